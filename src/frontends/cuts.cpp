@@ -1,0 +1,85 @@
+#include "frontends/cuts.hpp"
+
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace xb {
+namespace {
+
+TransferRequest host_request(Direction direction, int device, const char* flag, const CutsOptions& options) {
+  if (device < 0) {
+    fail(ErrorKind::usage, fmt::format("invalid {} '{}': expected a GPU id such as 0", flag, device));
+  }
+  TransferRequest req;
+  req.device = device;
+  req.direction = direction;
+  req.bytes = options.size;
+  req.memory = MemKind::pinned;
+  req.numa = options.no_numa_affinity ? kNoNumaPlacement : kGpuNumaNode;
+  req.spec = fmt::format("{}={}", flag, device);
+  return req;
+}
+
+TransferRequest peer_request(int dst, int src, const CutsOptions& options) {
+  const std::string text = fmt::format("{},{}", dst, src);
+  if (dst < 0 || src < 0) {
+    fail(ErrorKind::usage, fmt::format("invalid --dtod '{}': expected DST,SRC such as 1,0", text));
+  }
+  if (dst == src) {
+    fail(ErrorKind::usage,
+         fmt::format("invalid --dtod '{}': destination and source are the same GPU", text));
+  }
+  TransferRequest req;
+  req.device = src;
+  req.peer = dst;
+  req.direction = Direction::dtod;
+  req.issuer = Issuer::src;  // CUts issues the copy on the source GPU's stream
+  req.bytes = options.size;
+  req.memory = MemKind::device;
+  req.spec = "--dtod=" + text;
+  return req;
+}
+
+}  // namespace
+
+std::vector<TransferRequest> cuts_to_requests(const CutsOptions& options) {
+  if (options.size == 0) fail(ErrorKind::usage, "invalid --size '0': expected at least 1 byte");
+  if (options.iterations < 1) {
+    fail(ErrorKind::usage, fmt::format("invalid --iter '{}': expected at least 1", options.iterations));
+  }
+  if (options.htod.empty() && options.dtoh.empty() && options.dtod.empty()) {
+    fail(ErrorKind::usage, "no cuts transfer given (use --htod=ID, --dtoh=ID or --dtod=DST,SRC)");
+  }
+  std::vector<TransferRequest> requests;
+  for (const int id : options.htod) requests.push_back(host_request(Direction::htod, id, "--htod", options));
+  for (const int id : options.dtoh) requests.push_back(host_request(Direction::dtoh, id, "--dtoh", options));
+  for (const auto& [dst, src] : options.dtod) requests.push_back(peer_request(dst, src, options));
+  return requests;
+}
+
+std::pair<int, int> parse_cuts_pair(const std::string& text) {
+  const std::string expected = fmt::format("invalid --dtod '{}': expected DST,SRC such as 1,0", text);
+  const std::size_t comma = text.find(',');
+  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos) {
+    fail(ErrorKind::usage, expected);
+  }
+  std::int64_t ids[2] = {0, 0};
+  try {
+    ids[0] = parse_int(text.substr(0, comma), "--dtod");
+    ids[1] = parse_int(text.substr(comma + 1), "--dtod");
+  } catch (const Error&) {
+    fail(ErrorKind::usage, expected);
+  }
+  for (const std::int64_t id : ids) {
+    if (id > std::numeric_limits<int>::max()) {
+      fail(ErrorKind::usage, fmt::format("invalid --dtod '{}': GPU id {} is too large", text, id));
+    }
+  }
+  return {static_cast<int>(ids[0]), static_cast<int>(ids[1])};
+}
+
+}  // namespace xb
