@@ -1,0 +1,29 @@
+// Contract between main() and the subcommands. Each subcommand lives in its
+// own cmd_<name>.cpp and registers itself on the root CLI11 app; when CLI11
+// selects it, its callback stores the work to do in `action`. main() runs
+// the action after parsing, so every argument error is reported before any
+// GPU is touched, and maps xb::Error kinds to exit codes in one place.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace xb::app {
+
+// Returns the process exit code (0 success, 1 a measurement failed, ...).
+using Action = std::function<int()>;
+
+struct Context {
+  std::vector<std::string> argv;  // the full command line, for JSON output
+  Action action;                  // set by the selected subcommand
+  bool quiet = false;             // --quiet: no progress on stderr
+};
+
+void add_list_command(CLI::App& root, Context& ctx);
+void add_cases_command(CLI::App& root, Context& ctx);
+void add_run_command(CLI::App& root, Context& ctx);
+
+}  // namespace xb::app

@@ -1,0 +1,54 @@
+#include "core/cuda_check.hpp"
+
+#include <atomic>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace xb::detail {
+namespace {
+
+const char* base_name(const char* path) {
+  const char* slash = std::strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+ErrorKind classify(cudaError_t err) {
+  switch (err) {
+    case cudaErrorMemoryAllocation: return ErrorKind::resources;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorInvalidDevice: return ErrorKind::no_device;
+    default: return ErrorKind::cuda;
+  }
+}
+
+}  // namespace
+
+void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line) {
+  throw Error(classify(err), fmt::format("{} ({}) in {} at {}:{}", cudaGetErrorName(err),
+                                         cudaGetErrorString(err), expr, base_name(file), line));
+}
+
+namespace {
+// Destructors cannot throw, so the first error they see is kept here.
+char g_deferred[512];
+std::atomic<bool> g_has_deferred{false};
+}  // namespace
+
+void report_cuda_error_nothrow(cudaError_t err, const char* expr, const char* file, int line) noexcept {
+  bool expected = false;
+  if (!g_has_deferred.compare_exchange_strong(expected, true)) return;
+  fmt::format_to_n(g_deferred, sizeof(g_deferred) - 1, "{} in {} at {}:{}", cudaGetErrorName(err), expr,
+                   base_name(file), line);
+}
+
+}  // namespace xb::detail
+
+namespace xb {
+const char* deferred_cuda_error() noexcept {
+  return detail::g_has_deferred.load() ? detail::g_deferred : "";
+}
+}  // namespace xb

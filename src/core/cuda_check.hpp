@@ -1,0 +1,31 @@
+// One CUDA-check macro: it stringifies the call and hands off to an
+// out-of-line function that throws xb::Error(cuda) with the error name,
+// the call and file:line. XB_CUDA_CHECK_NOTHROW is for destructors.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+namespace xb::detail {
+[[noreturn]] void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line);
+void report_cuda_error_nothrow(cudaError_t err, const char* expr, const char* file, int line) noexcept;
+}  // namespace xb::detail
+
+namespace xb {
+// The first error seen by XB_CUDA_CHECK_NOTHROW (in a destructor), or an
+// empty string; main() prints it as a warning before exiting.
+const char* deferred_cuda_error() noexcept;
+}  // namespace xb
+
+#define XB_CUDA_CHECK(expr)                                                  \
+  do {                                                                       \
+    const cudaError_t xb_err_ = (expr);                                      \
+    if (xb_err_ != cudaSuccess)                                              \
+      ::xb::detail::throw_cuda_error(xb_err_, #expr, __FILE__, __LINE__);    \
+  } while (0)
+
+#define XB_CUDA_CHECK_NOTHROW(expr)                                               \
+  do {                                                                            \
+    const cudaError_t xb_err_ = (expr);                                           \
+    if (xb_err_ != cudaSuccess)                                                   \
+      ::xb::detail::report_cuda_error_nothrow(xb_err_, #expr, __FILE__, __LINE__); \
+  } while (0)

@@ -1,0 +1,41 @@
+// Typed errors for the core library. The core never prints and never exits:
+// it throws xb::Error, and main() maps the kind to a documented exit code.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace xb {
+
+enum class ErrorKind {
+  usage,         // a value the user gave is wrong (option, spec, size, id)
+  no_device,     // no CUDA GPU or no usable driver
+  resources,     // not enough memory (device or host)
+  nvml,          // NVML could not be loaded or answered an error
+  cuda,          // a CUDA call failed while running
+  timeout,       // a gate or a transfer did not finish in time
+  verification,  // data check after a timed copy failed
+  comm,          // multi-process launch or communication failed
+  io,            // a file could not be read or written
+  internal,
+};
+
+// Documented exit codes (README "Exit codes"); main() is the only user.
+int exit_code(ErrorKind kind) noexcept;
+const char* to_string(ErrorKind kind) noexcept;
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, const std::string& message)
+      : std::runtime_error(message), kind_(kind) {}
+  ErrorKind kind() const noexcept { return kind_; }
+
+ private:
+  ErrorKind kind_;
+};
+
+[[noreturn]] inline void fail(ErrorKind kind, const std::string& message) {
+  throw Error(kind, message);
+}
+
+}  // namespace xb

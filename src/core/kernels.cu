@@ -1,0 +1,200 @@
+#include "core/kernels.hpp"
+
+#include <algorithm>
+
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+#include "core/pattern.hpp"
+
+namespace xb {
+namespace {
+
+template <bool Streaming>
+__device__ __forceinline__ uint4 load16(const uint4* p) {
+  if constexpr (Streaming) return __ldcs(p);
+  return *p;
+}
+
+template <bool Streaming>
+__device__ __forceinline__ void store16(uint4* p, const uint4& v) {
+  if constexpr (Streaming) {
+    __stcs(p, v);
+  } else {
+    *p = v;
+  }
+}
+
+// Grid-stride copy of 16-byte vectors: consecutive threads touch consecutive
+// vectors (coalesced), and each thread keeps U independent loads in flight
+// before its first store so that long-latency links (PCIe, NVLink) stay busy.
+template <int U, bool Streaming>
+__global__ void __launch_bounds__(1024) sm_copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src,
+                                                       std::uint64_t nvec, unsigned char* __restrict__ dst_tail,
+                                                       const unsigned char* __restrict__ src_tail, int tail) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + (U - 1) * stride < nvec; i += U * stride) {
+    uint4 v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = load16<Streaming>(src + i + u * stride);
+#pragma unroll
+    for (int u = 0; u < U; ++u) store16<Streaming>(dst + i + u * stride, v[u]);
+  }
+  for (; i < nvec; i += stride) store16<Streaming>(dst + i, load16<Streaming>(src + i));
+  if (blockIdx.x == 0 && static_cast<int>(threadIdx.x) < tail) dst_tail[threadIdx.x] = src_tail[threadIdx.x];
+}
+
+__global__ void fill_kernel(std::uint32_t* buf, std::uint64_t words, std::uint64_t bytes, std::uint64_t seed) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += stride)
+    buf[i] = pattern_word(seed, i);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    auto* bytes_ptr = reinterpret_cast<unsigned char*>(buf);
+    for (std::uint64_t o = words * 4; o < bytes; ++o) bytes_ptr[o] = pattern_byte(seed, o);
+  }
+}
+
+__global__ void verify_kernel(const std::uint32_t* buf, std::uint64_t words, std::uint64_t bytes,
+                              std::uint64_t seed, unsigned long long* first_bad) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += stride) {
+    const std::uint32_t got = buf[i];
+    const std::uint32_t want = pattern_word(seed, i);
+    if (got != want) {
+      // Lowest differing byte inside the word (little endian).
+      const std::uint32_t diff = got ^ want;
+      const unsigned byte = static_cast<unsigned>(__ffs(static_cast<int>(diff)) - 1) / 8;
+      atomicMin(first_bad, static_cast<unsigned long long>(i * 4 + byte));
+    }
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    const auto* bytes_ptr = reinterpret_cast<const unsigned char*>(buf);
+    for (std::uint64_t o = words * 4; o < bytes; ++o) {
+      if (bytes_ptr[o] != pattern_byte(seed, o)) {
+        atomicMin(first_bad, static_cast<unsigned long long>(o));
+        break;
+      }
+    }
+  }
+}
+
+__device__ __forceinline__ std::uint64_t global_timer_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void gate_kernel(const volatile int* release, int* timed_out, std::uint64_t timeout_ns) {
+  const std::uint64_t start = global_timer_ns();
+  while (*release == 0) {
+    if (global_timer_ns() - start > timeout_ns) {
+      *timed_out = 1;
+      return;
+    }
+    __nanosleep(200);
+  }
+}
+
+__global__ void chase_kernel(const void* start, std::uint64_t steps, unsigned long long* sink) {
+  const void* p = start;
+  for (std::uint64_t s = 0; s < steps; ++s) {
+    // ld.global.cg: cached in L2 only, so every hop is a real L2/fabric trip.
+    p = reinterpret_cast<const void*>(__ldcg(reinterpret_cast<const unsigned long long*>(p)));
+  }
+  *sink = reinterpret_cast<unsigned long long>(p);
+}
+
+constexpr int kFillThreads = 512;
+
+int fill_blocks(std::uint64_t words) {
+  int dev = 0, sms = 0;
+  XB_CUDA_CHECK(cudaGetDevice(&dev));
+  XB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const std::uint64_t needed = (words + kFillThreads - 1) / kFillThreads;
+  return static_cast<int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(needed, sms * 8ull)));
+}
+
+template <int U, bool S>
+void launch_copy_variant(int blocks, int threads, cudaStream_t stream, uint4* dst, const uint4* src,
+                         std::uint64_t nvec, unsigned char* dt, const unsigned char* st, int tail) {
+  sm_copy_kernel<U, S><<<blocks, threads, 0, stream>>>(dst, src, nvec, dt, st, tail);
+}
+
+template <bool S>
+void launch_copy_unroll(int unroll, int blocks, int threads, cudaStream_t stream, uint4* dst, const uint4* src,
+                        std::uint64_t nvec, unsigned char* dt, const unsigned char* st, int tail) {
+  switch (unroll) {
+    case 1: launch_copy_variant<1, S>(blocks, threads, stream, dst, src, nvec, dt, st, tail); break;
+    case 2: launch_copy_variant<2, S>(blocks, threads, stream, dst, src, nvec, dt, st, tail); break;
+    case 4: launch_copy_variant<4, S>(blocks, threads, stream, dst, src, nvec, dt, st, tail); break;
+    case 8: launch_copy_variant<8, S>(blocks, threads, stream, dst, src, nvec, dt, st, tail); break;
+    default: fail(ErrorKind::usage, "sm copy unroll must be 1, 2, 4 or 8");
+  }
+}
+
+}  // namespace
+
+void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
+                    cudaStream_t stream) {
+  if ((reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src)) % 16 != 0)
+    fail(ErrorKind::internal, "sm copy needs 16-byte aligned buffers");
+  const std::uint64_t nvec = bytes / 16;
+  const int tail = static_cast<int>(bytes % 16);
+  const int threads = cfg.threads > 0 ? cfg.threads : 512;
+  const int unroll = cfg.unroll > 0 ? cfg.unroll : 4;
+  const int per_sm = cfg.blocks_per_sm > 0 ? cfg.blocks_per_sm : 2;
+  const std::uint64_t needed = std::max<std::uint64_t>(1, (nvec + threads - 1) / threads);
+  const int blocks = static_cast<int>(std::min<std::uint64_t>(needed, static_cast<std::uint64_t>(sm_count) * per_sm));
+  auto* d = static_cast<uint4*>(dst);
+  const auto* s = static_cast<const uint4*>(src);
+  auto* dt = static_cast<unsigned char*>(dst) + nvec * 16;
+  const auto* st = static_cast<const unsigned char*>(src) + nvec * 16;
+  if (cfg.streaming) {
+    launch_copy_unroll<true>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
+  } else {
+    launch_copy_unroll<false>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
+  }
+  XB_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_fill_pattern(void* buf, std::uint64_t bytes, std::uint64_t seed, cudaStream_t stream) {
+  const std::uint64_t words = bytes / 4;
+  fill_kernel<<<fill_blocks(words), kFillThreads, 0, stream>>>(static_cast<std::uint32_t*>(buf), words, bytes, seed);
+  XB_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_verify_pattern(const void* buf, std::uint64_t bytes, std::uint64_t seed,
+                           unsigned long long* first_bad, cudaStream_t stream) {
+  const std::uint64_t words = bytes / 4;
+  verify_kernel<<<fill_blocks(words), kFillThreads, 0, stream>>>(static_cast<const std::uint32_t*>(buf), words,
+                                                                 bytes, seed, first_bad);
+  XB_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_gate(const volatile int* release, int* timed_out, std::uint64_t timeout_ns, cudaStream_t stream) {
+  gate_kernel<<<1, 1, 0, stream>>>(release, timed_out, timeout_ns);
+  XB_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_chase(const void* buf, std::uint64_t steps, unsigned long long* sink, cudaStream_t stream) {
+  chase_kernel<<<1, 1, 0, stream>>>(buf, steps, sink);
+  XB_CUDA_CHECK(cudaGetLastError());
+}
+
+void preload_kernels() {
+  cudaFuncAttributes attr{};
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, fill_kernel));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, verify_kernel));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, gate_kernel));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, chase_kernel));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<1, false>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<2, false>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, false>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<8, false>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<1, true>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<2, true>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, true>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<8, true>));
+}
+
+}  // namespace xb

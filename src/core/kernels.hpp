@@ -1,0 +1,51 @@
+// Host-side launchers for every kernel xferbench runs. Only kernels.cu is
+// compiled by nvcc; everything else calls these functions.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace xb {
+
+// Launch shape of the SM copy kernel. Zero fields mean "choose".
+struct SmCopyConfig {
+  int blocks_per_sm = 0;
+  int threads = 0;   // per block
+  int unroll = 0;    // 16-byte vectors in flight per thread: 1, 2, 4 or 8
+  bool streaming = false;  // evict-first cache hints on loads and stores
+};
+
+// Copies `bytes` from src to dst with the SMs of the current device; both
+// pointers must be device-accessible and 16-byte aligned. Tail bytes that do
+// not fill a 16-byte vector are copied too.
+void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
+                    cudaStream_t stream);
+
+// Fills a device-accessible buffer with pattern(seed).
+void launch_fill_pattern(void* buf, std::uint64_t bytes, std::uint64_t seed, cudaStream_t stream);
+
+// Compares a device-accessible buffer with pattern(seed); *first_bad (device-
+// accessible, preset to UINT64_MAX by the caller) receives the lowest byte
+// offset that differs.
+void launch_verify_pattern(const void* buf, std::uint64_t bytes, std::uint64_t seed,
+                           unsigned long long* first_bad, cudaStream_t stream);
+
+// The gate: a one-thread kernel that holds `stream` until *release becomes
+// non-zero (host-mapped memory written by the host once every copy of a
+// sample is queued), so enqueue overhead never lands inside the timed region.
+// It gives up after timeout_ns (read from %globaltimer) and then sets
+// *timed_out = 1, which the caller reports as an error: a sample whose copies
+// started before everything was queued is never reported as valid.
+void launch_gate(const volatile int* release, int* timed_out, std::uint64_t timeout_ns, cudaStream_t stream);
+
+// One thread follows a ring of pointers (each 8-byte slot holds the address
+// of the next slot) for `steps` dependent loads that bypass the L1 cache;
+// the final pointer is stored in *sink so the chain cannot be optimised away.
+void launch_chase(const void* buf, std::uint64_t steps, unsigned long long* sink, cudaStream_t stream);
+
+// Forces module loading for the current device so that lazy loading never
+// happens inside a timed region or while another device waits on a gate.
+void preload_kernels();
+
+}  // namespace xb

@@ -1,0 +1,97 @@
+// Measurement: turns a Scenario into timed samples.
+//
+// One sample: a gate kernel holds every stream; each transfer's start event,
+// `copies_per_sample` copies and end event are queued; the host releases the
+// gate; all streams run at once. Per transfer we keep its start/end on a
+// timeline whose zero is the gate release, and the scenario's total time
+// (gate release to the last transfer's end). Warm-up copies run first and
+// size the samples; adaptive sampling stops once the metric the caller
+// reports is stable. Verification runs after the timed region, never inside.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/kernels.hpp"
+#include "core/memory.hpp"
+#include "core/model.hpp"
+#include "core/topology.hpp"
+
+namespace xb {
+
+struct MeasureOptions {
+  int copies_per_sample = 0;       // 0: chosen from the warm-up so a sample lasts ~target_sample_s
+  double target_sample_s = 0.02;
+  int warmup_copies = 2;
+  int min_samples = 3;
+  int max_samples = 40;
+  double target_rel_error = 0.005; // stop when the median's relative error is below this
+  double budget_s = 3.0;           // per scenario; min_samples are always taken
+  bool verify = true;
+  double gate_timeout_s = 10.0;
+  bool numa_affinity = true;       // host buffers and the measuring thread on the GPU's node
+  SmCopyConfig sm;                 // zero fields: per-link defaults
+};
+
+struct Verification {
+  enum class Status { passed, failed, skipped };
+  Status status = Status::skipped;
+  std::uint64_t first_bad_offset = 0;  // meaningful when failed
+};
+const char* to_string(Verification::Status s) noexcept;
+
+struct TransferSamples {
+  std::vector<double> seconds;  // per sample: from this transfer's start event to its end event
+  std::vector<double> start_s;  // per sample: start relative to the gate release
+  std::vector<double> end_s;
+  Verification verification;
+};
+
+struct ScenarioSamples {
+  int copies_per_sample = 0;
+  bool gated = true;                  // false when pageable memory forced ungated timing
+  std::vector<TransferSamples> transfers;
+  std::vector<double> total_seconds;  // per sample: gate release -> last transfer done
+  double wall_seconds = 0;            // whole measurement incl. warm-up and verification
+};
+
+// The value the caller reports for sample `i`; adaptive sampling watches it.
+using SampleMetric = std::function<double(const ScenarioSamples&, std::size_t i)>;
+
+class Measurer {
+ public:
+  Measurer(const System& sys, MeasureOptions opts);
+  ~Measurer();
+  Measurer(const Measurer&) = delete;
+  Measurer& operator=(const Measurer&) = delete;
+
+  // Throws Error for setup failures (allocation, CUDA, gate timeout); a
+  // failed verification is data (TransferSamples::verification).
+  ScenarioSamples run(const Scenario& scenario, const SampleMetric& metric);
+
+  const MeasureOptions& options() const noexcept { return opts_; }
+  const System& system() const noexcept { return sys_; }
+  BufferCache& cache() noexcept { return cache_; }
+  // Host location with its NUMA node resolved for a transfer executed by `gpu`.
+  Location resolve(const Location& loc, int gpu) const;
+
+ private:
+  struct Plan;
+  void prepare_buffers(Plan& plan);
+  void warm_up(Plan& plan);
+  void run_sample(Plan& plan, ScenarioSamples& out);
+  void verify(Plan& plan, ScenarioSamples& out);
+
+  const System& sys_;
+  MeasureOptions opts_;
+  BufferCache cache_;
+  volatile int* release_ = nullptr;  // host-mapped gate flag
+  int* timed_out_ = nullptr;         // host-mapped, set by a gate that gave up
+};
+
+// Bytes per second of `bytes` moved in `seconds`, in GB/s (1e9 B/s).
+inline double gbps(double bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0.0; }
+
+}  // namespace xb

@@ -1,0 +1,77 @@
+// Memory kinds as RAII, move-only allocators. A Buffer knows where it lives
+// and gives a pointer for copy-engine copies (`ptr`) and one usable inside
+// kernels (`kernel_ptr`, null when the GPU cannot reach the memory).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include <cuda_runtime_api.h>
+
+#include "core/model.hpp"
+
+namespace xb {
+
+// NUMA placement value meaning "do not place host memory on any node".
+constexpr int kNoNumaPlacement = -2;
+
+class Buffer {
+ public:
+  // Allocates `bytes` at `loc` (loc.numa must already be resolved to a node,
+  // or kNoNumaPlacement). Throws Error(resources) naming the location and the
+  // free memory when the allocation cannot be satisfied.
+  Buffer(const Location& loc, std::uint64_t bytes);
+  ~Buffer();
+  Buffer(Buffer&& other) noexcept;
+  Buffer& operator=(Buffer&& other) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  void* ptr() const noexcept { return ptr_; }
+  void* kernel_ptr() const noexcept { return kernel_ptr_; }
+  std::uint64_t bytes() const noexcept { return bytes_; }
+  const Location& location() const noexcept { return loc_; }
+
+  // Pattern bookkeeping so cached buffers are not refilled needlessly: every
+  // buffer has its own seed; content_seed() is the pattern it holds now
+  // (0 = unknown).
+  std::uint64_t seed() const noexcept { return seed_; }
+  std::uint64_t content_seed() const noexcept { return content_seed_; }
+  void set_content_seed(std::uint64_t s) noexcept { content_seed_ = s; }
+
+ private:
+  void release() noexcept;
+  void allocate_host();
+  Location loc_;
+  std::uint64_t bytes_ = 0;
+  void* ptr_ = nullptr;
+  void* kernel_ptr_ = nullptr;
+  bool numa_allocated_ = false;  // numa_alloc_* (+ cudaHostRegister for pinned)
+  std::uint64_t seed_ = 0;
+  std::uint64_t content_seed_ = 0;
+};
+
+// Fills `buf` with pattern(seed): on the GPU `device` when it can reach the
+// memory, on the CPU otherwise. Synchronous.
+void fill_buffer(Buffer& buf, std::uint64_t bytes, std::uint64_t seed, int device);
+// Returns the first differing byte offset, or `bytes` when all match.
+std::uint64_t verify_buffer(const Buffer& buf, std::uint64_t bytes, std::uint64_t seed, int device);
+
+// Keeps buffers alive across cells and cases: page-locking and mapping host
+// memory costs far more than a copy, and nvbandwidth-style suites reuse the
+// same few buffers many times.
+class BufferCache {
+ public:
+  // `slot` tells apart several buffers of the same place and size.
+  Buffer& get(const Location& loc, std::uint64_t bytes, int slot);
+  void clear() noexcept { buffers_.clear(); }
+
+ private:
+  using Key = std::tuple<int, int, int, std::uint64_t, int>;
+  std::map<Key, std::unique_ptr<Buffer>> buffers_;
+};
+
+}  // namespace xb

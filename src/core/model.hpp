@@ -1,0 +1,65 @@
+// The core vocabulary shared by every front-end: where bytes live
+// (Location), who moves them (Engine), one Transfer, and a Scenario of
+// transfers launched together. Plain data; no CUDA types here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xb {
+
+enum class MemKind {
+  device,          // cudaMalloc on a GPU
+  pinned,          // page-locked host memory on a NUMA node
+  pageable,        // ordinary host memory
+  write_combined,  // page-locked, write-combined host memory
+  mapped,          // page-locked host memory mapped into the GPU address space
+  managed,         // cudaMallocManaged
+};
+
+const char* to_string(MemKind kind) noexcept;
+bool is_host(MemKind kind) noexcept;
+
+struct Location {
+  MemKind kind = MemKind::device;
+  int device = -1;  // GPU that owns device/managed memory; -1 for host memory
+  int numa = -1;    // NUMA node for host memory; -1 = the executing GPU's node
+  bool on_host() const noexcept { return is_host(kind); }
+};
+
+Location device_memory(int device);
+Location host_memory(MemKind kind = MemKind::pinned, int numa = -1);
+
+enum class Engine {
+  copy_engine,  // cudaMemcpyAsync issued on the executing GPU's stream
+  sm,           // a copy kernel running on the executing GPU's SMs
+};
+
+const char* to_string(Engine engine) noexcept;
+
+struct Transfer {
+  Location src;
+  Location dst;
+  Engine engine = Engine::copy_engine;
+  int exec_device = 0;       // GPU whose stream (and SMs for Engine::sm) does the work
+  std::uint64_t bytes = 0;   // bytes per copy
+  std::string label;         // e.g. "host->gpu0"; filled by the front-end
+};
+
+// How streams are assigned to the transfers of one scenario.
+enum class StreamMode {
+  per_transfer,  // one stream per transfer (default)
+  per_device,    // transfers issued by the same GPU share a stream
+  only_one,      // one stream for everything (on the first transfer's GPU)
+};
+
+struct Scenario {
+  std::vector<Transfer> transfers;
+  StreamMode streams = StreamMode::per_transfer;
+};
+
+// Short label for a location: "host", "host(numa1)", "gpu0".
+std::string location_label(const Location& loc);
+
+}  // namespace xb

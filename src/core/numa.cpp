@@ -1,0 +1,80 @@
+#include "core/numa.hpp"
+
+#include <numa.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+
+#include <fmt/format.h>
+
+namespace xb {
+
+bool numa_available_here() noexcept { return numa_available() >= 0; }
+
+int numa_node_count() noexcept {
+  return numa_available_here() ? numa_max_node() + 1 : 1;
+}
+
+namespace {
+
+std::string cpu_ranges(const std::vector<int>& cpus) {
+  std::string out;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += j == i ? fmt::format("{}", cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<NumaNode> numa_nodes() {
+  std::vector<NumaNode> nodes;
+  if (!numa_available_here()) return nodes;
+  struct bitmask* mask = numa_allocate_cpumask();
+  for (int n = 0; n <= numa_max_node(); ++n) {
+    if (!numa_bitmask_isbitset(numa_all_nodes_ptr, static_cast<unsigned>(n))) continue;
+    NumaNode node;
+    node.id = n;
+    long long free_b = 0;
+    const long long total = numa_node_size64(n, &free_b);
+    node.memory_bytes = total > 0 ? static_cast<std::uint64_t>(total) : 0;
+    node.free_bytes = free_b > 0 ? static_cast<std::uint64_t>(free_b) : 0;
+    std::vector<int> cpus;
+    if (numa_node_to_cpus(n, mask) == 0) {
+      for (unsigned c = 0; c < mask->size; ++c) {
+        if (numa_bitmask_isbitset(mask, c)) cpus.push_back(static_cast<int>(c));
+      }
+    }
+    node.cpus = cpu_ranges(cpus);
+    nodes.push_back(node);
+  }
+  numa_free_cpumask(mask);
+  return nodes;
+}
+
+bool bind_thread_to_node(int node) noexcept {
+  if (node < 0 || !numa_available_here()) return true;
+  return numa_run_on_node(node) == 0;
+}
+
+void unbind_thread() noexcept {
+  if (numa_available_here()) numa_run_on_node(-1);
+}
+
+int pci_numa_node(const std::string& pci_bus_id) {
+  std::string id = pci_bus_id;
+  std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return std::tolower(c); });
+  // CUDA reports an 8-digit domain ("00000000:18:00.0"); sysfs uses 4.
+  if (id.size() > 12 && id.find(':') == 8) id = id.substr(4);
+  std::ifstream f("/sys/bus/pci/devices/" + id + "/numa_node");
+  int node = -1;
+  if (!(f >> node)) return -1;
+  return node;
+}
+
+}  // namespace xb

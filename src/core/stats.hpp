@@ -1,0 +1,23 @@
+// Small pure statistics over samples; exact unit tests in tests/test_stats.cpp.
+#pragma once
+
+#include <vector>
+
+namespace xb {
+
+struct Summary {
+  int count = 0;
+  double median = 0, mean = 0, min = 0, max = 0;
+  double stddev = 0;  // sample standard deviation (n - 1)
+  double cov = 0;     // stddev / mean, 0 when mean is 0
+};
+
+double median(std::vector<double> values);
+Summary summarize(const std::vector<double>& values);
+
+// Relative standard error of the median, estimated as
+// sqrt(pi/2) * stddev / sqrt(n) / median. Used by adaptive sampling to
+// decide when the reported median is stable enough. Infinity for n < 2.
+double median_relative_error(const Summary& s);
+
+}  // namespace xb

@@ -1,0 +1,199 @@
+#include "core/topology.hpp"
+
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+#include "core/nvml.hpp"
+
+namespace xb {
+
+const char* to_string(LinkKind kind) noexcept {
+  switch (kind) {
+    case LinkKind::self: return "self";
+    case LinkKind::nvlink: return "nvlink";
+    case LinkKind::pcie: return "pcie";
+    case LinkKind::none: return "none";
+  }
+  return "none";
+}
+
+int System::host_node_of(int gpu) const {
+  const int node = gpus.at(gpu).numa_node;
+  return node < 0 ? 0 : node;
+}
+
+int cuda_device_count() {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    fail(ErrorKind::no_device, fmt::format("no CUDA GPU found ({}: {})", cudaGetErrorName(err),
+                                           cudaGetErrorString(err)));
+  }
+  return count;
+}
+
+Peak pcie_peak(int generation, int width) {
+  // Per-lane signalling rate (GT/s) and line-code efficiency per generation.
+  struct Gen { double gts; double eff; const char* code; };
+  static const Gen gens[] = {{2.5, 0.8, "8b/10b"},    {5.0, 0.8, "8b/10b"},    {8.0, 128.0 / 130, "128b/130b"},
+                             {16.0, 128.0 / 130, "128b/130b"}, {32.0, 128.0 / 130, "128b/130b"},
+                             {64.0, 242.0 / 256, "FLIT 242/256"}};
+  Peak p;
+  if (generation < 1 || generation > 6 || width < 1) return p;
+  const Gen& g = gens[generation - 1];
+  p.gbps = g.gts * width * g.eff / 8.0;
+  p.formula = fmt::format("PCIe Gen{}: {} GT/s x {} lanes x {} / 8", generation, g.gts, width, g.code);
+  p.source = "NVML max link generation and width";
+  return p;
+}
+
+namespace {
+
+int attr(cudaDeviceAttr a, int dev) {
+  int v = 0;
+  XB_CUDA_CHECK(cudaDeviceGetAttribute(&v, a, dev));
+  return v;
+}
+
+GpuInfo query_gpu(int dev) {
+  GpuInfo g;
+  g.index = dev;
+  cudaDeviceProp prop{};
+  XB_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  g.name = prop.name;
+  char bus[32] = {};
+  XB_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof(bus), dev));
+  g.pci_bus_id = bus;
+  g.cc_major = prop.major;
+  g.cc_minor = prop.minor;
+  g.sm_count = prop.multiProcessorCount;
+  g.memory_bytes = prop.totalGlobalMem;
+  g.numa_node = pci_numa_node(g.pci_bus_id);
+  g.managed_memory = prop.managedMemory != 0;
+  g.unified_addressing = prop.unifiedAddressing != 0;
+  g.can_map_host_memory = prop.canMapHostMemory != 0;
+  g.copy_engines = attr(cudaDevAttrAsyncEngineCount, dev);
+  g.memory_bus_width_bits = attr(cudaDevAttrGlobalMemoryBusWidth, dev);
+  g.memory_clock_khz = attr(cudaDevAttrMemoryClockRate, dev);
+  if (g.memory_bus_width_bits > 0 && g.memory_clock_khz > 0) {
+    // Double data rate: two transfers per clock on every bit of the bus.
+    g.memory.gbps = g.memory_clock_khz * 1e3 * 2.0 * g.memory_bus_width_bits / 8.0 / 1e9;
+    g.memory.formula = fmt::format("{} MHz x 2 (DDR) x {} bits / 8", g.memory_clock_khz / 1000,
+                                   g.memory_bus_width_bits);
+    g.memory.source = "CUDA attributes MemoryClockRate, GlobalMemoryBusWidth";
+  }
+  return g;
+}
+
+void apply_nvml(GpuInfo& g, const NvmlLinkInfo& n) {
+  g.pcie_gen_current = n.pcie_gen_current;
+  g.pcie_gen_max = n.pcie_gen_max;
+  g.pcie_width_current = n.pcie_width_current;
+  g.pcie_width_max = n.pcie_width_max;
+  g.nvlink_count = n.nvlink_active;
+  g.nvlink_gbps_per_link = n.nvlink_gbps_per_link;
+  g.nvlink_rate_source = n.nvlink_rate_source;
+  g.pcie = pcie_peak(n.pcie_gen_max, n.pcie_width_max);
+}
+
+std::string normalized_bus_id(std::string id) {
+  // NVML and CUDA disagree on domain width and case: compare on the last
+  // "bus:device.function" part, lowercase.
+  for (auto& c : id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto pos = id.find(':');
+  return pos == std::string::npos ? id : id.substr(pos + 1);
+}
+
+int nvlinks_between(const NvmlLinkInfo& a, const std::string& peer_bus) {
+  int count = 0;
+  for (std::size_t l = 0; l < a.nvlink_remote_bus_ids.size(); ++l) {
+    if (a.nvlink_remote_is_switch[l] || normalized_bus_id(a.nvlink_remote_bus_ids[l]) == normalized_bus_id(peer_bus))
+      ++count;
+  }
+  return count;
+}
+
+PeerLink make_link(const System& sys, const std::vector<NvmlLinkInfo>& nv, int a, int b) {
+  PeerLink link;
+  if (a == b) {
+    link.kind = LinkKind::self;
+    link.peer_access = true;
+    link.peak = sys.gpus[a].memory;
+    if (link.peak.known()) {
+      link.peak.gbps /= 2.0;  // a local copy reads and writes every byte
+      link.peak.formula = "(" + link.peak.formula + ") / 2 (read + write)";
+    }
+    return link;
+  }
+  int can = 0;
+  XB_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, a, b));
+  link.peer_access = can != 0;
+  link.nvlinks = nv.empty() ? 0 : nvlinks_between(nv[a], sys.gpus[b].pci_bus_id);
+  const GpuInfo& ga = sys.gpus[a];
+  if (link.nvlinks > 0 && ga.nvlink_gbps_per_link > 0) {
+    link.kind = LinkKind::nvlink;
+    link.peak.gbps = link.nvlinks * ga.nvlink_gbps_per_link;
+    link.peak.formula = fmt::format("{} NVLinks x {} GB/s", link.nvlinks, ga.nvlink_gbps_per_link);
+    link.peak.source = ga.nvlink_rate_source;
+  } else if (link.peer_access) {
+    link.kind = LinkKind::pcie;
+    const Peak& pa = ga.pcie;
+    const Peak& pb = sys.gpus[b].pcie;
+    link.peak = (pa.known() && pb.known() && pb.gbps < pa.gbps) ? pb : pa;
+  }
+  return link;
+}
+
+}  // namespace
+
+System discover_system(bool require_nvml) {
+  System sys;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  sys.hostname = host;
+  const int count = cuda_device_count();
+  XB_CUDA_CHECK(cudaDriverGetVersion(&sys.cuda_driver_version));
+  XB_CUDA_CHECK(cudaRuntimeGetVersion(&sys.cuda_runtime_version));
+  std::shared_ptr<Nvml> nvml;
+  try {
+    nvml = Nvml::load();
+    sys.nvml_available = true;
+    sys.driver_version = nvml->driver_version();
+  } catch (const Error& e) {
+    if (require_nvml) throw;
+    sys.nvml_error = e.what();
+  }
+  std::vector<NvmlLinkInfo> nv;
+  for (int d = 0; d < count; ++d) {
+    sys.gpus.push_back(query_gpu(d));
+    if (nvml) {
+      nv.push_back(nvml->link_info(sys.gpus.back().pci_bus_id));
+      apply_nvml(sys.gpus.back(), nv.back());
+    }
+  }
+  sys.links.assign(count, std::vector<PeerLink>(count));
+  for (int a = 0; a < count; ++a)
+    for (int b = 0; b < count; ++b) sys.links[a][b] = make_link(sys, nv, a, b);
+  sys.numa = numa_nodes();
+  return sys;
+}
+
+void enable_peer_access(int a, int b) {
+  for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+    XB_CUDA_CHECK(cudaSetDevice(from));
+    const cudaError_t err = cudaDeviceEnablePeerAccess(to, 0);
+    if (err == cudaErrorPeerAccessAlreadyEnabled) {
+      (void)cudaGetLastError();
+    } else if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      fail(ErrorKind::cuda, fmt::format("gpu{}: peer access to gpu{} failed: {}", from, to, cudaGetErrorName(err)));
+    }
+  }
+}
+
+}  // namespace xb
