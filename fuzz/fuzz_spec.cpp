@@ -17,8 +17,8 @@ void require(bool ok) {
   if (!ok) __builtin_trap();
 }
 
-// What every accepted spec must give: ids in range, bytes, a label, and a
-// host side only where the direction has one.
+// What every accepted spec must give: ids in range, bytes, a label, and at
+// most one host side (managed memory on the host side has device -1).
 void check_scenario(const xb::Scenario& scenario, int device_count) {
   for (const xb::Transfer& t : scenario.transfers) {
     require(t.exec_device >= 0 && t.exec_device < device_count);
@@ -26,7 +26,10 @@ void check_scenario(const xb::Scenario& scenario, int device_count) {
     require(!t.label.empty());
     require(!(t.src.on_host() && t.dst.on_host()));
     for (const xb::Location& loc : {t.src, t.dst}) {
-      if (!loc.on_host()) require(loc.device >= 0 && loc.device < device_count);
+      const bool on_gpu = loc.device >= 0 && loc.device < device_count;
+      if (loc.kind == xb::MemKind::device) require(on_gpu);
+      if (loc.kind == xb::MemKind::managed) require(on_gpu || loc.device == -1);
+      if (loc.on_host()) require(loc.device == -1);
     }
   }
 }

@@ -19,7 +19,7 @@ TransferRequest host_request(Direction direction, int device, const char* flag, 
   req.direction = direction;
   req.bytes = options.size;
   req.memory = MemKind::pinned;
-  req.numa = options.no_numa_affinity ? kNoNumaPlacement : kGpuNumaNode;
+  req.numa = options.no_numa_affinity ? spec::kNoNumaPlacement : spec::kGpuNumaNode;
   req.spec = fmt::format("{}={}", flag, device);
   return req;
 }

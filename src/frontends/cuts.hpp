@@ -8,7 +8,7 @@
 //                          destination, as in CUts, and SRC issues the copy
 //   --size=BYTES           bytes per copy (default 1 GiB)
 //   --iter=N               repetitions; a run parameter, not part of a request
-//   --no-numa-affinity     host buffers get numa = kNoNumaPlacement instead
+//   --no-numa-affinity     host buffers get numa = spec::kNoNumaPlacement instead
 //                          of the GPU's own node
 #pragma once
 

@@ -267,8 +267,9 @@ std::vector<Direction> legs(Direction direction) {
   return {direction};
 }
 
-Location host_side(const TransferRequest& req, int device) {
-  if (req.memory == MemKind::managed) return Location{MemKind::managed, device, req.numa};
+Location host_side(const TransferRequest& req) {
+  // Managed memory standing on the host side belongs to no GPU (device -1).
+  if (req.memory == MemKind::managed) return Location{MemKind::managed, -1, req.numa};
   return host_memory(req.memory, req.numa);
 }
 
@@ -279,7 +280,7 @@ std::string host_label(const TransferRequest& req) {
 }
 
 Location gpu_side(const TransferRequest& req, int device) {
-  if (req.memory == MemKind::managed) return Location{MemKind::managed, device, kGpuNumaNode};
+  if (req.memory == MemKind::managed) return Location{MemKind::managed, device, spec::kGpuNumaNode};
   return device_memory(device);
 }
 
@@ -289,12 +290,12 @@ Transfer make_transfer(const TransferRequest& req, int device, Direction leg) {
   t.bytes = req.bytes;
   t.exec_device = device;
   if (leg == Direction::htod) {
-    t.src = host_side(req, device);
+    t.src = host_side(req);
     t.dst = device_memory(device);
     t.label = fmt::format("{}->gpu{}", host_label(req), device);
   } else if (leg == Direction::dtoh) {
     t.src = device_memory(device);
-    t.dst = host_side(req, device);
+    t.dst = host_side(req);
     t.label = fmt::format("gpu{}->{}", device, host_label(req));
   } else {
     t.src = gpu_side(req, device);

@@ -26,7 +26,7 @@
 //     together; here that is an error because MemKind holds one kind.
 //   - key=value items in an options field:
 //       numa=N        NUMA node of the host buffer (default: the GPU's own
-//                     node, kGpuNumaNode)
+//                     node, spec::kGpuNumaNode)
 //       engine=ce|sm  copy engine (cudaMemcpyAsync, default) or SM kernel
 //       peer=N        destination GPU of a DtoD copy (required with DtoD)
 //       issuer=src|dst  which GPU's stream issues a DtoD copy (default src)
@@ -50,9 +50,15 @@
 
 namespace xb {
 
-// Location::numa values with a special meaning for host buffers.
+// Location::numa values with a special meaning for host buffers. They live
+// in xb::spec because core/memory.hpp already defines xb::kNoNumaPlacement
+// with the same value and meaning, and a second definition in namespace xb
+// would not compile in any file that includes both; memory.hpp needs CUDA
+// headers, which this parser must not.
+namespace spec {
 inline constexpr int kGpuNumaNode = -1;      // the executing GPU's own node
-inline constexpr int kNoNumaPlacement = -2;  // no NUMA binding at all (CUts -n)
+inline constexpr int kNoNumaPlacement = -2;  // no NUMA binding (CUts -n)
+}  // namespace spec
 
 inline constexpr std::uint64_t kDefaultSpecBytes = 32ull << 20;  // 32 MiB
 
@@ -76,7 +82,7 @@ struct TransferRequest {
   Direction direction = Direction::both;
   std::uint64_t bytes = kDefaultSpecBytes;
   MemKind memory = MemKind::pinned;  // host side; for DtoD device or managed
-  int numa = kGpuNumaNode;    // host buffer node, or kNoNumaPlacement
+  int numa = spec::kGpuNumaNode;  // host buffer node, or spec::kNoNumaPlacement
   Engine engine = Engine::copy_engine;
   int peer = -1;              // DtoD destination GPU; -1 otherwise
   Issuer issuer = Issuer::src;
@@ -92,10 +98,10 @@ StreamMode parse_stream_mode(const std::string& text);
 
 // Turns requests into transfers for a machine with `device_count` GPUs.
 // HtoD: host buffer -> device memory; DtoH the reverse; DtoD device memory
-// on `device` -> device memory on `peer`. A managed host side is a managed
-// buffer associated with the transfer's GPU (Location::device set), placed
-// on `numa` while it stands on the host side. Labels: "host->gpu0",
-// "gpu0->host(numa1)", "managed->gpu0", "gpu0->gpu1".
+// on `device` -> device memory on `peer`. A managed buffer on the host side
+// is Location{managed, device -1, numa}: managed memory resident on the host
+// (on `numa`), not on any GPU; for DtoD each managed buffer has its GPU.
+// Labels: "host->gpu0", "gpu0->host(numa1)", "managed->gpu0", "gpu0->gpu1".
 // Throws Error(no_device) when device_count is 0, Error(usage) for an id
 // that does not exist.
 Scenario expand_requests(const std::vector<TransferRequest>& requests, int device_count,
