@@ -1,0 +1,95 @@
+// A small multi-process runtime interface: ranks, point-to-point bytes with
+// tags, barrier and allgather. Every wait takes a timeout, so a dead or
+// stuck peer becomes Error(timeout) naming the rank instead of a hang.
+// Implementations: MPI (mpi_comm.cpp, the only file that includes <mpi.h>)
+// and in-process threads (inproc_comm.hpp) for unit tests of multi-rank logic.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace xb::comm {
+
+using Seconds = std::chrono::duration<double>;
+
+// Whether device pointers may be handed to send/recv.
+enum class GpuBuffers { no, yes, unknown };
+
+// Opaque, trivially copyable handle of a pending isend/irecv. The storage is
+// large enough for an MPI_Request of any implementation (pointer or int), so
+// the measurement loop pays no allocation or lookup per message.
+struct Request {
+  alignas(8) std::array<unsigned char, 16> storage{};
+  int peer = -1;  // kept for timeout messages
+  int tag = -1;
+  bool active = false;
+};
+
+// Tags at or above this value are reserved for collectives built on
+// point-to-point messages (barrier, allgather).
+constexpr int kReservedTagBase = 1 << 20;
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  Communicator() = default;
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual int local_rank() const = 0;  // index among the ranks on this host
+  virtual int local_size() const = 0;
+  virtual std::string host_name() const = 0;
+  virtual GpuBuffers gpu_buffers() const { return GpuBuffers::no; }
+  virtual std::string name() const = 0;  // "mpi", "inproc"
+
+  virtual Request isend(int peer, int tag, const void* data, std::size_t bytes) = 0;
+  virtual Request irecv(int peer, int tag, void* data, std::size_t bytes) = 0;
+  // Completes every active request; throws Error(timeout) naming the peer of
+  // the first request still pending when `timeout` has passed.
+  virtual void wait_all(Request* requests, std::size_t count, Seconds timeout) = 0;
+
+  void send(int peer, int tag, const void* data, std::size_t bytes, Seconds timeout);
+  void recv(int peer, int tag, void* data, std::size_t bytes, Seconds timeout);
+  void send_string(int peer, int tag, const std::string& text, Seconds timeout);
+  std::string recv_string(int peer, int tag, Seconds timeout);
+
+  // Collectives built on point-to-point messages (gather to rank 0, then
+  // broadcast) so they honour the same timeout as everything else.
+  void barrier(Seconds timeout);
+  std::vector<std::string> allgather(const std::string& mine, Seconds timeout);
+  std::vector<double> allgather(double mine, Seconds timeout);
+
+ private:
+  int next_collective_tag();
+  int collective_seq_ = 0;
+};
+
+// The message of a timeout, e.g. "rank 1 did not answer within 30 s
+// (rank 0 waiting for tag 7)". Shared so every implementation says the same.
+std::string timeout_message(int self, int peer, int tag, Seconds timeout);
+
+// Status agreement: every rank contributes its error (or none) and every rank
+// learns the same outcome, so all ranks exit with the same status.
+struct Outcome {
+  bool ok = true;
+  ErrorKind kind = ErrorKind::internal;
+  std::string message;  // prefixed with the failing rank: "rank 1: ..."
+};
+
+// Collective. The reported error is that of the lowest rank with a
+// non-timeout error, else the lowest failing rank: a timeout is usually the
+// consequence of another rank's failure, not its cause.
+Outcome agree(Communicator& comm, const Error* local_error, Seconds timeout);
+// Collective: agree(), then throw the agreed error on every rank if any.
+void agree_or_throw(Communicator& comm, const Error* local_error, Seconds timeout);
+
+}  // namespace xb::comm

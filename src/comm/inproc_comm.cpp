@@ -1,0 +1,142 @@
+#include "comm/inproc_comm.hpp"
+
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace xb::comm {
+
+class InprocWorld {
+ public:
+  explicit InprocWorld(const InprocOptions& options) : size_(options.size), hosts_(options.hosts) {
+    if (hosts_.empty()) hosts_.assign(size_, "node0");
+    if (static_cast<int>(hosts_.size()) != size_) {
+      fail(ErrorKind::internal, "inproc world: one host name per rank is needed");
+    }
+  }
+  int size() const { return size_; }
+  const std::string& host(int rank) const { return hosts_.at(rank); }
+  int local_rank(int rank) const {
+    int n = 0;
+    for (int r = 0; r < rank; ++r) n += hosts_[r] == hosts_[rank] ? 1 : 0;
+    return n;
+  }
+  int local_size(int rank) const {
+    int n = 0;
+    for (const auto& h : hosts_) n += h == hosts_[rank] ? 1 : 0;
+    return n;
+  }
+
+  void post(int src, int dst, int tag, const void* data, std::size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      boxes_[{src, dst, tag}].emplace_back(p, p + bytes);
+    }
+    cv_.notify_all();
+  }
+
+  // Takes the oldest message from src to dst with tag, or returns false at
+  // the deadline.
+  bool take(int src, int dst, int tag, std::vector<unsigned char>& out,
+            std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto& box = boxes_[{src, dst, tag}];
+    if (!cv_.wait_until(lock, deadline, [&] { return !box.empty(); })) return false;
+    out = std::move(box.front());
+    box.pop_front();
+    return true;
+  }
+
+ private:
+  int size_;
+  std::vector<std::string> hosts_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<std::tuple<int, int, int>, std::deque<std::vector<unsigned char>>> boxes_;
+};
+
+namespace {
+
+// What an inproc Request holds: a pending receive (a send completes at once).
+struct PendingRecv {
+  void* data;
+  std::uint64_t bytes;
+};
+static_assert(sizeof(PendingRecv) <= sizeof(Request::storage));
+
+}  // namespace
+
+InprocComm::InprocComm(std::shared_ptr<InprocWorld> world, int rank)
+    : world_(std::move(world)), rank_(rank) {}
+
+int InprocComm::size() const { return world_->size(); }
+int InprocComm::local_rank() const { return world_->local_rank(rank_); }
+int InprocComm::local_size() const { return world_->local_size(rank_); }
+std::string InprocComm::host_name() const { return world_->host(rank_); }
+
+Request InprocComm::isend(int peer, int tag, const void* data, std::size_t bytes) {
+  world_->post(rank_, peer, tag, data, bytes);
+  return Request{};
+}
+
+Request InprocComm::irecv(int peer, int tag, void* data, std::size_t bytes) {
+  Request r;
+  const PendingRecv p{data, bytes};
+  std::memcpy(r.storage.data(), &p, sizeof p);
+  r.peer = peer;
+  r.tag = tag;
+  r.active = true;
+  return r;
+}
+
+void InprocComm::wait_all(Request* requests, std::size_t count, Seconds timeout) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout);
+  std::vector<unsigned char> msg;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!requests[i].active) continue;
+    PendingRecv p{};
+    std::memcpy(&p, requests[i].storage.data(), sizeof p);
+    const int peer = requests[i].peer, tag = requests[i].tag;
+    if (!world_->take(peer, rank_, tag, msg, deadline)) {
+      for (std::size_t k = i; k < count; ++k) requests[k].active = false;
+      fail(ErrorKind::timeout, timeout_message(rank_, peer, tag, timeout));
+    }
+    if (msg.size() != p.bytes) {
+      fail(ErrorKind::comm, fmt::format("rank {}: message from rank {} (tag {}) has {} bytes, expected {}",
+                                        rank_, peer, tag, msg.size(), p.bytes));
+    }
+    if (!msg.empty()) std::memcpy(p.data, msg.data(), msg.size());
+    requests[i].active = false;
+  }
+}
+
+void run_ranks(const InprocOptions& options, const std::function<void(Communicator&)>& body) {
+  auto world = std::make_shared<InprocWorld>(options);
+  std::vector<std::exception_ptr> errors(options.size);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < options.size; ++r) {
+    threads.emplace_back([&, r] {
+      InprocComm comm(world, r);
+      try {
+        body(comm);
+      } catch (...) {
+        errors[r] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+}  // namespace xb::comm

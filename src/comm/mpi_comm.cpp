@@ -1,0 +1,200 @@
+// MPI implementation of the communicator: the only file that includes <mpi.h>.
+#include "comm/mpi_comm.hpp"
+
+#include <dlfcn.h>
+
+// The deprecated MPI C++ bindings are not used, and their headers do not
+// compile warning-free.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace xb::comm {
+namespace {
+
+static_assert(sizeof(MPI_Request) <= sizeof(Request::storage));
+
+std::string mpi_error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return fmt::format("MPI error {}", code);
+  return std::string(text, static_cast<std::size_t>(len));
+}
+
+void check(int code, const char* what) {
+  if (code != MPI_SUCCESS) fail(ErrorKind::comm, fmt::format("{} failed: {}", what, mpi_error_text(code)));
+}
+
+MPI_Request get(const Request& r) {
+  MPI_Request m;
+  std::memcpy(&m, r.storage.data(), sizeof m);
+  return m;
+}
+
+// Open MPI exports MPIX_Query_cuda_support from its CUDA extension; looking
+// it up at run time asks the library actually loaded (the one on the GPU
+// machine may differ from the one this binary was built against).
+GpuBuffers query_cuda_support() {
+  using QueryFn = int (*)();
+  void* sym = dlsym(RTLD_DEFAULT, "MPIX_Query_cuda_support");
+  if (sym == nullptr) return GpuBuffers::unknown;
+  QueryFn fn = nullptr;
+  std::memcpy(&fn, &sym, sizeof fn);
+  return fn() == 1 ? GpuBuffers::yes : GpuBuffers::no;
+}
+
+class MpiComm final : public Communicator {
+ public:
+  MpiComm();
+  ~MpiComm() override;
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int local_rank() const override { return local_rank_; }
+  int local_size() const override { return local_size_; }
+  std::string host_name() const override { return host_; }
+  GpuBuffers gpu_buffers() const override { return gpu_buffers_; }
+  std::string name() const override { return "mpi"; }
+
+  Request isend(int peer, int tag, const void* data, std::size_t bytes) override;
+  Request irecv(int peer, int tag, void* data, std::size_t bytes) override;
+  void wait_all(Request* requests, std::size_t count, Seconds timeout) override;
+
+ private:
+  [[noreturn]] void give_up(Request* requests, std::size_t count, Seconds timeout);
+
+  int rank_ = 0, size_ = 0, local_rank_ = 0, local_size_ = 1;
+  std::string host_;
+  GpuBuffers gpu_buffers_ = GpuBuffers::unknown;
+  bool initialized_here_ = false;
+  // After a timeout a peer may be dead; MPI_Finalize would then wait for it
+  // forever, so the destructor skips it and lets the launcher clean up.
+  bool healthy_ = true;
+};
+
+MpiComm::MpiComm() {
+  int already = 0;
+  MPI_Initialized(&already);
+  if (!already) {
+    int provided = 0;
+    check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    initialized_here_ = true;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm local;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
+        "MPI_Comm_split_type");
+  MPI_Comm_rank(local, &local_rank_);
+  MPI_Comm_size(local, &local_size_);
+  MPI_Comm_free(&local);
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  host_.assign(name, static_cast<std::size_t>(len));
+  gpu_buffers_ = query_cuda_support();
+}
+
+MpiComm::~MpiComm() {
+  if (initialized_here_ && healthy_) MPI_Finalize();
+}
+
+Request MpiComm::isend(int peer, int tag, const void* data, std::size_t bytes) {
+  if (bytes > INT_MAX) fail(ErrorKind::usage, fmt::format("message of {} bytes is above MPI's 2 GiB count", bytes));
+  MPI_Request m;
+  check(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &m), "MPI_Isend");
+  Request r;
+  std::memcpy(r.storage.data(), &m, sizeof m);
+  r.peer = peer;
+  r.tag = tag;
+  r.active = true;
+  return r;
+}
+
+Request MpiComm::irecv(int peer, int tag, void* data, std::size_t bytes) {
+  if (bytes > INT_MAX) fail(ErrorKind::usage, fmt::format("message of {} bytes is above MPI's 2 GiB count", bytes));
+  MPI_Request m;
+  check(MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &m), "MPI_Irecv");
+  Request r;
+  std::memcpy(r.storage.data(), &m, sizeof m);
+  r.peer = peer;
+  r.tag = tag;
+  r.active = true;
+  return r;
+}
+
+void MpiComm::wait_all(Request* requests, std::size_t count, Seconds timeout) {
+  // Polling with MPI_Test (instead of a blocking MPI_Wait) is what lets a
+  // dead peer become a timeout; the clock is read only every 256 polls so
+  // small-message latency stays that of a plain MPI_Recv loop.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout);
+  std::size_t pending = 0;
+  for (std::size_t i = 0; i < count; ++i) pending += requests[i].active ? 1 : 0;
+  for (unsigned polls = 0; pending > 0; ++polls) {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!requests[i].active) continue;
+      MPI_Request m = get(requests[i]);
+      int done = 0;
+      check(MPI_Test(&m, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      std::memcpy(requests[i].storage.data(), &m, sizeof m);
+      if (done) {
+        requests[i].active = false;
+        --pending;
+      }
+    }
+    if (pending > 0 && (polls & 255U) == 255U && std::chrono::steady_clock::now() > deadline) {
+      give_up(requests, count, timeout);
+    }
+  }
+}
+
+void MpiComm::give_up(Request* requests, std::size_t count, Seconds timeout) {
+  healthy_ = false;
+  int peer = -1, tag = -1;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!requests[i].active) continue;
+    if (peer < 0) {
+      peer = requests[i].peer;
+      tag = requests[i].tag;
+    }
+    MPI_Request m = get(requests[i]);
+    // Cancel so a late message cannot land in a buffer the caller frees.
+    MPI_Cancel(&m);
+    MPI_Request_free(&m);
+    requests[i].active = false;
+  }
+  fail(ErrorKind::timeout, timeout_message(rank_, peer, tag, timeout));
+}
+
+}  // namespace
+
+bool started_by_launcher(const char* (*getenv_fn)(const char*)) {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_NTASKS"}) {
+    const char* v = getenv_fn(var);
+    if (v != nullptr && *v != '\0') return true;
+  }
+  return false;
+}
+
+std::unique_ptr<Communicator> make_mpi_communicator(int min_ranks) {
+  const auto env = [](const char* name) -> const char* { return std::getenv(name); };
+  if (!started_by_launcher(env)) {
+    fail(ErrorKind::comm, fmt::format("this command needs {} or more MPI processes; {}", min_ranks, kLaunchHint));
+  }
+  auto comm = std::make_unique<MpiComm>();
+  if (comm->size() < min_ranks) {
+    fail(ErrorKind::comm, fmt::format("started with {} MPI process(es), {} or more are needed; {}",
+                                      comm->size(), min_ranks, kLaunchHint));
+  }
+  return comm;
+}
+
+}  // namespace xb::comm

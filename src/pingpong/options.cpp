@@ -1,0 +1,95 @@
+#include "pingpong/options.hpp"
+
+#include <climits>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace xb::pingpong {
+
+const char* to_string(TransportKind t) noexcept {
+  switch (t) {
+    case TransportKind::automatic: return "auto";
+    case TransportKind::mpi: return "mpi";
+    case TransportKind::staged: return "staged";
+    case TransportKind::ipc: return "ipc";
+    case TransportKind::nccl: return "nccl";
+  }
+  return "?";
+}
+
+const char* to_string(Mode m) noexcept {
+  switch (m) {
+    case Mode::pingpong: return "pingpong";
+    case Mode::bw: return "bw";
+    case Mode::bibw: return "bibw";
+  }
+  return "?";
+}
+
+TransportKind parse_transport(const std::string& text) {
+  for (auto t : {TransportKind::automatic, TransportKind::mpi, TransportKind::staged, TransportKind::ipc,
+                 TransportKind::nccl}) {
+    if (text == to_string(t)) return t;
+  }
+  fail(ErrorKind::usage, fmt::format("invalid transport '{}': use auto, mpi, staged, ipc or nccl", text));
+}
+
+Mode parse_mode(const std::string& text) {
+  for (auto m : {Mode::pingpong, Mode::bw, Mode::bibw}) {
+    if (text == to_string(m)) return m;
+  }
+  fail(ErrorKind::usage, fmt::format("invalid mode '{}': use pingpong, bw or bibw", text));
+}
+
+CudaAware parse_cuda_aware(const std::string& text) {
+  if (text == "auto") return CudaAware::automatic;
+  if (text == "yes") return CudaAware::yes;
+  if (text == "no") return CudaAware::no;
+  fail(ErrorKind::usage, fmt::format("invalid --cuda-aware '{}': use yes, no or auto", text));
+}
+
+Endpoint parse_endpoint(const std::string& text) {
+  // "vh" (vector host) and "ve" (vector engine) are the seed tool's names.
+  if (text == "host" || text == "vh") return Endpoint{};
+  if (text == "gpu" || text == "ve") return Endpoint{true, -1};
+  if (text.rfind("gpu:", 0) == 0) {
+    const auto id = parse_int(text.substr(4), "gpu id");
+    if (id > INT_MAX) fail(ErrorKind::usage, fmt::format("invalid gpu id in '{}'", text));
+    return Endpoint{true, static_cast<int>(id)};
+  }
+  fail(ErrorKind::usage, fmt::format("invalid device '{}': use host, gpu or gpu:ID (seed spellings vh, ve)", text));
+}
+
+std::string to_string(const Endpoint& e) {
+  if (!e.gpu) return "host";
+  return e.device < 0 ? "gpu" : fmt::format("gpu:{}", e.device);
+}
+
+std::vector<std::uint64_t> message_sizes(const Options& o) {
+  std::vector<std::uint64_t> sizes;
+  std::uint64_t bytes = o.min_bytes;
+  for (int i = 0; i < o.num_sizes; ++i) {
+    if (bytes > static_cast<std::uint64_t>(INT_MAX)) {
+      fail(ErrorKind::usage, fmt::format("-n {} with a first size of {} B goes above 2 GiB - 1 per message",
+                                         o.num_sizes, o.min_bytes));
+    }
+    sizes.push_back(bytes);
+    bytes *= 2;
+  }
+  return sizes;
+}
+
+void validate(const Options& o) {
+  if (o.num_sizes < 1) fail(ErrorKind::usage, "-n must be at least 1");
+  if (o.min_bytes < 1) fail(ErrorKind::usage, "the first message size must be at least 1 byte");
+  if (o.loop_count < 1) fail(ErrorKind::usage, "--loop-count must be at least 1");
+  if (o.warmup < 0) fail(ErrorKind::usage, "--warmup must not be negative");
+  if (o.window < 1) fail(ErrorKind::usage, "--window must be at least 1");
+  if (!(o.timeout_s > 0)) fail(ErrorKind::usage, "--timeout must be above 0 seconds");
+  message_sizes(o);
+}
+
+}  // namespace xb::pingpong

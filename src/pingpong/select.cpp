@@ -1,0 +1,126 @@
+#include "pingpong/select.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "pingpong/transport.hpp"
+
+namespace xb::pingpong {
+
+std::string to_json(const RankInfo& info) {
+  const nlohmann::json j = {{"rank", info.rank},
+                            {"host", info.host},
+                            {"local_rank", info.local_rank},
+                            {"gpu_as_dev1", info.gpu_as_dev1},
+                            {"gpu_as_dev2", info.gpu_as_dev2},
+                            {"nccl", info.nccl},
+                            {"mpi_gpu", static_cast<int>(info.mpi_gpu)}};
+  return j.dump();
+}
+
+RankInfo rank_info_from_json(const std::string& text) {
+  const auto j = nlohmann::json::parse(text);
+  RankInfo info;
+  info.rank = j.at("rank").get<int>();
+  info.host = j.at("host").get<std::string>();
+  info.local_rank = j.at("local_rank").get<int>();
+  info.gpu_as_dev1 = j.at("gpu_as_dev1").get<int>();
+  info.gpu_as_dev2 = j.at("gpu_as_dev2").get<int>();
+  info.nccl = j.at("nccl").get<bool>();
+  info.mpi_gpu = static_cast<comm::GpuBuffers>(j.at("mpi_gpu").get<int>());
+  return info;
+}
+
+int resolve_device(const Endpoint& e, int local_rank, int device_count) {
+  if (!e.gpu) return -1;
+  if (device_count <= 0) {
+    fail(ErrorKind::no_device, fmt::format("{} asked for, but this node has no usable GPU", to_string(e)));
+  }
+  if (e.device < 0) return local_rank % device_count;
+  if (e.device >= device_count) {
+    fail(ErrorKind::usage, fmt::format("gpu {} is out of range: this node has {} GPU(s) (ids 0..{})", e.device,
+                                       device_count, device_count - 1));
+  }
+  return e.device;
+}
+
+namespace {
+
+void require_cuda_aware(const RankInfo& r) {
+  if (r.mpi_gpu == comm::GpuBuffers::yes) return;
+  const char* state = r.mpi_gpu == comm::GpuBuffers::no ? "is not CUDA-aware" : "could not be checked for CUDA support";
+  fail(ErrorKind::usage,
+       fmt::format("--transport mpi with GPU buffers needs a CUDA-aware MPI, and the MPI of rank {} ({}) {}; "
+                   "use --transport staged, ipc or nccl, or --cuda-aware yes if you know it is",
+                   r.rank, r.host, state));
+}
+
+void require_gpus(const char* name, int gpu_a, int gpu_b) {
+  if (gpu_a < 0 || gpu_b < 0) {
+    fail(ErrorKind::usage, fmt::format("--transport {} needs GPU buffers on both ranks (--dev1 gpu --dev2 gpu); "
+                                       "use mpi for host buffers",
+                                       name));
+  }
+}
+
+void require_nccl(const RankInfo& r) {
+  if (!r.nccl) {
+    fail(ErrorKind::comm, fmt::format("nccl transport unavailable on rank {} ({}): cannot load libnccl.so.2; "
+                                      "use --transport staged or ipc",
+                                      r.rank, r.host));
+  }
+}
+
+}  // namespace
+
+TransportKind choose_transport(TransportKind requested, const RankInfo& a, int gpu_a, const RankInfo& b,
+                               int gpu_b) {
+  const bool any_gpu = gpu_a >= 0 || gpu_b >= 0;
+  const bool both_gpu = gpu_a >= 0 && gpu_b >= 0;
+  const bool same_host = a.host == b.host;
+  switch (requested) {
+    case TransportKind::automatic: {
+      if (!any_gpu) return TransportKind::mpi;
+      if (both_gpu && same_host) return TransportKind::ipc;
+      if (both_gpu && a.nccl && b.nccl) return TransportKind::nccl;
+      const bool aware = (gpu_a < 0 || a.mpi_gpu == comm::GpuBuffers::yes) &&
+                         (gpu_b < 0 || b.mpi_gpu == comm::GpuBuffers::yes);
+      return aware ? TransportKind::mpi : TransportKind::staged;
+    }
+    case TransportKind::mpi:
+      if (gpu_a >= 0) require_cuda_aware(a);
+      if (gpu_b >= 0) require_cuda_aware(b);
+      return TransportKind::mpi;
+    case TransportKind::staged:
+      // With host buffers on both sides there is nothing to stage.
+      return any_gpu ? TransportKind::staged : TransportKind::mpi;
+    case TransportKind::ipc:
+      require_gpus("ipc", gpu_a, gpu_b);
+      if (!same_host) {
+        fail(ErrorKind::usage, fmt::format("--transport ipc needs both ranks on one host, but rank {} is on {} and "
+                                           "rank {} on {}; use nccl or staged",
+                                           a.rank, a.host, b.rank, b.host));
+      }
+      return TransportKind::ipc;
+    case TransportKind::nccl:
+      require_gpus("nccl", gpu_a, gpu_b);
+      require_nccl(a);
+      require_nccl(b);
+      return TransportKind::nccl;
+  }
+  fail(ErrorKind::internal, "unknown transport");
+}
+
+std::unique_ptr<Transport> make_transport(TransportKind kind, const PairContext& ctx) {
+  switch (kind) {
+    case TransportKind::mpi: return make_mpi_transport(ctx, false);
+    case TransportKind::staged: return make_mpi_transport(ctx, true);
+    case TransportKind::ipc: return make_ipc_transport(ctx);
+    case TransportKind::nccl: return make_nccl_transport(ctx);
+    case TransportKind::automatic: break;
+  }
+  fail(ErrorKind::internal, "make_transport: the transport must be chosen first");
+}
+
+}  // namespace xb::pingpong

@@ -1,0 +1,56 @@
+// One rank's end of a measured connection between two ranks. A transport
+// owns its buffers (a send and a receive buffer of the largest message
+// size); the runner (runner.cpp) drives it the same way for every path:
+// construct (local work only), connect (exchange with the peer), then per
+// size prepare / run / received.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "pingpong/options.hpp"
+
+namespace xb::pingpong {
+
+// Message tags used between the two ranks of a pair.
+enum Tag : int { kTagData = 1, kTagAck = 2, kTagSync = 3, kTagStatus = 4, kTagVerify = 5, kTagConnect = 6 };
+
+struct PairContext {
+  comm::Communicator* comm = nullptr;
+  int peer = -1;
+  bool initiator = false;  // sends first; holds dev1's buffer
+  int my_device = -1;      // -1: host buffers
+  int peer_device = -1;
+  std::size_t max_bytes = 0;
+  comm::Seconds timeout{30};
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual TransportKind kind() const = 0;
+  // Exchanges what the peer needs (IPC handles, NCCL id); collective over the pair.
+  virtual void connect() {}
+  // Fills the send buffer's first `bytes` with the pattern of `seed` and
+  // overwrites the receive buffer, so stale data cannot pass verification.
+  virtual void prepare(std::size_t bytes, std::uint64_t seed) = 0;
+  // Runs `reps` repetitions of `mode` (a round trip, or a window of
+  // `window` messages plus an acknowledgement) back to back; returns the
+  // seconds of each repetition as seen by this rank.
+  virtual std::vector<double> run(Mode mode, std::size_t bytes, int reps, int window) = 0;
+  // The receive buffer's first `bytes`, copied to the host.
+  virtual std::vector<unsigned char> received(std::size_t bytes) = 0;
+};
+
+// mpi (staging = false) or staged (staging = true; only the GPU side
+// stages, a host side passes its buffer straight to MPI).
+std::unique_ptr<Transport> make_mpi_transport(const PairContext& ctx, bool staging);
+std::unique_ptr<Transport> make_ipc_transport(const PairContext& ctx);
+std::unique_ptr<Transport> make_nccl_transport(const PairContext& ctx);
+
+std::unique_ptr<Transport> make_transport(TransportKind kind, const PairContext& ctx);
+
+}  // namespace xb::pingpong

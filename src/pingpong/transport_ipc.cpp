@@ -1,0 +1,170 @@
+// The ipc transport: two ranks on one host exchange CUDA IPC handles for
+// their receive buffers and flag words over the communicator, then each
+// rank's copy engine writes straight into the peer's memory and a flag
+// kernel tells the peer's GPU the data is there. Everything of a run is
+// queued on one stream up front, so no host or MPI step sits between
+// messages; CUDA events time each repetition.
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+#include "pingpong/buffers.hpp"
+#include "pingpong/ipc_kernels.hpp"
+#include "pingpong/pattern.hpp"
+#include "pingpong/transport.hpp"
+
+namespace xb::pingpong {
+namespace {
+
+constexpr int kDataFlag = 0;  // counts messages (or windows) that arrived here
+constexpr int kAckFlag = 1;   // counts acknowledgements (bw mode)
+
+struct IpcHandles {
+  cudaIpcMemHandle_t recv;
+  cudaIpcMemHandle_t flags;
+};
+
+int checked_device(const PairContext& ctx) {
+  if (ctx.my_device < 0 || ctx.peer_device < 0) {
+    fail(ErrorKind::usage, "--transport ipc needs GPU buffers on both ranks (--dev1 gpu --dev2 gpu)");
+  }
+  return ctx.my_device;
+}
+
+class IpcTransport final : public Transport {
+ public:
+  explicit IpcTransport(const PairContext& ctx) : ctx_(ctx), stream_(checked_device(ctx)) {
+    send_ = Buffer(BufferKind::device, ctx.max_bytes, ctx.my_device);
+    recv_ = Buffer(BufferKind::device, ctx.max_bytes, ctx.my_device);
+    flags_ = Buffer(BufferKind::device, 2 * sizeof(std::uint32_t), ctx.my_device);
+    flags_.fill_byte(0, flags_.size());
+    XB_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&timed_out_host_), sizeof(std::uint32_t),
+                                cudaHostAllocMapped | cudaHostAllocPortable));
+    *timed_out_host_ = 0;
+    XB_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&timed_out_dev_), timed_out_host_, 0));
+    XB_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  ~IpcTransport() override {
+    if (peer_recv_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(peer_recv_));
+    if (peer_flags_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(peer_flags_));
+    if (timed_out_host_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaFreeHost(timed_out_host_));
+  }
+
+  TransportKind kind() const override { return TransportKind::ipc; }
+
+  void connect() override {
+    IpcHandles mine{}, theirs{};
+    XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.recv, recv_.data()));
+    XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.flags, flags_.data()));
+    comm::Request reqs[2] = {ctx_.comm->irecv(ctx_.peer, kTagConnect, &theirs, sizeof theirs),
+                             ctx_.comm->isend(ctx_.peer, kTagConnect, &mine, sizeof mine)};
+    ctx_.comm->wait_all(reqs, 2, ctx_.timeout);
+    XB_CUDA_CHECK(cudaSetDevice(ctx_.my_device));
+    XB_CUDA_CHECK(cudaIpcOpenMemHandle(&peer_recv_, theirs.recv, cudaIpcMemLazyEnablePeerAccess));
+    void* flags = nullptr;
+    XB_CUDA_CHECK(cudaIpcOpenMemHandle(&flags, theirs.flags, cudaIpcMemLazyEnablePeerAccess));
+    peer_flags_ = flags;
+  }
+
+  void prepare(std::size_t bytes, std::uint64_t seed) override {
+    std::vector<unsigned char> host(bytes);
+    fill_pattern(host.data(), bytes, seed);
+    send_.upload(host.data(), bytes);
+    recv_.fill_byte(0xA5, bytes);
+    // The peer may write into recv_ as soon as the runner's pair sync ends.
+    XB_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  std::vector<double> run(Mode mode, std::size_t bytes, int reps, int window) override {
+    const auto n = static_cast<std::size_t>(reps);
+    timeline_.reserve(n + 1);
+    timeline_.record(0, stream_.get());
+    for (std::size_t i = 0; i < n; ++i) {
+      switch (mode) {
+        case Mode::pingpong: enqueue_round_trip(bytes); break;
+        case Mode::bw: enqueue_window(bytes, window); break;
+        case Mode::bibw: enqueue_window_both(bytes, window); break;
+      }
+      timeline_.record(i + 1, stream_.get());
+    }
+    const std::string late = comm::timeout_message(ctx_.comm->rank(), ctx_.peer, -1, ctx_.timeout);
+    wait_stream(stream_.get(), ctx_.timeout * 2, late);
+    if (*static_cast<volatile std::uint32_t*>(timed_out_host_) != 0) {
+      fail(ErrorKind::timeout, fmt::format("{} (gpu {} waiting on an ipc flag)", late, ctx_.my_device));
+    }
+    return timeline_.intervals(n);
+  }
+
+  std::vector<unsigned char> received(std::size_t bytes) override {
+    std::vector<unsigned char> host(bytes);
+    recv_.download(host.data(), bytes);
+    return host;
+  }
+
+ private:
+  std::uint32_t* my_flag(int which) const { return static_cast<std::uint32_t*>(flags_.data()) + which; }
+  std::uint32_t* peer_flag(int which) const { return static_cast<std::uint32_t*>(peer_flags_) + which; }
+
+  void copy_to_peer(const Buffer& src, std::size_t bytes) {
+    XB_CUDA_CHECK(cudaMemcpyAsync(peer_recv_, src.data(), bytes, cudaMemcpyDeviceToDevice, stream_.get()));
+  }
+  void wait_for(int which) {
+    launch_wait_flag(my_flag(which), seq_, timeout_ns(), timed_out_dev_, stream_.get());
+  }
+  void signal(int which) { launch_signal_flag(peer_flag(which), seq_, stream_.get()); }
+  std::uint64_t timeout_ns() const { return static_cast<std::uint64_t>(ctx_.timeout.count() * 1e9); }
+
+  // Both ranks advance seq_ once per repetition, so the counters agree.
+  void enqueue_round_trip(std::size_t bytes) {
+    ++seq_;
+    if (ctx_.initiator) {
+      copy_to_peer(send_, bytes);
+      signal(kDataFlag);
+      wait_for(kDataFlag);
+    } else {
+      wait_for(kDataFlag);
+      copy_to_peer(recv_, bytes);  // echo, so the initiator can verify its pattern
+      signal(kDataFlag);
+    }
+  }
+
+  void enqueue_window(std::size_t bytes, int window) {
+    ++seq_;
+    if (ctx_.initiator) {
+      for (int w = 0; w < window; ++w) copy_to_peer(send_, bytes);
+      signal(kDataFlag);
+      wait_for(kAckFlag);
+    } else {
+      wait_for(kDataFlag);
+      signal(kAckFlag);
+    }
+  }
+
+  void enqueue_window_both(std::size_t bytes, int window) {
+    ++seq_;
+    for (int w = 0; w < window; ++w) copy_to_peer(send_, bytes);
+    signal(kDataFlag);
+    wait_for(kDataFlag);
+  }
+
+  PairContext ctx_;
+  Stream stream_;
+  Buffer send_, recv_, flags_;
+  void* peer_recv_ = nullptr;
+  void* peer_flags_ = nullptr;
+  std::uint32_t* timed_out_host_ = nullptr;
+  std::uint32_t* timed_out_dev_ = nullptr;
+  std::uint32_t seq_ = 0;
+  EventTimeline timeline_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_ipc_transport(const PairContext& ctx) {
+  return std::make_unique<IpcTransport>(ctx);
+}
+
+}  // namespace xb::pingpong
