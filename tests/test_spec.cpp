@@ -366,6 +366,15 @@ TEST(SpecExpand, HandBuiltAllWithDtoDRejected) {
                          "DtoD needs one source GPU"));
 }
 
+TEST(SpecExpand, HandBuiltHostDirectionWithDeviceMemoryRejected) {
+  TransferRequest req;
+  req.direction = Direction::htod;
+  req.memory = MemKind::device;
+  req.spec = "hand";
+  EXPECT_TRUE(fails_with([&] { expand_requests({req}, 1, StreamMode::per_transfer); }, ErrorKind::usage,
+                         "transfer spec 'hand': HtoD needs a host memory kind"));
+}
+
 TEST(SpecExpand, AllOverEveryDevice) {
   const Scenario s = expand("all:HtoD:4K", 3);
   EXPECT_EQ(labels(s), (std::vector<std::string>{"host->gpu0", "host->gpu1", "host->gpu2"}));

@@ -310,6 +310,11 @@ void expand_one(const TransferRequest& req, int device_count, std::vector<Transf
   if (device_count == 0) {
     fail(ErrorKind::no_device, fmt::format("transfer spec '{}': no CUDA GPU found", req.spec));
   }
+  // Only hand-built requests can get here with a host direction and no host kind.
+  if (req.direction != Direction::dtod && req.memory == MemKind::device) {
+    fail(ErrorKind::usage, fmt::format("transfer spec '{}': {} needs a host memory kind, not device memory",
+                                       req.spec, to_string(req.direction)));
+  }
   std::vector<int> devices;
   if (req.all_devices) {
     if (req.direction == Direction::dtod) {
