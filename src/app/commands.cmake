@@ -1,0 +1,7 @@
+# The pingpong subcommand needs the MPI communicator.
+if(XFERBENCH_ENABLE_MPI)
+  target_sources(xferbench_app PRIVATE
+    ${CMAKE_CURRENT_LIST_DIR}/cmd_pingpong.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/seed_args.cpp)
+  target_compile_definitions(xferbench PRIVATE XFERBENCH_HAVE_PINGPONG=1)
+endif()

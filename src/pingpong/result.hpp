@@ -1,0 +1,62 @@
+// The result record of a process-to-process run: one PairResult per
+// measured pair of ranks, each with one SizeResult per message size. SI
+// units; reporters (src/report/pingpong_report.hpp) only read these.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/stats.hpp"
+#include "pingpong/options.hpp"
+
+namespace xb::pingpong {
+
+struct SizeResult {
+  std::uint64_t bytes = 0;
+  Summary one_way_s;               // per repetition: round trip / 2, or window time / window
+  double bandwidth_gbps = 0;       // bytes moved per one-way time, from the mean (1e9 B/s)
+  double bandwidth_min_gbps = 0;   // from the slowest repetition
+  double bandwidth_max_gbps = 0;   // from the fastest repetition
+  bool verified = false;
+  std::string verify_error;        // why verification failed, when it did
+};
+
+struct PairResult {
+  int rank_a = 0;  // initiator (dev1)
+  int rank_b = 1;  // responder (dev2)
+  std::string host_a, host_b;
+  int gpu_a = -1, gpu_b = -1;  // -1: host buffers
+  std::string transport;       // the path actually used
+  std::vector<SizeResult> sizes;
+  std::string error;           // non-empty: the pair could not be measured
+  ErrorKind error_kind = ErrorKind::internal;
+};
+
+struct Result {
+  Mode mode = Mode::pingpong;
+  int loop_count = 0, warmup = 0, window = 0;
+  int world_size = 0;
+  bool all_pairs = false;
+  std::string requested_transport;
+  std::vector<PairResult> pairs;  // sorted by (rank_a, rank_b)
+};
+
+// Bytes one "one-way time" carries: bibw counts both directions, as osu_bibw.
+double bytes_per_one_way(Mode mode, std::uint64_t message_bytes);
+
+// Turns one rank's per-repetition times into a SizeResult (verification
+// left to the caller). `window` messages per repetition in bw/bibw.
+SizeResult summarize_size(Mode mode, std::uint64_t bytes, int window, const std::vector<double>& rep_seconds);
+
+// The error that decides the exit status: the first pair error, else the
+// first failed verification (ErrorKind::verification); nullopt when all passed.
+std::optional<Error> first_failure(const Result& r);
+
+// Internal wire format for gathering pair results to every rank.
+std::string pairs_to_wire(const std::vector<PairResult>& pairs);
+std::vector<PairResult> pairs_from_wire(const std::string& text);
+
+}  // namespace xb::pingpong

@@ -1,0 +1,222 @@
+#include "report/pingpong_report.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace xb::report {
+
+using pingpong::PairResult;
+using pingpong::Result;
+using pingpong::SizeResult;
+
+PingpongFormat parse_pingpong_format(const std::string& text) {
+  if (text == "text") return PingpongFormat::text;
+  if (text == "json") return PingpongFormat::json;
+  if (text == "csv") return PingpongFormat::csv;
+  fail(ErrorKind::usage, fmt::format("invalid --format '{}': use text, json or csv", text));
+}
+
+namespace {
+
+std::string device_label(int gpu) { return gpu < 0 ? "host" : fmt::format("gpu{}", gpu); }
+
+std::string timing_note(const Result& r) {
+  switch (r.mode) {
+    case pingpong::Mode::pingpong: return "one-way time = round trip / 2";
+    case pingpong::Mode::bw: return fmt::format("one-way time = window time / {} messages (osu_bw)", r.window);
+    case pingpong::Mode::bibw:
+      return fmt::format("one-way time = window time / {} messages, bandwidth counts both directions (osu_bibw)",
+                         r.window);
+  }
+  return "";
+}
+
+std::string run_header(const Result& r) {
+  return fmt::format("# xferbench pingpong: mode {}, {} ranks, loop count {}, warm-up {}\n# {}; GB/s = 1e9 B/s\n",
+                     to_string(r.mode), r.world_size, r.loop_count, r.warmup, timing_note(r));
+}
+
+void append_pair_table(std::string& out, const PairResult& p) {
+  out += fmt::format("# rank {} ({}, {}) <-> rank {} ({}, {}), transport {}\n", p.rank_a, p.host_a,
+                     device_label(p.gpu_a), p.rank_b, p.host_b, device_label(p.gpu_b), p.transport);
+  if (!p.error.empty()) {
+    out += fmt::format("# error: {}\n", p.error);
+    return;
+  }
+  out += "| Data Size (B) | Avg Transfer Time (s) | Bandwidth (GB/s) | Min Time (s) | Max Time (s) |\n";
+  out += "|---------------|-----------------------|------------------|--------------|--------------|\n";
+  int failed = 0;
+  for (const SizeResult& s : p.sizes) {
+    out += fmt::format("|{:>15}|{:>23.9f}|{:>18.9f}|{:>14.9f}|{:>14.9f}|{}\n", s.bytes, s.one_way_s.mean,
+                       s.bandwidth_gbps, s.one_way_s.min, s.one_way_s.max, s.verified ? "" : " FAILED");
+    failed += s.verified ? 0 : 1;
+  }
+  out += "|---------------|-----------------------|------------------|--------------|--------------|\n";
+  if (failed == 0) {
+    out += fmt::format("# data verified: all {} sizes passed\n", p.sizes.size());
+  } else {
+    out += fmt::format("# data verification FAILED for {} of {} sizes\n", failed, p.sizes.size());
+  }
+}
+
+struct RankLabel {
+  std::string host;
+  int gpu = -1;
+};
+
+std::map<int, RankLabel> rank_labels(const Result& r) {
+  std::map<int, RankLabel> labels;
+  for (const auto& p : r.pairs) {
+    labels[p.rank_a] = RankLabel{p.host_a, p.gpu_a};
+    labels[p.rank_b] = RankLabel{p.host_b, p.gpu_b};
+  }
+  return labels;
+}
+
+// One matrix cell per pair, mirrored: a pair is measured once.
+template <typename Cell>
+void append_matrix(std::string& out, const Result& r, const std::string& title, Cell cell) {
+  out += fmt::format("# {} (row and column: rank)\n{:>6}", title, "");
+  for (int c = 0; c < r.world_size; ++c) out += fmt::format("{:>12}", fmt::format("r{}", c));
+  out += "\n";
+  std::map<std::pair<int, int>, std::string> cells;
+  for (const auto& p : r.pairs) {
+    const std::string v = p.error.empty() ? cell(p) : "ERR";
+    cells[{p.rank_a, p.rank_b}] = v;
+    cells[{p.rank_b, p.rank_a}] = v;
+  }
+  for (int row = 0; row < r.world_size; ++row) {
+    out += fmt::format("{:>6}", fmt::format("r{}", row));
+    for (int c = 0; c < r.world_size; ++c) {
+      const auto it = cells.find({row, c});
+      out += fmt::format("{:>12}", row == c ? "-" : it == cells.end() ? "?" : it->second);
+    }
+    out += "\n";
+  }
+}
+
+std::string all_pairs_text(const Result& r) {
+  std::string out = run_header(r);
+  for (const auto& [rank, label] : rank_labels(r)) {
+    out += fmt::format("# rank {}: host {}, {}\n", rank, label.host, device_label(label.gpu));
+  }
+  append_matrix(out, r, "bandwidth (GB/s) at the largest size", [](const PairResult& p) {
+    return p.sizes.empty() ? std::string("?") : fmt::format("{:.3f}", p.sizes.back().bandwidth_gbps);
+  });
+  append_matrix(out, r, "one-way time (us) at the smallest size", [](const PairResult& p) {
+    return p.sizes.empty() ? std::string("?") : fmt::format("{:.3f}", p.sizes.front().one_way_s.mean * 1e6);
+  });
+  for (const auto& p : r.pairs) {
+    std::string verdict = p.error.empty() ? "verified" : "error: " + p.error;
+    for (const auto& s : p.sizes) {
+      if (!s.verified) verdict = "data verification FAILED";
+    }
+    out += fmt::format("# r{}-r{}: transport {}, {}\n", p.rank_a, p.rank_b, p.transport.empty() ? "none" : p.transport,
+                       verdict);
+  }
+  return out;
+}
+
+nlohmann::json size_json(const SizeResult& s) {
+  const auto& t = s.one_way_s;
+  return {{"bytes", s.bytes},
+          {"repetitions", t.count},
+          {"one_way_time_s", {{"mean", t.mean}, {"median", t.median}, {"min", t.min}, {"max", t.max},
+                              {"stddev", t.stddev}}},
+          {"bandwidth_gbps", s.bandwidth_gbps},
+          {"bandwidth_min_gbps", s.bandwidth_min_gbps},
+          {"bandwidth_max_gbps", s.bandwidth_max_gbps},
+          {"verified", s.verified},
+          {"verify_error", s.verify_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.verify_error)}};
+}
+
+nlohmann::json pair_json(const PairResult& p) {
+  nlohmann::json sizes = nlohmann::json::array();
+  for (const auto& s : p.sizes) sizes.push_back(size_json(s));
+  const auto gpu = [](int g) { return g < 0 ? nlohmann::json(nullptr) : nlohmann::json(g); };
+  return {{"rank_a", p.rank_a}, {"rank_b", p.rank_b}, {"host_a", p.host_a}, {"host_b", p.host_b},
+          {"gpu_a", gpu(p.gpu_a)}, {"gpu_b", gpu(p.gpu_b)},
+          {"buffer_a", p.gpu_a < 0 ? "host" : "gpu"}, {"buffer_b", p.gpu_b < 0 ? "host" : "gpu"},
+          {"transport", p.transport.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.transport)},
+          {"error", p.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.error)},
+          {"sizes", sizes}};
+}
+
+}  // namespace
+
+std::string pingpong_text(const Result& r) {
+  if (r.all_pairs) return all_pairs_text(r);
+  std::string out = run_header(r);
+  for (const auto& p : r.pairs) append_pair_table(out, p);
+  return out;
+}
+
+std::string pingpong_json(const Result& r, const std::vector<std::string>& argv) {
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const auto& p : r.pairs) pairs.push_back(pair_json(p));
+  const auto failure = pingpong::first_failure(r);
+  const nlohmann::json j = {{"schema", "xferbench-pingpong/1"},
+                            {"command_line", argv},
+                            {"mode", to_string(r.mode)},
+                            {"requested_transport", r.requested_transport},
+                            {"world_size", r.world_size},
+                            {"all_pairs", r.all_pairs},
+                            {"loop_count", r.loop_count},
+                            {"warmup", r.warmup},
+                            {"window", r.window},
+                            {"gbps_definition", "1e9 bytes per second"},
+                            {"status", failure ? "failed" : "ok"},
+                            {"failure", failure ? nlohmann::json(failure->what()) : nlohmann::json(nullptr)},
+                            {"pairs", pairs}};
+  return j.dump(2) + "\n";
+}
+
+std::string pingpong_csv(const Result& r) {
+  std::string out =
+      "rank_a,rank_b,host_a,host_b,gpu_a,gpu_b,transport,mode,bytes,one_way_time_mean_s,one_way_time_min_s,"
+      "one_way_time_max_s,one_way_time_median_s,bandwidth_gbps,bandwidth_min_gbps,bandwidth_max_gbps,verified\n";
+  for (const auto& p : r.pairs) {
+    for (const auto& s : p.sizes) {
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.9e},{:.9e},{:.9e},{:.9e},{:.9f},{:.9f},{:.9f},{}\n", p.rank_a,
+                         p.rank_b, p.host_a, p.host_b, device_label(p.gpu_a), device_label(p.gpu_b), p.transport,
+                         to_string(r.mode), s.bytes, s.one_way_s.mean, s.one_way_s.min, s.one_way_s.max,
+                         s.one_way_s.median, s.bandwidth_gbps, s.bandwidth_min_gbps, s.bandwidth_max_gbps,
+                         s.verified ? "true" : "false");
+    }
+  }
+  return out;
+}
+
+std::string render_pingpong(const Result& r, PingpongFormat f, const std::vector<std::string>& argv) {
+  switch (f) {
+    case PingpongFormat::text: return pingpong_text(r);
+    case PingpongFormat::json: return pingpong_json(r, argv);
+    case PingpongFormat::csv: return pingpong_csv(r);
+  }
+  return "";
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << content;
+    f.flush();
+    if (!f) fail(ErrorKind::io, fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    fail(ErrorKind::io, fmt::format("cannot rename {} to {}: {}", tmp, path, why));
+  }
+}
+
+}  // namespace xb::report

@@ -1,0 +1,29 @@
+// Reporters for process-to-process results: the seed's table (text), JSON
+// (schema "xferbench-pingpong/1", units in field names) and CSV. They read
+// pingpong::Result only and are the only code that formats its numbers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pingpong/result.hpp"
+
+namespace xb::report {
+
+enum class PingpongFormat { text, json, csv };
+PingpongFormat parse_pingpong_format(const std::string& text);  // Error(usage)
+
+// Two-rank runs: `#` header lines, the seed's columns plus min and max
+// one-way time, a `#` footer with the verification verdict. --all-pairs:
+// rank table with hosts and GPUs, then bandwidth (largest size) and one-way
+// time (smallest size) matrices.
+std::string pingpong_text(const pingpong::Result& r);
+std::string pingpong_json(const pingpong::Result& r, const std::vector<std::string>& argv);
+std::string pingpong_csv(const pingpong::Result& r);
+std::string render_pingpong(const pingpong::Result& r, PingpongFormat f, const std::vector<std::string>& argv);
+
+// Writes `path`.tmp and renames it over `path`, so a reader never sees a
+// half-written report. Error(io) naming the path on failure.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace xb::report

@@ -1,0 +1,204 @@
+// Whole pingpong runs over the in-process communicator (threads as ranks,
+// host buffers): results, modes, --all-pairs, and the faults that must end
+// every rank with the same error instead of a hang.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <mutex>
+
+#include "comm/inproc_comm.hpp"
+#include "pingpong/runner.hpp"
+#include "pingpong/transport.hpp"
+
+namespace xb::pingpong {
+namespace {
+
+Options small_options() {
+  Options o;
+  o.num_sizes = 5;  // 8 .. 128 B
+  o.loop_count = 3;
+  o.warmup = 1;
+  o.window = 4;
+  o.timeout_s = 5;
+  return o;
+}
+
+// What each rank ended with: its result, or the error it threw.
+struct RankOutcome {
+  std::optional<Result> result;
+  std::optional<Error> error;
+};
+
+std::map<int, RankOutcome> run_all(const comm::InprocOptions& world, const Options& o,
+                                   const Environment& env = default_environment()) {
+  std::map<int, RankOutcome> out;
+  std::mutex m;
+  comm::run_ranks(world, [&](comm::Communicator& c) {
+    RankOutcome mine;
+    try {
+      mine.result = run(c, o, env);
+    } catch (const Error& e) {
+      mine.error = e;
+    }
+    std::lock_guard<std::mutex> lock(m);
+    out[c.rank()] = mine;
+  });
+  return out;
+}
+
+TEST(PingpongRun, TwoRankHostPingpongMeasuresAndVerifiesEverySize) {
+  const auto out = run_all({2, {}}, small_options());
+  for (const auto& [rank, o] : out) {
+    ASSERT_TRUE(o.result) << "rank " << rank << ": " << (o.error ? o.error->what() : "");
+    ASSERT_EQ(o.result->pairs.size(), 1u);
+    const PairResult& p = o.result->pairs[0];
+    EXPECT_EQ(p.transport, "mpi");
+    EXPECT_EQ(p.gpu_a, -1);
+    ASSERT_EQ(p.sizes.size(), 5u);
+    EXPECT_EQ(p.sizes.back().bytes, 128u);
+    for (const auto& s : p.sizes) {
+      EXPECT_TRUE(s.verified) << s.verify_error;
+      EXPECT_EQ(s.one_way_s.count, 3);
+      EXPECT_GT(s.one_way_s.mean, 0);
+      EXPECT_GT(s.bandwidth_gbps, 0);
+      EXPECT_LE(s.one_way_s.min, s.one_way_s.max);
+    }
+    EXPECT_FALSE(first_failure(*o.result));
+  }
+}
+
+TEST(PingpongRun, BwAndBibwModesVerifyTheirReceiveBuffers) {
+  for (Mode mode : {Mode::bw, Mode::bibw}) {
+    Options o = small_options();
+    o.mode = mode;
+    const auto out = run_all({2, {}}, o);
+    ASSERT_TRUE(out.at(0).result) << out.at(0).error->what();
+    EXPECT_FALSE(first_failure(*out.at(0).result)) << to_string(mode);
+    EXPECT_EQ(out.at(0).result->mode, mode);
+  }
+}
+
+TEST(PingpongRun, AllPairsWithFiveRanksMeasuresTenPairsWithByes) {
+  Options o = small_options();
+  o.num_sizes = 2;
+  o.all_pairs = true;
+  const auto out = run_all({5, {"a", "a", "b", "b", "c"}}, o);
+  ASSERT_EQ(out.size(), 5u);
+  for (const auto& [rank, ro] : out) {
+    ASSERT_TRUE(ro.result) << "rank " << rank << ": " << ro.error->what();
+    ASSERT_EQ(ro.result->pairs.size(), 10u);
+    EXPECT_EQ(ro.result->pairs[0].rank_a, 0);
+    EXPECT_EQ(ro.result->pairs[0].rank_b, 1);
+    EXPECT_EQ(ro.result->pairs[9].rank_a, 3);
+    EXPECT_EQ(ro.result->pairs[9].rank_b, 4);
+    EXPECT_EQ(ro.result->pairs[9].host_b, "c");
+    EXPECT_FALSE(first_failure(*ro.result));
+  }
+}
+
+void expect_same_error_everywhere(const std::map<int, RankOutcome>& out, ErrorKind kind, const std::string& text) {
+  for (const auto& [rank, o] : out) {
+    ASSERT_TRUE(o.error) << "rank " << rank << " did not fail";
+    EXPECT_EQ(o.error->kind(), kind) << o.error->what();
+    EXPECT_NE(std::string(o.error->what()).find(text), std::string::npos) << o.error->what();
+  }
+}
+
+TEST(PingpongRun, MoreThanTwoRanksNeedAllPairs) {
+  expect_same_error_everywhere(run_all({3, {}}, small_options()), ErrorKind::usage, "--all-pairs");
+}
+
+Environment fake_gpus(int count, bool nccl) {
+  return Environment{[count] { return count; }, [nccl] { return nccl; }};
+}
+
+TEST(PingpongRun, AGpuIdOutOfRangeOnOneRankStopsEveryRank) {
+  Options o = small_options();
+  o.dev2 = Endpoint{true, 5};  // only rank 1 holds dev2
+  expect_same_error_everywhere(run_all({2, {}}, o, fake_gpus(2, false)), ErrorKind::usage,
+                               "rank 1: gpu 5 is out of range");
+}
+
+TEST(PingpongRun, AGpuAskedForOnAMachineWithoutOneIsNoDevice) {
+  Options o = small_options();
+  o.dev1 = Endpoint{true, -1};
+  expect_same_error_everywhere(run_all({2, {}}, o, fake_gpus(0, false)), ErrorKind::no_device, "rank 0:");
+}
+
+TEST(PingpongRun, GpuBuffersOverMpiThatIsNotCudaAwareNameTheAlternatives) {
+  Options o = small_options();
+  o.dev1 = Endpoint{true, -1};
+  o.transport = TransportKind::mpi;
+  o.cuda_aware = CudaAware::no;
+  expect_same_error_everywhere(run_all({2, {}}, o, fake_gpus(2, false)), ErrorKind::usage,
+                               "use --transport staged, ipc or nccl");
+}
+
+TEST(PingpongRun, NcclMissingIsACleanErrorNamingTheLibrary) {
+  Options o = small_options();
+  o.dev1 = o.dev2 = Endpoint{true, -1};
+  o.transport = TransportKind::nccl;
+  expect_same_error_everywhere(run_all({2, {}}, o, fake_gpus(2, false)), ErrorKind::comm, "libnccl.so.2");
+}
+
+TEST(PingpongRun, ADeadPeerBecomesATimeoutNamingIt) {
+  Options o = small_options();
+  o.timeout_s = 0.3;
+  std::optional<Error> err;
+  comm::run_ranks({2, {}}, [&](comm::Communicator& c) {
+    if (c.rank() == 1) return;  // dies before taking part
+    try {
+      run(c, o);
+    } catch (const Error& e) {
+      err = e;
+    }
+  });
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err->kind(), ErrorKind::timeout);
+  EXPECT_NE(std::string(err->what()).find("rank 1 did not answer within 0.3 s"), std::string::npos) << err->what();
+}
+
+// Passes everything through, but flips one byte of every data message the
+// responder sends, as a faulty link would.
+class CorruptingComm final : public comm::Communicator {
+ public:
+  explicit CorruptingComm(comm::Communicator& inner) : inner_(inner) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  int local_rank() const override { return inner_.local_rank(); }
+  int local_size() const override { return inner_.local_size(); }
+  std::string host_name() const override { return inner_.host_name(); }
+  std::string name() const override { return "corrupting"; }
+  comm::Request isend(int peer, int tag, const void* data, std::size_t bytes) override {
+    if (tag != kTagData || rank() != 1 || bytes == 0) return inner_.isend(peer, tag, data, bytes);
+    std::vector<unsigned char> copy(static_cast<const unsigned char*>(data),
+                                    static_cast<const unsigned char*>(data) + bytes);
+    copy[bytes / 2] ^= 0x10;
+    return inner_.isend(peer, tag, copy.data(), bytes);  // inproc sends are buffered
+  }
+  comm::Request irecv(int peer, int tag, void* data, std::size_t bytes) override {
+    return inner_.irecv(peer, tag, data, bytes);
+  }
+  void wait_all(comm::Request* r, std::size_t n, comm::Seconds t) override { inner_.wait_all(r, n, t); }
+
+ private:
+  comm::Communicator& inner_;
+};
+
+TEST(PingpongRun, CorruptedDataFailsVerification) {
+  std::optional<Result> result;
+  comm::run_ranks({2, {}}, [&](comm::Communicator& c) {
+    CorruptingComm bad(c);
+    auto r = run(bad, small_options());
+    if (c.rank() == 0) result = r;
+  });
+  ASSERT_TRUE(result);
+  const auto failure = first_failure(*result);
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->kind(), ErrorKind::verification);
+  EXPECT_NE(std::string(failure->what()).find("initiator received wrong data"), std::string::npos)
+      << failure->what();
+}
+
+}  // namespace
+}  // namespace xb::pingpong
