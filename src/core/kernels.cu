@@ -98,8 +98,9 @@ __global__ void gate_kernel(const volatile int* release, int* timed_out, std::ui
 __global__ void chase_kernel(const void* start, std::uint64_t steps, unsigned long long* sink) {
   const void* p = start;
   for (std::uint64_t s = 0; s < steps; ++s) {
-    // ld.global.cg: cached in L2 only, so every hop is a real L2/fabric trip.
-    p = reinterpret_cast<const void*>(__ldcg(reinterpret_cast<const unsigned long long*>(p)));
+    // A plain dependent load: host and peer memory are not kept in this
+    // GPU's caches, so each hop pays the full link round trip.
+    p = *reinterpret_cast<const void* const*>(p);
   }
   *sink = reinterpret_cast<unsigned long long>(p);
 }

@@ -40,7 +40,7 @@ void launch_verify_pattern(const void* buf, std::uint64_t bytes, std::uint64_t s
 void launch_gate(const volatile int* release, int* timed_out, std::uint64_t timeout_ns, cudaStream_t stream);
 
 // One thread follows a ring of pointers (each 8-byte slot holds the address
-// of the next slot) for `steps` dependent loads that bypass the L1 cache;
+// of the next slot) for `steps` dependent loads;
 // the final pointer is stored in *sink so the chain cannot be optimised away.
 void launch_chase(const void* buf, std::uint64_t steps, unsigned long long* sink, cudaStream_t stream);
 

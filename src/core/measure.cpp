@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/cuda_check.hpp"
+#include "core/cuda_raii.hpp"
 #include "core/error.hpp"
 #include "core/numa.hpp"
 #include "core/stats.hpp"
@@ -32,12 +33,6 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-float elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
-  float ms = 0;
-  XB_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-  return ms;
-}
-
 // Launch shapes found best per kind of path on H100/H200 (bench/sm_tuning.sh
 // re-measures them); any field the user set wins.
 SmCopyConfig sm_config_for(const Transfer& t, const SmCopyConfig& user) {
@@ -56,41 +51,23 @@ SmCopyConfig sm_config_for(const Transfer& t, const SmCopyConfig& user) {
   return c;
 }
 
-cudaEvent_t make_event(int device) {
-  XB_CUDA_CHECK(cudaSetDevice(device));
-  cudaEvent_t e = nullptr;
-  XB_CUDA_CHECK(cudaEventCreate(&e));
-  return e;
-}
-
 }  // namespace
 
 struct Measurer::Plan {
   const Scenario* scenario = nullptr;
   std::vector<Buffer*> src, dst;
-  std::vector<int> stream_of;      // transfer -> stream index
-  std::vector<int> stream_device;  // stream -> GPU
-  std::vector<cudaStream_t> streams;
-  std::vector<cudaEvent_t> gate_end;    // per stream
-  std::vector<cudaEvent_t> start, end;  // per transfer
-  cudaEvent_t total_end = nullptr;
+  std::vector<int> stream_of;  // transfer -> stream index
+  std::vector<Stream> streams;
+  std::vector<Event> gate_end;          // per stream
+  std::vector<Event> start, end;        // per transfer
+  Event total_end;
   std::vector<SmCopyConfig> sm;
   int copies = 1;
   bool gated = true;
 
-  ~Plan() {
-    for (auto e : gate_end) XB_CUDA_CHECK_NOTHROW(cudaEventDestroy(e));
-    for (auto e : start) XB_CUDA_CHECK_NOTHROW(cudaEventDestroy(e));
-    for (auto e : end) XB_CUDA_CHECK_NOTHROW(cudaEventDestroy(e));
-    if (total_end) XB_CUDA_CHECK_NOTHROW(cudaEventDestroy(total_end));
-    for (std::size_t s = 0; s < streams.size(); ++s) {
-      XB_CUDA_CHECK_NOTHROW(cudaSetDevice(stream_device[s]));
-      XB_CUDA_CHECK_NOTHROW(cudaStreamDestroy(streams[s]));
-    }
-  }
-
   const Transfer& t(std::size_t i) const { return scenario->transfers[i]; }
   std::size_t size() const { return scenario->transfers.size(); }
+  const Stream& stream(std::size_t i) const { return streams[stream_of[i]]; }
 };
 
 Measurer::Measurer(const System& sys, MeasureOptions opts) : sys_(sys), opts_(opts) {
@@ -137,27 +114,31 @@ void Measurer::prepare_buffers(Plan& plan) {
   }
 }
 
+void Measurer::enqueue_copy(const Plan& plan, std::size_t i) {
+  const Transfer& t = plan.t(i);
+  const Stream& s = plan.stream(i);
+  if (t.engine == Engine::copy_engine) {
+    XB_CUDA_CHECK(cudaMemcpyAsync(plan.dst[i]->ptr(), plan.src[i]->ptr(), t.bytes, cudaMemcpyDefault, s.get()));
+  } else {
+    launch_sm_copy(plan.dst[i]->kernel_ptr(), plan.src[i]->kernel_ptr(), t.bytes, plan.sm[i],
+                   sys_.gpus[s.device()].sm_count, s.get());
+  }
+}
+
 void Measurer::warm_up(Plan& plan) {
   // Warm-up copies load code paths and TLBs, and their duration sizes the
   // samples: a sample lasts about target_sample_s.
   double slowest_copy_s = 0;
   for (int round = 0; round < std::max(1, opts_.warmup_copies); ++round) {
     for (std::size_t i = 0; i < plan.size(); ++i) {
-      const Transfer& t = plan.t(i);
-      cudaStream_t s = plan.streams[plan.stream_of[i]];
-      XB_CUDA_CHECK(cudaSetDevice(plan.stream_device[plan.stream_of[i]]));
-      XB_CUDA_CHECK(cudaEventRecord(plan.start[i], s));
-      if (t.engine == Engine::copy_engine) {
-        XB_CUDA_CHECK(cudaMemcpyAsync(plan.dst[i]->ptr(), plan.src[i]->ptr(), t.bytes, cudaMemcpyDefault, s));
-      } else {
-        launch_sm_copy(plan.dst[i]->kernel_ptr(), plan.src[i]->kernel_ptr(), t.bytes, plan.sm[i],
-                       sys_.gpus[plan.stream_device[plan.stream_of[i]]].sm_count, s);
-      }
-      XB_CUDA_CHECK(cudaEventRecord(plan.end[i], s));
+      XB_CUDA_CHECK(cudaSetDevice(plan.stream(i).device()));
+      XB_CUDA_CHECK(cudaEventRecord(plan.start[i].get(), plan.stream(i).get()));
+      enqueue_copy(plan, i);
+      XB_CUDA_CHECK(cudaEventRecord(plan.end[i].get(), plan.stream(i).get()));
     }
     for (std::size_t i = 0; i < plan.size(); ++i) {
-      XB_CUDA_CHECK(cudaEventSynchronize(plan.end[i]));
-      slowest_copy_s = std::max(slowest_copy_s, elapsed_ms(plan.start[i], plan.end[i]) / 1e3);
+      XB_CUDA_CHECK(cudaEventSynchronize(plan.end[i].get()));
+      slowest_copy_s = std::max(slowest_copy_s, elapsed_seconds(plan.start[i], plan.end[i]));
     }
   }
   if (opts_.copies_per_sample > 0) {
@@ -173,37 +154,40 @@ void Measurer::run_sample(Plan& plan, ScenarioSamples& out) {
   timed_out_[0] = 0;
   const auto timeout_ns = static_cast<std::uint64_t>(opts_.gate_timeout_s * 1e9);
   for (std::size_t s = 0; s < plan.streams.size(); ++s) {
-    XB_CUDA_CHECK(cudaSetDevice(plan.stream_device[s]));
-    if (plan.gated) launch_gate(release_, timed_out_, timeout_ns, plan.streams[s]);
-    XB_CUDA_CHECK(cudaEventRecord(plan.gate_end[s], plan.streams[s]));
+    XB_CUDA_CHECK(cudaSetDevice(plan.streams[s].device()));
+    if (plan.gated) launch_gate(release_, timed_out_, timeout_ns, plan.streams[s].get());
+    XB_CUDA_CHECK(cudaEventRecord(plan.gate_end[s].get(), plan.streams[s].get()));
   }
   for (std::size_t i = 0; i < plan.size(); ++i) {
-    const Transfer& t = plan.t(i);
-    const int si = plan.stream_of[i];
-    cudaStream_t s = plan.streams[si];
-    XB_CUDA_CHECK(cudaSetDevice(plan.stream_device[si]));
-    XB_CUDA_CHECK(cudaEventRecord(plan.start[i], s));
-    for (int c = 0; c < plan.copies; ++c) {
-      if (t.engine == Engine::copy_engine) {
-        XB_CUDA_CHECK(cudaMemcpyAsync(plan.dst[i]->ptr(), plan.src[i]->ptr(), t.bytes, cudaMemcpyDefault, s));
-      } else {
-        launch_sm_copy(plan.dst[i]->kernel_ptr(), plan.src[i]->kernel_ptr(), t.bytes, plan.sm[i],
-                       sys_.gpus[plan.stream_device[si]].sm_count, s);
-      }
-    }
-    XB_CUDA_CHECK(cudaEventRecord(plan.end[i], s));
+    XB_CUDA_CHECK(cudaSetDevice(plan.stream(i).device()));
+    XB_CUDA_CHECK(cudaEventRecord(plan.start[i].get(), plan.stream(i).get()));
+    for (int c = 0; c < plan.copies; ++c) enqueue_copy(plan, i);
+    XB_CUDA_CHECK(cudaEventRecord(plan.end[i].get(), plan.stream(i).get()));
   }
   // Stream 0 waits for every transfer, so total_end marks the last one done.
-  XB_CUDA_CHECK(cudaSetDevice(plan.stream_device[0]));
-  for (std::size_t i = 0; i < plan.size(); ++i) XB_CUDA_CHECK(cudaStreamWaitEvent(plan.streams[0], plan.end[i], 0));
-  XB_CUDA_CHECK(cudaEventRecord(plan.total_end, plan.streams[0]));
+  const Stream& s0 = plan.streams[0];
+  XB_CUDA_CHECK(cudaSetDevice(s0.device()));
+  for (std::size_t i = 0; i < plan.size(); ++i) XB_CUDA_CHECK(cudaStreamWaitEvent(s0.get(), plan.end[i].get(), 0));
+  XB_CUDA_CHECK(cudaEventRecord(plan.total_end.get(), s0.get()));
   release_[0] = 1;
+  wait_for(plan.total_end);
 
-  // Wait with a deadline instead of blocking forever on a hung copy.
+  out.total_seconds.push_back(elapsed_seconds(plan.gate_end[0], plan.total_end));
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const Event& ref = plan.gate_end[plan.stream_of[i]];
+    auto& ts = out.transfers[i];
+    ts.seconds.push_back(elapsed_seconds(plan.start[i], plan.end[i]));
+    ts.start_s.push_back(elapsed_seconds(ref, plan.start[i]));
+    ts.end_s.push_back(elapsed_seconds(ref, plan.end[i]));
+  }
+}
+
+void Measurer::wait_for(const Event& done) {
+  // Poll with a deadline instead of blocking forever on a hung copy.
   const auto t0 = Clock::now();
   const double deadline_s = opts_.gate_timeout_s + 60.0;
   cudaError_t q;
-  while ((q = cudaEventQuery(plan.total_end)) == cudaErrorNotReady) {
+  while ((q = cudaEventQuery(done.get())) == cudaErrorNotReady) {
     if (seconds_since(t0) > deadline_s)
       fail(ErrorKind::timeout, fmt::format("transfers did not finish within {:.0f} s", deadline_s));
     std::this_thread::sleep_for(std::chrono::microseconds(50));
@@ -212,16 +196,6 @@ void Measurer::run_sample(Plan& plan, ScenarioSamples& out) {
   if (timed_out_[0] != 0)
     fail(ErrorKind::timeout, fmt::format("gate timed out after {} s before all copies were queued; "
                                          "the sample is invalid (raise --gate-timeout)", opts_.gate_timeout_s));
-
-  const float total_ms = elapsed_ms(plan.gate_end[0], plan.total_end);
-  out.total_seconds.push_back(total_ms / 1e3);
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    const cudaEvent_t ref = plan.gate_end[plan.stream_of[i]];
-    auto& ts = out.transfers[i];
-    ts.seconds.push_back(elapsed_ms(plan.start[i], plan.end[i]) / 1e3);
-    ts.start_s.push_back(elapsed_ms(ref, plan.start[i]) / 1e3);
-    ts.end_s.push_back(elapsed_ms(ref, plan.end[i]) / 1e3);
-  }
 }
 
 void Measurer::verify(Plan& plan, ScenarioSamples& out) {
@@ -253,23 +227,19 @@ ScenarioSamples Measurer::run(const Scenario& scenario, const SampleMetric& metr
     const int dev = scenario.streams == StreamMode::only_one ? first_gpu : plan.t(i).exec_device;
     int idx = -1;
     if (scenario.streams != StreamMode::per_transfer) {
-      for (std::size_t s = 0; s < plan.stream_device.size(); ++s)
-        if (plan.stream_device[s] == dev) idx = static_cast<int>(s);
+      for (std::size_t s = 0; s < plan.streams.size(); ++s)
+        if (plan.streams[s].device() == dev) idx = static_cast<int>(s);
     }
     if (idx < 0) {
-      XB_CUDA_CHECK(cudaSetDevice(dev));
-      cudaStream_t s = nullptr;
-      XB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-      plan.streams.push_back(s);
-      plan.stream_device.push_back(dev);
-      plan.gate_end.push_back(make_event(dev));
+      plan.streams.emplace_back(dev);
+      plan.gate_end.emplace_back(dev);
       idx = static_cast<int>(plan.streams.size()) - 1;
     }
     plan.stream_of.push_back(idx);
-    plan.start.push_back(make_event(dev));
-    plan.end.push_back(make_event(dev));
+    plan.start.emplace_back(dev);
+    plan.end.emplace_back(dev);
   }
-  plan.total_end = make_event(plan.stream_device[0]);
+  plan.total_end = Event(plan.streams[0].device());
 
   prepare_buffers(plan);
   warm_up(plan);

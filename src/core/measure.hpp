@@ -21,6 +21,8 @@
 
 namespace xb {
 
+class Event;
+
 struct MeasureOptions {
   int copies_per_sample = 0;       // 0: chosen from the warm-up so a sample lasts ~target_sample_s
   double target_sample_s = 0.02;
@@ -81,7 +83,9 @@ class Measurer {
   struct Plan;
   void prepare_buffers(Plan& plan);
   void warm_up(Plan& plan);
+  void enqueue_copy(const Plan& plan, std::size_t i);
   void run_sample(Plan& plan, ScenarioSamples& out);
+  void wait_for(const Event& done);
   void verify(Plan& plan, ScenarioSamples& out);
 
   const System& sys_;

@@ -156,7 +156,7 @@ std::uint64_t verify_buffer(const Buffer& buf, std::uint64_t bytes, std::uint64_
   if (!buf.kernel_ptr()) return verify_pattern_host(buf.ptr(), bytes, seed);
   XB_CUDA_CHECK(cudaSetDevice(device));
   unsigned long long* first_bad = nullptr;
-  XB_CUDA_CHECK(cudaMallocHost(&first_bad, sizeof(*first_bad)));
+  XB_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&first_bad), sizeof(*first_bad)));
   *first_bad = ~0ull;
   launch_verify_pattern(buf.kernel_ptr(), bytes, seed, first_bad, nullptr);
   const cudaError_t err = cudaStreamSynchronize(nullptr);

@@ -35,8 +35,9 @@ class Nvml {
   // answer stay at their defaults; never throws for a missing field.
   NvmlLinkInfo link_info(const std::string& pci_bus_id) const;
 
+  struct Api;  // resolved NVML entry points (defined in nvml.cpp)
+
  private:
-  struct Api;
   explicit Nvml(std::unique_ptr<Api> api);
   std::unique_ptr<Api> api_;
 };

@@ -1,0 +1,88 @@
+#include "app/cli.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+
+namespace xb::app {
+
+std::unique_ptr<CLI::App> make_app(Context& ctx) {
+  auto app = std::make_unique<CLI::App>(
+      "xferbench: how fast bytes move between host memory, GPUs, processes and nodes,\n"
+      "and how close each number is to what the hardware allows.\n"
+      "With no command, runs the quick suite on every GPU (same as 'xferbench run').",
+      "xferbench");
+  app->set_version_flag("-V,--version", std::string("xferbench ") + XFERBENCH_VERSION);
+  app->add_flag("-q,--quiet", ctx.quiet, "No progress lines on stderr");
+  app->require_subcommand(0, 1);
+  app->fallthrough();
+  add_list_command(*app, ctx);
+  add_cases_command(*app, ctx);
+  add_run_command(*app, ctx);
+  app->footer(
+      "Exit codes: 0 success; 1 a measurement or verification failed; 2 bad arguments;\n"
+      "3 no usable GPU; 4 not enough memory; 5 NVML unavailable; 6 MPI/launch problem;\n"
+      "7 file I/O error; 8 CUDA error; 9 timeout; 70 internal error.");
+  return app;
+}
+
+int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::ostream& out, std::ostream& err) {
+  ctx.argv.insert(ctx.argv.end(), args.begin(), args.end());
+  std::reverse(args.begin(), args.end());  // CLI11 consumes the vector from the back
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::CallForVersion&) {
+    out << app.version() << "\n";
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    fmt::print(err, "xferbench: error: {}\nRun 'xferbench --help' or 'xferbench COMMAND --help' for usage.\n", e.what());
+    return exit_code(ErrorKind::usage);
+  } catch (const Error& e) {
+    // Semantic checks done inside option callbacks (case names, sizes).
+    fmt::print(err, "xferbench: error: {}\n", e.what());
+    return exit_code(e.kind());
+  }
+  if (!ctx.action) {
+    // No subcommand: the default suite, exactly as 'xferbench run'.
+    CLI::App* run = app.get_subcommand("run");
+    try {
+      run->parse(std::vector<std::string>{});
+    } catch (const Error& e) {
+      fmt::print(err, "xferbench: error: {}\n", e.what());
+      return exit_code(e.kind());
+    }
+  }
+  return ctx.action ? -1 : exit_code(ErrorKind::internal);
+}
+
+int run_action(Context& ctx, std::ostream& err) {
+  int code = 0;
+  try {
+    code = ctx.action();
+  } catch (const Error& e) {
+    fmt::print(err, "xferbench: error: {}\n", e.what());
+    code = exit_code(e.kind());
+  } catch (const std::exception& e) {
+    fmt::print(err, "xferbench: internal error: {}\n", e.what());
+    code = exit_code(ErrorKind::internal);
+  }
+  if (*deferred_cuda_error()) fmt::print(err, "xferbench: warning: during cleanup: {}\n", deferred_cuda_error());
+  return code;
+}
+
+bool progress_enabled(const Context& ctx) { return !ctx.quiet && isatty(STDERR_FILENO); }
+
+}  // namespace xb::app

@@ -1,0 +1,29 @@
+// Builds the xferbench command line. Kept apart from main() so tests parse
+// argument vectors without starting a process or touching a GPU.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app/command.hpp"
+
+namespace xb::app {
+
+std::unique_ptr<CLI::App> make_app(Context& ctx);
+
+// Parses `args` (without the program name). Returns the exit code to use
+// when parsing itself ends the program (help, version, a usage error), or
+// -1 when ctx.action is ready to run. Messages go to `out` / `err`.
+int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::ostream& out, std::ostream& err);
+
+// Runs ctx.action, mapping xb::Error to its documented exit code with a
+// one-line "xferbench: error: ..." message on `err`.
+int run_action(Context& ctx, std::ostream& err);
+
+// Whether progress lines may be drawn on stderr (a terminal, not --quiet).
+bool progress_enabled(const Context& ctx);
+
+}  // namespace xb::app

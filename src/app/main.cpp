@@ -1,0 +1,23 @@
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/cli.hpp"
+
+#ifdef XFERBENCH_HAVE_PINGPONG
+#include "app/seed_args.hpp"
+#endif
+
+int main(int argc, char** argv) {
+  xb::app::Context ctx;
+  ctx.argv.push_back(argv[0]);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto app = xb::app::make_app(ctx);
+#ifdef XFERBENCH_HAVE_PINGPONG
+  xb::app::add_pingpong_command(*app, ctx);
+  args = xb::app::normalize_seed_args(std::move(args));
+#endif
+  const int code = xb::app::parse_args(*app, ctx, std::move(args), std::cout, std::cerr);
+  if (code >= 0) return code;
+  return xb::app::run_action(ctx, std::cerr);
+}

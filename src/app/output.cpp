@@ -1,0 +1,36 @@
+#include "app/output.hpp"
+
+#include <cstdio>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace xb::app {
+
+bool OutputOptions::file_is_csv() const {
+  return file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0;
+}
+
+void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv) {
+  std::vector<std::string> formats = {"text", "json"};
+  if (allow_csv) formats.push_back("csv");
+  cmd.add_option("--format", out.format, "Format on stdout")->check(CLI::IsMember(formats))->capture_default_str();
+  cmd.add_flag_callback("-j,--json", [&out]() { out.format = "json"; }, "Same as --format json");
+  cmd.add_option("-o,--output", out.file,
+                 allow_csv ? "Also write results to FILE: CSV if it ends in .csv, JSON otherwise"
+                           : "Also write results as JSON to FILE");
+}
+
+void check_output_writable(const OutputOptions& out) {
+  if (out.file.empty()) return;
+  const std::string probe = out.file + ".tmp";
+  {
+    std::ofstream f(probe, std::ios::binary | std::ios::trunc);
+    if (!f) fail(ErrorKind::io, fmt::format("cannot write output file '{}'", out.file));
+  }
+  std::remove(probe.c_str());
+}
+
+}  // namespace xb::app

@@ -1,0 +1,24 @@
+// Where results go: a format on stdout and optionally a file whose format
+// follows its extension (.csv -> CSV, anything else -> JSON).
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace xb::app {
+
+struct OutputOptions {
+  std::string format = "text";  // stdout: text | json | csv
+  std::string file;             // --output FILE
+  bool file_is_csv() const;
+};
+
+// Adds --format/-j/--output to a subcommand.
+void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv = true);
+
+// Checks that the output file can be created, before any measurement, so a
+// long run never ends in "cannot write". Throws Error(io).
+void check_output_writable(const OutputOptions& out);
+
+}  // namespace xb::app

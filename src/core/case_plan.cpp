@@ -1,0 +1,357 @@
+#include "core/case_plan.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.hpp"
+#include "core/latency.hpp"
+#include "core/stats.hpp"
+
+namespace xb {
+namespace {
+
+using P = Pattern;
+
+Transfer make_transfer(const Location& src, const Location& dst, Engine e, int exec, std::uint64_t bytes) {
+  Transfer t;
+  t.src = src;
+  t.dst = dst;
+  t.engine = e;
+  t.exec_device = exec;
+  t.bytes = bytes;
+  t.label = location_label(src) + "->" + location_label(dst);
+  return t;
+}
+
+const Location kHost = host_memory(MemKind::pinned, -1);  // on the executing GPU's node
+
+std::string pcie_label(const GpuInfo& g) {
+  if (g.pcie_gen_max < 1) return "PCIe";
+  return fmt::format("PCIe Gen{} x{}", g.pcie_gen_max, g.pcie_width_max);
+}
+
+std::string peer_label(const PeerLink& l) {
+  switch (l.kind) {
+    case LinkKind::nvlink: return fmt::format("NVLink x{}", l.nvlinks);
+    case LinkKind::pcie: return "PCIe peer";
+    case LinkKind::self: return "device memory";
+    default: return "none";
+  }
+}
+
+Output host_output(const GpuInfo& g, int matrix = 0) {
+  Output o;
+  o.matrix = matrix;
+  o.link = pcie_label(g);
+  o.peak = g.pcie;
+  return o;
+}
+
+Peak scaled(Peak p, double factor, const std::string& why) {
+  if (!p.known()) return p;
+  p.gbps *= factor;
+  p.formula = fmt::format("{} x {} ({})", factor, p.formula, why);
+  return p;
+}
+
+std::string engine_tag(Engine e) { return e == Engine::sm ? "SM" : "CE"; }
+
+std::vector<std::string> gpu_labels(int n) {
+  std::vector<std::string> v;
+  for (int g = 0; g < n; ++g) v.push_back(fmt::format("gpu{}", g));
+  return v;
+}
+
+Matrix header(const std::string& name, const std::string& title, const std::vector<std::string>& rows, int gpus) {
+  Matrix m;
+  m.name = name;
+  m.title = title;
+  m.row_labels = rows;
+  m.col_labels = gpu_labels(gpus);
+  return m;
+}
+
+// host <-> GPU patterns, one cell per GPU (row 0 = host).
+void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  const bool to_dev = def.pattern == P::host_to_device || def.pattern == P::host_to_device_bidir ||
+                      def.pattern == P::host_to_all || def.pattern == P::host_to_all_bidir;
+  const bool bidir = def.pattern == P::host_to_device_bidir || def.pattern == P::device_to_host_bidir ||
+                     def.pattern == P::all_to_host_bidir || def.pattern == P::host_to_all_bidir;
+  const bool all = def.pattern == P::all_to_host || def.pattern == P::all_to_host_bidir ||
+                   def.pattern == P::host_to_all || def.pattern == P::host_to_all_bidir;
+  plan.matrices.push_back(header("", fmt::format("memcpy {} host {} GPU(column) bandwidth (GB/s){}", engine_tag(def.engine),
+                                                 bidir ? "<->" : (to_dev ? "->" : "<-"),
+                                                 bidir ? (to_dev ? ", host->GPU measured" : ", GPU->host measured") : ""),
+                              {"host"}, n));
+  for (int g = 0; g < n; ++g) {
+    CellPlan c;
+    c.col = g;
+    auto add = [&](int dev, bool h2d, std::uint64_t b) {
+      const Location dl = device_memory(dev);
+      c.scenario.transfers.push_back(h2d ? make_transfer(kHost, dl, def.engine, dev, b)
+                                         : make_transfer(dl, kHost, def.engine, dev, b));
+    };
+    add(g, to_dev, bytes);
+    // Interfering copies are twice as long so they cover the measured one.
+    if (bidir) add(g, !to_dev, 2 * bytes);
+    for (int d = 0; all && d < n; ++d) {
+      if (d == g) continue;
+      add(d, to_dev, 2 * bytes);
+      if (bidir) add(d, !to_dev, 2 * bytes);
+    }
+    c.outputs.push_back(host_output(sys.gpus[g]));
+    plan.cells.push_back(std::move(c));
+  }
+}
+
+// One GPU pair per cell: row issues (reads from / writes to) column.
+void plan_pairs(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  const bool read = def.pattern == P::d2d_read || def.pattern == P::d2d_bidir_read;
+  const bool bidir = def.pattern == P::d2d_bidir_read || def.pattern == P::d2d_bidir_write;
+  const std::string e = engine_tag(def.engine);
+  const std::string verb = read ? "reads from" : "writes to";
+  if (!bidir) {
+    plan.matrices.push_back(header("", fmt::format("memcpy {} GPU(row) {} GPU(column) bandwidth (GB/s)", e, verb),
+                                   gpu_labels(n), n));
+  } else {
+    const std::string d = read ? "read" : "write";
+    plan.matrices.push_back(header(d + "1", fmt::format("memcpy {} GPU(row) {} GPU(column), while the column GPU "
+                                                        "does the same to the row: row's bandwidth (GB/s)", e, verb),
+                                   gpu_labels(n), n));
+    plan.matrices.push_back(header(d + "2", fmt::format("memcpy {} same pairs: column GPU's bandwidth (GB/s)", e),
+                                   gpu_labels(n), n));
+    plan.matrices.push_back(header("total", fmt::format("memcpy {} same pairs: total of both directions (GB/s)", e),
+                                   gpu_labels(n), n));
+  }
+  for (int r = 0; r < n; ++r) {
+    for (int c = 0; c < n; ++c) {
+      if (r == c || !sys.link(r, c).peer_access) continue;
+      CellPlan cell;
+      cell.row = r;
+      cell.col = c;
+      // Read: the row GPU pulls column memory into its own; write: it pushes.
+      auto pair = [&](int issuer, int other) {
+        return read ? make_transfer(device_memory(other), device_memory(issuer), def.engine, issuer, bytes)
+                    : make_transfer(device_memory(issuer), device_memory(other), def.engine, issuer, bytes);
+      };
+      cell.scenario.transfers.push_back(pair(r, c));
+      const PeerLink& link = sys.link(r, c);
+      Output o;
+      o.link = peer_label(link);
+      o.peak = link.peak;
+      cell.outputs.push_back(o);
+      if (bidir) {
+        cell.scenario.transfers.push_back(pair(c, r));
+        Output o2 = o;
+        o2.matrix = 1;
+        o2.first = 1;
+        Output tot = o;
+        tot.matrix = 2;
+        tot.kind = Output::Kind::sum;
+        tot.count = 2;
+        tot.peak = scaled(o.peak, 2, "both directions");
+        cell.outputs.push_back(o2);
+        cell.outputs.push_back(tot);
+      }
+      plan.cells.push_back(std::move(cell));
+    }
+  }
+}
+
+// One GPU against all its peers at once; total bandwidth per column GPU.
+void plan_fan(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  const bool into = def.pattern == P::all_to_one_write || def.pattern == P::one_to_all_read;  // data flows into g
+  const bool peer_issues = def.pattern == P::all_to_one_write || def.pattern == P::all_to_one_read;
+  plan.matrices.push_back(header("", fmt::format("memcpy {} total bandwidth {} GPU(column) (GB/s), {}", engine_tag(def.engine),
+                                                 into ? "into" : "out of",
+                                                 peer_issues ? "issued by the peers" : "issued by the column GPU"),
+                                 {"total"}, n));
+  for (int g = 0; g < n; ++g) {
+    CellPlan cell;
+    cell.col = g;
+    Output o;
+    o.kind = Output::Kind::total;
+    double peak = 0;
+    bool peaks_known = true;
+    std::vector<std::string> formulas;
+    for (int p = 0; p < n; ++p) {
+      if (p == g || !sys.link(g, p).peer_access) continue;
+      const int src = into ? p : g, dst = into ? g : p;
+      cell.scenario.transfers.push_back(
+          make_transfer(device_memory(src), device_memory(dst), def.engine, peer_issues ? p : g, bytes));
+      const PeerLink& link = sys.link(g, p);
+      peaks_known = peaks_known && link.peak.known();
+      peak += link.peak.gbps;
+      formulas.push_back(link.peak.formula);
+      o.link = peer_label(link);
+      o.peak.source = link.peak.source;
+    }
+    if (cell.scenario.transfers.empty()) continue;
+    // All traffic crosses the column GPU's own links: their total caps the sum.
+    const GpuInfo& gi = sys.gpus[g];
+    const double cap = gi.nvlink_count * gi.nvlink_gbps_per_link;
+    if (peaks_known) {
+      o.peak.gbps = cap > 0 ? std::min(peak, cap) : peak;
+      o.peak.formula = fmt::format("sum over peers of ({}), at most {} links of gpu{}", fmt::join(formulas, "; "),
+                                   gi.nvlink_count, g);
+    } else {
+      o.peak = Peak{};
+    }
+    if (cell.scenario.transfers.size() > 1) o.link = fmt::format("{} peers", cell.scenario.transfers.size());
+    cell.outputs.push_back(o);
+    plan.cells.push_back(std::move(cell));
+  }
+}
+
+void plan_local(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  plan.matrices.push_back(header("", "memcpy CE local copy within GPU(column) bandwidth (GB/s)", {"local"}, n));
+  for (int g = 0; g < n; ++g) {
+    CellPlan cell;
+    cell.col = g;
+    cell.scenario.transfers.push_back(make_transfer(device_memory(g), device_memory(g), def.engine, g, bytes));
+    Output o;
+    o.link = "device memory";
+    o.peak = sys.link(g, g).peak;
+    cell.outputs.push_back(o);
+    plan.cells.push_back(std::move(cell));
+  }
+}
+
+void plan_latency(const CaseDef& def, const System& sys, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  plan.latency = true;
+  Matrix m = def.pattern == P::host_device_latency
+                 ? header("", "memory access latency, GPU(column) reading host memory (ns)", {"host"}, n)
+                 : header("", "memory access latency, GPU(row) reading GPU(column) memory (ns)", gpu_labels(n), n);
+  m.metric = Metric::latency_ns;
+  plan.matrices.push_back(m);
+  for (int r = 0; r < (def.pattern == P::host_device_latency ? 1 : n); ++r) {
+    for (int c = 0; c < n; ++c) {
+      if (def.pattern == P::d2d_latency && (r == c || !sys.link(r, c).peer_access)) continue;
+      CellPlan cell;
+      cell.row = r;
+      cell.col = c;
+      const int gpu = def.pattern == P::host_device_latency ? c : r;
+      const Location target = def.pattern == P::host_device_latency ? kHost : device_memory(c);
+      cell.scenario.transfers.push_back(make_transfer(target, target, def.engine, gpu, 0));
+      Output o;
+      o.link = def.pattern == P::host_device_latency ? pcie_label(sys.gpus[c]) : peer_label(sys.link(r, c));
+      cell.outputs.push_back(o);
+      plan.cells.push_back(std::move(cell));
+    }
+  }
+}
+
+}  // namespace
+
+CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes) {
+  CasePlan plan;
+  switch (def.pattern) {
+    case P::d2d_read: case P::d2d_write: case P::d2d_bidir_read: case P::d2d_bidir_write:
+      plan_pairs(def, sys, bytes, plan);
+      break;
+    case P::all_to_one_write: case P::all_to_one_read: case P::one_to_all_write: case P::one_to_all_read:
+      plan_fan(def, sys, bytes, plan);
+      break;
+    case P::host_device_latency: case P::d2d_latency:
+      plan_latency(def, sys, plan);
+      break;
+    case P::local_copy:
+      plan_local(def, sys, bytes, plan);
+      break;
+    default:
+      plan_host(def, sys, bytes, plan);
+  }
+  return plan;
+}
+
+double output_value(const Output& out, const Scenario& sc, const ScenarioSamples& s, std::size_t i) {
+  const double copies = s.copies_per_sample;
+  auto bw = [&](int t) { return gbps(static_cast<double>(sc.transfers[t].bytes) * copies, s.transfers[t].seconds[i]); };
+  switch (out.kind) {
+    case Output::Kind::transfer: return bw(out.first);
+    case Output::Kind::sum: {
+      double sum = 0;
+      for (int t = out.first; t < out.first + out.count; ++t) sum += bw(t);
+      return sum;
+    }
+    case Output::Kind::total: {
+      double bytes = 0;
+      for (const auto& t : sc.transfers) bytes += static_cast<double>(t.bytes) * copies;
+      return gbps(bytes, s.total_seconds[i]);
+    }
+  }
+  return 0;
+}
+
+namespace {
+
+Cell make_cell(const CellPlan& cp, const Output& o, std::vector<double> samples, bool use_mean) {
+  Cell cell;
+  cell.row = cp.row;
+  cell.col = cp.col;
+  cell.stats = summarize(samples);
+  cell.value = use_mean ? cell.stats.mean : cell.stats.median;
+  cell.samples = std::move(samples);
+  cell.link = o.link;
+  cell.peak = o.peak;
+  cell.efficiency = o.peak.known() ? cell.value / o.peak.gbps : 0.0;
+  return cell;
+}
+
+// Failed verification anywhere in the scenario fails the cell and the case.
+void record_verification(const ScenarioSamples& s, const Scenario& sc, Cell& cell, CaseResult& result) {
+  cell.verification.status = s.transfers.empty() ? Verification::Status::skipped : s.transfers[0].verification.status;
+  for (std::size_t t = 0; t < s.transfers.size(); ++t) {
+    const Verification& v = s.transfers[t].verification;
+    if (v.status != Verification::Status::failed) continue;
+    cell.verification = v;
+    if (result.status != CaseStatus::failed) {
+      result.status = CaseStatus::failed;
+      result.message = fmt::format("verification failed: {} at byte offset {}", sc.transfers[t].label, v.first_bad_offset);
+    }
+  }
+}
+
+}  // namespace
+
+void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean, CaseResult& result) {
+  CasePlan plan = plan_case(def, measurer.system(), bytes);
+  for (const CellPlan& cp : plan.cells) {
+    for (const auto& t : cp.scenario.transfers)
+      if (!t.src.on_host() && !t.dst.on_host() && t.src.device != t.dst.device)
+        enable_peer_access(t.src.device, t.dst.device);
+    if (plan.latency) {
+      const Transfer& t = cp.scenario.transfers[0];
+      LatencySamples ls = measure_latency(measurer, t.exec_device, t.src);
+      Cell cell = make_cell(cp, cp.outputs[0], ls.ns_per_access, use_mean);
+      cell.bytes_per_copy = ls.buffer_bytes;
+      cell.copies_per_sample = static_cast<int>(ls.accesses_per_sample);
+      plan.matrices[0].cells.push_back(std::move(cell));
+      continue;
+    }
+    const Output& lead = cp.outputs[0];
+    const ScenarioSamples s = measurer.run(cp.scenario, [&](const ScenarioSamples& ss, std::size_t i) {
+      return output_value(lead, cp.scenario, ss, i);
+    });
+    for (const Output& o : cp.outputs) {
+      std::vector<double> values;
+      for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(output_value(o, cp.scenario, s, i));
+      Cell cell = make_cell(cp, o, std::move(values), use_mean);
+      cell.bytes_per_copy = cp.scenario.transfers[o.first].bytes;
+      cell.copies_per_sample = s.copies_per_sample;
+      cell.gated = s.gated;
+      record_verification(s, cp.scenario, cell, result);
+      plan.matrices[o.matrix].cells.push_back(std::move(cell));
+    }
+  }
+  result.matrices = std::move(plan.matrices);
+}
+
+}  // namespace xb

@@ -1,0 +1,49 @@
+// Turns a case definition into matrix cells: for each cell the transfers
+// that run together and how the reported value is reduced from them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/cases.hpp"
+#include "core/measure.hpp"
+
+namespace xb {
+
+// How one reported value is computed from a scenario's samples.
+struct Output {
+  enum class Kind {
+    transfer,  // bandwidth of transfer `first` (others only interfere)
+    sum,       // sum of the bandwidths of transfers [first, first + count)
+    total,     // all bytes of the scenario / time from gate release to the last end
+  };
+  int matrix = 0;
+  Kind kind = Kind::transfer;
+  int first = 0, count = 1;
+  std::string link;
+  Peak peak;
+};
+
+struct CellPlan {
+  int row = 0, col = 0;
+  Scenario scenario;
+  std::vector<Output> outputs;  // the first one drives adaptive sampling
+};
+
+struct CasePlan {
+  std::vector<Matrix> matrices;  // titles and labels; cells filled by the runner
+  std::vector<CellPlan> cells;
+  bool latency = false;
+};
+
+CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes);
+
+// Per-sample value of an output, in GB/s.
+double output_value(const Output& out, const Scenario& sc, const ScenarioSamples& s, std::size_t sample);
+
+// Measures every planned cell and stores cells and status in `result`.
+void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
+                    CaseResult& result);
+
+}  // namespace xb

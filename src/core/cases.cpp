@@ -1,0 +1,165 @@
+#include "core/cases.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "core/case_plan.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace xb {
+namespace {
+
+using P = Pattern;
+constexpr Engine CE = Engine::copy_engine;
+constexpr Engine SM = Engine::sm;
+
+std::vector<CaseDef> make_catalogue() {
+  // Index order is nvbandwidth's, so `-t 5` means the same case in both tools.
+  std::vector<CaseDef> c = {
+      {0, "host_to_device_memcpy_ce", P::host_to_device, CE, "host -> each GPU, copy engine, one GPU at a time"},
+      {1, "device_to_host_memcpy_ce", P::device_to_host, CE, "each GPU -> host, copy engine, one GPU at a time"},
+      {2, "host_to_device_bidirectional_memcpy_ce", P::host_to_device_bidir, CE,
+       "host -> GPU measured while GPU -> host runs the other way"},
+      {3, "device_to_host_bidirectional_memcpy_ce", P::device_to_host_bidir, CE,
+       "GPU -> host measured while host -> GPU runs the other way"},
+      {4, "device_to_device_memcpy_read_ce", P::d2d_read, CE, "GPU(row) reads from GPU(column), copy engine of the reader"},
+      {5, "device_to_device_memcpy_write_ce", P::d2d_write, CE, "GPU(row) writes to GPU(column), copy engine of the writer"},
+      {6, "device_to_device_bidirectional_memcpy_read_ce", P::d2d_bidir_read, CE,
+       "both GPUs of a pair read from each other at once; each direction and the total"},
+      {7, "device_to_device_bidirectional_memcpy_write_ce", P::d2d_bidir_write, CE,
+       "both GPUs of a pair write to each other at once; each direction and the total"},
+      {8, "all_to_host_memcpy_ce", P::all_to_host, CE, "GPU -> host measured while every other GPU also copies to host"},
+      {9, "all_to_host_bidirectional_memcpy_ce", P::all_to_host_bidir, CE,
+       "GPU -> host measured while every GPU copies both ways"},
+      {10, "host_to_all_memcpy_ce", P::host_to_all, CE, "host -> GPU measured while host also copies to every other GPU"},
+      {11, "host_to_all_bidirectional_memcpy_ce", P::host_to_all_bidir, CE,
+       "host -> GPU measured while every GPU copies both ways"},
+      {12, "all_to_one_write_ce", P::all_to_one_write, CE, "every peer writes to GPU(column) at once; total inbound"},
+      {13, "all_to_one_read_ce", P::all_to_one_read, CE, "every peer reads from GPU(column) at once; total outbound"},
+      {14, "one_to_all_write_ce", P::one_to_all_write, CE, "GPU(column) writes to every peer at once; total outbound"},
+      {15, "one_to_all_read_ce", P::one_to_all_read, CE, "GPU(column) reads from every peer at once; total inbound"},
+  };
+  const std::size_t ce_count = c.size();
+  for (std::size_t i = 0; i < ce_count; ++i) {
+    CaseDef sm = c[i];
+    sm.index = static_cast<int>(16 + i);
+    sm.engine = SM;
+    sm.name.replace(sm.name.size() - 2, 2, "sm");
+    const auto pos = sm.description.find("copy engine");
+    if (pos != std::string::npos) sm.description.replace(pos, 11, "SM copy kernel");
+    c.push_back(sm);
+  }
+  c.push_back({32, "host_device_latency_sm", P::host_device_latency, SM,
+               "GPU pointer chase through host memory: ns per dependent access"});
+  c.push_back({33, "device_to_device_latency_sm", P::d2d_latency, SM,
+               "GPU(row) pointer chase through GPU(column) memory: ns per dependent access"});
+  c.push_back({34, "device_local_copy", P::local_copy, CE, "copy within each GPU's own memory, copy engine"});
+  return c;
+}
+
+bool is_index(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char ch) { return std::isdigit(ch); });
+}
+
+bool needs_peers(Pattern p) {
+  switch (p) {
+    case P::d2d_read: case P::d2d_write: case P::d2d_bidir_read: case P::d2d_bidir_write:
+    case P::all_to_one_write: case P::all_to_one_read: case P::one_to_all_write: case P::one_to_all_read:
+    case P::d2d_latency:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+const std::vector<CaseDef>& case_catalogue() {
+  static const std::vector<CaseDef> catalogue = make_catalogue();
+  return catalogue;
+}
+
+std::vector<const CaseDef*> select_cases(const std::vector<std::string>& names,
+                                         const std::vector<std::string>& prefixes) {
+  const auto& all = case_catalogue();
+  std::vector<const CaseDef*> out;
+  auto add = [&out](const CaseDef* d) {
+    if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+  };
+  for (const auto& n : names) {
+    if (is_index(n)) {
+      const std::int64_t idx = n.size() > 6 ? -1 : parse_int(n, "case index");
+      if (idx < 0 || idx >= static_cast<std::int64_t>(all.size()))
+        fail(ErrorKind::usage, fmt::format("case index {} out of range (0-{}); see 'xferbench cases'", n,
+                                           all.size() - 1));
+      add(&all[static_cast<std::size_t>(idx)]);
+      continue;
+    }
+    auto it = std::find_if(all.begin(), all.end(), [&](const CaseDef& d) { return d.name == n; });
+    if (it == all.end()) fail(ErrorKind::usage, fmt::format("unknown case '{}'; see 'xferbench cases'", n));
+    add(&*it);
+  }
+  for (const auto& p : prefixes) {
+    bool matched = false;
+    for (const auto& d : all) {
+      if (d.name.compare(0, p.size(), p) == 0) {
+        add(&d);
+        matched = true;
+      }
+    }
+    if (!matched || p.empty())
+      fail(ErrorKind::usage, fmt::format("case prefix '{}' matches no case; see 'xferbench cases'", p));
+  }
+  return out;
+}
+
+std::vector<const CaseDef*> suite_cases(const std::string& suite) {
+  std::vector<const CaseDef*> out;
+  if (suite == "full") {
+    for (const auto& d : case_catalogue()) out.push_back(&d);
+    return out;
+  }
+  if (suite == "quick") {
+    return select_cases({"host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "host_to_device_memcpy_sm",
+                         "device_to_host_memcpy_sm", "device_to_device_memcpy_read_ce",
+                         "device_to_device_memcpy_write_ce", "device_to_device_memcpy_read_sm",
+                         "device_to_device_memcpy_write_sm", "device_local_copy"},
+                        {});
+  }
+  fail(ErrorKind::usage, fmt::format("unknown suite '{}' (expected quick or full)", suite));
+}
+
+std::optional<std::string> waive_reason(const CaseDef& def, const System& sys) {
+  if (!needs_peers(def.pattern)) return std::nullopt;
+  if (sys.gpu_count() < 2) return fmt::format("needs at least 2 GPUs; this machine has {}", sys.gpu_count());
+  for (int a = 0; a < sys.gpu_count(); ++a)
+    for (int b = 0; b < sys.gpu_count(); ++b)
+      if (a != b && sys.link(a, b).peer_access) return std::nullopt;
+  return std::string("no GPU pair has peer access");
+}
+
+CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CaseResult r;
+  r.index = def.index;
+  r.name = def.name;
+  r.description = def.description;
+  if (auto why = waive_reason(def, measurer.system())) {
+    r.status = CaseStatus::waived;
+    r.message = *why;
+    return r;
+  }
+  try {
+    run_case_plans(def, measurer, bytes, use_mean, r);
+  } catch (const Error& e) {
+    r.status = CaseStatus::error;
+    r.message = e.what();
+  }
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace xb

@@ -1,0 +1,66 @@
+#include "core/latency.hpp"
+
+#include <chrono>
+#include <vector>
+
+#include <algorithm>
+
+#include "core/cuda_check.hpp"
+#include "core/cuda_raii.hpp"
+#include "core/kernels.hpp"
+#include "core/measure.hpp"
+#include "core/stats.hpp"
+
+namespace xb {
+namespace {
+
+constexpr std::uint64_t kChaseBytes = 2ull << 20;
+constexpr std::uint64_t kHopSlots = 16;  // 16 x 8 B = 128 B: one cache line per hop
+constexpr int kChaseSlot = 1000;         // buffer-cache slot reserved for chase rings
+constexpr std::uint64_t kAccessesPerSample = 20000;
+
+// Writes the ring: slot i points to slot (i + 16) mod n, as device addresses.
+void build_ring(Buffer& buf) {
+  const std::uint64_t n = kChaseBytes / sizeof(std::uint64_t);
+  const auto base = reinterpret_cast<std::uint64_t>(buf.kernel_ptr());
+  std::vector<std::uint64_t> image(n);
+  for (std::uint64_t i = 0; i < n; ++i) image[i] = base + ((i + kHopSlots) % n) * sizeof(std::uint64_t);
+  XB_CUDA_CHECK(cudaMemcpy(buf.ptr(), image.data(), kChaseBytes, cudaMemcpyDefault));
+  buf.set_content_seed(0);
+}
+
+}  // namespace
+
+LatencySamples measure_latency(Measurer& measurer, int gpu, const Location& target) {
+  const MeasureOptions& opts = measurer.options();
+  Buffer& ring = measurer.cache().get(measurer.resolve(target, gpu), kChaseBytes, kChaseSlot);
+  XB_CUDA_CHECK(cudaSetDevice(gpu));
+  build_ring(ring);
+
+  Stream stream(gpu);
+  Event start(gpu), stop(gpu);
+  DeviceValue<unsigned long long> sink(gpu);
+
+  LatencySamples out;
+  out.accesses_per_sample = kAccessesPerSample;
+  out.buffer_bytes = kChaseBytes;
+  auto run_once = [&]() {
+    XB_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
+    launch_chase(ring.kernel_ptr(), kAccessesPerSample, sink.get(), stream.get());
+    XB_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
+    XB_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    return elapsed_seconds(start, stop) * 1e9 / static_cast<double>(kAccessesPerSample);
+  };
+  run_once();  // warm-up: TLB entries and code loading
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int n = 1; n <= std::max(opts.min_samples, opts.max_samples); ++n) {
+    out.ns_per_access.push_back(run_once());
+    if (n < opts.min_samples) continue;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (n >= opts.max_samples || elapsed > opts.budget_s) break;
+    if (median_relative_error(summarize(out.ns_per_access)) <= opts.target_rel_error) break;
+  }
+  return out;
+}
+
+}  // namespace xb

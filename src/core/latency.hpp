@@ -1,0 +1,27 @@
+// Latency by a dependent pointer chase: one GPU thread follows a ring of
+// 8-byte pointers spaced 128 bytes apart (one cache line per hop) through a
+// 2 MiB buffer, so every access waits for the previous one. Reported as
+// nanoseconds per access, never derived from bytes / bandwidth.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/model.hpp"
+
+namespace xb {
+
+class Measurer;
+
+struct LatencySamples {
+  std::vector<double> ns_per_access;  // one value per sample
+  std::uint64_t accesses_per_sample = 0;
+  std::uint64_t buffer_bytes = 0;
+};
+
+// GPU `gpu` chases pointers that live at `target` (host memory or another
+// GPU's memory). Sampling follows the measurer's options (min/max samples,
+// relative-error target, budget).
+LatencySamples measure_latency(Measurer& measurer, int gpu, const Location& target);
+
+}  // namespace xb

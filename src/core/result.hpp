@@ -1,0 +1,69 @@
+// Result records: flat, plain data, read by reporters only. SI units inside:
+// bandwidth in GB/s (1e9 B/s), times in seconds, latency in nanoseconds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/measure.hpp"
+#include "core/stats.hpp"
+#include "core/topology.hpp"
+
+namespace xb {
+
+enum class Metric { bandwidth_gbps, latency_ns };
+const char* to_string(Metric m) noexcept;
+
+struct Cell {
+  int row = 0, col = 0;
+  double value = 0;                 // what the case reports: median (or mean with --mean)
+  Summary stats;                    // over samples, in the matrix metric
+  std::vector<double> samples;
+  int copies_per_sample = 0;
+  std::uint64_t bytes_per_copy = 0;
+  std::string link;                 // "PCIe Gen5 x16", "NVLink x18", "HBM"
+  Peak peak;
+  double efficiency = 0;            // value / peak.gbps; 0 when the peak is unknown
+  Verification verification;
+  bool gated = true;
+  bool outlier = false;
+  std::string note;                 // outlier explanation or why the cell is empty
+};
+
+struct Matrix {
+  std::string name;                 // "", "write1", "write2", "total"
+  std::string title;                // "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)"
+  Metric metric = Metric::bandwidth_gbps;
+  std::vector<std::string> row_labels, col_labels;
+  std::vector<Cell> cells;          // only the measured cells
+};
+
+enum class CaseStatus { passed, failed, waived, error };
+const char* to_string(CaseStatus s) noexcept;
+
+struct CaseResult {
+  int index = 0;
+  std::string name, description;
+  CaseStatus status = CaseStatus::passed;
+  std::string message;              // waiver reason, error, or first verification failure
+  std::vector<Matrix> matrices;
+  double wall_seconds = 0;
+};
+
+struct RunSettings {
+  std::uint64_t buffer_bytes = 0;
+  std::string statistic = "median";
+  MeasureOptions measure;
+};
+
+struct RunResult {
+  std::vector<std::string> command_line;
+  std::string start_time_utc;
+  double wall_seconds = 0;
+  RunSettings settings;
+  System system;
+  std::vector<CaseResult> cases;
+};
+
+}  // namespace xb

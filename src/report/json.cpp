@@ -1,0 +1,145 @@
+#include <cmath>
+
+#include "core/cases.hpp"
+#include "core/runner.hpp"
+#include "report/report.hpp"
+
+namespace xb::report {
+namespace {
+
+using json = nlohmann::json;
+
+json peak_json(const Peak& p) {
+  if (!p.known()) return nullptr;
+  return {{"gbps", p.gbps}, {"formula", p.formula}, {"source", p.source}};
+}
+
+json numa_json(const NumaNode& n) {
+  return {{"id", n.id}, {"cpus", n.cpus}, {"memory_bytes", n.memory_bytes}, {"free_bytes", n.free_bytes}};
+}
+
+json gpu_json(const GpuInfo& g) {
+  return {{"index", g.index},
+          {"name", g.name},
+          {"pci_bus_id", g.pci_bus_id},
+          {"compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
+          {"sm_count", g.sm_count},
+          {"memory_bytes", g.memory_bytes},
+          {"numa_node", g.numa_node},
+          {"pcie", {{"generation_current", g.pcie_gen_current}, {"generation_max", g.pcie_gen_max},
+                    {"width_current", g.pcie_width_current}, {"width_max", g.pcie_width_max}}},
+          {"nvlink", {{"active_links", g.nvlink_count}, {"gbps_per_link", g.nvlink_gbps_per_link},
+                      {"rate_source", g.nvlink_rate_source}}},
+          {"managed_memory", g.managed_memory},
+          {"unified_addressing", g.unified_addressing},
+          {"can_map_host_memory", g.can_map_host_memory},
+          {"copy_engines", g.copy_engines},
+          {"peak_host_link", peak_json(g.pcie)},
+          {"peak_device_memory", peak_json(g.memory)}};
+}
+
+json stats_json(const Cell& c, const std::string& unit) {
+  return {{"median_" + unit, c.stats.median}, {"mean_" + unit, c.stats.mean}, {"min_" + unit, c.stats.min},
+          {"max_" + unit, c.stats.max},       {"stddev_" + unit, c.stats.stddev}, {"cov", c.stats.cov}};
+}
+
+json cell_json(const Cell& c, Metric metric) {
+  const std::string unit = metric == Metric::bandwidth_gbps ? "gbps" : "ns";
+  json j = {{"row", c.row},
+            {"col", c.col},
+            {"value_" + unit, c.value},
+            {"stats", stats_json(c, unit)},
+            {"samples", c.stats.count},
+            {"samples_" + unit, c.samples},
+            {"link", c.link},
+            {"outlier", c.outlier}};
+  if (metric == Metric::bandwidth_gbps) {
+    j["bytes_per_copy"] = c.bytes_per_copy;
+    j["copies_per_sample"] = c.copies_per_sample;
+    j["gated"] = c.gated;
+    j["peak"] = peak_json(c.peak);
+    j["efficiency"] = c.peak.known() ? json(c.efficiency) : json(nullptr);
+    j["verification"] = {{"status", to_string(c.verification.status)}};
+    if (c.verification.status == Verification::Status::failed)
+      j["verification"]["first_bad_offset"] = c.verification.first_bad_offset;
+  } else {
+    j["buffer_bytes"] = c.bytes_per_copy;
+    j["accesses_per_sample"] = c.copies_per_sample;
+  }
+  if (!c.note.empty()) j["note"] = c.note;
+  return j;
+}
+
+json matrix_json(const Matrix& m) {
+  json cells = json::array();
+  for (const auto& c : m.cells) cells.push_back(cell_json(c, m.metric));
+  return {{"name", m.name}, {"title", m.title}, {"metric", to_string(m.metric)},
+          {"row_labels", m.row_labels}, {"col_labels", m.col_labels}, {"cells", cells}};
+}
+
+json case_json(const CaseResult& c) {
+  json matrices = json::array();
+  for (const auto& m : c.matrices) matrices.push_back(matrix_json(m));
+  return {{"index", c.index}, {"name", c.name}, {"description", c.description}, {"status", to_string(c.status)},
+          {"message", c.message}, {"wall_seconds", c.wall_seconds}, {"matrices", matrices}};
+}
+
+}  // namespace
+
+json system_json(const System& sys) {
+  json gpus = json::array(), numa = json::array(), links = json::array();
+  for (const auto& g : sys.gpus) gpus.push_back(gpu_json(g));
+  for (const auto& n : sys.numa) numa.push_back(numa_json(n));
+  for (int a = 0; a < sys.gpu_count(); ++a) {
+    for (int b = 0; b < sys.gpu_count(); ++b) {
+      const PeerLink& l = sys.link(a, b);
+      links.push_back({{"from", a}, {"to", b}, {"kind", to_string(l.kind)}, {"nvlinks", l.nvlinks},
+                       {"peer_access", l.peer_access}, {"peak", peak_json(l.peak)}});
+    }
+  }
+  return {{"hostname", sys.hostname},
+          {"driver_version", sys.driver_version},
+          {"cuda_driver_version", sys.cuda_driver_version},
+          {"cuda_runtime_version", sys.cuda_runtime_version},
+          {"nvml_available", sys.nvml_available},
+          {"nvml_error", sys.nvml_error},
+          {"gpus", gpus},
+          {"gpu_links", links},
+          {"numa_nodes", numa}};
+}
+
+json run_json(const RunResult& run) {
+  json cases = json::array();
+  for (const auto& c : run.cases) cases.push_back(case_json(c));
+  const MeasureOptions& m = run.settings.measure;
+  return {{"schema", kSchemaName},
+          {"schema_version", kSchemaVersion},
+          {"tool", {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}}},
+          {"command_line", run.command_line},
+          {"start_time_utc", run.start_time_utc},
+          {"wall_seconds", run.wall_seconds},
+          {"status", all_passed(run) ? "passed" : "failed"},
+          {"settings",
+           {{"buffer_bytes", run.settings.buffer_bytes},
+            {"statistic", run.settings.statistic},
+            {"copies_per_sample", m.copies_per_sample},
+            {"target_sample_seconds", m.target_sample_s},
+            {"warmup_copies", m.warmup_copies},
+            {"min_samples", m.min_samples},
+            {"max_samples", m.max_samples},
+            {"target_relative_error", m.target_rel_error},
+            {"budget_seconds_per_cell", m.budget_s},
+            {"verify", m.verify},
+            {"numa_affinity", m.numa_affinity}}},
+          {"environment", system_json(run.system)},
+          {"cases", cases}};
+}
+
+json cases_json() {
+  json out = json::array();
+  for (const auto& d : case_catalogue())
+    out.push_back({{"index", d.index}, {"name", d.name}, {"engine", to_string(d.engine)}, {"description", d.description}});
+  return out;
+}
+
+}  // namespace xb::report

@@ -1,0 +1,40 @@
+// Reporters: the only code that formats numbers. Text tables for people,
+// JSON (versioned schema, units in field names) and CSV for programs.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.hpp"
+#include "core/topology.hpp"
+
+namespace xb::report {
+
+inline constexpr int kSchemaVersion = 1;
+inline constexpr const char* kSchemaName = "xferbench-run";
+
+// --- text ------------------------------------------------------------------
+void text_run_header(std::ostream& os, const RunResult& run);
+void text_case(std::ostream& os, const CaseResult& c);
+void text_run_footer(std::ostream& os, const RunResult& run);
+void text_list(std::ostream& os, const System& sys);
+void text_cases(std::ostream& os);  // the catalogue
+
+// --- JSON ------------------------------------------------------------------
+nlohmann::json system_json(const System& sys);
+nlohmann::json run_json(const RunResult& run);
+nlohmann::json cases_json();
+
+// --- CSV -------------------------------------------------------------------
+// One row per measured cell, with a header row.
+std::string run_csv(const RunResult& run);
+std::string csv_escape(const std::string& field);
+
+// Writes `content` to `path` atomically (a temporary file in the same
+// directory, then rename), so an output file is never left half-written.
+// Throws Error(io) naming the path.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+}  // namespace xb::report

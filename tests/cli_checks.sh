@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# End-to-end checks of the xferbench binary's argument handling: every bad
+# input gets one line naming the value and its documented exit code, before
+# any GPU is touched. Machine-dependent checks run only where they apply.
+set -u
+bin="$1"
+fails=0
+expect() {  # expect CODE NEEDLE -- ARGS...
+  local code="$1" needle="$2"; shift 3
+  local err rc
+  err=$("$bin" "$@" 2>&1 >/dev/null); rc=$?
+  if [[ $rc -ne $code || "$err" != *"$needle"* ]]; then
+    echo "FAIL: xferbench $* -> exit $rc, stderr: $err (want exit $code and '$needle')"; fails=$((fails+1))
+  else
+    echo "ok: xferbench $* -> $rc"
+  fi
+}
+expect 2 "unknown case 'nosuch'" -- run -t nosuch
+expect 2 "out of range" -- run -t 99
+expect 2 "matches no case" -- run -p nothing_
+expect 2 "must be greater than 0" -- run -b 0
+expect 2 "'1.5G'" -- run --buffer-size 1.5G
+expect 2 "-i/--samples" -- run -i 0
+expect 2 "unknown suite 'medium'" -- run --suite medium
+expect 2 "xml" -- run --format xml
+if ! "$bin" cases | grep -q "^ 34  device_local_copy"; then echo "FAIL: cases"; fails=$((fails+1)); fi
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  expect 3 "no CUDA GPU found" -- run -t 0
+  expect 3 "no CUDA GPU found" -- list
+  expect 3 "no CUDA GPU found" --
+fi
+out=$(mktemp -d)
+expect 7 "cannot write output file '/nonexistent-dir/r.json'" -- run -t 0 -o /nonexistent-dir/r.json
+rmdir "$out"
+echo "$((11 - fails)) passed, $fails failed"
+[[ $fails -eq 0 ]]

@@ -1,0 +1,160 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/case_plan.hpp"
+#include "core/cases.hpp"
+#include "core/error.hpp"
+#include "fake_system.hpp"
+
+using xb::case_catalogue;
+using xb::select_cases;
+
+TEST(Catalogue, ThirtyFiveCasesInNvbandwidthOrder) {
+  const auto& c = case_catalogue();
+  ASSERT_EQ(c.size(), 35u);
+  for (std::size_t i = 0; i < c.size(); ++i) EXPECT_EQ(c[i].index, static_cast<int>(i));
+  EXPECT_EQ(c[0].name, "host_to_device_memcpy_ce");
+  EXPECT_EQ(c[5].name, "device_to_device_memcpy_write_ce");
+  EXPECT_EQ(c[16].name, "host_to_device_memcpy_sm");
+  EXPECT_EQ(c[23].name, "device_to_device_bidirectional_memcpy_write_sm");
+  EXPECT_EQ(c[31].name, "one_to_all_read_sm");
+  EXPECT_EQ(c[32].name, "host_device_latency_sm");
+  EXPECT_EQ(c[33].name, "device_to_device_latency_sm");
+  EXPECT_EQ(c[34].name, "device_local_copy");
+  std::set<std::string> names;
+  for (const auto& d : c) names.insert(d.name);
+  EXPECT_EQ(names.size(), 35u);
+}
+
+TEST(Select, ByNameIndexAndPrefix) {
+  auto byname = select_cases({"device_local_copy", "0"}, {});
+  ASSERT_EQ(byname.size(), 2u);
+  EXPECT_EQ(byname[0]->index, 34);
+  EXPECT_EQ(byname[1]->index, 0);
+  auto byprefix = select_cases({}, {"device_to_device_memcpy"});
+  ASSERT_EQ(byprefix.size(), 4u);
+  EXPECT_EQ(byprefix[0]->name, "device_to_device_memcpy_read_ce");
+  EXPECT_EQ(byprefix[3]->name, "device_to_device_memcpy_write_sm");
+}
+
+TEST(Select, UnknownNamesAreUsageErrors) {
+  for (auto args : std::vector<std::vector<std::string>>{{"nosuch"}, {"35"}, {"99999999999"}}) {
+    try {
+      select_cases(args, {});
+      FAIL();
+    } catch (const xb::Error& e) {
+      EXPECT_EQ(e.kind(), xb::ErrorKind::usage);
+      EXPECT_NE(std::string(e.what()).find(args[0]), std::string::npos);
+    }
+  }
+  EXPECT_THROW(select_cases({}, {"zzz"}), xb::Error);
+}
+
+TEST(Suites, QuickAndFull) {
+  EXPECT_EQ(xb::suite_cases("full").size(), 35u);
+  EXPECT_EQ(xb::suite_cases("quick").size(), 9u);
+  EXPECT_THROW(xb::suite_cases("medium"), xb::Error);
+}
+
+TEST(Waive, PeerCasesNeedTwoGpusWithPeerAccess) {
+  const auto one = fake_system(1);
+  const auto twoNoPeer = fake_system(2, false);
+  const auto two = fake_system(2);
+  const auto* d2d = select_cases({"device_to_device_memcpy_read_ce"}, {})[0];
+  const auto* h2d = select_cases({"host_to_device_memcpy_ce"}, {})[0];
+  EXPECT_TRUE(xb::waive_reason(*d2d, one).has_value());
+  EXPECT_NE(xb::waive_reason(*d2d, one)->find("2 GPUs"), std::string::npos);
+  EXPECT_TRUE(xb::waive_reason(*d2d, twoNoPeer).has_value());
+  EXPECT_FALSE(xb::waive_reason(*d2d, two).has_value());
+  EXPECT_FALSE(xb::waive_reason(*h2d, one).has_value());
+}
+
+TEST(Plan, HostToDeviceOneCellPerGpu) {
+  const auto sys = fake_system(2);
+  const auto plan = xb::plan_case(*select_cases({"host_to_device_memcpy_sm"}, {})[0], sys, 1 << 20);
+  ASSERT_EQ(plan.cells.size(), 2u);
+  for (int g = 0; g < 2; ++g) {
+    const auto& t = plan.cells[g].scenario.transfers;
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_TRUE(t[0].src.on_host());
+    EXPECT_EQ(t[0].dst.device, g);
+    EXPECT_EQ(t[0].exec_device, g);
+    EXPECT_EQ(t[0].engine, xb::Engine::sm);
+    EXPECT_NEAR(plan.cells[g].outputs[0].peak.gbps, 63.0154, 1e-3);
+  }
+}
+
+TEST(Plan, BidirectionalInterferenceIsTwiceAsLong) {
+  const auto sys = fake_system(1);
+  const auto plan = xb::plan_case(*select_cases({"host_to_device_bidirectional_memcpy_ce"}, {})[0], sys, 1000);
+  ASSERT_EQ(plan.cells.size(), 1u);
+  const auto& t = plan.cells[0].scenario.transfers;
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].bytes, 1000u);
+  EXPECT_TRUE(t[0].src.on_host());
+  EXPECT_EQ(t[1].bytes, 2000u);
+  EXPECT_TRUE(t[1].dst.on_host());
+}
+
+TEST(Plan, ReadIsIssuedByTheRowGpuAndPullsColumnMemory) {
+  const auto sys = fake_system(2);
+  const auto plan = xb::plan_case(*select_cases({"device_to_device_memcpy_read_ce"}, {})[0], sys, 64);
+  ASSERT_EQ(plan.cells.size(), 2u);
+  const auto& c = plan.cells[0];  // row 0, col 1
+  EXPECT_EQ(c.row, 0);
+  EXPECT_EQ(c.col, 1);
+  EXPECT_EQ(c.scenario.transfers[0].src.device, 1);
+  EXPECT_EQ(c.scenario.transfers[0].dst.device, 0);
+  EXPECT_EQ(c.scenario.transfers[0].exec_device, 0);
+  EXPECT_EQ(c.outputs[0].link, "NVLink x18");
+}
+
+TEST(Plan, BidirD2DReportsEachDirectionAndTotal) {
+  const auto sys = fake_system(2);
+  const auto plan = xb::plan_case(*select_cases({"device_to_device_bidirectional_memcpy_write_ce"}, {})[0], sys, 64);
+  ASSERT_EQ(plan.matrices.size(), 3u);
+  EXPECT_EQ(plan.matrices[2].name, "total");
+  const auto& c = plan.cells[0];
+  ASSERT_EQ(c.outputs.size(), 3u);
+  EXPECT_EQ(c.outputs[2].kind, xb::Output::Kind::sum);
+  EXPECT_DOUBLE_EQ(c.outputs[2].peak.gbps, 2 * c.outputs[0].peak.gbps);
+  // Write: each GPU issues the copy out of its own memory.
+  EXPECT_EQ(c.scenario.transfers[0].exec_device, c.scenario.transfers[0].src.device);
+  EXPECT_EQ(c.scenario.transfers[1].exec_device, c.scenario.transfers[1].src.device);
+}
+
+TEST(Plan, AllToOneUsesEveryPeerAndTotalBandwidth) {
+  const auto sys = fake_system(4);
+  const auto plan = xb::plan_case(*select_cases({"all_to_one_write_ce"}, {})[0], sys, 64);
+  ASSERT_EQ(plan.cells.size(), 4u);
+  const auto& c = plan.cells[2];
+  ASSERT_EQ(c.scenario.transfers.size(), 3u);
+  for (const auto& t : c.scenario.transfers) {
+    EXPECT_EQ(t.dst.device, 2);
+    EXPECT_EQ(t.exec_device, t.src.device);
+  }
+  EXPECT_EQ(c.outputs[0].kind, xb::Output::Kind::total);
+  // Three peers at 478 GB/s each, capped by gpu2's own 18 links.
+  EXPECT_DOUBLE_EQ(c.outputs[0].peak.gbps, 18 * 26.5625);
+}
+
+TEST(OutputValue, TransferSumAndTotal) {
+  xb::Scenario sc;
+  sc.transfers.resize(2);
+  sc.transfers[0].bytes = 1000000000;
+  sc.transfers[1].bytes = 2000000000;
+  xb::ScenarioSamples s;
+  s.copies_per_sample = 2;
+  s.transfers.resize(2);
+  s.transfers[0].seconds = {1.0};
+  s.transfers[1].seconds = {2.0};
+  s.total_seconds = {4.0};
+  xb::Output o;
+  EXPECT_DOUBLE_EQ(xb::output_value(o, sc, s, 0), 2.0);
+  o.kind = xb::Output::Kind::sum;
+  o.count = 2;
+  EXPECT_DOUBLE_EQ(xb::output_value(o, sc, s, 0), 4.0);
+  o.kind = xb::Output::Kind::total;
+  EXPECT_DOUBLE_EQ(xb::output_value(o, sc, s, 0), 1.5);
+}

@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "app/cli.hpp"
+#include "app/run_options.hpp"
+#include "core/error.hpp"
+
+namespace {
+
+struct Parsed {
+  int code;
+  std::string out, err;
+  bool has_action;
+};
+
+Parsed parse(std::vector<std::string> args) {
+  xb::app::Context ctx;
+  auto app = xb::app::make_app(ctx);
+  std::ostringstream out, err;
+  const int code = xb::app::parse_args(*app, ctx, std::move(args), out, err);
+  return {code, out.str(), err.str(), static_cast<bool>(ctx.action)};
+}
+
+}  // namespace
+
+TEST(Cli, HelpAndVersionExitZero) {
+  auto h = parse({"--help"});
+  EXPECT_EQ(h.code, 0);
+  EXPECT_NE(h.out.find("list"), std::string::npos);
+  EXPECT_NE(h.out.find("Exit codes"), std::string::npos);
+  auto rh = parse({"run", "--help"});
+  EXPECT_EQ(rh.code, 0);
+  EXPECT_NE(rh.out.find("--skip-verification"), std::string::npos);
+  EXPECT_EQ(parse({"--version"}).code, 0);
+}
+
+TEST(Cli, NoArgumentsMeansTheDefaultSuite) {
+  auto p = parse({});
+  EXPECT_EQ(p.code, -1);
+  EXPECT_TRUE(p.has_action);
+}
+
+TEST(Cli, ValidRunParsesWithoutTouchingAGpu) {
+  auto p = parse({"run", "-t", "device_local_copy", "0", "-b", "64", "-i", "5", "-m", "-s", "-d"});
+  EXPECT_EQ(p.code, -1) << p.err;
+  EXPECT_TRUE(p.has_action);
+}
+
+TEST(Cli, UsageErrorsExitTwoWithTheBadValue) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"run", "-t", "nosuch_case"}, "nosuch_case"},
+      {{"run", "-t", "35"}, "35"},
+      {{"run", "-p", "zzz"}, "zzz"},
+      {{"run", "-b", "0"}, "0"},
+      {{"run", "-b", "12x"}, "12x"},
+      {{"run", "--buffer-size", "1.5G"}, "1.5G"},
+      {{"run", "-i", "0"}, "-i/--samples"},
+      {{"run", "--suite", "medium"}, "medium"},
+      {{"run", "--sm-config", "1,2,3"}, "1,2,3"},
+      {{"run", "--format", "xml"}, "xml"},
+      {{"run", "-t", "0", "-p", "host"}, "not both"},
+      {{"frobnicate"}, "frobnicate"},
+  };
+  for (const auto& [args, needle] : bad) {
+    auto p = parse(args);
+    EXPECT_EQ(p.code, 2) << args.back();
+    EXPECT_NE(p.err.find(needle), std::string::npos) << p.err;
+    EXPECT_EQ(p.err.find('\n'), p.err.rfind('\n') == std::string::npos ? std::string::npos : p.err.find('\n'));
+  }
+}
+
+TEST(RunOptions, AdaptiveAndFixedSampling) {
+  xb::app::RunOptions o;
+  auto adaptive = xb::app::build_request(o, {});
+  EXPECT_EQ(adaptive.measure.min_samples, 3);
+  EXPECT_GT(adaptive.measure.max_samples, 3);
+  EXPECT_EQ(adaptive.buffer_bytes, 512ull << 20);
+  EXPECT_EQ(adaptive.cases.size(), 9u);
+  o.samples = 7;
+  o.buffer_mib = "64";
+  auto fixed = xb::app::build_request(o, {});
+  EXPECT_EQ(fixed.measure.min_samples, 7);
+  EXPECT_EQ(fixed.measure.max_samples, 7);
+  EXPECT_EQ(fixed.buffer_bytes, 64ull << 20);
+}
+
+TEST(RunOptions, SmConfig) {
+  xb::app::RunOptions o;
+  o.sm_config = "2,256,8,streaming";
+  auto r = xb::app::build_request(o, {});
+  EXPECT_EQ(r.measure.sm.blocks_per_sm, 2);
+  EXPECT_EQ(r.measure.sm.threads, 256);
+  EXPECT_EQ(r.measure.sm.unroll, 8);
+  EXPECT_TRUE(r.measure.sm.streaming);
+}

@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "fake_system.hpp"
+#include "report/report.hpp"
+
+namespace {
+
+xb::RunResult sample_run() {
+  xb::RunResult run;
+  run.system = fake_system(2);
+  run.settings.buffer_bytes = 512ull << 20;
+  run.command_line = {"xferbench", "run"};
+  xb::CaseResult c;
+  c.index = 0;
+  c.name = "host_to_device_memcpy_ce";
+  xb::Matrix m;
+  m.title = "memcpy CE host -> GPU(column) bandwidth (GB/s)";
+  m.row_labels = {"host"};
+  m.col_labels = {"gpu0", "gpu1"};
+  for (int g = 0; g < 2; ++g) {
+    xb::Cell cell;
+    cell.col = g;
+    cell.samples = {55.0 + g, 55.5 + g, 56.0 + g};
+    cell.stats = xb::summarize(cell.samples);
+    cell.value = cell.stats.median;
+    cell.peak = xb::pcie_peak(5, 16);
+    cell.efficiency = cell.value / cell.peak.gbps;
+    cell.link = "PCIe Gen5 x16";
+    cell.verification.status = xb::Verification::Status::passed;
+    m.cells.push_back(cell);
+  }
+  c.matrices.push_back(m);
+  run.cases.push_back(c);
+  xb::CaseResult w;
+  w.index = 4;
+  w.name = "device_to_device_memcpy_read_ce";
+  w.status = xb::CaseStatus::waived;
+  w.message = "needs at least 2 GPUs";
+  run.cases.push_back(w);
+  return run;
+}
+
+}  // namespace
+
+TEST(Json, VersionedSchemaWithUnitsInNames) {
+  const auto j = xb::report::run_json(sample_run());
+  EXPECT_EQ(j["schema"], "xferbench-run");
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["environment"]["gpus"].size(), 2u);
+  EXPECT_EQ(j["environment"]["hostname"], "testhost");
+  const auto& cell = j["cases"][0]["matrices"][0]["cells"][1];
+  EXPECT_DOUBLE_EQ(cell["value_gbps"].get<double>(), 56.5);
+  EXPECT_DOUBLE_EQ(cell["stats"]["min_gbps"].get<double>(), 56.0);
+  EXPECT_EQ(cell["verification"]["status"], "passed");
+  EXPECT_NEAR(cell["peak"]["gbps"].get<double>(), 63.015, 1e-3);
+  EXPECT_EQ(j["cases"][1]["status"], "waived");
+  EXPECT_EQ(j["status"], "passed");
+}
+
+TEST(Text, MatrixWithEfficiencyAndNoSum) {
+  std::ostringstream os;
+  const auto run = sample_run();
+  for (const auto& c : run.cases) xb::report::text_case(os, c);
+  const std::string s = os.str();
+  EXPECT_NE(s.find("55.50 (88%)"), std::string::npos) << s;
+  EXPECT_NE(s.find("WAIVED: needs at least 2 GPUs"), std::string::npos);
+  EXPECT_EQ(s.find("SUM"), std::string::npos);
+}
+
+TEST(Csv, OneRowPerCellWithHeader) {
+  const std::string csv = xb::report::run_csv(sample_run());
+  std::istringstream is(csv);
+  std::string line;
+  int rows = 0;
+  std::getline(is, line);
+  EXPECT_EQ(line.rfind("case_index,case,status,", 0), 0u);
+  const auto columns = std::count(line.begin(), line.end(), ',');
+  while (std::getline(is, line)) {
+    ++rows;
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), columns) << line;
+  }
+  EXPECT_EQ(rows, 3);  // two cells + the waived case
+  EXPECT_EQ(xb::report::csv_escape("a,b"), "\"a,b\"");
+  EXPECT_EQ(xb::report::csv_escape("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+TEST(AtomicWrite, WritesWholeFileOrFailsCleanly) {
+  const std::string path = ::testing::TempDir() + "/xferbench_atomic.json";
+  xb::report::write_file_atomic(path, "{\"a\": 1}\n");
+  std::ifstream f(path);
+  std::string content((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "{\"a\": 1}\n");
+  std::remove(path.c_str());
+  try {
+    xb::report::write_file_atomic("/nonexistent-dir/x.json", "x");
+    FAIL();
+  } catch (const xb::Error& e) {
+    EXPECT_EQ(e.kind(), xb::ErrorKind::io);
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/x.json"), std::string::npos);
+  }
+}
