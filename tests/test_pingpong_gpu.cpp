@@ -1,0 +1,74 @@
+// GPU paths of pingpong that run inside one process: staged and nccl
+// between two threads (ipc needs two processes: see docs/pingpong.md for the
+// mpirun checks). Skipped, with the reason, where there is no GPU or NCCL.
+#include <gtest/gtest.h>
+
+#if __has_include(<nccl.h>)
+#include <nccl.h>
+#endif
+
+#include "comm/inproc_comm.hpp"
+#include "pingpong/buffers.hpp"
+#include "pingpong/nccl_api.hpp"
+#include "pingpong/runner.hpp"
+
+namespace xb::pingpong {
+namespace {
+
+#if __has_include(<nccl.h>)
+// nccl_api.hpp mirrors the few parts of NCCL's ABI it uses instead of
+// including nccl.h; this keeps the mirror honest where the header exists.
+static_assert(sizeof(nccl::UniqueId) == sizeof(ncclUniqueId));
+static_assert(nccl::kSuccess == ncclSuccess);
+static_assert(nccl::kInProgress == ncclInProgress);
+static_assert(nccl::kInt8 == ncclInt8);
+#endif
+
+Options gpu_options(Endpoint dev1, Endpoint dev2, TransportKind t, Mode mode) {
+  Options o;
+  o.dev1 = dev1;
+  o.dev2 = dev2;
+  o.transport = t;
+  o.mode = mode;
+  o.num_sizes = 12;  // 8 B .. 16 KiB
+  o.min_bytes = 8;
+  o.loop_count = 3;
+  o.warmup = 1;
+  o.window = 4;
+  o.timeout_s = 20;
+  return o;
+}
+
+void expect_verified_run(const Options& o, const char* transport) {
+  std::optional<Result> result;
+  comm::run_ranks({2, {}}, [&](comm::Communicator& c) {
+    auto r = run(c, o);
+    if (c.rank() == 0) result = r;
+  });
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->pairs.size(), 1u);
+  EXPECT_EQ(result->pairs[0].transport, transport);
+  const auto failure = first_failure(*result);
+  EXPECT_FALSE(failure) << failure->what();
+}
+
+TEST(PingpongGpu, StagedGpuToGpuAndGpuToHostVerifyInEveryMode) {
+  const int n = device_count_or_zero();
+  if (n < 1) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const Endpoint gpu0{true, 0}, gpu_last{true, n - 1}, host{};
+  for (Mode mode : {Mode::pingpong, Mode::bw, Mode::bibw}) {
+    expect_verified_run(gpu_options(gpu0, gpu_last, TransportKind::staged, mode), "staged");
+    expect_verified_run(gpu_options(host, gpu0, TransportKind::staged, mode), "staged");
+  }
+}
+
+TEST(PingpongGpu, NcclBetweenTwoGpusVerifiesInEveryMode) {
+  if (device_count_or_zero() < 2) GTEST_SKIP() << "fewer than 2 CUDA GPUs on this machine";
+  if (!nccl::available()) GTEST_SKIP() << "cannot load " << nccl::kLibrary;
+  for (Mode mode : {Mode::pingpong, Mode::bw, Mode::bibw}) {
+    expect_verified_run(gpu_options(Endpoint{true, 0}, Endpoint{true, 1}, TransportKind::nccl, mode), "nccl");
+  }
+}
+
+}  // namespace
+}  // namespace xb::pingpong
