@@ -1,11 +1,46 @@
 #include "app/run_options.hpp"
 
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "frontends/cuts.hpp"
 
 namespace xb::app {
+namespace {
+
+void add_transfer_options(CLI::App& cmd, RunOptions& o) {
+  ConcurrentOptions& c = o.concurrent;
+  cmd.add_option("--do", c.specs,
+                 "Concurrent transfer, multi-gpu-bwtest grammar <device>[:<direction>][:<size>][:<options>], "
+                 "e.g. --do=all:1024:both (repeatable; docs/concurrent.md). bwtest's --list is 'xferbench list'")
+      ->expected(1);
+  cmd.add_option("--streams", c.streams, "Stream mode for transfers: per-transfer (default), per-device, only-one");
+  o.cuts_flags.htod = cmd.add_option("--htod", c.htod, "CUts: a host-to-device transfer with GPU ID (repeatable)")
+                          ->expected(1);
+  o.cuts_flags.dtoh = cmd.add_option("--dtoh", c.dtoh, "CUts: a device-to-host transfer with GPU ID (repeatable)")
+                          ->expected(1);
+  o.cuts_flags.dtod = cmd.add_option("--dtod", c.dtod, "CUts: a peer copy given as DST,SRC (repeatable)")->expected(1);
+  cmd.add_option("--iterations", c.iterations, "CUts: copies per transfer per sample (default 100)");
+  cmd.add_option("--size", c.size, "CUts: bytes per copy, K/M/G binary (default 1G)");
+  cmd.add_flag("-n,--no-numa-affinity", c.no_numa_affinity, "CUts: do not place host buffers on the GPU's NUMA node");
+}
+
+}  // namespace
+
+void record_cuts_order(const CLI::App& cmd, const CutsFlagOptions& flags, ConcurrentOptions& o) {
+  o.order.clear();
+  for (const CLI::Option* opt : cmd.parse_order()) {
+    if (opt == flags.htod) o.order.push_back(Direction::htod);
+    if (opt == flags.dtoh) o.order.push_back(Direction::dtoh);
+    if (opt == flags.dtod) o.order.push_back(Direction::dtod);
+  }
+  // An occurrence carrying several values breaks the one-to-one match; the
+  // grouped order (every --htod, --dtoh, --dtod) is then the fallback.
+  if (o.order.size() != o.htod.size() + o.dtoh.size() + o.dtod.size()) o.order.clear();
+}
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("-t,--testcase", o.testcases, "Case(s) by name or index (see 'xferbench cases')")->take_all();
@@ -29,25 +64,52 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("-d,--disable-affinity", o.disable_affinity,
                "Do not place host buffers and the measuring thread on the GPU's NUMA node");
   cmd.add_flag("-l,--list", o.list, "List the cases and exit (as 'xferbench cases')");
+  add_transfer_options(cmd, o);
   add_output_options(cmd, o.out);
 }
 
 namespace {
 
+[[noreturn]] void bad_sm_config(const std::string& text) {
+  fail(ErrorKind::usage, fmt::format("invalid --sm-config '{}': expected BLOCKS_PER_SM,THREADS,UNROLL[,streaming] "
+                                     "(THREADS a multiple of 32 up to 1024, UNROLL 1, 2, 4 or 8) or "
+                                     "bulk,CHUNK_KIB,STAGES,BLOCKS_PER_SM (STAGES 2-4, CHUNK_KIB x STAGES <= 224)",
+                                     text));
+}
+
 SmCopyConfig parse_sm_config(const std::string& text) {
   SmCopyConfig c;
   if (text.empty()) return c;
-  const auto comma = text.rfind(',');
+  if (text.rfind("bulk,", 0) == 0) {
+    std::vector<int> v;
+    try {
+      v = parse_int_list(text.substr(5), "--sm-config");
+    } catch (const Error&) {
+      bad_sm_config(text);
+    }
+    if (v.size() != 3 || v[0] < 1 || v[1] < 2 || v[1] > 4 || v[0] * v[1] > 224 || v[2] < 1 || v[2] > 32)
+      bad_sm_config(text);
+    c.method = SmCopyConfig::Method::bulk;
+    c.chunk_kib = v[0];
+    c.stages = v[1];
+    c.blocks_per_sm = v[2];
+    return c;
+  }
   std::string nums = text;
+  const auto comma = text.rfind(',');
   if (comma != std::string::npos && text.substr(comma + 1) == "streaming") {
     c.streaming = true;
     nums = text.substr(0, comma);
   }
-  const auto v = parse_int_list(nums, "--sm-config");
-  if (v.size() != 3 || v[0] < 1 || v[1] < 32 || v[1] > 1024 || v[1] % 32 != 0 ||
+  std::vector<int> v;
+  try {
+    v = parse_int_list(nums, "--sm-config");
+  } catch (const Error&) {
+    bad_sm_config(text);
+  }
+  if (v.size() != 3 || v[0] < 1 || v[0] > 32 || v[1] < 32 || v[1] > 1024 || v[1] % 32 != 0 ||
       (v[2] != 1 && v[2] != 2 && v[2] != 4 && v[2] != 8))
-    fail(ErrorKind::usage, fmt::format("invalid --sm-config '{}': expected BLOCKS_PER_SM,THREADS,UNROLL with THREADS a "
-                                       "multiple of 32 up to 1024 and UNROLL 1, 2, 4 or 8", text));
+    bad_sm_config(text);
   c.blocks_per_sm = v[0];
   c.threads = v[1];
   c.unroll = v[2];
@@ -75,20 +137,38 @@ void check_positive(double v, const char* what) {
   if (!(v > 0)) fail(ErrorKind::usage, fmt::format("invalid {} '{}': must be greater than 0", what, v));
 }
 
-}  // namespace
+// Options that belong to one kind of run, given in the other, or two kinds
+// of transfer description in one run.
+void check_option_mix(const RunOptions& o) {
+  const ConcurrentOptions& c = o.concurrent;
+  const bool cuts = !c.htod.empty() || !c.dtoh.empty() || !c.dtod.empty();
+  const bool named = !o.testcases.empty() || !o.prefixes.empty() || !o.suite.empty() || o.list;
+  if (c.any_transfer() && named)
+    fail(ErrorKind::usage, "named cases (-t, -p, --suite, -l) and transfers (--do, --htod, --dtoh, --dtod) cannot be "
+                           "mixed in one run; run them separately");
+  if (!c.specs.empty() && cuts)
+    fail(ErrorKind::usage, fmt::format("--do '{}' and CUts flags (--htod/--dtoh/--dtod) cannot be mixed; write every "
+                                       "transfer as a --do spec (e.g. --do=0:HtoD:1G --do=1:DtoD:peer=0)", c.specs[0]));
+  if (c.any_transfer() && (!o.buffer_mib.empty() || !o.buffer_size.empty()))
+    fail(ErrorKind::usage, "-b/--buffer-mib/--buffer-size size named cases; a --do spec carries its own size "
+                           "(e.g. --do=0:HtoD:64M) and CUts flags use --size");
+  std::string cuts_only;
+  if (!c.iterations.empty()) cuts_only = fmt::format("--iterations '{}'", c.iterations);
+  if (!c.size.empty()) cuts_only = fmt::format("--size '{}'", c.size);
+  if (c.no_numa_affinity) cuts_only = "-n/--no-numa-affinity";
+  if (!cuts_only.empty() && !cuts)
+    fail(ErrorKind::usage, fmt::format("{} applies to CUts transfers (--htod, --dtoh, --dtod){}", cuts_only,
+                                       c.specs.empty() ? "" : "; a --do spec takes its size as a field (0:HtoD:64M) "
+                                                              "and its NUMA node as numa=N"));
+  if (!c.streams.empty() && !c.any_transfer())
+    fail(ErrorKind::usage, fmt::format("--streams '{}' applies to transfers (--do, --htod, --dtoh, --dtod), not to "
+                                       "named cases", c.streams));
+  if (!c.iterations.empty() && o.copies > 0)
+    fail(ErrorKind::usage, "give --iterations or --copies, not both (each sets the copies per sample)");
+}
 
-RunRequest build_request(const RunOptions& o, const std::vector<std::string>& command_line) {
-  RunRequest req;
-  req.command_line = command_line;
-  if (!o.suite.empty() && (!o.testcases.empty() || !o.prefixes.empty()))
-    fail(ErrorKind::usage, "--suite cannot be combined with -t/--testcase or -p/--testcase-prefix");
-  if (!o.testcases.empty() && !o.prefixes.empty())
-    fail(ErrorKind::usage, "give cases by name/index (-t) or by prefix (-p), not both");
-  req.cases = (o.testcases.empty() && o.prefixes.empty()) ? suite_cases(o.suite.empty() ? "quick" : o.suite)
-                                                          : select_cases(o.testcases, o.prefixes);
-  req.buffer_bytes = buffer_bytes(o);
-  req.use_mean = o.mean;
-  MeasureOptions& m = req.measure;
+MeasureOptions measure_options(const RunOptions& o) {
+  MeasureOptions m;
   if (o.samples == 0 || o.samples < -1)
     fail(ErrorKind::usage, fmt::format("invalid -i/--samples '{}': must be at least 1", o.samples));
   if (o.min_samples < 1) fail(ErrorKind::usage, fmt::format("invalid --min-samples '{}': must be at least 1", o.min_samples));
@@ -109,7 +189,80 @@ RunRequest build_request(const RunOptions& o, const std::vector<std::string>& co
   m.verify = !o.skip_verification;
   m.numa_affinity = !o.disable_affinity;
   m.sm = parse_sm_config(o.sm_config);
+  return m;
+}
+
+int cuts_id(const std::string& text, const char* flag) {
+  std::int64_t id = -1;
+  try {
+    id = parse_int(text, flag);
+  } catch (const Error&) {
+    id = -1;
+  }
+  if (id < 0 || id > std::numeric_limits<int>::max())
+    fail(ErrorKind::usage, fmt::format("invalid {} '{}': expected a GPU id such as 0", flag, text));
+  return static_cast<int>(id);
+}
+
+CutsOptions cuts_options(const ConcurrentOptions& c) {
+  CutsOptions out;
+  for (const std::string& id : c.htod) out.htod.push_back(cuts_id(id, "--htod"));
+  for (const std::string& id : c.dtoh) out.dtoh.push_back(cuts_id(id, "--dtoh"));
+  for (const std::string& pair : c.dtod) out.dtod.push_back(parse_cuts_pair(pair));
+  if (!c.size.empty()) out.size = parse_size(c.size, "--size");
+  if (!c.iterations.empty()) {
+    const std::int64_t n = parse_int(c.iterations, "--iterations");
+    if (n > 1000000) fail(ErrorKind::usage, fmt::format("invalid --iterations '{}': at most 1000000", c.iterations));
+    out.iterations = static_cast<int>(n);
+  }
+  out.no_numa_affinity = c.no_numa_affinity;
+  out.order = c.order;
+  return out;
+}
+
+}  // namespace
+
+RunRequest build_request(const RunOptions& o, const std::vector<std::string>& command_line) {
+  check_option_mix(o);
+  RunRequest req;
+  req.command_line = command_line;
+  if (!o.suite.empty() && (!o.testcases.empty() || !o.prefixes.empty()))
+    fail(ErrorKind::usage, "--suite cannot be combined with -t/--testcase or -p/--testcase-prefix");
+  if (!o.testcases.empty() && !o.prefixes.empty())
+    fail(ErrorKind::usage, "give cases by name/index (-t) or by prefix (-p), not both");
+  req.cases = (o.testcases.empty() && o.prefixes.empty()) ? suite_cases(o.suite.empty() ? "quick" : o.suite)
+                                                          : select_cases(o.testcases, o.prefixes);
+  req.buffer_bytes = buffer_bytes(o);
+  req.use_mean = o.mean;
+  req.measure = measure_options(o);
   return req;
+}
+
+ScenarioPlan build_scenario_plan(const RunOptions& o, const std::vector<std::string>& command_line) {
+  check_option_mix(o);
+  const ConcurrentOptions& c = o.concurrent;
+  if (!c.any_transfer()) fail(ErrorKind::usage, "no transfer given (use --do=SPEC or --htod/--dtoh/--dtod)");
+  ScenarioPlan plan;
+  plan.command_line = command_line;
+  plan.streams = c.streams.empty() ? StreamMode::per_transfer : parse_stream_mode(c.streams);
+  plan.measure = measure_options(o);
+  plan.use_mean = o.mean;
+  if (!c.specs.empty()) {
+    plan.front_end = "bwtest";
+    for (const std::string& spec : c.specs) {
+      const std::vector<TransferRequest> parsed = parse_transfer_spec(spec);
+      plan.requests.insert(plan.requests.end(), parsed.begin(), parsed.end());
+    }
+    return plan;
+  }
+  plan.front_end = "cuts";
+  const CutsOptions cuts = cuts_options(c);
+  plan.requests = cuts_to_requests(cuts);
+  // CUts runs its iterations once and times them: one sample of that many
+  // copies, unless the user asked for samples.
+  plan.measure.copies_per_sample = cuts.iterations;
+  if (o.samples <= 0) plan.measure.min_samples = plan.measure.max_samples = 1;
+  return plan;
 }
 
 }  // namespace xb::app

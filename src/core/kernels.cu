@@ -44,6 +44,62 @@ __global__ void __launch_bounds__(1024) sm_copy_kernel(uint4* __restrict__ dst, 
   if (blockIdx.x == 0 && static_cast<int>(threadIdx.x) < tail) dst_tail[threadIdx.x] = src_tail[threadIdx.x];
 }
 
+// Bulk copy: thread 0 of each block streams chunks global -> shared -> global
+// with cp.async.bulk, `Stages` chunks in flight, completion of each load
+// tracked by an mbarrier (transaction bytes). Chunks are dealt round-robin
+// over blocks. Needs sm_90; elsewhere it traps (the host never launches it
+// there: launch_sm_copy falls back to the vector kernel).
+template <int Stages>
+__global__ void __launch_bounds__(32) bulk_copy_kernel(char* dst, const char* src, std::uint64_t nchunks,
+                                                       std::uint32_t chunk) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) unsigned char stage_mem[];
+  __shared__ __align__(8) std::uint64_t bars[Stages];
+  auto smem_addr = [](const void* p) { return static_cast<std::uint32_t>(__cvta_generic_to_shared(p)); };
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < Stages; ++s)
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bars[s])));
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  const std::uint64_t first = blockIdx.x, stride = gridDim.x;
+  const std::uint64_t mine = first < nchunks ? (nchunks - first + stride - 1) / stride : 0;
+  auto load = [&](std::uint64_t k) {
+    const int s = static_cast<int>(k % Stages);
+    const std::uint32_t bar = smem_addr(&bars[s]);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(chunk) : "memory");
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+            smem_addr(stage_mem + static_cast<std::size_t>(s) * chunk)),
+        "l"(src + (first + k * stride) * chunk), "r"(chunk), "r"(bar)
+        : "memory");
+  };
+  for (std::uint64_t k = 0; k < mine && k < Stages; ++k) load(k);
+  for (std::uint64_t k = 0; k < mine; ++k) {
+    const int s = static_cast<int>(k % Stages);
+    const std::uint32_t parity = static_cast<std::uint32_t>((k / Stages) & 1);
+    std::uint32_t done = 0;
+    while (!done) {
+      asm volatile(
+          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+          : "=r"(done)
+          : "r"(smem_addr(&bars[s])), "r"(parity)
+          : "memory");
+    }
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + (first + k * stride) * chunk),
+                 "r"(smem_addr(stage_mem + static_cast<std::size_t>(s) * chunk)), "r"(chunk)
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    if (k + Stages < mine) {
+      // The store must have read this stage before the next load fills it.
+      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+      load(k + Stages);
+    }
+  }
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
 __global__ void fill_kernel(std::uint32_t* buf, std::uint64_t words, std::uint64_t bytes, std::uint64_t seed) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += stride)
@@ -95,7 +151,8 @@ __global__ void gate_kernel(const volatile int* release, int* timed_out, std::ui
   }
 }
 
-__global__ void chase_kernel(const void* start, std::uint64_t steps, unsigned long long* sink) {
+__global__ void chase_kernel(const void* start, std::uint64_t steps, unsigned long long* sink, int active_block) {
+  if (static_cast<int>(blockIdx.x) != active_block) return;
   const void* p = start;
   for (std::uint64_t s = 0; s < steps; ++s) {
     // A plain dependent load: host and peer memory are not kept in this
@@ -133,10 +190,49 @@ void launch_copy_unroll(int unroll, int blocks, int threads, cudaStream_t stream
   }
 }
 
+template <int S>
+void launch_bulk_variant(int blocks, std::uint32_t chunk, cudaStream_t stream, char* dst, const char* src,
+                         std::uint64_t nchunks) {
+  const std::size_t smem = static_cast<std::size_t>(S) * chunk;
+  XB_CUDA_CHECK(cudaFuncSetAttribute(bulk_copy_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(smem)));
+  bulk_copy_kernel<S><<<blocks, 32, smem, stream>>>(dst, src, nchunks, chunk);
+}
+
+bool bulk_supported() {
+  int dev = 0, major = 0;
+  XB_CUDA_CHECK(cudaGetDevice(&dev));
+  XB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  return major >= 9;
+}
+
 }  // namespace
 
 void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
                     cudaStream_t stream) {
+  if (cfg.method == SmCopyConfig::Method::bulk && bulk_supported()) {
+    const std::uint32_t chunk = static_cast<std::uint32_t>((cfg.chunk_kib > 0 ? cfg.chunk_kib : 32) * 1024);
+    const std::uint64_t nchunks = bytes / chunk;
+    const int per_sm = cfg.blocks_per_sm > 0 ? cfg.blocks_per_sm : 1;
+    const int blocks = static_cast<int>(std::max<std::uint64_t>(
+        1, std::min<std::uint64_t>(nchunks, static_cast<std::uint64_t>(sm_count) * per_sm)));
+    auto* d = static_cast<char*>(dst);
+    const auto* s = static_cast<const char*>(src);
+    if (nchunks > 0) {
+      switch (cfg.stages > 0 ? cfg.stages : 3) {
+        case 2: launch_bulk_variant<2>(blocks, chunk, stream, d, s, nchunks); break;
+        case 3: launch_bulk_variant<3>(blocks, chunk, stream, d, s, nchunks); break;
+        case 4: launch_bulk_variant<4>(blocks, chunk, stream, d, s, nchunks); break;
+        default: fail(ErrorKind::usage, "bulk copy stages must be 2, 3 or 4");
+      }
+      XB_CUDA_CHECK(cudaGetLastError());
+    }
+    const std::uint64_t done = nchunks * chunk;
+    if (done == bytes) return;
+    SmCopyConfig rest;  // the remainder that does not fill a chunk
+    launch_sm_copy(d + done, s + done, bytes - done, rest, sm_count, stream);
+    return;
+  }
   if ((reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src)) % 16 != 0)
     fail(ErrorKind::internal, "sm copy needs 16-byte aligned buffers");
   const std::uint64_t nvec = bytes / 16;
@@ -177,8 +273,9 @@ void launch_gate(const volatile int* release, int* timed_out, std::uint64_t time
   XB_CUDA_CHECK(cudaGetLastError());
 }
 
-void launch_chase(const void* buf, std::uint64_t steps, unsigned long long* sink, cudaStream_t stream) {
-  chase_kernel<<<1, 1, 0, stream>>>(buf, steps, sink);
+void launch_chase(const void* buf, std::uint64_t steps, unsigned long long* sink, int blocks, int active_block,
+                  cudaStream_t stream) {
+  chase_kernel<<<blocks, 1, 0, stream>>>(buf, steps, sink, active_block);
   XB_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -196,6 +293,9 @@ void preload_kernels() {
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<2, true>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, true>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<8, true>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<2>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<3>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<4>));
 }
 
 }  // namespace xb

@@ -9,11 +9,19 @@
 namespace xb {
 
 // Launch shape of the SM copy kernel. Zero fields mean "choose".
+//  - vector: every thread moves 16-byte vectors, `unroll` loads in flight;
+//  - bulk (Hopper and later): one thread per block drives the SM's bulk
+//    asynchronous copy unit (cp.async.bulk) through `stages` shared-memory
+//    buffers of `chunk_kib` KiB each: global -> shared -> global.
 struct SmCopyConfig {
+  enum class Method { vector, bulk };
+  Method method = Method::vector;
   int blocks_per_sm = 0;
-  int threads = 0;   // per block
-  int unroll = 0;    // 16-byte vectors in flight per thread: 1, 2, 4 or 8
-  bool streaming = false;  // evict-first cache hints on loads and stores
+  int threads = 0;   // per block (vector)
+  int unroll = 0;    // 16-byte vectors in flight per thread: 1, 2, 4 or 8 (vector)
+  bool streaming = false;  // evict-first cache hints on loads and stores (vector)
+  int chunk_kib = 0;  // bulk
+  int stages = 0;     // bulk: 2, 3 or 4
 };
 
 // Copies `bytes` from src to dst with the SMs of the current device; both
@@ -40,9 +48,12 @@ void launch_verify_pattern(const void* buf, std::uint64_t bytes, std::uint64_t s
 void launch_gate(const volatile int* release, int* timed_out, std::uint64_t timeout_ns, cudaStream_t stream);
 
 // One thread follows a ring of pointers (each 8-byte slot holds the address
-// of the next slot) for `steps` dependent loads;
-// the final pointer is stored in *sink so the chain cannot be optimised away.
-void launch_chase(const void* buf, std::uint64_t steps, unsigned long long* sink, cudaStream_t stream);
+// of the next slot) for `steps` dependent loads; the final pointer is stored
+// in *sink so the chain cannot be optimised away. `blocks` one-thread blocks
+// are launched (one per SM) and only `active_block` works: stepping it over
+// every SM averages out each SM's distance to the link.
+void launch_chase(const void* buf, std::uint64_t steps, unsigned long long* sink, int blocks, int active_block,
+                  cudaStream_t stream);
 
 // Forces module loading for the current device so that lazy loading never
 // happens inside a timed region or while another device waits on a gate.

@@ -10,6 +10,7 @@
 #include "core/kernels.hpp"
 #include "core/measure.hpp"
 #include "core/stats.hpp"
+#include "core/topology.hpp"
 
 namespace xb {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 constexpr std::uint64_t kChaseBytes = 2ull << 20;
 constexpr std::uint64_t kHopSlots = 16;  // 16 x 8 B = 128 B: one cache line per hop
 constexpr int kChaseSlot = 1000;         // buffer-cache slot reserved for chase rings
-constexpr std::uint64_t kAccessesPerSample = 20000;
+constexpr std::uint64_t kAccessesPerSm = 400;  // per SM per sample
 
 // Writes the ring: slot i points to slot (i + 16) mod n, as device addresses.
 void build_ring(Buffer& buf) {
@@ -41,15 +42,17 @@ LatencySamples measure_latency(Measurer& measurer, int gpu, const Location& targ
   Event start(gpu), stop(gpu);
   DeviceValue<unsigned long long> sink(gpu);
 
+  // One sample: the chase runs on each SM in turn, back to back.
+  const int sms = measurer.system().gpus.at(gpu).sm_count;
   LatencySamples out;
-  out.accesses_per_sample = kAccessesPerSample;
+  out.accesses_per_sample = kAccessesPerSm * static_cast<std::uint64_t>(sms);
   out.buffer_bytes = kChaseBytes;
   auto run_once = [&]() {
     XB_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
-    launch_chase(ring.kernel_ptr(), kAccessesPerSample, sink.get(), stream.get());
+    for (int b = 0; b < sms; ++b) launch_chase(ring.kernel_ptr(), kAccessesPerSm, sink.get(), sms, b, stream.get());
     XB_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
     XB_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    return elapsed_seconds(start, stop) * 1e9 / static_cast<double>(kAccessesPerSample);
+    return elapsed_seconds(start, stop) * 1e9 / static_cast<double>(out.accesses_per_sample);
   };
   run_once();  // warm-up: TLB entries and code loading
   const auto t0 = std::chrono::steady_clock::now();

@@ -33,21 +33,17 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// Launch shapes found best per kind of path on H100/H200 (bench/sm_tuning.sh
-// re-measures them); any field the user set wins.
-SmCopyConfig sm_config_for(const Transfer& t, const SmCopyConfig& user) {
-  SmCopyConfig c;
-  if (t.src.on_host() || t.dst.on_host()) {
-    c = {4, 512, 4, false};
-  } else if (t.src.device != t.dst.device) {
-    c = {4, 512, 4, false};
-  } else {
-    c = {4, 512, 4, false};
-  }
+// Default launch shape: one 512-thread block per SM leaves room for a second
+// copy kernel on the same GPU (bidirectional cases run two at once); the
+// bench/sm_tuning.sh sweep on H200 showed no faster shape for one direction.
+// Any field the user set (--sm-config) wins.
+SmCopyConfig sm_config_for(const SmCopyConfig& user) {
+  if (user.method == SmCopyConfig::Method::bulk) return user;
+  SmCopyConfig c{SmCopyConfig::Method::vector, 1, 512, 4, false, 0, 0};
   if (user.blocks_per_sm > 0) c.blocks_per_sm = user.blocks_per_sm;
   if (user.threads > 0) c.threads = user.threads;
   if (user.unroll > 0) c.unroll = user.unroll;
-  c.streaming = c.streaming || user.streaming;
+  c.streaming = user.streaming;
   return c;
 }
 
@@ -110,7 +106,7 @@ void Measurer::prepare_buffers(Plan& plan) {
     // The destination must not already hold what the copy will write.
     if (opts_.verify && dst.content_seed() == src.seed()) fill_buffer(dst, dst.bytes(), dst.seed(), t.exec_device);
     if (t.src.kind == MemKind::pageable || t.dst.kind == MemKind::pageable) plan.gated = false;
-    plan.sm.push_back(sm_config_for(t, opts_.sm));
+    plan.sm.push_back(sm_config_for(opts_.sm));
   }
 }
 

@@ -58,15 +58,21 @@ Buffer::Buffer(const Location& loc, std::uint64_t bytes) : loc_(loc), bytes_(byt
     allocate_host();
     return;
   }
-  XB_CUDA_CHECK(cudaSetDevice(loc.device));
   if (loc.kind == MemKind::managed) {
+    // Managed memory starts where the location says: on its GPU, or on the
+    // host when no GPU owns it (device < 0).
+    XB_CUDA_CHECK(cudaSetDevice(loc.device >= 0 ? loc.device : 0));
     check_alloc(cudaMallocManaged(&ptr_, bytes), loc, bytes);
     cudaMemLocation where{};
-    where.type = cudaMemLocationTypeDevice;
-    where.id = loc.device;
+    where.type = loc.device >= 0 ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+    where.id = loc.device >= 0 ? loc.device : 0;
     XB_CUDA_CHECK(cudaMemPrefetchAsync(ptr_, bytes, where, 0, nullptr));
     XB_CUDA_CHECK(cudaDeviceSynchronize());
-  } else {
+    kernel_ptr_ = ptr_;
+    return;
+  }
+  XB_CUDA_CHECK(cudaSetDevice(loc.device));
+  {
     check_alloc(cudaMalloc(&ptr_, bytes), loc, bytes);
   }
   kernel_ptr_ = ptr_;

@@ -15,9 +15,6 @@
 
 namespace xb {
 
-// NUMA placement value meaning "do not place host memory on any node".
-constexpr int kNoNumaPlacement = -2;
-
 class Buffer {
  public:
   // Allocates `bytes` at `loc` (loc.numa must already be resolved to a node,

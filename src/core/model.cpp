@@ -28,6 +28,7 @@ const char* to_string(Engine engine) noexcept {
 }
 
 std::string location_label(const Location& loc) {
+  if (loc.kind == MemKind::managed && loc.device < 0) return "managed(host)";
   if (!loc.on_host()) return fmt::format("gpu{}", loc.device);
   if (loc.numa >= 0) return fmt::format("host(numa{})", loc.numa);
   return "host";

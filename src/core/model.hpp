@@ -21,6 +21,10 @@ enum class MemKind {
 const char* to_string(MemKind kind) noexcept;
 bool is_host(MemKind kind) noexcept;
 
+// Location::numa values besides a node id.
+constexpr int kGpuNumaNode = -1;      // host memory on the executing GPU's node (default)
+constexpr int kNoNumaPlacement = -2;  // host memory not placed on any node
+
 struct Location {
   MemKind kind = MemKind::device;
   int device = -1;  // GPU that owns device/managed memory; -1 for host memory

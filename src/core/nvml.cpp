@@ -28,6 +28,7 @@ struct Nvml::Api {
   decltype(&nvmlDeviceGetNvLinkRemoteDeviceType) nvlink_remote_type = nullptr;
   decltype(&nvmlDeviceGetFieldValues) field_values = nullptr;
   decltype(&nvmlDeviceGetMaxClockInfo) max_clock = nullptr;
+  decltype(&nvmlDeviceGetP2PStatus) p2p_status = nullptr;
 };
 
 namespace {
@@ -37,23 +38,48 @@ void resolve(void* handle, F& fn, const char* name) {
   fn = reinterpret_cast<F>(dlsym(handle, name));
 }
 
-// NVLink per-link rate in GB/s per direction by NVLink version, used only
-// when NVML does not report the link speed itself.
+// NVLink per-link rate in GB/s per direction by NVML's version enum
+// (nvmlNvlinkVersion_t), used only when NVML does not report the speed.
 double nominal_nvlink_gbps(int version) {
   switch (version) {
-    case 1: return 20.0;
-    case 2: case 3: return 25.0;
-    case 4: return 26.5625;
+    case NVML_NVLINK_VERSION_1_0: return 20.0;
+    case NVML_NVLINK_VERSION_2_0: case NVML_NVLINK_VERSION_2_2:
+    case NVML_NVLINK_VERSION_3_0: case NVML_NVLINK_VERSION_3_1: return 25.0;
+    case NVML_NVLINK_VERSION_4_0: return 26.5625;
+    case NVML_NVLINK_VERSION_5_0: return 50.0;
     default: return 0.0;
   }
 }
 
-double nvlink_speed_gbps(const Nvml::Api& api, nvmlDevice_t dev) {
+const char* nvlink_version_name(int version) {
+  switch (version) {
+    case NVML_NVLINK_VERSION_1_0: return "1.0";
+    case NVML_NVLINK_VERSION_2_0: return "2.0";
+    case NVML_NVLINK_VERSION_2_2: return "2.2";
+    case NVML_NVLINK_VERSION_3_0: return "3.0";
+    case NVML_NVLINK_VERSION_3_1: return "3.1";
+    case NVML_NVLINK_VERSION_4_0: return "4.0";
+    case NVML_NVLINK_VERSION_5_0: return "5.0";
+    default: return "unknown";
+  }
+}
+
+// Link speed in GB/s per direction as NVML reports it (MB/s), trying the
+// per-link field first, then the common-speed field.
+double nvlink_speed_gbps(const Nvml::Api& api, nvmlDevice_t dev, unsigned link, std::string& source) {
   if (!api.field_values) return 0.0;
-  nvmlFieldValue_t fv{};
-  fv.fieldId = NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON;
-  if (api.field_values(dev, 1, &fv) != NVML_SUCCESS || fv.nvmlReturn != NVML_SUCCESS) return 0.0;
-  return static_cast<double>(fv.value.uiVal) / 1000.0;  // MB/s -> GB/s
+  for (unsigned field : {unsigned(NVML_FI_DEV_NVLINK_GET_SPEED), unsigned(NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON)}) {
+    nvmlFieldValue_t fv{};
+    fv.fieldId = field;
+    fv.scopeId = link;
+    if (api.field_values(dev, 1, &fv) != NVML_SUCCESS || fv.nvmlReturn != NVML_SUCCESS) continue;
+    const double mbps = fv.valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? static_cast<double>(fv.value.ullVal)
+                                                                           : static_cast<double>(fv.value.uiVal);
+    if (mbps <= 0) continue;
+    source = field == NVML_FI_DEV_NVLINK_GET_SPEED ? "NVML field NVLINK_GET_SPEED" : "NVML field NVLINK_SPEED_MBPS_COMMON";
+    return mbps / 1000.0;
+  }
+  return 0.0;
 }
 
 }  // namespace
@@ -89,6 +115,7 @@ std::shared_ptr<Nvml> Nvml::load() {
   resolve(api->handle, api->nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
   resolve(api->handle, api->field_values, "nvmlDeviceGetFieldValues");
   resolve(api->handle, api->max_clock, "nvmlDeviceGetMaxClockInfo");
+  resolve(api->handle, api->p2p_status, "nvmlDeviceGetP2PStatus");
   return std::shared_ptr<Nvml>(new Nvml(std::move(api)));
 }
 
@@ -115,10 +142,11 @@ NvmlLinkInfo Nvml::link_info(const std::string& pci_bus_id) const {
   if (api_->pcie_width && api_->pcie_width(dev, &v) == NVML_SUCCESS) info.pcie_width_current = static_cast<int>(v);
   if (api_->pcie_width_max && api_->pcie_width_max(dev, &v) == NVML_SUCCESS) info.pcie_width_max = static_cast<int>(v);
   if (api_->max_clock && api_->max_clock(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS) info.max_mem_clock_mhz = v;
+  unsigned first_active = 0;
   for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS && api_->nvlink_state; ++link) {
     nvmlEnableState_t state{};
     if (api_->nvlink_state(dev, link, &state) != NVML_SUCCESS || state != NVML_FEATURE_ENABLED) continue;
-    ++info.nvlink_active;
+    if (info.nvlink_active++ == 0) first_active = link;
     if (info.nvlink_version == 0 && api_->nvlink_version &&
         api_->nvlink_version(dev, link, &v) == NVML_SUCCESS) {
       info.nvlink_version = static_cast<int>(v);
@@ -133,14 +161,22 @@ NvmlLinkInfo Nvml::link_info(const std::string& pci_bus_id) const {
     info.nvlink_remote_is_switch.push_back(is_switch);
   }
   if (info.nvlink_active > 0) {
-    info.nvlink_gbps_per_link = nvlink_speed_gbps(*api_, dev);
-    info.nvlink_rate_source = "NVML NVLINK_SPEED_MBPS_COMMON";
+    info.nvlink_gbps_per_link = nvlink_speed_gbps(*api_, dev, first_active, info.nvlink_rate_source);
     if (info.nvlink_gbps_per_link <= 0) {
       info.nvlink_gbps_per_link = nominal_nvlink_gbps(info.nvlink_version);
-      info.nvlink_rate_source = fmt::format("nominal rate of NVLink version {}", info.nvlink_version);
+      info.nvlink_rate_source = fmt::format("nominal rate of NVLink {}", nvlink_version_name(info.nvlink_version));
     }
   }
   return info;
+}
+
+bool Nvml::nvlink_p2p(const std::string& bus_a, const std::string& bus_b) const {
+  nvmlDevice_t a{}, b{};
+  if (!api_->by_bus_id || !api_->p2p_status || api_->by_bus_id(bus_a.c_str(), &a) != NVML_SUCCESS ||
+      api_->by_bus_id(bus_b.c_str(), &b) != NVML_SUCCESS)
+    return false;
+  nvmlGpuP2PStatus_t status{};
+  return api_->p2p_status(a, b, NVML_P2P_CAPS_INDEX_NVLINK, &status) == NVML_SUCCESS && status == NVML_P2P_STATUS_OK;
 }
 
 }  // namespace xb

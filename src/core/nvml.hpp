@@ -34,6 +34,8 @@ class Nvml {
   // Queries the GPU with this PCI bus id ("0000:18:00.0"). Fields NVML cannot
   // answer stay at their defaults; never throws for a missing field.
   NvmlLinkInfo link_info(const std::string& pci_bus_id) const;
+  // Whether NVML reports NVLink peer-to-peer between the two GPUs.
+  bool nvlink_p2p(const std::string& bus_a, const std::string& bus_b) const;
 
   struct Api;  // resolved NVML entry points (defined in nvml.cpp)
 

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <map>
+
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
@@ -98,6 +100,7 @@ void apply_nvml(GpuInfo& g, const NvmlLinkInfo& n) {
   g.nvlink_count = n.nvlink_active;
   g.nvlink_gbps_per_link = n.nvlink_gbps_per_link;
   g.nvlink_rate_source = n.nvlink_rate_source;
+  g.nvlink_remote_bus_ids = n.nvlink_remote_bus_ids;
   g.pcie = pcie_peak(n.pcie_gen_max, n.pcie_width_max);
 }
 
@@ -118,7 +121,26 @@ int nvlinks_between(const NvmlLinkInfo& a, const std::string& peer_bus) {
   return count;
 }
 
-PeerLink make_link(const System& sys, const std::vector<NvmlLinkInfo>& nv, int a, int b) {
+// In virtual machines NVML reports the peers' physical bus ids, which match
+// no visible GPU. Links are then grouped by remote id; when every group has
+// the same size (symmetric topologies: 2 GPUs, fully connected 4 or 8),
+// that size is the link count to each NVLink peer. Otherwise 0: unknown.
+int nvlinks_unmatched(const NvmlLinkInfo& a, const std::vector<std::string>& visible) {
+  std::map<std::string, int> groups;
+  for (std::size_t l = 0; l < a.nvlink_remote_bus_ids.size(); ++l) {
+    const std::string id = normalized_bus_id(a.nvlink_remote_bus_ids[l]);
+    bool seen = false;
+    for (const auto& v : visible) seen = seen || normalized_bus_id(v) == id;
+    if (!seen && !a.nvlink_remote_is_switch[l]) ++groups[id];
+  }
+  if (groups.empty()) return 0;
+  const int size = groups.begin()->second;
+  for (const auto& g : groups)
+    if (g.second != size) return 0;
+  return size;
+}
+
+PeerLink make_link(const System& sys, const std::vector<NvmlLinkInfo>& nv, const Nvml* nvml, int a, int b) {
   PeerLink link;
   if (a == b) {
     link.kind = LinkKind::self;
@@ -134,6 +156,11 @@ PeerLink make_link(const System& sys, const std::vector<NvmlLinkInfo>& nv, int a
   XB_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, a, b));
   link.peer_access = can != 0;
   link.nvlinks = nv.empty() ? 0 : nvlinks_between(nv[a], sys.gpus[b].pci_bus_id);
+  if (link.nvlinks == 0 && nvml && nvml->nvlink_p2p(sys.gpus[a].pci_bus_id, sys.gpus[b].pci_bus_id)) {
+    std::vector<std::string> visible;
+    for (const auto& g : sys.gpus) visible.push_back(g.pci_bus_id);
+    link.nvlinks = nvlinks_unmatched(nv[a], visible);
+  }
   const GpuInfo& ga = sys.gpus[a];
   if (link.nvlinks > 0 && ga.nvlink_gbps_per_link > 0) {
     link.kind = LinkKind::nvlink;
@@ -178,7 +205,7 @@ System discover_system(bool require_nvml) {
   }
   sys.links.assign(count, std::vector<PeerLink>(count));
   for (int a = 0; a < count; ++a)
-    for (int b = 0; b < count; ++b) sys.links[a][b] = make_link(sys, nv, a, b);
+    for (int b = 0; b < count; ++b) sys.links[a][b] = make_link(sys, nv, nvml.get(), a, b);
   sys.numa = numa_nodes();
   return sys;
 }

@@ -33,6 +33,7 @@ struct GpuInfo {
   int nvlink_count = 0;
   double nvlink_gbps_per_link = 0.0;
   std::string nvlink_rate_source;
+  std::vector<std::string> nvlink_remote_bus_ids;  // as NVML reports them, one per active link
   bool managed_memory = false, unified_addressing = false, can_map_host_memory = false;
   int copy_engines = 0;  // cudaDevAttrAsyncEngineCount
   int memory_bus_width_bits = 0;

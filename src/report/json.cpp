@@ -29,7 +29,7 @@ json gpu_json(const GpuInfo& g) {
           {"pcie", {{"generation_current", g.pcie_gen_current}, {"generation_max", g.pcie_gen_max},
                     {"width_current", g.pcie_width_current}, {"width_max", g.pcie_width_max}}},
           {"nvlink", {{"active_links", g.nvlink_count}, {"gbps_per_link", g.nvlink_gbps_per_link},
-                      {"rate_source", g.nvlink_rate_source}}},
+                      {"rate_source", g.nvlink_rate_source}, {"remote_bus_ids", g.nvlink_remote_bus_ids}}},
           {"managed_memory", g.managed_memory},
           {"unified_addressing", g.unified_addressing},
           {"can_map_host_memory", g.can_map_host_memory},

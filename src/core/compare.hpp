@@ -1,0 +1,63 @@
+// Comparison of two results of the same kind (two run JSONs or two sweep
+// JSONs), cell by cell, for regression gates such as node acceptance.
+//
+// The noise rule: a cell changed only if the difference of the two reported
+// values exceeds BOTH
+//   - the tolerance: tolerance_pct percent of the OLD value, and
+//   - noise_k times the combined standard error of the two values,
+//     sqrt(se_old^2 + se_new^2), with se = sqrt(pi/2) * stddev / sqrt(n)
+//     (the standard error of a median; n = sample count, stddev of samples).
+// Otherwise it is "same". Bandwidth going down, or latency going up, is
+// "slower"; a cell whose data verification failed in NEW, or a case that
+// measured in OLD but errored or was waived in NEW, is "failed". Both count
+// as regressions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace xb {
+
+struct CompareOptions {
+  double tolerance_pct = 5.0;
+  double noise_k = 3.0;
+};
+
+enum class Verdict { faster, slower, same, failed, skipped };
+const char* to_string(Verdict v) noexcept;
+
+struct CompareEntry {
+  std::string key;            // "host_to_device_memcpy_ce [host,gpu0]", "host->gpu0 @ 1048576"
+  std::string unit;           // "gbps" or "ns"
+  double old_value = 0, new_value = 0;
+  double delta_pct = 0;       // (new - old) / old * 100
+  double noise_pct = 0;       // noise_k x combined standard error, percent of old
+  Verdict verdict = Verdict::same;
+  std::string note;           // why failed / skipped
+};
+
+struct CompareResult {
+  std::string schema;         // "xferbench-run" or "xferbench-sweep"
+  CompareOptions options;
+  std::vector<CompareEntry> entries;
+  int count(Verdict v) const;
+  bool regression() const { return count(Verdict::slower) + count(Verdict::failed) > 0; }
+};
+
+// Standard error of a median from the sample stddev and count; 0 for n < 2.
+double median_standard_error(double stddev, int samples);
+
+// Verdict of one value pair under the noise rule above.
+CompareEntry compare_values(const std::string& key, const std::string& unit, double old_value, double old_stddev,
+                            int old_samples, double new_value, double new_stddev, int new_samples,
+                            const CompareOptions& opts);
+
+// Throws Error(usage) with one line naming the file (old_name / new_name)
+// for a document of another tool or schema version, documents of different
+// kinds, or cases / cells / series / sizes present in only one of them.
+CompareResult compare_documents(const nlohmann::json& old_doc, const nlohmann::json& new_doc, const CompareOptions& opts,
+                                const std::string& old_name = "OLD", const std::string& new_name = "NEW");
+
+}  // namespace xb

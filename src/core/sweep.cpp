@@ -1,0 +1,273 @@
+#include "core/sweep.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/runner.hpp"
+#include "core/units.hpp"
+
+namespace xb {
+
+const char* to_string(SweepStatus s) noexcept {
+  switch (s) {
+    case SweepStatus::passed: return "passed";
+    case SweepStatus::failed: return "failed";
+    case SweepStatus::waived: return "waived";
+  }
+  return "?";
+}
+
+std::vector<std::uint64_t> sweep_sizes(const SweepRange& r) {
+  if (r.min_bytes == 0 || r.max_bytes == 0) fail(ErrorKind::usage, "invalid sweep range: --min and --max must be greater than 0");
+  if (r.min_bytes > r.max_bytes)
+    fail(ErrorKind::usage, fmt::format("invalid sweep range: --min {} is larger than --max {}", r.min_bytes, r.max_bytes));
+  if (r.step_bytes == 0 && !(r.factor > 1.0))
+    fail(ErrorKind::usage, fmt::format("invalid --factor '{}': must be greater than 1", r.factor));
+  std::vector<std::uint64_t> sizes;
+  auto too_many = [&] {
+    fail(ErrorKind::usage, fmt::format("sweep from {} to {} bytes has more than {} sizes: use a larger --factor or --step",
+                                       r.min_bytes, r.max_bytes, kMaxSweepSizes));
+  };
+  if (r.step_bytes > 0) {
+    if ((r.max_bytes - r.min_bytes) / r.step_bytes >= kMaxSweepSizes) too_many();
+    for (std::uint64_t b = r.min_bytes; b <= r.max_bytes; b += r.step_bytes) {
+      sizes.push_back(b);
+      if (r.max_bytes - b < r.step_bytes) break;  // the next step would pass max (or overflow)
+    }
+  } else {
+    // Powers are computed from min each time so rounding does not accumulate.
+    for (int k = 0;; ++k) {
+      const double v = std::round(static_cast<double>(r.min_bytes) * std::pow(r.factor, k));
+      if (v > static_cast<double>(r.max_bytes)) break;
+      const auto b = static_cast<std::uint64_t>(v);
+      if (sizes.empty() || b != sizes.back()) sizes.push_back(b);
+      if (sizes.size() > kMaxSweepSizes) too_many();
+    }
+  }
+  if (sizes.back() != r.max_bytes) sizes.push_back(r.max_bytes);
+  if (sizes.size() > kMaxSweepSizes) too_many();
+  return sizes;
+}
+
+LinearFit fit_startup_bandwidth(const std::vector<double>& bytes, const std::vector<double>& seconds) {
+  LinearFit f;
+  std::vector<double> x, y, w;
+  for (std::size_t i = 0; i < bytes.size() && i < seconds.size(); ++i) {
+    if (!(seconds[i] > 0) || !(bytes[i] > 0)) continue;
+    x.push_back(bytes[i]);
+    y.push_back(seconds[i]);
+    w.push_back(1.0 / (seconds[i] * seconds[i]));
+  }
+  f.points = static_cast<int>(x.size());
+  if (x.size() < 2 || *std::min_element(x.begin(), x.end()) == *std::max_element(x.begin(), x.end())) return f;
+  // Weighted means first, then centred sums: better conditioned than the
+  // textbook normal equations when bytes reach 1e10.
+  double sw = 0, xm = 0, ym = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sw += w[i];
+    xm += w[i] * x[i];
+    ym += w[i] * y[i];
+  }
+  xm /= sw;
+  ym /= sw;
+  double sxy = 0, sxx = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += w[i] * (x[i] - xm) * (y[i] - ym);
+    sxx += w[i] * (x[i] - xm) * (x[i] - xm);
+  }
+  const double slope = sxy / sxx;  // seconds per byte
+  if (!(slope > 0)) return f;
+  f.valid = true;
+  f.startup_s = ym - slope * xm;
+  f.asymptotic_gbps = 1.0 / slope / 1e9;
+  f.n_half_bytes = f.startup_s > 0 ? f.startup_s / slope : 0.0;
+  double sq = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double r = (y[i] - (f.startup_s + slope * x[i])) / y[i];
+    sq += r * r;
+  }
+  f.rms_relative_residual = std::sqrt(sq / static_cast<double>(x.size()));
+  return f;
+}
+
+Peak transfer_peak(const System& sys, const Transfer& t, std::string* link) {
+  auto set_link = [&](std::string s) {
+    if (link) *link = std::move(s);
+  };
+  const bool src_dev = !t.src.on_host() && t.src.device >= 0;
+  const bool dst_dev = !t.dst.on_host() && t.dst.device >= 0;
+  if (src_dev && dst_dev) {
+    const PeerLink& l = sys.link(t.src.device, t.dst.device);
+    if (t.src.device == t.dst.device) {
+      set_link("device memory");
+    } else if (l.kind == LinkKind::nvlink) {
+      set_link(fmt::format("NVLink x{}", l.nvlinks));
+    } else {
+      set_link(l.kind == LinkKind::pcie ? "PCIe peer" : "none");
+    }
+    return l.peak;
+  }
+  // One side on the host: the executing GPU's host link carries it.
+  const int gpu = src_dev ? t.src.device : dst_dev ? t.dst.device : t.exec_device;
+  if (gpu < 0 || gpu >= sys.gpu_count()) return Peak{};
+  const GpuInfo& g = sys.gpus[static_cast<std::size_t>(gpu)];
+  set_link(g.pcie_gen_max < 1 ? "PCIe" : fmt::format("PCIe Gen{} x{}", g.pcie_gen_max, g.pcie_width_max));
+  return g.pcie;
+}
+
+namespace {
+
+const char* stream_mode_name(StreamMode m) {
+  switch (m) {
+    case StreamMode::per_transfer: return "per-transfer";
+    case StreamMode::per_device: return "per-device";
+    case StreamMode::only_one: return "only-one";
+  }
+  return "?";
+}
+
+SweepSeries& series_for(SweepResult& out, const std::string& label) {
+  for (auto& s : out.series)
+    if (s.label == label) return s;
+  out.series.push_back(SweepSeries{});
+  out.series.back().label = label;
+  return out.series.back();
+}
+
+SweepRow make_row(std::uint64_t bytes, std::vector<double> samples, bool use_mean, const Peak& peak) {
+  SweepRow row;
+  row.bytes = bytes;
+  row.stats = summarize(samples);
+  row.value_gbps = use_mean ? row.stats.mean : row.stats.median;
+  row.seconds_per_copy = row.value_gbps > 0 ? static_cast<double>(bytes) / (row.value_gbps * 1e9) : 0.0;
+  row.samples_gbps = std::move(samples);
+  row.efficiency = peak.known() ? row.value_gbps / peak.gbps : 0.0;
+  return row;
+}
+
+void fail_with(SweepResult& out, std::string message) {
+  if (out.status != SweepStatus::waived) out.status = SweepStatus::failed;
+  out.messages.push_back(std::move(message));
+}
+
+// Every transfer of the spec at `bytes`: one series per transfer.
+void measure_spec_size(Measurer& measurer, const SweepRequest& req, std::uint64_t bytes, SweepResult& out) {
+  Scenario sc = req.scenario;
+  for (auto& t : sc.transfers) t.bytes = bytes;
+  const ScenarioSamples s = measurer.run(sc, [&](const ScenarioSamples& ss, std::size_t i) {
+    double total = 0;
+    for (const auto& t : sc.transfers) total += static_cast<double>(t.bytes) * ss.copies_per_sample;
+    return gbps(total, ss.total_seconds[i]);
+  });
+  const double copies = s.copies_per_sample;
+  for (std::size_t t = 0; t < sc.transfers.size(); ++t) {
+    const Transfer& tr = sc.transfers[t];
+    SweepSeries& series = series_for(out, tr.label);
+    series.peak = transfer_peak(measurer.system(), tr, &series.link);
+    std::vector<double> samples;
+    for (double sec : s.transfers[t].seconds) samples.push_back(gbps(static_cast<double>(bytes) * copies, sec));
+    SweepRow row = make_row(bytes, std::move(samples), req.use_mean, series.peak);
+    row.copies_per_sample = s.copies_per_sample;
+    row.verification = s.transfers[t].verification.status;
+    if (row.verification == Verification::Status::failed)
+      fail_with(out, fmt::format("at {} bytes: verification failed: {} at byte offset {}", bytes, tr.label,
+                                 s.transfers[t].verification.first_bad_offset));
+    series.rows.push_back(std::move(row));
+  }
+  SweepTimeline& tl = out.timeline;
+  tl = SweepTimeline{};
+  tl.bytes = bytes;
+  tl.copies_per_sample = s.copies_per_sample;
+  for (std::size_t t = 0; t < sc.transfers.size(); ++t) {
+    tl.labels.push_back(sc.transfers[t].label);
+    tl.start_s.push_back(s.transfers[t].start_s);
+    tl.end_s.push_back(s.transfers[t].end_s);
+  }
+}
+
+// Returns false when the case cannot run here (waived): no other size will.
+bool measure_case_size(Measurer& measurer, const SweepRequest& req, std::uint64_t bytes, SweepResult& out) {
+  const CaseResult c = run_case(*req.named_case, measurer, bytes, req.use_mean);
+  if (c.status == CaseStatus::waived) {
+    out.status = SweepStatus::waived;
+    out.messages.push_back(c.message);
+    return false;
+  }
+  if (c.status != CaseStatus::passed) fail_with(out, fmt::format("at {} bytes: {}", bytes, c.message));
+  add_case_rows(c, out);
+  return true;
+}
+
+}  // namespace
+
+void add_case_rows(const CaseResult& c, SweepResult& out) {
+  for (const Matrix& m : c.matrices) {
+    if (m.metric != Metric::bandwidth_gbps) continue;  // latency does not depend on size
+    for (const Cell& cell : m.cells) {
+      SweepSeries& series = series_for(out, fmt::format("{}[{},{}]", m.name, m.row_labels.at(static_cast<std::size_t>(cell.row)),
+                                                        m.col_labels.at(static_cast<std::size_t>(cell.col))));
+      series.link = cell.link;
+      series.peak = cell.peak;
+      SweepRow row;
+      row.bytes = cell.bytes_per_copy;
+      row.value_gbps = cell.value;
+      row.seconds_per_copy = cell.value > 0 ? static_cast<double>(cell.bytes_per_copy) / (cell.value * 1e9) : 0.0;
+      row.stats = cell.stats;
+      row.samples_gbps = cell.samples;
+      row.copies_per_sample = cell.copies_per_sample;
+      row.efficiency = cell.efficiency;
+      row.verification = cell.verification.status;
+      series.rows.push_back(std::move(row));
+    }
+  }
+}
+
+void fit_series(SweepResult& out) {
+  for (auto& s : out.series) {
+    std::vector<double> x, y;
+    for (const auto& r : s.rows) {
+      x.push_back(static_cast<double>(r.bytes));
+      y.push_back(r.seconds_per_copy);
+    }
+    s.fit = fit_startup_bandwidth(x, y);
+  }
+}
+
+SweepResult run_sweep(const System& sys, const SweepRequest& req, const SweepCallback& on_size) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SweepResult out;
+  out.command_line = req.command_line;
+  out.start_time_utc = utc_now_iso8601();
+  out.source = req.named_case ? "case" : "spec";
+  out.what = req.named_case ? req.named_case->name : req.spec;
+  if (!req.named_case) out.stream_mode = stream_mode_name(req.scenario.streams);
+  out.sizes = req.sizes;
+  out.statistic = req.use_mean ? "mean" : "median";
+  out.measure = req.measure;
+  out.system = sys;
+  Measurer measurer(out.system, req.measure);
+  if (!req.named_case)
+    for (const auto& t : req.scenario.transfers)
+      if (!t.src.on_host() && !t.dst.on_host() && t.src.device != t.dst.device) enable_peer_access(t.src.device, t.dst.device);
+  for (std::size_t i = 0; i < req.sizes.size(); ++i) {
+    try {
+      if (req.named_case) {
+        if (!measure_case_size(measurer, req, req.sizes[i], out)) break;
+      } else {
+        measure_spec_size(measurer, req, req.sizes[i], out);
+      }
+    } catch (const Error& e) {
+      fail_with(out, fmt::format("at {} bytes: {}", req.sizes[i], e.what()));
+    }
+    if (on_size) on_size(req.sizes[i], i + 1, req.sizes.size());
+  }
+  fit_series(out);
+  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace xb
