@@ -114,7 +114,7 @@ TEST(SpecReadme, Defaults) {
   EXPECT_EQ(req.direction, Direction::both);
   EXPECT_EQ(req.bytes, 32 * MiB);
   EXPECT_EQ(req.memory, MemKind::pinned);
-  EXPECT_EQ(req.numa, spec::kGpuNumaNode);
+  EXPECT_EQ(req.numa, kGpuNumaNode);
   EXPECT_EQ(req.engine, Engine::copy_engine);
   EXPECT_EQ(req.peer, -1);
   EXPECT_EQ(req.issuer, Issuer::src);
@@ -166,7 +166,7 @@ TEST(SpecDirection, ExpansionOrder) {
 TEST(SpecDirection, HostToDeviceLocations) {
   const Transfer t = expand("1:HtoD:1M", 2).transfers.at(0);
   EXPECT_EQ(t.src.kind, MemKind::pinned);
-  EXPECT_EQ(t.src.numa, spec::kGpuNumaNode);
+  EXPECT_EQ(t.src.numa, kGpuNumaNode);
   EXPECT_EQ(t.dst.kind, MemKind::device);
   EXPECT_EQ(t.dst.device, 1);
   EXPECT_EQ(t.exec_device, 1);
@@ -439,7 +439,7 @@ TEST(Cuts, ReadmeSingleGpuDtoH) {
   ASSERT_EQ(s.transfers.size(), 1u);
   EXPECT_EQ(s.transfers[0].label, "gpu0->host");
   EXPECT_EQ(s.transfers[0].dst.kind, MemKind::pinned);
-  EXPECT_EQ(s.transfers[0].dst.numa, spec::kGpuNumaNode);
+  EXPECT_EQ(s.transfers[0].dst.numa, kGpuNumaNode);
 }
 
 TEST(Cuts, ReadmeBothDirectionsOneGpu) {
@@ -475,11 +475,11 @@ TEST(Cuts, SizeAndNoNumaAffinity) {
   options.size = 64 * MiB;
   options.no_numa_affinity = true;
   const auto requests = cuts_to_requests(options);
-  EXPECT_EQ(requests[0].numa, spec::kNoNumaPlacement);
+  EXPECT_EQ(requests[0].numa, kNoNumaPlacement);
   EXPECT_EQ(requests[0].bytes, 64 * MiB);
   EXPECT_EQ(requests[0].spec, "--htod=0");
   const Transfer t = cuts_scenario(options, 1).transfers.at(0);
-  EXPECT_EQ(t.src.numa, spec::kNoNumaPlacement);
+  EXPECT_EQ(t.src.numa, kNoNumaPlacement);
   EXPECT_EQ(t.label, "host->gpu0");
 }
 

@@ -1,12 +1,15 @@
+// xferbench run: named cases (nvbandwidth names, suites), or one concurrent
+// scenario described by multi-gpu-bwtest --do specs or CUts flags. Every
+// argument is checked in the CLI11 callback, before any GPU is touched.
 #include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
-#include <fmt/ostream.h>
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
 #include "app/output.hpp"
+#include "app/progress.hpp"
 #include "app/run_options.hpp"
 #include "core/runner.hpp"
 #include "core/topology.hpp"
@@ -14,6 +17,10 @@
 
 namespace xb::app {
 namespace {
+
+std::string case_progress(const RunRequest& req, std::size_t index) {
+  return fmt::format("[{}/{}] {}", index + 1, req.cases.size(), req.cases[index]->name);
+}
 
 int execute(const RunOptions& opts, const Context& ctx) {
   if (opts.list) {
@@ -24,20 +31,24 @@ int execute(const RunOptions& opts, const Context& ctx) {
   check_output_writable(opts.out);
   const System sys = discover_system(false);
   const bool text = opts.out.format == "text";
-  const bool progress = progress_enabled(ctx);
   RunResult header_only;
   header_only.system = sys;
   header_only.settings.buffer_bytes = req.buffer_bytes;
   header_only.settings.statistic = req.use_mean ? "mean" : "median";
   header_only.settings.measure = req.measure;
   if (text) report::text_run_header(std::cout, header_only);
+  Progress progress(progress_enabled(ctx), std::cerr);
+  if (!req.cases.empty()) progress.update(case_progress(req, 0));
   const RunResult run = run_cases(sys, req, [&](const CaseResult& c, std::size_t done, std::size_t total) {
+    if (done < total) progress.update(case_progress(req, done));
     if (text) {
-      report::text_case(std::cout, c);
-      std::cout.flush();
+      progress.print_above([&] {
+        report::text_case(std::cout, c);
+        std::cout.flush();
+      });
     }
-    if (progress) fmt::print(std::cerr, "[{}/{}] {} {} ({:.1f} s)\n", done, total, c.name, to_string(c.status), c.wall_seconds);
   });
+  progress.finish();
   if (text) report::text_run_footer(std::cout, run);
   if (opts.out.format == "json") std::cout << report::run_json(run).dump(2) << "\n";
   if (opts.out.format == "csv") std::cout << report::run_csv(run);
@@ -49,11 +60,23 @@ int execute(const RunOptions& opts, const Context& ctx) {
 }  // namespace
 
 void add_run_command(CLI::App& root, Context& ctx) {
-  auto* cmd = root.add_subcommand("run", "Run named cases (default: the quick suite on every GPU)");
+  auto* cmd = root.add_subcommand("run", "Run named cases (default: the quick suite on every GPU), or concurrent "
+                                         "transfers given as --do specs (multi-gpu-bwtest) or CUts flags");
   auto opts = std::make_shared<RunOptions>();
   add_run_options(*cmd, *opts);
-  cmd->callback([&ctx, opts]() {
+  cmd->footer(
+      "Concurrent transfers: --do=SPEC (repeatable) as multi-gpu-bwtest, e.g. --do=all:1024:both or\n"
+      "--do=0:DtoH:64M:mapped; extensions DtoD with peer=N, pageable/managed, numa=N, engine=ce|sm.\n"
+      "CUts flags: --htod=ID --dtoh=ID --dtod=DST,SRC --iterations N --size BYTES -n ('xferbench cuts'\n"
+      "takes CUts' own short options). multi-gpu-bwtest's --list is 'xferbench list'. See docs/concurrent.md.");
+  cmd->callback([&ctx, opts, cmd]() {
     // Validate now so argument errors surface before any GPU is touched.
+    if (opts->concurrent.any_transfer()) {
+      record_cuts_order(*cmd, opts->cuts_flags, opts->concurrent);
+      auto plan = std::make_shared<ScenarioPlan>(build_scenario_plan(*opts, ctx.argv));
+      ctx.action = [plan, opts, &ctx]() { return execute_scenario(*plan, opts->out, ctx); };
+      return;
+    }
     if (!opts->list) build_request(*opts, ctx.argv);
     ctx.action = [opts, &ctx]() { return execute(*opts, ctx); };
   });

@@ -16,13 +16,14 @@ void add_transfer_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--do", c.specs,
                  "Concurrent transfer, multi-gpu-bwtest grammar <device>[:<direction>][:<size>][:<options>], "
                  "e.g. --do=all:1024:both (repeatable; docs/concurrent.md). bwtest's --list is 'xferbench list'")
-      ->expected(1);
+      ->allow_extra_args(false);
   cmd.add_option("--streams", c.streams, "Stream mode for transfers: per-transfer (default), per-device, only-one");
   o.cuts_flags.htod = cmd.add_option("--htod", c.htod, "CUts: a host-to-device transfer with GPU ID (repeatable)")
-                          ->expected(1);
+                          ->allow_extra_args(false);
   o.cuts_flags.dtoh = cmd.add_option("--dtoh", c.dtoh, "CUts: a device-to-host transfer with GPU ID (repeatable)")
-                          ->expected(1);
-  o.cuts_flags.dtod = cmd.add_option("--dtod", c.dtod, "CUts: a peer copy given as DST,SRC (repeatable)")->expected(1);
+                          ->allow_extra_args(false);
+  o.cuts_flags.dtod =
+      cmd.add_option("--dtod", c.dtod, "CUts: a peer copy given as DST,SRC (repeatable)")->allow_extra_args(false);
   cmd.add_option("--iterations", c.iterations, "CUts: copies per transfer per sample (default 100)");
   cmd.add_option("--size", c.size, "CUts: bytes per copy, K/M/G binary (default 1G)");
   cmd.add_flag("-n,--no-numa-affinity", c.no_numa_affinity, "CUts: do not place host buffers on the GPU's NUMA node");

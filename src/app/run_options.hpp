@@ -1,5 +1,6 @@
-// Options of 'xferbench run' and their validation into a RunRequest. Pure:
-// no GPU is touched, so every argument error is reported first.
+// Options of 'xferbench run' and their validation into a RunRequest (named
+// cases) or a ScenarioPlan (concurrent transfers: --do specs or CUts flags).
+// Pure: no GPU is touched, so every argument error is reported first.
 #pragma once
 
 #include <string>
@@ -7,10 +8,34 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/command.hpp"
 #include "app/output.hpp"
 #include "core/runner.hpp"
+#include "frontends/spec.hpp"
 
 namespace xb::app {
+
+// Concurrent transfers, as typed: multi-gpu-bwtest --do specs or CUts flags.
+struct ConcurrentOptions {
+  std::vector<std::string> specs;             // --do (repeatable)
+  std::string streams;                        // --streams; empty: per-transfer
+  std::vector<std::string> htod, dtoh, dtod;  // CUts flags
+  std::vector<Direction> order;               // kind of each CUts flag, in command-line order
+  std::string iterations;                     // CUts: copies per sample (default 100)
+  std::string size;                           // CUts: bytes per copy (default 1 GiB)
+  bool no_numa_affinity = false;              // CUts -n
+  bool any_transfer() const { return !specs.empty() || !htod.empty() || !dtoh.empty() || !dtod.empty(); }
+};
+
+// The CUts flag options of one subcommand, to recover their command-line
+// order after parsing (CLI11 keeps one list per option).
+struct CutsFlagOptions {
+  CLI::Option* htod = nullptr;
+  CLI::Option* dtoh = nullptr;
+  CLI::Option* dtod = nullptr;
+};
+// Fills o.order from the subcommand's parse order.
+void record_cuts_order(const CLI::App& cmd, const CutsFlagOptions& flags, ConcurrentOptions& o);
 
 struct RunOptions {
   std::vector<std::string> testcases;  // names or indices
@@ -28,11 +53,35 @@ struct RunOptions {
   bool mean = false, skip_verification = false, disable_affinity = false, list = false;
   std::string sm_config;               // --sm-config BLOCKS_PER_SM,THREADS,UNROLL[,streaming]
   OutputOptions out;
+  ConcurrentOptions concurrent;
+  CutsFlagOptions cuts_flags;
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& opts);
 
-// Throws Error(usage) naming the bad value.
+// Named cases. Throws Error(usage) naming the bad value, also for options
+// that only apply to concurrent transfers (--streams, --size, ...).
 RunRequest build_request(const RunOptions& opts, const std::vector<std::string>& command_line);
+
+// A concurrent scenario, parsed but not expanded (that needs the GPU count).
+struct ScenarioPlan {
+  std::vector<TransferRequest> requests;
+  StreamMode streams = StreamMode::per_transfer;
+  std::string front_end;  // "bwtest" (--do) or "cuts"
+  MeasureOptions measure;
+  bool use_mean = false;
+  std::vector<std::string> command_line;
+};
+
+// Throws Error(usage) quoting the offending text: a bad spec or flag, named
+// cases mixed with transfers, --do mixed with CUts flags, options that do
+// not apply. CUts semantics: --iterations = copies per sample (default
+// 100), --size = bytes per copy (default 1 GiB), one sample unless -i
+// or --samples is given.
+ScenarioPlan build_scenario_plan(const RunOptions& opts, const std::vector<std::string>& command_line);
+
+// Discovers the GPUs, expands and checks the plan, measures it and reports
+// (CUts' own lines first when front_end is "cuts"). Defined in cmd_cuts.cpp.
+int execute_scenario(const ScenarioPlan& plan, const OutputOptions& out, const Context& ctx);
 
 }  // namespace xb::app

@@ -35,8 +35,9 @@ double overlapped_seconds(const std::vector<Interval>& intervals);
 int max_concurrency(const std::vector<Interval>& intervals);
 // overlapped_seconds / span_s, clamped to [0, 1]; 0 for a span <= 0.
 double overlap_fraction(const std::vector<Interval>& intervals, double span_s);
-// Index of the lower median of `values` (sorted position (n - 1) / 2); ties
-// go to the earliest index. Throws Error(internal) when empty.
+// Index of the lower median of `values`: the element at sorted position
+// (n - 1) / 2, equal values kept in their order. Throws Error(internal) when
+// empty.
 std::size_t median_index(const std::vector<double>& values);
 
 // "HtoD", "DtoH", "DtoD" (two GPUs) or "local" (one GPU's own memory),

@@ -19,7 +19,7 @@ TransferRequest host_request(Direction direction, int device, const char* flag, 
   req.direction = direction;
   req.bytes = options.size;
   req.memory = MemKind::pinned;
-  req.numa = options.no_numa_affinity ? spec::kNoNumaPlacement : spec::kGpuNumaNode;
+  req.numa = options.no_numa_affinity ? kNoNumaPlacement : kGpuNumaNode;
   req.spec = fmt::format("{}={}", flag, device);
   return req;
 }
@@ -54,10 +54,29 @@ std::vector<TransferRequest> cuts_to_requests(const CutsOptions& options) {
   if (options.htod.empty() && options.dtoh.empty() && options.dtod.empty()) {
     fail(ErrorKind::usage, "no cuts transfer given (use --htod=ID, --dtoh=ID or --dtod=DST,SRC)");
   }
+  std::vector<Direction> order = options.order;
+  if (order.empty()) {
+    order.insert(order.end(), options.htod.size(), Direction::htod);
+    order.insert(order.end(), options.dtoh.size(), Direction::dtoh);
+    order.insert(order.end(), options.dtod.size(), Direction::dtod);
+  }
+  std::size_t next_htod = 0, next_dtoh = 0, next_dtod = 0;
   std::vector<TransferRequest> requests;
-  for (const int id : options.htod) requests.push_back(host_request(Direction::htod, id, "--htod", options));
-  for (const int id : options.dtoh) requests.push_back(host_request(Direction::dtoh, id, "--dtoh", options));
-  for (const auto& [dst, src] : options.dtod) requests.push_back(peer_request(dst, src, options));
+  for (const Direction kind : order) {
+    if (kind == Direction::htod && next_htod < options.htod.size()) {
+      requests.push_back(host_request(Direction::htod, options.htod[next_htod++], "--htod", options));
+    } else if (kind == Direction::dtoh && next_dtoh < options.dtoh.size()) {
+      requests.push_back(host_request(Direction::dtoh, options.dtoh[next_dtoh++], "--dtoh", options));
+    } else if (kind == Direction::dtod && next_dtod < options.dtod.size()) {
+      const auto& [dst, src] = options.dtod[next_dtod++];
+      requests.push_back(peer_request(dst, src, options));
+    } else {
+      fail(ErrorKind::internal, "cuts flag order does not match the --htod/--dtoh/--dtod lists");
+    }
+  }
+  if (requests.size() != options.htod.size() + options.dtoh.size() + options.dtod.size()) {
+    fail(ErrorKind::internal, "cuts flag order does not match the --htod/--dtoh/--dtod lists");
+  }
   return requests;
 }
 

@@ -8,7 +8,7 @@
 //                          destination, as in CUts, and SRC issues the copy
 //   --size=BYTES           bytes per copy (default 1 GiB)
 //   --iter=N               repetitions; a run parameter, not part of a request
-//   --no-numa-affinity     host buffers get numa = spec::kNoNumaPlacement instead
+//   --no-numa-affinity     host buffers get numa = kNoNumaPlacement instead
 //                          of the GPU's own node
 #pragma once
 
@@ -28,17 +28,21 @@ struct CutsOptions {
   std::vector<int> htod;
   std::vector<int> dtoh;
   std::vector<std::pair<int, int>> dtod;  // (dst, src), as CUts orders them
+  // The kind of each transfer flag in command-line order (htod, dtoh or
+  // dtod), so rows come out in the order typed, as CUts prints them. Empty:
+  // every --htod, then every --dtoh, then every --dtod.
+  std::vector<Direction> order;
   std::uint64_t size = kCutsDefaultBytes;
   int iterations = kCutsDefaultIterations;
   bool no_numa_affinity = false;
 };
 
-// One request per flag: every --htod, then every --dtoh, then every --dtod,
-// each group in the order given (all transfers start together, so the order
-// only decides the row order). Each request's spec text is the CUts flag
-// ("--dtod=1,0"), so later errors name what the user typed. Throws
-// Error(usage) for a negative id, a --dtod pair naming one GPU twice, a zero
-// size or fewer than 1 iteration.
+// One request per flag, in `order` (all transfers start together, so the
+// order only decides the row order and the transfer numbers). Each request's
+// spec text is the CUts flag ("--dtod=1,0"), so later errors name what the
+// user typed. Throws Error(usage) for a negative id, a --dtod pair naming one
+// GPU twice, a zero size or fewer than 1 iteration; Error(internal) for an
+// `order` that does not match the flag counts (a front-end bug).
 std::vector<TransferRequest> cuts_to_requests(const CutsOptions& options);
 
 // "1,0" -> {1, 0}: (destination, source). Throws Error(usage), e.g.

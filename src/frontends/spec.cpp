@@ -246,6 +246,12 @@ void SpecParser::check() {
     const auto it = settings_.find(key);
     if (it != settings_.end()) reject(fmt::format("'{}' only applies to DtoD", it->second));
   }
+  // Caught here rather than by the measurement, which would only find out
+  // after allocating every buffer of the scenario.
+  if (req_.engine == Engine::sm && req_.memory == MemKind::pageable) {
+    reject(fmt::format("'{}' cannot reach pageable host memory (use engine=ce, or pinned memory)",
+                       settings_["engine"]));
+  }
 }
 
 // "2 GPUs: 0-1", for messages about ids that do not exist.
@@ -280,7 +286,7 @@ std::string host_label(const TransferRequest& req) {
 }
 
 Location gpu_side(const TransferRequest& req, int device) {
-  if (req.memory == MemKind::managed) return Location{MemKind::managed, device, spec::kGpuNumaNode};
+  if (req.memory == MemKind::managed) return Location{MemKind::managed, device, kGpuNumaNode};
   return device_memory(device);
 }
 

@@ -26,7 +26,7 @@
 //     together; here that is an error because MemKind holds one kind.
 //   - key=value items in an options field:
 //       numa=N        NUMA node of the host buffer (default: the GPU's own
-//                     node, spec::kGpuNumaNode)
+//                     node, kGpuNumaNode)
 //       engine=ce|sm  copy engine (cudaMemcpyAsync, default) or SM kernel
 //       peer=N        destination GPU of a DtoD copy (required with DtoD)
 //       issuer=src|dst  which GPU's stream issues a DtoD copy (default src)
@@ -50,16 +50,6 @@
 
 namespace xb {
 
-// Location::numa values with a special meaning for host buffers. They live
-// in xb::spec because core/memory.hpp already defines xb::kNoNumaPlacement
-// with the same value and meaning, and a second definition in namespace xb
-// would not compile in any file that includes both; memory.hpp needs CUDA
-// headers, which this parser must not.
-namespace spec {
-inline constexpr int kGpuNumaNode = -1;      // the executing GPU's own node
-inline constexpr int kNoNumaPlacement = -2;  // no NUMA binding (CUts -n)
-}  // namespace spec
-
 inline constexpr std::uint64_t kDefaultSpecBytes = 32ull << 20;  // 32 MiB
 
 enum class Direction {
@@ -82,7 +72,7 @@ struct TransferRequest {
   Direction direction = Direction::both;
   std::uint64_t bytes = kDefaultSpecBytes;
   MemKind memory = MemKind::pinned;  // host side; for DtoD device or managed
-  int numa = spec::kGpuNumaNode;  // host buffer node, or spec::kNoNumaPlacement
+  int numa = kGpuNumaNode;  // host buffer node, or kNoNumaPlacement
   Engine engine = Engine::copy_engine;
   int peer = -1;              // DtoD destination GPU; -1 otherwise
   Issuer issuer = Issuer::src;

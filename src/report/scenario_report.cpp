@@ -1,0 +1,272 @@
+#include "report/scenario_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "report/report.hpp"
+
+namespace xb::report {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int kTimelineWidth = 60;
+
+const char* stream_mode_name(StreamMode m) {
+  switch (m) {
+    case StreamMode::per_transfer: return "per-transfer";
+    case StreamMode::per_device: return "per-device";
+    case StreamMode::only_one: return "only-one";
+  }
+  return "per-transfer";
+}
+
+// bwtest's "Transfer size" column: "1.00 KiB", "6.38 MiB".
+std::string size_text(std::uint64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.2f} {}", v, units[u]);
+}
+
+std::string mib_per_s(double gbps) { return fmt::format("{:.2f} MiB/s", gbps * 1e9 / (1024.0 * 1024.0)); }
+
+std::string percent_of_peak(const TransferResult& t) {
+  return t.peak.known() ? fmt::format("{:.1f}%", t.efficiency * 100) : "-";
+}
+
+std::string numa_text(int node) {
+  if (node == kNoNumaPlacement) return "not NUMA-placed";
+  if (node < 0) return "the GPU's NUMA node";
+  return fmt::format("NUMA node {}", node);
+}
+
+// Times on the timeline in one unit chosen from the span.
+struct TimeUnit {
+  double scale;
+  const char* name;
+};
+TimeUnit unit_for(double span_s) {
+  if (span_s < 1e-3) return {1e6, "us"};
+  if (span_s < 1.0) return {1e3, "ms"};
+  return {1.0, "s"};
+}
+
+void text_header(std::ostream& os, const ScenarioResult& r) {
+  const System& s = r.system;
+  fmt::print(os, "# xferbench {} on {} ({} GPU{}), driver {}: {} transfer{} started together ({}), streams {}\n",
+             XFERBENCH_VERSION, s.hostname, s.gpu_count(), s.gpu_count() == 1 ? "" : "s", s.driver_version,
+             r.transfers.size(), r.transfers.size() == 1 ? "" : "s", r.front_end, stream_mode_name(r.streams));
+  fmt::print(os, "# {} sample{} x {} cop{} per transfer; {} of samples; {}\n", r.samples, r.samples == 1 ? "" : "s",
+             r.copies_per_sample, r.copies_per_sample == 1 ? "y" : "ies", r.statistic,
+             r.measure.verify ? "data verified after timing" : "verification skipped");
+  fmt::print(os, "# Time elapsed: one copy; Bandwidth in MiB/s (2^20 B/s) as multi-gpu-bwtest, GB/s = 1e9 B/s\n");
+}
+
+void text_table(std::ostream& os, const ScenarioResult& r) {
+  const std::string rule(132, '=');
+  fmt::print(os, "{}\n{:>4} {:>3}  {:<18} {:<17} {:>13} {:>9}  {:<14} {:>6} {:>12} {:>16} {:>9} {:>7} {:>7}\n{}\n", rule,
+             "Xfer", "ID", "Device name", "Path", "Transfer size", "Direction", "Memory", "Engine", "Time elapsed",
+             "Bandwidth", "GB/s", "% peak", "Verify", std::string(132, '-'));
+  for (const TransferResult& t : r.transfers) {
+    const std::string name = t.device_name.size() > 18 ? t.device_name.substr(0, 18) : t.device_name;
+    fmt::print(os, "{:>4} {:>3}  {:<18} {:<17} {:>13} {:>9}  {:<14} {:>6} {:>12} {:>16} {:>9.2f} {:>7} {:>7}\n", t.id,
+               t.device, name, t.label, size_text(t.bytes), t.direction, to_string(t.memory), to_string(t.engine),
+               duration_text(t.elapsed_s), mib_per_s(t.bandwidth_gbps), t.bandwidth_gbps, percent_of_peak(t),
+               to_string(t.verification.status));
+  }
+  fmt::print(os, "{}\n", rule);
+  for (const TransferResult& t : r.transfers) {
+    fmt::print(os, "# {:>3} {}: {}", t.id, t.label, t.link);
+    if (t.peak.known()) fmt::print(os, ", peak {:.2f} GB/s = {}", t.peak.gbps, t.peak.formula);
+    if (t.direction == "HtoD" || t.direction == "DtoH") fmt::print(os, ", host buffer {}", numa_text(t.host_numa));
+    fmt::print(os, ", CoV {:.2f}% over {} samples\n", t.stats.cov * 100, t.stats.count);
+    if (t.verification.status == Verification::Status::failed)
+      fmt::print(os, "# {:>3} VERIFICATION FAILED: first bad byte at offset {}\n", t.id, t.verification.first_bad_offset);
+  }
+}
+
+void text_figures(std::ostream& os, const ScenarioResult& r) {
+  fmt::print(os, "\nSpan (gate release -> last transfer end)   : {:>12}   (sample {} of {}: the median span)\n",
+             duration_text(r.span_s), r.timeline_sample + 1, r.samples);
+  fmt::print(os, "Aggregate bandwidth (all bytes / span)     : {:>12.2f} GB/s  ({} moved in the span)\n",
+             r.aggregate_bandwidth_gbps, size_text(r.total_bytes));
+  fmt::print(os, "Sum of per-transfer bandwidths             : {:>12.2f} GB/s  (each over its own time; not a "
+                 "throughput)\n", r.sum_of_transfer_bandwidths_gbps);
+  fmt::print(os, "Overlap (share of span with >1 running)    : {:>11.1f}%   (at most {} at once)\n",
+             r.overlap_fraction * 100, r.max_concurrent);
+  if (!r.gated)
+    fmt::print(os, "# pageable memory: no gate; transfers start as they are queued, so overlap may be understated\n");
+}
+
+void text_timeline(std::ostream& os, const ScenarioResult& r) {
+  const TimeUnit u = unit_for(r.span_s);
+  fmt::print(os, "\nTimeline of sample {} (0 = gate release; one column = {})\n", r.timeline_sample + 1,
+             duration_text(r.span_s / kTimelineWidth));
+  const std::string end_label = fmt::format("{:.3f} {}", r.span_s * u.scale, u.name);
+  fmt::print(os, "{:>4} {:<17} 0{:>{}}\n", "Xfer", "Path", end_label, kTimelineWidth + 1);
+  for (const TransferResult& t : r.transfers) {
+    fmt::print(os, "{:>4} {:<17} |{}|  {:.3f} - {:.3f} {}\n", t.id, t.label,
+               timeline_bar(t.start_s, t.end_s, r.span_s, kTimelineWidth), t.start_s * u.scale, t.end_s * u.scale,
+               u.name);
+  }
+}
+
+json transfer_json(const TransferResult& t) {
+  json j = {{"id", t.id},
+            {"label", t.label},
+            {"device", t.device},
+            {"device_name", t.device_name},
+            {"src_gpu", t.src_gpu},
+            {"dst_gpu", t.dst_gpu},
+            {"direction", t.direction},
+            {"bytes_per_copy", t.bytes},
+            {"memory_kind", to_string(t.memory)},
+            {"engine", to_string(t.engine)},
+            {"elapsed_s", t.elapsed_s},
+            {"sample_elapsed_s", t.sample_elapsed_s},
+            {"bandwidth_gbps", t.bandwidth_gbps},
+            {"stats", {{"median_gbps", t.stats.median}, {"mean_gbps", t.stats.mean}, {"min_gbps", t.stats.min},
+                       {"max_gbps", t.stats.max}, {"stddev_gbps", t.stats.stddev}, {"cov", t.stats.cov}}},
+            {"samples_gbps", t.samples_gbps},
+            {"link", t.link},
+            {"peak", t.peak.known() ? json{{"gbps", t.peak.gbps}, {"formula", t.peak.formula},
+                                           {"source", t.peak.source}}
+                                    : json(nullptr)},
+            {"efficiency", t.peak.known() ? json(t.efficiency) : json(nullptr)},
+            {"verification", {{"status", to_string(t.verification.status)}}},
+            {"start_s", t.start_s},
+            {"end_s", t.end_s}};
+  if (t.direction == "HtoD" || t.direction == "DtoH")
+    j["host_numa_node"] = t.host_numa >= 0 ? json(t.host_numa) : json(nullptr);
+  if (t.verification.status == Verification::Status::failed)
+    j["verification"]["first_bad_offset"] = t.verification.first_bad_offset;
+  return j;
+}
+
+}  // namespace
+
+std::string timeline_bar(double start_s, double end_s, double span_s, int width) {
+  std::string bar(static_cast<std::size_t>(std::max(width, 0)), '.');
+  if (width <= 0 || !(span_s > 0)) return bar;
+  const double lo = std::clamp(start_s, 0.0, span_s), hi = std::clamp(end_s, 0.0, span_s);
+  if (!(hi > lo)) return bar;
+  const int first = static_cast<int>(std::floor(lo / span_s * width));
+  const int last = static_cast<int>(std::ceil(hi / span_s * width)) - 1;
+  for (int c = std::max(first, 0); c <= std::min(last, width - 1); ++c) bar[static_cast<std::size_t>(c)] = '#';
+  return bar;
+}
+
+std::string duration_text(double seconds) {
+  if (seconds < 1e-6) return fmt::format("{:.0f} ns", seconds * 1e9);
+  if (seconds < 1e-3) return fmt::format("{:.0f} us", seconds * 1e6);
+  if (seconds < 1.0) return fmt::format("{:.2f} ms", seconds * 1e3);
+  return fmt::format("{:.2f} s", seconds);
+}
+
+void scenario_text(std::ostream& os, const ScenarioResult& r) {
+  text_header(os, r);
+  text_table(os, r);
+  text_figures(os, r);
+  text_timeline(os, r);
+  if (!all_verified(r)) fmt::print(os, "\n# FAILED: data verification failed (see the rows marked failed)\n");
+}
+
+void cuts_launch_text(std::ostream& os, const ScenarioResult& described) {
+  for (const TransferResult& t : described.transfers) {
+    if (t.direction == "HtoD" || t.direction == "DtoH") {
+      fmt::print(os, "Launching {} transfers with Device {} (Host buffer {})\n",
+                 t.direction == "HtoD" ? "Host to Device" : "Device to Host", t.device,
+                 t.host_numa == kNoNumaPlacement ? "not NUMA-placed" : "allocated on " + numa_text(t.host_numa));
+    } else {
+      fmt::print(os, "Launching P2P transfers from Device {} to Device {} ({})\n", t.src_gpu, t.dst_gpu, t.link);
+    }
+  }
+}
+
+void cuts_result_text(std::ostream& os, const ScenarioResult& r) {
+  fmt::print(os, "Completed.\n");
+  for (const TransferResult& t : r.transfers) {
+    if (t.direction == "HtoD" || t.direction == "DtoH") {
+      fmt::print(os, "Transfer {} - Direct transfers with device {} ({}): {:.3f} GB/s  ({:.2f} seconds)\n", t.id,
+                 t.device, t.direction == "HtoD" ? "Host to Device" : "Device to Host", t.bandwidth_gbps,
+                 t.sample_elapsed_s);
+    } else {
+      fmt::print(os, "Transfer {} - P2P transfers from device {} to device {}: {:.3f} GB/s  ({:.2f} seconds)\n", t.id,
+                 t.src_gpu, t.dst_gpu, t.bandwidth_gbps, t.sample_elapsed_s);
+    }
+  }
+}
+
+json scenario_json(const ScenarioResult& r) {
+  json transfers = json::array();
+  for (const TransferResult& t : r.transfers) transfers.push_back(transfer_json(t));
+  const MeasureOptions& m = r.measure;
+  return {{"schema", kScenarioSchemaName},
+          {"schema_version", kScenarioSchemaVersion},
+          {"tool", {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}}},
+          {"command_line", r.command_line},
+          {"start_time_utc", r.start_time_utc},
+          {"wall_s", r.wall_s},
+          {"front_end", r.front_end},
+          {"status", all_verified(r) ? "passed" : "failed"},
+          {"settings",
+           {{"stream_mode", stream_mode_name(r.streams)},
+            {"statistic", r.statistic},
+            {"copies_per_sample", r.copies_per_sample},
+            {"samples", r.samples},
+            {"gated", r.gated},
+            {"min_samples", m.min_samples},
+            {"max_samples", m.max_samples},
+            {"target_relative_error", m.target_rel_error},
+            {"budget_s", m.budget_s},
+            {"target_sample_s", m.target_sample_s},
+            {"verify", m.verify},
+            {"numa_affinity", m.numa_affinity}}},
+          {"environment", system_json(r.system)},
+          {"transfers", transfers},
+          {"scenario",
+           {{"span_s", r.span_s},
+            {"span_definition", "gate release to the last transfer's end, in the median-span sample"},
+            {"total_bytes", r.total_bytes},
+            {"aggregate_bandwidth_gbps", r.aggregate_bandwidth_gbps},
+            {"aggregate_bandwidth_definition", "total_bytes / span_s"},
+            {"aggregate_stats", {{"median_gbps", r.aggregate_stats.median}, {"min_gbps", r.aggregate_stats.min},
+                                 {"max_gbps", r.aggregate_stats.max}, {"cov", r.aggregate_stats.cov}}},
+            {"sum_of_transfer_bandwidths_gbps", r.sum_of_transfer_bandwidths_gbps},
+            {"overlapped_s", r.overlapped_s},
+            {"overlap_fraction", r.overlap_fraction},
+            {"overlap_definition", "share of span_s during which more than one transfer ran"},
+            {"max_concurrent_transfers", r.max_concurrent},
+            {"timeline_sample", r.timeline_sample}}}};
+}
+
+std::string scenario_csv(const ScenarioResult& r) {
+  std::string out =
+      "id,label,device,device_name,direction,bytes_per_copy,memory_kind,engine,copies_per_sample,samples,elapsed_s,"
+      "bandwidth_gbps,median_gbps,mean_gbps,min_gbps,max_gbps,stddev_gbps,cov,link,peak_gbps,efficiency,"
+      "verification,first_bad_offset,start_s,end_s,span_s,aggregate_bandwidth_gbps,sum_of_transfer_bandwidths_gbps,"
+      "overlap_fraction\n";
+  for (const TransferResult& t : r.transfers) {
+    const bool bad = t.verification.status == Verification::Status::failed;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{},"
+                       "{:.9g},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g}\n",
+                       t.id, csv_escape(t.label), t.device, csv_escape(t.device_name), t.direction, t.bytes,
+                       to_string(t.memory), to_string(t.engine), r.copies_per_sample, r.samples, t.elapsed_s,
+                       t.bandwidth_gbps, t.stats.median, t.stats.mean, t.stats.min, t.stats.max, t.stats.stddev,
+                       t.stats.cov, csv_escape(t.link), t.peak.known() ? fmt::format("{:.6g}", t.peak.gbps) : "",
+                       t.peak.known() ? fmt::format("{:.6g}", t.efficiency) : "", to_string(t.verification.status),
+                       bad ? std::to_string(t.verification.first_bad_offset) : "", t.start_s, t.end_s, r.span_s,
+                       r.aggregate_bandwidth_gbps, r.sum_of_transfer_bandwidths_gbps, r.overlap_fraction);
+  }
+  return out;
+}
+
+}  // namespace xb::report
