@@ -56,9 +56,18 @@ int run_pingpong(const PingpongArgs& args, const pingpong::Options& options, con
     if (const auto failure = pingpong::first_failure(result)) throw *failure;
     return 0;
   } catch (const Error& e) {
-    // Agreed errors are printed once, by rank 0. A timeout may mean rank 0
-    // itself is gone, so every rank that sees one says so.
-    if (comm->rank() == 0 || e.kind() == ErrorKind::timeout) throw;
+    // A timeout may mean rank 0 itself is gone, so every rank that sees one
+    // reports it (through main).
+    if (e.kind() == ErrorKind::timeout) throw;
+    // Agreed errors are printed once, by rank 0. The barrier keeps the
+    // other ranks alive until it has: mpirun ends the whole job as soon as
+    // the first rank exits with a nonzero status.
+    if (comm->rank() == 0) std::cerr << fmt::format("xferbench: error: {}\n", e.what()) << std::flush;
+    try {
+      comm->barrier(comm::Seconds(5));
+    } catch (const Error&) {
+      // A rank that failed differently is already gone; the status stands.
+    }
     return exit_code(e.kind());
   }
 }
