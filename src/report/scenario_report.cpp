@@ -87,7 +87,7 @@ void text_table(std::ostream& os, const ScenarioResult& r) {
     fmt::print(os, "# {:>3} {}: {}", t.id, t.label, t.link);
     if (t.peak.known()) fmt::print(os, ", peak {:.2f} GB/s = {}", t.peak.gbps, t.peak.formula);
     if (t.direction == "HtoD" || t.direction == "DtoH") fmt::print(os, ", host buffer {}", numa_text(t.host_numa));
-    fmt::print(os, ", CoV {:.2f}% over {} samples\n", t.stats.cov * 100, t.stats.count);
+    fmt::print(os, ", CoV {:.2f}% over {} sample{}\n", t.stats.cov * 100, t.stats.count, t.stats.count == 1 ? "" : "s");
     if (t.verification.status == Verification::Status::failed)
       fmt::print(os, "# {:>3} VERIFICATION FAILED: first bad byte at offset {}\n", t.id, t.verification.first_bad_offset);
   }
