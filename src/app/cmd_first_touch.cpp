@@ -1,0 +1,141 @@
+// xferbench first-touch: the gpudirect-p2p-overalloc seed's measurement
+// (the first send from a freshly allocated GPU buffer against later ones)
+// over every pingpong transport, with a per-phase breakdown, an
+// overallocation sweep and a host-memory analogue. The measurement is
+// firsttouch::run (collective over MPI) or firsttouch::run_host_analogue
+// (one process); this file parses, launches, and decides who prints.
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "app/command.hpp"
+#include "app/output.hpp"
+#include "comm/mpi_comm.hpp"
+#include "core/error.hpp"
+#include "firsttouch/host_analogue.hpp"
+#include "firsttouch/runner.hpp"
+#include "report/first_touch_report.hpp"
+#include "report/report.hpp"
+
+namespace xb::app {
+namespace {
+
+constexpr const char* kFirstTouchHint =
+    "launch it with: mpirun -np 2 xferbench first-touch ITERATIONS SUB_ITERATIONS P2P_SIZE BUFFER_SIZE OVERALLOC_SIZE";
+
+struct FirstTouchArgs {
+  firsttouch::RawArgs raw;
+  OutputOptions output;
+};
+
+// Returns --sweep-overalloc, whose presence (with or without a list) turns the sweep on.
+CLI::Option* add_options(CLI::App& cmd, FirstTouchArgs& a) {
+  cmd.add_option("values", a.raw.positional,
+                 "ITERATIONS SUB_ITERATIONS P2P_SIZE BUFFER_SIZE OVERALLOC_SIZE (sizes take K, M, G suffixes)")
+      ->expected(1, 5);
+  CLI::Option* sweep = cmd.add_option("--sweep-overalloc", a.raw.sweep_list,
+                                       "Measure every overalloc in LIST (default 0,1,4K,64K,2M); put it after the "
+                                       "values or write --sweep-overalloc=LIST")
+                           ->expected(0, 1);
+  cmd.add_option("--buffer-sizes", a.raw.buffer_sizes, "Comma-separated buffer sizes, replacing BUFFER_SIZE");
+  cmd.add_flag("--host", a.raw.host,
+               "Host-memory analogue in this process (no mpirun): fresh pageable, pinned and registered host "
+               "buffers -> GPU 0");
+  cmd.add_option("--memory", a.raw.memory, "Where both ranks' fresh buffers live: gpu or host")->capture_default_str();
+  cmd.add_option("--transport", a.raw.transport, "auto, mpi, staged, ipc or nccl (as pingpong)")->capture_default_str();
+  cmd.add_option("--cuda-aware", a.raw.cuda_aware, "Whether MPI accepts GPU pointers: yes, no or auto (detect)")
+      ->capture_default_str();
+  cmd.add_option("--timeout", a.raw.timeout_s, "Seconds to wait for a peer before giving up")->capture_default_str();
+  add_output_options(cmd, a.output);
+  return sweep;
+}
+
+void write_outputs(const firsttouch::Result& result, const FirstTouchArgs& args, const std::vector<std::string>& argv) {
+  std::cout << report::render_first_touch(result, report::parse_first_touch_format(args.output.format), argv)
+            << std::flush;
+  if (args.output.file.empty()) return;
+  const auto file_format = args.output.file_is_csv() ? report::FirstTouchFormat::csv : report::FirstTouchFormat::json;
+  report::write_file_atomic(args.output.file, report::render_first_touch(result, file_format, argv));
+}
+
+// The communicator's launch errors name pingpong; say first-touch instead.
+std::unique_ptr<comm::Communicator> make_communicator() {
+  try {
+    return comm::make_mpi_communicator(2);
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    const std::string hint = comm::kLaunchHint;
+    const auto at = msg.find(hint);
+    if (at != std::string::npos) msg.replace(at, hint.size(), kFirstTouchHint);
+    throw Error(e.kind(), msg);
+  }
+}
+
+// Rank 0 checks the output file first and writes the results last; each
+// outcome is agreed so every rank exits alike.
+void on_rank0(comm::Communicator& comm, double timeout_s, const std::function<void()>& fn) {
+  std::optional<Error> err;
+  if (comm.rank() == 0) {
+    try {
+      fn();
+    } catch (const Error& e) {
+      err = e;
+    }
+  }
+  comm::agree_or_throw(comm, err ? &*err : nullptr, comm::Seconds(timeout_s));
+}
+
+int run_distributed(const FirstTouchArgs& args, const firsttouch::Options& options,
+                    const std::vector<std::string>& argv) {
+  const auto comm = make_communicator();
+  try {
+    on_rank0(*comm, options.timeout_s, [&] { check_output_writable(args.output); });
+    const firsttouch::Result result = firsttouch::run(*comm, options);
+    on_rank0(*comm, options.timeout_s, [&] { write_outputs(result, args, argv); });
+    return 0;
+  } catch (const Error& e) {
+    // A timeout may mean rank 0 itself is gone, so every rank reports it.
+    if (e.kind() == ErrorKind::timeout) throw;
+    // Agreed errors are printed once, by rank 0; the barrier keeps the
+    // others alive until it has (mpirun ends the job at the first nonzero exit).
+    if (comm->rank() == 0) std::cerr << fmt::format("xferbench: error: {}\n", e.what()) << std::flush;
+    try {
+      comm->barrier(comm::Seconds(5));
+    } catch (const Error&) {
+      // A rank that failed differently is already gone; the status stands.
+    }
+    return exit_code(e.kind());
+  }
+}
+
+int run_host(const FirstTouchArgs& args, const firsttouch::Options& options, const std::vector<std::string>& argv) {
+  check_output_writable(args.output);
+  write_outputs(firsttouch::run_host_analogue(options), args, argv);
+  return 0;
+}
+
+}  // namespace
+
+void add_first_touch_command(CLI::App& root, Context& ctx) {
+  CLI::App* cmd = root.add_subcommand(
+      "first-touch",
+      "First send from a freshly allocated buffer versus later ones (the gpudirect-p2p-overalloc seed).\n"
+      "Launch with: mpirun -np 2 xferbench first-touch 5 3 1K 1G 1");
+  auto args = std::make_shared<FirstTouchArgs>();
+  CLI::Option* sweep = add_options(*cmd, *args);
+  cmd->footer("Exit codes: 2 bad values, 3 no GPU, 4 a buffer beyond free memory, 6 launched without 2 MPI ranks.");
+  cmd->callback([&ctx, args, sweep] {
+    args->raw.sweep = sweep->count() > 0;
+    // Converting here reports bad values before MPI or any GPU starts.
+    const firsttouch::Options options = firsttouch::to_options(args->raw);
+    if (options.host_analogue) {
+      ctx.action = [args, options, &ctx] { return run_host(*args, options, ctx.argv); };
+    } else {
+      ctx.action = [args, options, &ctx] { return run_distributed(*args, options, ctx.argv); };
+    }
+  });
+}
+
+}  // namespace xb::app

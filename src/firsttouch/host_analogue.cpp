@@ -1,0 +1,142 @@
+#include "firsttouch/host_analogue.hpp"
+
+#include <chrono>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "pingpong/buffers.hpp"
+
+namespace xb::firsttouch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+constexpr int kDevice = 0;
+
+// A fresh host buffer of one kind; frees it the way it was allocated.
+class HostBuffer {
+ public:
+  HostBuffer(HostKind kind, std::uint64_t bytes, Phases& phases) : kind_(kind) {
+    const auto t0 = Clock::now();
+    if (kind == HostKind::pinned) {
+      XB_CUDA_CHECK(cudaMallocHost(&data_, bytes));
+    } else {
+      data_ = std::malloc(bytes);
+      if (data_ == nullptr) fail(ErrorKind::resources, fmt::format("cannot allocate {} bytes of host memory", bytes));
+    }
+    phases.alloc_sender_s = seconds_since(t0);
+    if (kind == HostKind::registered) {
+      const auto t1 = Clock::now();
+      const cudaError_t st = cudaHostRegister(data_, bytes, cudaHostRegisterDefault);
+      if (st != cudaSuccess) std::free(data_);
+      XB_CUDA_CHECK(st);
+      phases.register_s = seconds_since(t1);
+    }
+  }
+  ~HostBuffer() {
+    switch (kind_) {
+      case HostKind::pinned: XB_CUDA_CHECK_NOTHROW(cudaFreeHost(data_)); break;
+      case HostKind::registered: XB_CUDA_CHECK_NOTHROW(cudaHostUnregister(data_)); [[fallthrough]];
+      case HostKind::pageable: std::free(data_); break;
+    }
+  }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  const void* data() const noexcept { return data_; }
+
+ private:
+  HostKind kind_;
+  void* data_ = nullptr;
+};
+
+// The GPU side, allocated once: only the host buffer is fresh.
+struct Target {
+  Target(std::uint64_t bytes, double timeout_s)
+      : device(pingpong::BufferKind::device, bytes, kDevice), stream(kDevice), timeout(timeout_s) {}
+  pingpong::Buffer device;
+  pingpong::Stream stream;
+  comm::Seconds timeout;
+};
+
+double timed_copy(Target& t, const void* src, std::size_t bytes) {
+  const auto t0 = Clock::now();
+  XB_CUDA_CHECK(cudaMemcpyAsync(t.device.data(), src, bytes, cudaMemcpyHostToDevice, t.stream.get()));
+  pingpong::wait_stream(t.stream.get(), t.timeout,
+                        fmt::format("a host -> gpu {} copy of {} bytes did not finish within {:g} s", kDevice, bytes,
+                                    t.timeout.count()));
+  return seconds_since(t0);
+}
+
+void run_iteration(Target& t, HostKind kind, std::uint64_t alloc_bytes, const Options& o, VariantResult& out) {
+  Phases phases;
+  std::vector<double> times;
+  HostBuffer buf(kind, alloc_bytes, phases);
+  for (int sub = 0; sub < o.sub_iterations; ++sub) {
+    const double s = timed_copy(t, buf.data(), o.p2p_bytes);
+    record_copy(phases, sub, s);
+    times.push_back(s);
+  }
+  out.times_s.push_back(std::move(times));
+  out.phases.push_back(std::move(phases));
+}
+
+void check_environment(const Options& o, const Environment& env) {
+  if (env.device_count() <= 0) {
+    fail(ErrorKind::no_device, "--host copies to gpu 0, but this node has no usable GPU");
+  }
+  const std::uint64_t need = largest_allocation(o);
+  const std::uint64_t free = env.free_bytes(-1);
+  if (need > free) {
+    fail(ErrorKind::resources, fmt::format("a host buffer of {} bytes ({}) does not fit: {} bytes ({}) of host "
+                                           "memory are free",
+                                           need, bytes_label(need), free, bytes_label(free)));
+  }
+}
+
+}  // namespace
+
+const char* to_string(HostKind k) noexcept {
+  switch (k) {
+    case HostKind::pageable: return "pageable";
+    case HostKind::pinned: return "pinned";
+    case HostKind::registered: return "registered";
+  }
+  return "?";
+}
+
+Result run_host_analogue(const Options& o, const Environment& env) {
+  validate(o);
+  check_environment(o, env);
+  Result res;
+  res.mode = "host";
+  res.transport = "cudaMemcpyAsync";
+  res.receiver_gpu = kDevice;
+  res.iterations = o.iterations;
+  res.sub_iterations = o.sub_iterations;
+  res.p2p_bytes = o.p2p_bytes;
+  Target t(o.p2p_bytes, o.timeout_s);
+  {
+    // The warm-up ("[-1]"): context, stream and copy path, from a small pinned buffer.
+    const auto t0 = Clock::now();
+    VariantResult scratch;
+    run_iteration(t, HostKind::pinned, o.p2p_bytes, o, scratch);
+    res.warmup_s = seconds_since(t0);
+  }
+  for (HostKind kind : {HostKind::pageable, HostKind::pinned, HostKind::registered}) {
+    for (const auto& v : variants(o)) {
+      VariantResult vr{fmt::format("{}, {}", to_string(kind), variant_label(o, v)), to_string(kind),
+                       v.buffer_bytes, v.overalloc_bytes, {}, {}};
+      for (int i = 0; i < o.iterations; ++i) run_iteration(t, kind, v.alloc_bytes(), o, vr);
+      res.variants.push_back(std::move(vr));
+    }
+  }
+  return res;
+}
+
+}  // namespace xb::firsttouch

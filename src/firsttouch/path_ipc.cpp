@@ -1,0 +1,111 @@
+// The ipc first-touch path, shaped like the GPU IPC protocol of a
+// CUDA-aware MPI: the sender exports its fresh buffer (cudaIpcGetMemHandle)
+// and sends the handle; the receiver opens it (cudaIpcOpenMemHandle, which
+// maps the sender's whole allocation into its address space) and pulls the
+// message with a copy. The mapping is cached for the later sub-iterations,
+// as MPI's IPC cache does, so only the first pays export and open.
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+#include "firsttouch/path.hpp"
+#include "pingpong/buffers.hpp"
+
+namespace xb::firsttouch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using pingpong::Buffer;
+using pingpong::BufferKind;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+int checked_device(const PathContext& ctx) {
+  if (ctx.device < 0) fail(ErrorKind::usage, "--transport ipc needs GPU buffers (--memory gpu)");
+  return ctx.device;
+}
+
+class IpcPath final : public Path {
+ public:
+  explicit IpcPath(const PathContext& ctx) : ctx_(ctx), stream_(checked_device(ctx)) {}
+
+  ~IpcPath() override { unmap_nothrow(); }
+
+  double allocate(std::uint64_t bytes) override {
+    buf_ = Buffer();
+    exported_ = false;
+    const auto t0 = Clock::now();
+    buf_ = Buffer(BufferKind::device, bytes, ctx_.device);
+    return seconds_since(t0);
+  }
+
+  void transfer(std::size_t bytes, int sub, Phases& phases) override {
+    if (ctx_.sender) {
+      send_handle(phases);
+    } else {
+      receive(bytes, sub, phases);
+    }
+  }
+
+  void unmap() override {
+    if (mapped_ == nullptr) return;
+    XB_CUDA_CHECK(cudaSetDevice(ctx_.device));
+    void* p = mapped_;
+    mapped_ = nullptr;
+    XB_CUDA_CHECK(cudaIpcCloseMemHandle(p));
+  }
+
+  void free_buffer() override { buf_ = Buffer(); }
+
+ private:
+  // The handle goes with every sub-iteration: it is the "send" that starts
+  // the receiver's copy; only the first of a buffer is exported.
+  void send_handle(Phases& phases) {
+    if (!exported_) {
+      XB_CUDA_CHECK(cudaSetDevice(ctx_.device));
+      const auto t0 = Clock::now();
+      XB_CUDA_CHECK(cudaIpcGetMemHandle(&handle_, buf_.data()));
+      phases.export_s = seconds_since(t0);
+      exported_ = true;
+    }
+    ctx_.comm->send(ctx_.peer, kTagHandle, &handle_, sizeof handle_, ctx_.timeout);
+  }
+
+  void receive(std::size_t bytes, int sub, Phases& phases) {
+    cudaIpcMemHandle_t handle{};
+    ctx_.comm->recv(ctx_.peer, kTagHandle, &handle, sizeof handle, ctx_.timeout);
+    XB_CUDA_CHECK(cudaSetDevice(ctx_.device));
+    if (mapped_ == nullptr) {
+      const auto t0 = Clock::now();
+      XB_CUDA_CHECK(cudaIpcOpenMemHandle(&mapped_, handle, cudaIpcMemLazyEnablePeerAccess));
+      phases.open_s = seconds_since(t0);
+    }
+    const auto t0 = Clock::now();
+    XB_CUDA_CHECK(cudaMemcpyAsync(buf_.data(), mapped_, bytes, cudaMemcpyDeviceToDevice, stream_.get()));
+    pingpong::wait_stream(stream_.get(), ctx_.timeout,
+                          fmt::format("rank {}: ipc copy of {} bytes did not finish within {:g} s",
+                                      ctx_.comm->rank(), bytes, ctx_.timeout.count()));
+    record_copy(phases, sub, seconds_since(t0));
+  }
+
+  void unmap_nothrow() noexcept {
+    if (mapped_ == nullptr) return;
+    XB_CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(mapped_));
+    mapped_ = nullptr;
+  }
+
+  PathContext ctx_;
+  pingpong::Stream stream_;
+  Buffer buf_;
+  cudaIpcMemHandle_t handle_{};
+  bool exported_ = false;
+  void* mapped_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Path> make_ipc_path(const PathContext& ctx) { return std::make_unique<IpcPath>(ctx); }
+
+}  // namespace xb::firsttouch

@@ -1,0 +1,65 @@
+// The mpi and staged first-touch paths. mpi hands the fresh buffer itself
+// to MPI (GPU pointers need a CUDA-aware MPI), so whatever MPI does on the
+// first use of a buffer (registration, IPC export in its GPU protocol) is
+// inside the first copy: MPI does not expose it as a separate step. staged
+// copies GPU -> pinned host -> MPI -> pinned host -> GPU; the pinned
+// staging buffers are allocated once, as a staging user would.
+#include <chrono>
+
+#include "core/cuda_check.hpp"
+#include "firsttouch/path.hpp"
+#include "pingpong/buffers.hpp"
+
+namespace xb::firsttouch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using pingpong::Buffer;
+using pingpong::BufferKind;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+class MpiPath final : public Path {
+ public:
+  MpiPath(const PathContext& ctx, bool staging) : ctx_(ctx), stage_(staging && ctx.device >= 0) {
+    if (stage_) staging_ = Buffer(BufferKind::pinned, ctx.p2p_bytes);
+  }
+
+  double allocate(std::uint64_t bytes) override {
+    buf_ = Buffer();
+    const auto t0 = Clock::now();
+    buf_ = Buffer(ctx_.device >= 0 ? BufferKind::device : BufferKind::host, bytes, ctx_.device);
+    return seconds_since(t0);
+  }
+
+  void transfer(std::size_t bytes, int sub, Phases& phases) override {
+    if (ctx_.sender) {
+      const auto t0 = Clock::now();
+      const void* src = buf_.data();
+      if (stage_) {
+        XB_CUDA_CHECK(cudaMemcpy(staging_.data(), buf_.data(), bytes, cudaMemcpyDeviceToHost));
+        src = staging_.data();
+      }
+      ctx_.comm->send(ctx_.peer, kTagData, src, bytes, ctx_.timeout);
+      record_copy(phases, sub, seconds_since(t0));
+      return;
+    }
+    ctx_.comm->recv(ctx_.peer, kTagData, stage_ ? staging_.data() : buf_.data(), bytes, ctx_.timeout);
+    if (stage_) XB_CUDA_CHECK(cudaMemcpy(buf_.data(), staging_.data(), bytes, cudaMemcpyHostToDevice));
+  }
+
+  void free_buffer() override { buf_ = Buffer(); }
+
+ private:
+  PathContext ctx_;
+  bool stage_;
+  Buffer buf_, staging_;
+};
+
+}  // namespace
+
+std::unique_ptr<Path> make_mpi_path(const PathContext& ctx, bool staging) {
+  return std::make_unique<MpiPath>(ctx, staging);
+}
+
+}  // namespace xb::firsttouch

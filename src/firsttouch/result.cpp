@@ -1,0 +1,112 @@
+#include "firsttouch/result.hpp"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "core/stats.hpp"
+
+namespace xb::firsttouch {
+namespace {
+
+void take(double& into, double from) {
+  if (std::isnan(into)) into = from;
+}
+
+double median_or_nan(const std::vector<double>& values) {
+  std::vector<double> kept;
+  for (double v : values) {
+    if (!std::isnan(v)) kept.push_back(v);
+  }
+  return kept.empty() ? kNotMeasured : median(kept);
+}
+
+// JSON has no NaN; null stands for "not measured" on the wire.
+nlohmann::json num(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
+double num(const nlohmann::json& j) { return j.is_null() ? kNotMeasured : j.get<double>(); }
+
+}  // namespace
+
+void merge(Phases& into, const Phases& from) {
+  take(into.alloc_sender_s, from.alloc_sender_s);
+  take(into.alloc_receiver_s, from.alloc_receiver_s);
+  take(into.export_s, from.export_s);
+  take(into.open_s, from.open_s);
+  take(into.register_s, from.register_s);
+  take(into.first_copy_s, from.first_copy_s);
+  if (into.steady_copy_s.empty()) into.steady_copy_s = from.steady_copy_s;
+}
+
+FirstSteady summarize(const std::vector<std::vector<double>>& times_s) {
+  std::vector<double> first, later;
+  for (const auto& iteration : times_s) {
+    if (iteration.empty()) continue;
+    first.push_back(iteration[0]);
+    later.insert(later.end(), iteration.begin() + 1, iteration.end());
+  }
+  FirstSteady s;
+  if (!first.empty()) s.first_s = median(first);
+  if (!later.empty()) s.steady_s = median(later);
+  if (!first.empty() && !later.empty() && s.steady_s > 0) s.ratio = s.first_s / s.steady_s;
+  return s;
+}
+
+Phases median_phases(const std::vector<Phases>& per_iteration) {
+  std::vector<double> a, b, e, o, r, f, steady;
+  for (const auto& p : per_iteration) {
+    a.push_back(p.alloc_sender_s);
+    b.push_back(p.alloc_receiver_s);
+    e.push_back(p.export_s);
+    o.push_back(p.open_s);
+    r.push_back(p.register_s);
+    f.push_back(p.first_copy_s);
+    steady.insert(steady.end(), p.steady_copy_s.begin(), p.steady_copy_s.end());
+  }
+  Phases m;
+  m.alloc_sender_s = median_or_nan(a);
+  m.alloc_receiver_s = median_or_nan(b);
+  m.export_s = median_or_nan(e);
+  m.open_s = median_or_nan(o);
+  m.register_s = median_or_nan(r);
+  m.first_copy_s = median_or_nan(f);
+  const double s = median_or_nan(steady);
+  if (!std::isnan(s)) m.steady_copy_s = {s};
+  return m;
+}
+
+std::string phases_to_wire(const std::vector<std::vector<Phases>>& per_variant) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& variant : per_variant) {
+    nlohmann::json v = nlohmann::json::array();
+    for (const auto& p : variant) {
+      nlohmann::json steady = nlohmann::json::array();
+      for (double s : p.steady_copy_s) steady.push_back(num(s));
+      v.push_back({num(p.alloc_sender_s), num(p.alloc_receiver_s), num(p.export_s), num(p.open_s),
+                   num(p.register_s), num(p.first_copy_s), steady});
+    }
+    all.push_back(v);
+  }
+  return all.dump();
+}
+
+std::vector<std::vector<Phases>> phases_from_wire(const std::string& text) {
+  std::vector<std::vector<Phases>> out;
+  for (const auto& v : nlohmann::json::parse(text)) {
+    std::vector<Phases> variant;
+    for (const auto& p : v) {
+      Phases ph;
+      ph.alloc_sender_s = num(p.at(0));
+      ph.alloc_receiver_s = num(p.at(1));
+      ph.export_s = num(p.at(2));
+      ph.open_s = num(p.at(3));
+      ph.register_s = num(p.at(4));
+      ph.first_copy_s = num(p.at(5));
+      for (const auto& s : p.at(6)) ph.steady_copy_s.push_back(num(s));
+      variant.push_back(std::move(ph));
+    }
+    out.push_back(std::move(variant));
+  }
+  return out;
+}
+
+}  // namespace xb::firsttouch

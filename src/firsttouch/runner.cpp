@@ -1,0 +1,243 @@
+#include "firsttouch/runner.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/cuda_check.hpp"
+#include "core/units.hpp"
+#include "firsttouch/path.hpp"
+#include "pingpong/buffers.hpp"
+#include "pingpong/nccl_api.hpp"
+#include "pingpong/select.hpp"
+
+namespace xb::firsttouch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::uint64_t free_bytes_of(int device) {
+  if (device < 0) {
+    const long pages = sysconf(_SC_AVPHYS_PAGES);
+    const long page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+  }
+  std::size_t free = 0, total = 0;
+  XB_CUDA_CHECK(cudaSetDevice(device));
+  XB_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return free;
+}
+
+// The pieces of one rank's part in the run. `path` is null on the ranks
+// between the sender and the receiver.
+struct Roles {
+  comm::Communicator* comm = nullptr;
+  std::unique_ptr<Path> path;
+  bool sender = false;
+  int peer = -1;
+  comm::Seconds timeout{60};
+};
+
+// Runs `fn` on this rank, then agrees on the outcome with every rank, so a
+// failure on one rank ends all of them with the same error instead of
+// leaving a peer waiting for a message that never comes.
+template <typename Fn>
+void step(const Roles& r, Fn&& fn) {
+  std::optional<Error> err;
+  try {
+    fn();
+  } catch (const Error& e) {
+    err = e;
+  }
+  comm::agree_or_throw(*r.comm, err ? &*err : nullptr, r.timeout);
+}
+
+void check_fits(std::uint64_t need, std::uint64_t free, int device) {
+  if (need <= free) return;
+  const std::string where = device < 0 ? std::string("host memory") : fmt::format("gpu {}", device);
+  fail(ErrorKind::resources, fmt::format("a buffer of {} bytes ({}) does not fit: {} has {} bytes ({}) free", need,
+                                         bytes_label(need), where, free, bytes_label(free)));
+}
+
+comm::GpuBuffers effective_gpu_buffers(const Options& o, const comm::Communicator& c) {
+  switch (o.cuda_aware) {
+    case pingpong::CudaAware::yes: return comm::GpuBuffers::yes;
+    case pingpong::CudaAware::no: return comm::GpuBuffers::no;
+    case pingpong::CudaAware::automatic: break;
+  }
+  return c.gpu_buffers();
+}
+
+// This rank's announcement; only the sender and the receiver touch a GPU.
+pingpong::RankInfo local_info(const comm::Communicator& c, const Options& o, const Environment& env) {
+  pingpong::RankInfo info;
+  info.rank = c.rank();
+  info.host = c.host_name();
+  info.local_rank = c.local_rank();
+  info.mpi_gpu = effective_gpu_buffers(o, c);
+  const bool sender = c.rank() == 0;
+  if (!sender && c.rank() != c.size() - 1) return info;
+  int device = -1;
+  if (o.memory == Memory::gpu) {
+    device = pingpong::resolve_device(pingpong::Endpoint{true, -1}, info.local_rank, env.device_count());
+    info.nccl = env.nccl_available();
+  }
+  (sender ? info.gpu_as_dev1 : info.gpu_as_dev2) = device;
+  check_fits(largest_allocation(o), env.free_bytes(device), device);
+  return info;
+}
+
+std::vector<pingpong::RankInfo> announce(const Roles& r, const Options& o, const Environment& env) {
+  pingpong::RankInfo mine;
+  step(r, [&] { mine = local_info(*r.comm, o, env); });
+  std::vector<pingpong::RankInfo> all;
+  for (const auto& text : r.comm->allgather(pingpong::to_json(mine), r.timeout)) {
+    all.push_back(pingpong::rank_info_from_json(text));
+  }
+  return all;
+}
+
+// One timed sub-iteration on the sender: from the start of the send until
+// the receiver acknowledges that the message has landed.
+double one_send(const Roles& r, std::size_t bytes, int sub, Phases& phases) {
+  char ack = 0;
+  if (!r.sender) {
+    r.path->transfer(bytes, sub, phases);
+    r.comm->send(r.peer, kTagAck, &ack, 1, r.timeout);
+    return 0;
+  }
+  const auto t0 = Clock::now();
+  r.path->transfer(bytes, sub, phases);
+  r.comm->recv(r.peer, kTagAck, &ack, 1, r.timeout);
+  return seconds_since(t0);
+}
+
+struct Iteration {
+  std::vector<double> times_s;
+  Phases phases;
+};
+
+Iteration run_iteration(const Roles& r, std::uint64_t alloc_bytes, const Options& o) {
+  Iteration it;
+  step(r, [&] {
+    if (!r.path) return;
+    const double s = r.path->allocate(alloc_bytes);
+    (r.sender ? it.phases.alloc_sender_s : it.phases.alloc_receiver_s) = s;
+  });
+  step(r, [&] {
+    if (!r.path) return;
+    for (int sub = 0; sub < o.sub_iterations; ++sub) {
+      const double s = one_send(r, o.p2p_bytes, sub, it.phases);
+      if (r.sender) it.times_s.push_back(s);
+    }
+  });
+  // The receiver unmaps before the sender frees what it mapped.
+  step(r, [&] {
+    if (r.path) r.path->unmap();
+  });
+  if (r.path) r.path->free_buffer();
+  return it;
+}
+
+Result describe(const Roles& r, const Options& o, const std::vector<pingpong::RankInfo>& infos,
+                pingpong::TransportKind kind) {
+  Result res;
+  res.mode = o.sweep ? "sweep" : "seed";
+  res.transport = pingpong::to_string(kind);
+  res.world_size = r.comm->size();
+  res.sender_rank = 0;
+  res.receiver_rank = r.comm->size() - 1;
+  res.sender_host = infos.front().host;
+  res.receiver_host = infos.back().host;
+  res.sender_gpu = infos.front().gpu_as_dev1;
+  res.receiver_gpu = infos.back().gpu_as_dev2;
+  res.iterations = o.iterations;
+  res.sub_iterations = o.sub_iterations;
+  res.p2p_bytes = o.p2p_bytes;
+  return res;
+}
+
+void set_up_path(Roles& r, Result& res, pingpong::TransportKind kind, int device, const Options& o) {
+  const bool participant = r.comm->rank() == 0 || r.comm->rank() == r.comm->size() - 1;
+  step(r, [&] {
+    if (!participant) return;
+    PathContext ctx{r.comm, r.peer, r.sender, device, o.p2p_bytes, r.timeout};
+    r.path = make_path(kind, ctx);
+  });
+  step(r, [&] {
+    if (!r.path) return;
+    const auto t0 = Clock::now();
+    r.path->connect();
+    if (kind == pingpong::TransportKind::nccl) res.connect_s = seconds_since(t0);
+  });
+}
+
+void gather_phases(const Roles& r, Result& res, const std::vector<std::vector<Phases>>& mine) {
+  const auto all = r.comm->allgather(phases_to_wire(mine), r.timeout);
+  for (const auto& wire : all) {
+    const auto theirs = phases_from_wire(wire);
+    for (std::size_t v = 0; v < theirs.size() && v < res.variants.size(); ++v) {
+      auto& phases = res.variants[v].phases;
+      for (std::size_t i = 0; i < theirs[v].size() && i < phases.size(); ++i) merge(phases[i], theirs[v][i]);
+    }
+  }
+}
+
+}  // namespace
+
+Environment default_environment() {
+  return Environment{pingpong::device_count_or_zero, [] { return pingpong::nccl::available(); }, free_bytes_of};
+}
+
+std::uint64_t largest_allocation(const Options& options) {
+  std::uint64_t most = options.p2p_bytes;
+  for (const auto& v : variants(options)) most = std::max(most, v.alloc_bytes());
+  return most;
+}
+
+Result run(comm::Communicator& comm, const Options& options, const Environment& env) {
+  validate(options);
+  if (comm.size() < 2) {
+    fail(ErrorKind::comm, fmt::format("first-touch needs 2 or more ranks, got {}; launch it with: "
+                                      "mpirun -np 2 xferbench first-touch ...",
+                                      comm.size()));
+  }
+  Roles r;
+  r.comm = &comm;
+  r.sender = comm.rank() == 0;
+  r.peer = r.sender ? comm.size() - 1 : 0;
+  r.timeout = comm::Seconds(options.timeout_s);
+  const auto infos = announce(r, options, env);
+  // Every rank decides from the same announcements, so all throw alike.
+  const auto kind = pingpong::choose_transport(options.transport, infos.front(), infos.front().gpu_as_dev1,
+                                               infos.back(), infos.back().gpu_as_dev2);
+  Result res = describe(r, options, infos, kind);
+  const int device = r.sender ? res.sender_gpu : res.receiver_gpu;
+  set_up_path(r, res, kind, device, options);
+  const auto t0 = Clock::now();
+  run_iteration(r, options.p2p_bytes, options);
+  res.warmup_s = seconds_since(t0);
+  std::vector<std::vector<Phases>> mine;
+  for (const auto& v : variants(options)) {
+    VariantResult vr{variant_label(options, v), options.memory == Memory::gpu ? "gpu" : "host",
+                     v.buffer_bytes, v.overalloc_bytes, {}, {}};
+    mine.emplace_back();
+    for (int i = 0; i < options.iterations; ++i) {
+      Iteration it = run_iteration(r, v.alloc_bytes(), options);
+      vr.times_s.push_back(std::move(it.times_s));
+      vr.phases.push_back(it.phases);
+      mine.back().push_back(std::move(it.phases));
+    }
+    res.variants.push_back(std::move(vr));
+  }
+  gather_phases(r, res, mine);
+  return res;
+}
+
+}  // namespace xb::firsttouch

@@ -1,0 +1,36 @@
+// The first-touch measurement as one call, collective over the
+// communicator: the first rank sends, the last rank receives, any ranks in
+// between only take part in the status agreements. Every iteration
+// allocates a fresh buffer on both ends, sends SUB_ITERATIONS messages
+// from it and frees it. The result is complete on rank 0 (the sender),
+// which gathers the receiver's phases. Never prints.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "comm/communicator.hpp"
+#include "firsttouch/options.hpp"
+#include "firsttouch/result.hpp"
+
+namespace xb::firsttouch {
+
+// What the runner asks of the machine, injectable so tests can pretend a
+// rank has GPUs or little memory without touching either.
+struct Environment {
+  std::function<int()> device_count;
+  std::function<bool()> nccl_available;
+  // Free bytes on GPU `device`, or of host memory for device -1.
+  std::function<std::uint64_t(int device)> free_bytes;
+};
+Environment default_environment();
+
+// Throws the agreed error on every rank: bad options, one rank, no GPU,
+// a buffer larger than free memory (Error(resources) naming both sizes),
+// an impossible transport, a dead peer.
+Result run(comm::Communicator& comm, const Options& options, const Environment& env = default_environment());
+
+// The largest allocation of the run, for the free-memory check.
+std::uint64_t largest_allocation(const Options& options);
+
+}  // namespace xb::firsttouch

@@ -1,0 +1,193 @@
+#include "report/first_touch_report.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace xb::report {
+
+using firsttouch::FirstSteady;
+using firsttouch::Phases;
+using firsttouch::Result;
+using firsttouch::VariantResult;
+
+FirstTouchFormat parse_first_touch_format(const std::string& text) {
+  if (text == "text") return FirstTouchFormat::text;
+  if (text == "json") return FirstTouchFormat::json;
+  if (text == "csv") return FirstTouchFormat::csv;
+  fail(ErrorKind::usage, fmt::format("invalid --format '{}': use text, json or csv", text));
+}
+
+namespace {
+
+// The seed prints times with ostream's default (6 significant digits).
+std::string g(double v) { return std::isnan(v) ? std::string("-") : fmt::format("{:g}", v); }
+double steady_of(const Phases& p) { return p.steady_copy_s.empty() ? firsttouch::kNotMeasured : p.steady_copy_s[0]; }
+std::string device_label(int gpu) { return gpu < 0 ? "host" : fmt::format("gpu{}", gpu); }
+
+std::string route(const Result& r) {
+  if (r.mode == "host") return fmt::format("host memory -> {}", device_label(r.receiver_gpu));
+  return fmt::format("rank {} ({}, {}) -> rank {} ({}, {})", r.sender_rank, r.sender_host, device_label(r.sender_gpu),
+                     r.receiver_rank, r.receiver_host, device_label(r.receiver_gpu));
+}
+
+std::string doing_line(const Result& r, const VariantResult& v) {
+  if (r.mode == "host") {
+    return fmt::format("Doing host -> {} copies of {} bytes from a fresh {} buffer of {} bytes ({}).\n",
+                       device_label(r.receiver_gpu), r.p2p_bytes, v.memory, v.alloc_bytes(), v.label);
+  }
+  return fmt::format("Doing {} send/recv from rank {} to rank {}, of {} bytes from a buffer of {} bytes ({}).\n",
+                     r.transport, r.sender_rank, r.receiver_rank, r.p2p_bytes, v.alloc_bytes(), v.label);
+}
+
+void append_seed_lines(std::string& out, const Result& r, const VariantResult& v) {
+  out += doing_line(r, v);
+  for (std::size_t i = 0; i < v.times_s.size(); ++i) {
+    for (std::size_t j = 0; j < v.times_s[i].size(); ++j) out += fmt::format("[{}:{}] time: {}\n", i, j, g(v.times_s[i][j]));
+  }
+}
+
+std::string summary_header(const Result& r) {
+  return fmt::format(
+      "# summary over {} iteration(s): first = median of sub-iteration 0, steady = median of sub-iterations 1..{}, "
+      "ratio = first / steady\n# time = {}\n",
+      r.iterations, r.sub_iterations - 1,
+      r.mode == "host" ? "the host -> GPU copy (cudaMemcpyAsync until the stream is done)"
+                       : "sender starts the send .. receiver's acknowledgement arrives");
+}
+
+void append_summary(std::string& out, const Result& r) {
+  out += summary_header(r);
+  out += fmt::format("# {:<32}{:>14}{:>14}{:>14}{:>12}{:>14}\n", "variant", "buffer (B)", "alloc (B)", "first (s)",
+                     "steady (s)", "ratio");
+  for (const auto& v : r.variants) {
+    const FirstSteady s = firsttouch::summarize(v.times_s);
+    out += fmt::format("# {:<32}{:>14}{:>14}{:>14}{:>12}{:>14}\n", v.label, v.buffer_bytes, v.alloc_bytes(),
+                       g(s.first_s), g(s.steady_s), g(s.ratio));
+  }
+}
+
+void append_phases(std::string& out, const Result& r) {
+  out += "# where the time goes (median per iteration, s; '-': not done on this path or not observable)\n";
+  out += fmt::format("# {:<32}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}\n", "variant", "alloc snd", "alloc rcv",
+                     "export", "open", "register", "first copy", "steady cp");
+  for (const auto& v : r.variants) {
+    const Phases m = firsttouch::median_phases(v.phases);
+    out += fmt::format("# {:<32}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}\n", v.label, g(m.alloc_sender_s),
+                       g(m.alloc_receiver_s), g(m.export_s), g(m.open_s), g(m.register_s), g(m.first_copy_s),
+                       g(steady_of(m)));
+  }
+}
+
+void append_sweep_table(std::string& out, const Result& r) {
+  out += summary_header(r);
+  out += fmt::format("{:>14}{:>14}{:>14}{:>14}{:>14}{:>12}{:>14}\n", "buffer (B)", "overalloc (B)", "alloc (B)",
+                     "first (s)", "steady (s)", "ratio", "ipc open (s)");
+  for (const auto& v : r.variants) {
+    const FirstSteady s = firsttouch::summarize(v.times_s);
+    const Phases m = firsttouch::median_phases(v.phases);
+    out += fmt::format("{:>14}{:>14}{:>14}{:>14}{:>14}{:>12}{:>14}\n", v.buffer_bytes, v.overalloc_bytes,
+                       v.alloc_bytes(), g(s.first_s), g(s.steady_s), g(s.ratio), g(m.open_s));
+  }
+}
+
+nlohmann::json num(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
+
+nlohmann::json phases_json(const Phases& p) {
+  nlohmann::json steady = nlohmann::json::array();
+  for (double s : p.steady_copy_s) steady.push_back(num(s));
+  return {{"alloc_sender_time_s", num(p.alloc_sender_s)}, {"alloc_receiver_time_s", num(p.alloc_receiver_s)},
+          {"ipc_export_time_s", num(p.export_s)},         {"ipc_open_time_s", num(p.open_s)},
+          {"register_time_s", num(p.register_s)},         {"first_copy_time_s", num(p.first_copy_s)},
+          {"steady_copy_time_s", steady}};
+}
+
+nlohmann::json variant_json(const VariantResult& v) {
+  const FirstSteady s = firsttouch::summarize(v.times_s);
+  nlohmann::json per_iteration = nlohmann::json::array();
+  for (const auto& p : v.phases) per_iteration.push_back(phases_json(p));
+  Phases m = firsttouch::median_phases(v.phases);
+  nlohmann::json median = phases_json(m);
+  median["steady_copy_time_s"] = num(steady_of(m));
+  return {{"label", v.label},
+          {"memory", v.memory},
+          {"buffer_bytes", v.buffer_bytes},
+          {"overalloc_bytes", v.overalloc_bytes},
+          {"alloc_bytes", v.alloc_bytes()},
+          {"first_time_s", num(s.first_s)},
+          {"steady_time_s", num(s.steady_s)},
+          {"first_over_steady_ratio", num(s.ratio)},
+          {"phases_median", median},
+          {"phases", per_iteration},
+          {"times_s", v.times_s}};
+}
+
+}  // namespace
+
+std::string first_touch_text(const Result& r) {
+  std::string out = fmt::format("p2p_size: {}\n", r.p2p_bytes);
+  if (r.mode != "sweep" && !r.variants.empty()) {
+    out += fmt::format("buffer_size: {}\noveralloc_size: {}\n", r.variants[0].buffer_bytes, r.variants[0].overalloc_bytes);
+  }
+  out += fmt::format("# {}: {}, transport {}\n", r.mode == "host" ? "host analogue" : "first-touch", route(r), r.transport);
+  if (!std::isnan(r.connect_s)) out += fmt::format("# connect (one-time setup): {} s\n", g(r.connect_s));
+  out += fmt::format("[-1] time: {}\n", g(r.warmup_s));
+  if (r.mode == "sweep") {
+    append_sweep_table(out, r);
+  } else {
+    for (const auto& v : r.variants) append_seed_lines(out, r, v);
+    append_summary(out, r);
+  }
+  append_phases(out, r);
+  return out;
+}
+
+std::string first_touch_json(const Result& r, const std::vector<std::string>& argv) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& v : r.variants) rows.push_back(variant_json(v));
+  const auto gpu = [](int g) { return g < 0 ? nlohmann::json(nullptr) : nlohmann::json(g); };
+  const nlohmann::json j = {
+      {"schema", kFirstTouchSchema},       {"schema_version", kFirstTouchSchemaVersion},
+      {"command_line", argv},              {"mode", r.mode},
+      {"transport", r.transport},          {"world_size", r.world_size},
+      {"sender", {{"rank", r.sender_rank}, {"host", r.sender_host}, {"gpu", gpu(r.sender_gpu)}}},
+      {"receiver", {{"rank", r.receiver_rank}, {"host", r.receiver_host}, {"gpu", gpu(r.receiver_gpu)}}},
+      {"iterations", r.iterations},        {"sub_iterations", r.sub_iterations},
+      {"p2p_bytes", r.p2p_bytes},          {"warmup_time_s", num(r.warmup_s)},
+      {"connect_time_s", num(r.connect_s)},
+      {"time_definition", r.mode == "host" ? "host to GPU copy" : "send start to receiver acknowledgement, on the sender"},
+      {"variants", rows}};
+  return j.dump(2) + "\n";
+}
+
+std::string first_touch_csv(const Result& r) {
+  std::string out =
+      "mode,transport,memory,label,buffer_bytes,overalloc_bytes,alloc_bytes,p2p_bytes,iterations,sub_iterations,"
+      "first_time_s,steady_time_s,first_over_steady_ratio,alloc_sender_time_s,alloc_receiver_time_s,"
+      "ipc_export_time_s,ipc_open_time_s,register_time_s,first_copy_time_s,steady_copy_time_s\n";
+  const auto e = [](double v) { return std::isnan(v) ? std::string() : fmt::format("{:.9e}", v); };
+  for (const auto& v : r.variants) {
+    const FirstSteady s = firsttouch::summarize(v.times_s);
+    const Phases m = firsttouch::median_phases(v.phases);
+    out += fmt::format("{},{},{},\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.mode, r.transport,
+                       v.memory, v.label, v.buffer_bytes, v.overalloc_bytes, v.alloc_bytes(), r.p2p_bytes,
+                       r.iterations, r.sub_iterations, e(s.first_s), e(s.steady_s), e(s.ratio), e(m.alloc_sender_s),
+                       e(m.alloc_receiver_s), e(m.export_s), e(m.open_s), e(m.register_s), e(m.first_copy_s),
+                       e(steady_of(m)));
+  }
+  return out;
+}
+
+std::string render_first_touch(const Result& r, FirstTouchFormat f, const std::vector<std::string>& argv) {
+  switch (f) {
+    case FirstTouchFormat::text: return first_touch_text(r);
+    case FirstTouchFormat::json: return first_touch_json(r, argv);
+    case FirstTouchFormat::csv: return first_touch_csv(r);
+  }
+  return "";
+}
+
+}  // namespace xb::report
