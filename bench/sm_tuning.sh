@@ -5,8 +5,8 @@
 set -u
 bin="$1"; out="$2"
 cases=(host_to_device_memcpy_sm device_to_host_memcpy_sm device_to_device_memcpy_read_sm device_to_device_memcpy_write_sm)
-configs=("1,512,4" "2,512,4" "4,512,4" "8,256,4" "2,1024,4" "1,1024,8" "2,512,8" "4,256,8" "4,512,2" "16,128,4"
-         "2,512,4,streaming" "4,512,4,streaming" "1,512,8,streaming")
+configs=(${SM_CONFIGS:-"1,512,4" "2,512,4" "4,512,4" "8,256,4" "2,1024,4" "1,1024,8" "2,512,8" "4,256,8" "4,512,2"
+         "16,128,4" "2,512,4,streaming" "4,512,4,streaming" "1,512,8,streaming"})
 printf "%-22s" "config"; for c in "${cases[@]}"; do printf " %14s" "${c:0:14}"; done; echo
 for cfg in "${configs[@]}"; do
   f="$out/sm_${cfg//,/_}.json"

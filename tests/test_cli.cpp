@@ -41,6 +41,13 @@ TEST(Cli, NoArgumentsMeansTheDefaultSuite) {
   EXPECT_TRUE(p.has_action);
 }
 
+TEST(Cli, OptionsWithoutACommandGoToRun) {
+  auto p = parse({"-q", "-o", "quick.json", "-t", "0"});
+  EXPECT_EQ(p.code, -1) << p.err;
+  EXPECT_TRUE(p.has_action);
+  EXPECT_EQ(parse({"-b", "0"}).code, 2);
+}
+
 TEST(Cli, ValidRunParsesWithoutTouchingAGpu) {
   auto p = parse({"run", "-t", "device_local_copy", "0", "-b", "64", "-i", "5", "-m", "-s", "-d"});
   EXPECT_EQ(p.code, -1) << p.err;

@@ -36,6 +36,12 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
 
 int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::ostream& out, std::ostream& err) {
   ctx.argv.insert(ctx.argv.end(), args.begin(), args.end());
+  // "xferbench -o r.json" means "xferbench run -o r.json": options given
+  // without a command belong to the default command.
+  static const std::vector<std::string> root_only = {"-h", "--help", "--help-all", "-V", "--version"};
+  if (!args.empty() && args[0].size() > 1 && args[0][0] == '-' &&
+      std::find(root_only.begin(), root_only.end(), args[0]) == root_only.end())
+    args.insert(args.begin(), "run");
   std::reverse(args.begin(), args.end());  // CLI11 consumes the vector from the back
   try {
     app.parse(args);

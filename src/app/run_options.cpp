@@ -59,7 +59,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--copies", o.copies, "Copies per sample (default: from --sample-ms)");
   cmd.add_option("--gate-timeout", o.gate_timeout_s, "Seconds the gate kernel waits before failing the sample")
       ->capture_default_str();
-  cmd.add_option("--sm-config", o.sm_config, "SM copy kernel shape: BLOCKS_PER_SM,THREADS,UNROLL[,streaming]");
+  cmd.add_option("--sm-config", o.sm_config, "SM copy kernel shape: BLOCKS_PER_SM,THREADS,UNROLL[,streaming|,l2_256b] or bulk,CHUNK_KIB,STAGES,BLOCKS_PER_SM");
   cmd.add_flag("-m,--mean", o.mean, "Report the mean of samples instead of the median");
   cmd.add_flag("-s,--skip-verification", o.skip_verification, "Do not verify data after the timed copies");
   cmd.add_flag("-d,--disable-affinity", o.disable_affinity,
@@ -72,7 +72,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
 namespace {
 
 [[noreturn]] void bad_sm_config(const std::string& text) {
-  fail(ErrorKind::usage, fmt::format("invalid --sm-config '{}': expected BLOCKS_PER_SM,THREADS,UNROLL[,streaming] "
+  fail(ErrorKind::usage, fmt::format("invalid --sm-config '{}': expected BLOCKS_PER_SM,THREADS,UNROLL[,streaming|,l2_256b] "
                                      "(THREADS a multiple of 32 up to 1024, UNROLL 1, 2, 4 or 8) or "
                                      "bulk,CHUNK_KIB,STAGES,BLOCKS_PER_SM (STAGES 2-4, CHUNK_KIB x STAGES <= 224)",
                                      text));
@@ -98,8 +98,10 @@ SmCopyConfig parse_sm_config(const std::string& text) {
   }
   std::string nums = text;
   const auto comma = text.rfind(',');
-  if (comma != std::string::npos && text.substr(comma + 1) == "streaming") {
-    c.streaming = true;
+  const std::string hint = comma == std::string::npos ? "" : text.substr(comma + 1);
+  if (hint == "streaming" || hint == "l2_256b") {
+    c.streaming = hint == "streaming";
+    c.l2_256b = hint == "l2_256b";
     nums = text.substr(0, comma);
   }
   std::vector<int> v;

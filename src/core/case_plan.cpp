@@ -82,27 +82,33 @@ void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CaseP
                      def.pattern == P::all_to_host_bidir || def.pattern == P::host_to_all_bidir;
   const bool all = def.pattern == P::all_to_host || def.pattern == P::all_to_host_bidir ||
                    def.pattern == P::host_to_all || def.pattern == P::host_to_all_bidir;
+  // SM bidirectional cases use one split-warp kernel per GPU (half the
+  // warps each way) as nvbandwidth does, reported per direction (half).
+  const bool split = bidir && def.engine == Engine::sm;
+  const std::string measured = split ? ", per direction (half of a split-warp kernel's total)"
+                               : bidir ? (to_dev ? ", host->GPU measured" : ", GPU->host measured") : "";
   plan.matrices.push_back(header("", fmt::format("memcpy {} host {} GPU(column) bandwidth (GB/s){}", engine_tag(def.engine),
-                                                 bidir ? "<->" : (to_dev ? "->" : "<-"),
-                                                 bidir ? (to_dev ? ", host->GPU measured" : ", GPU->host measured") : ""),
+                                                 bidir ? "<->" : (to_dev ? "->" : "<-"), measured),
                               {"host"}, n));
+  const Engine engine = split ? Engine::sm_split : def.engine;
   for (int g = 0; g < n; ++g) {
     CellPlan c;
     c.col = g;
     auto add = [&](int dev, bool h2d, std::uint64_t b) {
       const Location dl = device_memory(dev);
-      c.scenario.transfers.push_back(h2d ? make_transfer(kHost, dl, def.engine, dev, b)
-                                         : make_transfer(dl, kHost, def.engine, dev, b));
+      c.scenario.transfers.push_back(h2d ? make_transfer(kHost, dl, engine, dev, b)
+                                         : make_transfer(dl, kHost, engine, dev, b));
     };
     add(g, to_dev, bytes);
     // Interfering copies are twice as long so they cover the measured one.
-    if (bidir) add(g, !to_dev, 2 * bytes);
+    if (bidir && !split) add(g, !to_dev, 2 * bytes);
     for (int d = 0; all && d < n; ++d) {
       if (d == g) continue;
       add(d, to_dev, 2 * bytes);
-      if (bidir) add(d, !to_dev, 2 * bytes);
+      if (bidir && !split) add(d, !to_dev, 2 * bytes);
     }
     c.outputs.push_back(host_output(sys.gpus[g]));
+    if (split) c.outputs.back().scale = 0.5;
     plan.cells.push_back(std::move(c));
   }
 }
@@ -275,7 +281,7 @@ double output_value(const Output& out, const Scenario& sc, const ScenarioSamples
   const double copies = s.copies_per_sample;
   auto bw = [&](int t) { return gbps(static_cast<double>(sc.transfers[t].bytes) * copies, s.transfers[t].seconds[i]); };
   switch (out.kind) {
-    case Output::Kind::transfer: return bw(out.first);
+    case Output::Kind::transfer: return out.scale * bw(out.first);
     case Output::Kind::sum: {
       double sum = 0;
       for (int t = out.first; t < out.first + out.count; ++t) sum += bw(t);

@@ -21,6 +21,7 @@ struct Output {
   int matrix = 0;
   Kind kind = Kind::transfer;
   int first = 0, count = 1;
+  double scale = 1.0;  // 0.5 for split-warp copies: reported per direction
   std::string link;
   Peak peak;
 };

@@ -9,15 +9,24 @@
 namespace xb {
 namespace {
 
-template <bool Streaming>
+// Cache hints of the vector kernel: 0 none, 1 evict-first (streaming),
+// 2 ask L2 to fetch 256-byte blocks (larger link read requests).
+template <int Hint>
 __device__ __forceinline__ uint4 load16(const uint4* p) {
-  if constexpr (Streaming) return __ldcs(p);
+  if constexpr (Hint == 1) return __ldcs(p);
+  if constexpr (Hint == 2) {
+    uint4 v;
+    asm volatile("ld.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
+  }
   return *p;
 }
 
-template <bool Streaming>
+template <int Hint>
 __device__ __forceinline__ void store16(uint4* p, const uint4& v) {
-  if constexpr (Streaming) {
+  if constexpr (Hint == 1) {
     __stcs(p, v);
   } else {
     *p = v;
@@ -27,7 +36,7 @@ __device__ __forceinline__ void store16(uint4* p, const uint4& v) {
 // Grid-stride copy of 16-byte vectors: consecutive threads touch consecutive
 // vectors (coalesced), and each thread keeps U independent loads in flight
 // before its first store so that long-latency links (PCIe, NVLink) stay busy.
-template <int U, bool Streaming>
+template <int U, int Hint>
 __global__ void __launch_bounds__(1024) sm_copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src,
                                                        std::uint64_t nvec, unsigned char* __restrict__ dst_tail,
                                                        const unsigned char* __restrict__ src_tail, int tail) {
@@ -36,11 +45,11 @@ __global__ void __launch_bounds__(1024) sm_copy_kernel(uint4* __restrict__ dst, 
   for (; i + (U - 1) * stride < nvec; i += U * stride) {
     uint4 v[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) v[u] = load16<Streaming>(src + i + u * stride);
+    for (int u = 0; u < U; ++u) v[u] = load16<Hint>(src + i + u * stride);
 #pragma unroll
-    for (int u = 0; u < U; ++u) store16<Streaming>(dst + i + u * stride, v[u]);
+    for (int u = 0; u < U; ++u) store16<Hint>(dst + i + u * stride, v[u]);
   }
-  for (; i < nvec; i += stride) store16<Streaming>(dst + i, load16<Streaming>(src + i));
+  for (; i < nvec; i += stride) store16<Hint>(dst + i, load16<Hint>(src + i));
   if (blockIdx.x == 0 && static_cast<int>(threadIdx.x) < tail) dst_tail[threadIdx.x] = src_tail[threadIdx.x];
 }
 
@@ -98,6 +107,40 @@ __global__ void __launch_bounds__(32) bulk_copy_kernel(char* dst, const char* sr
 #else
   __trap();
 #endif
+}
+
+// Split-warp bidirectional copy (nvbandwidth's SM bidirectional host
+// cases): 512-byte chunks alternate direction by warp parity, so one kernel
+// moves half the bytes a -> b and half b -> a at the same time. Each warp
+// loads U chunks before storing them, to keep both link directions busy.
+template <int U>
+__global__ void __launch_bounds__(1024) split_copy_kernel(uint4* __restrict__ a, uint4* __restrict__ b,
+                                                          std::uint64_t nchunks) {
+  const unsigned lane = threadIdx.x % 32;
+  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / 32;
+  const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  // Pairs of chunks (2w, 2w+1) keep every warp moving both directions.
+  for (std::uint64_t base = warp * 2 * U; base < nchunks; base += warps * 2 * U) {
+    uint4 v[2 * U];
+#pragma unroll
+    for (int u = 0; u < 2 * U; ++u) {
+      const std::uint64_t c = base + u;
+      if (c < nchunks) v[u] = (c & 1) ? b[c * 32 + lane] : a[c * 32 + lane];
+    }
+#pragma unroll
+    for (int u = 0; u < 2 * U; ++u) {
+      const std::uint64_t c = base + u;
+      if (c < nchunks) ((c & 1) ? a : b)[c * 32 + lane] = v[u];
+    }
+  }
+}
+
+// Overwrites every 512-byte chunk of the given parity with 0xff bytes.
+__global__ void poison_chunks_kernel(uint4* buf, std::uint64_t nchunks, int parity) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < nchunks * 32;
+       i += stride)
+    if (static_cast<int>((i / 32) & 1) == parity) buf[i] = make_uint4(~0u, ~0u, ~0u, ~0u);
 }
 
 __global__ void fill_kernel(std::uint32_t* buf, std::uint64_t words, std::uint64_t bytes, std::uint64_t seed) {
@@ -172,13 +215,13 @@ int fill_blocks(std::uint64_t words) {
   return static_cast<int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(needed, sms * 8ull)));
 }
 
-template <int U, bool S>
+template <int U, int S>
 void launch_copy_variant(int blocks, int threads, cudaStream_t stream, uint4* dst, const uint4* src,
                          std::uint64_t nvec, unsigned char* dt, const unsigned char* st, int tail) {
   sm_copy_kernel<U, S><<<blocks, threads, 0, stream>>>(dst, src, nvec, dt, st, tail);
 }
 
-template <bool S>
+template <int S>
 void launch_copy_unroll(int unroll, int blocks, int threads, cudaStream_t stream, uint4* dst, const uint4* src,
                         std::uint64_t nvec, unsigned char* dt, const unsigned char* st, int tail) {
   switch (unroll) {
@@ -246,11 +289,40 @@ void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCop
   const auto* s = static_cast<const uint4*>(src);
   auto* dt = static_cast<unsigned char*>(dst) + nvec * 16;
   const auto* st = static_cast<const unsigned char*>(src) + nvec * 16;
-  if (cfg.streaming) {
-    launch_copy_unroll<true>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
+  if (cfg.l2_256b) {
+    launch_copy_unroll<2>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
+  } else if (cfg.streaming) {
+    launch_copy_unroll<1>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
   } else {
-    launch_copy_unroll<false>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
+    launch_copy_unroll<0>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
   }
+  XB_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_split_copy(void* a, void* b, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
+                       cudaStream_t stream) {
+  if (bytes % kSplitChunk != 0) fail(ErrorKind::usage, "split-warp copies need a multiple of 512 bytes");
+  const std::uint64_t nchunks = bytes / kSplitChunk;
+  const int threads = cfg.threads > 0 ? cfg.threads : 512;
+  const int per_sm = cfg.blocks_per_sm > 0 ? cfg.blocks_per_sm : 4;
+  const std::uint64_t warps_needed = std::max<std::uint64_t>(1, nchunks / 2);
+  const int blocks = static_cast<int>(std::min<std::uint64_t>(
+      std::max<std::uint64_t>(1, warps_needed * 32 / threads), static_cast<std::uint64_t>(sm_count) * per_sm));
+  auto* pa = static_cast<uint4*>(a);
+  auto* pb = static_cast<uint4*>(b);
+  switch (cfg.unroll > 0 ? cfg.unroll : 2) {
+    case 1: split_copy_kernel<1><<<blocks, threads, 0, stream>>>(pa, pb, nchunks); break;
+    case 2: split_copy_kernel<2><<<blocks, threads, 0, stream>>>(pa, pb, nchunks); break;
+    case 4: split_copy_kernel<4><<<blocks, threads, 0, stream>>>(pa, pb, nchunks); break;
+    default: split_copy_kernel<8><<<blocks, threads, 0, stream>>>(pa, pb, nchunks); break;
+  }
+  XB_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_poison_chunks(void* buf, std::uint64_t bytes, int parity, cudaStream_t stream) {
+  const std::uint64_t nchunks = bytes / kSplitChunk;
+  poison_chunks_kernel<<<fill_blocks(nchunks * 32), kFillThreads, 0, stream>>>(static_cast<uint4*>(buf), nchunks,
+                                                                                 parity);
   XB_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -285,14 +357,17 @@ void preload_kernels() {
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, verify_kernel));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, gate_kernel));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, chase_kernel));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<1, false>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<2, false>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, false>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<8, false>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<1, true>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<2, true>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, true>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<8, true>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<1, 0>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<2, 0>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, 0>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<8, 0>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, 1>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, 2>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<1>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<2>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<4>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<8>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, poison_chunks_kernel));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<2>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<3>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<4>));

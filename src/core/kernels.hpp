@@ -20,6 +20,7 @@ struct SmCopyConfig {
   int threads = 0;   // per block (vector)
   int unroll = 0;    // 16-byte vectors in flight per thread: 1, 2, 4 or 8 (vector)
   bool streaming = false;  // evict-first cache hints on loads and stores (vector)
+  bool l2_256b = false;    // loads ask L2 for 256-byte blocks (vector)
   int chunk_kib = 0;  // bulk
   int stages = 0;     // bulk: 2, 3 or 4
 };
@@ -29,6 +30,18 @@ struct SmCopyConfig {
 // not fill a 16-byte vector are copied too.
 void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
                     cudaStream_t stream);
+
+// Split-warp bidirectional copy between two device-accessible buffers of
+// `bytes` (a multiple of kSplitChunk): even 512-byte chunks go a -> b, odd
+// chunks b -> a, in one kernel on the current device.
+constexpr std::uint64_t kSplitChunk = 512;
+// Launch shape from cfg (blocks_per_sm, threads, unroll = chunk pairs per
+// warp in flight); zero fields choose 4 x 512 threads per SM, unroll 2.
+void launch_split_copy(void* a, void* b, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
+                       cudaStream_t stream);
+// Overwrites the chunks of one parity (0 even, 1 odd) with 0xff bytes, so a
+// split-warp copy must restore them.
+void launch_poison_chunks(void* buf, std::uint64_t bytes, int parity, cudaStream_t stream);
 
 // Fills a device-accessible buffer with pattern(seed).
 void launch_fill_pattern(void* buf, std::uint64_t bytes, std::uint64_t seed, cudaStream_t stream);

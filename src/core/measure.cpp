@@ -39,11 +39,12 @@ double seconds_since(Clock::time_point t0) {
 // Any field the user set (--sm-config) wins.
 SmCopyConfig sm_config_for(const SmCopyConfig& user) {
   if (user.method == SmCopyConfig::Method::bulk) return user;
-  SmCopyConfig c{SmCopyConfig::Method::vector, 1, 512, 4, false, 0, 0};
+  SmCopyConfig c{SmCopyConfig::Method::vector, 1, 512, 4, false, false, 0, 0};
   if (user.blocks_per_sm > 0) c.blocks_per_sm = user.blocks_per_sm;
   if (user.threads > 0) c.threads = user.threads;
   if (user.unroll > 0) c.unroll = user.unroll;
   c.streaming = user.streaming;
+  c.l2_256b = user.l2_256b;
   return c;
 }
 
@@ -97,17 +98,34 @@ void Measurer::prepare_buffers(Plan& plan) {
     const int slot = static_cast<int>(i);
     plan.src.push_back(&cache_.get(resolve(t.src, t.exec_device), t.bytes, 2 * slot));
     plan.dst.push_back(&cache_.get(resolve(t.dst, t.exec_device), t.bytes, 2 * slot + 1));
-    if (t.engine == Engine::sm && (!plan.src.back()->kernel_ptr() || !plan.dst.back()->kernel_ptr()))
+    if (t.engine != Engine::copy_engine && (!plan.src.back()->kernel_ptr() || !plan.dst.back()->kernel_ptr()))
       fail(ErrorKind::usage, fmt::format("{}: the sm engine cannot reach pageable host memory; use the ce engine",
                                          t.label));
     Buffer& src = *plan.src.back();
     Buffer& dst = *plan.dst.back();
     if (src.content_seed() != src.seed()) fill_buffer(src, src.bytes(), src.seed(), t.exec_device);
-    // The destination must not already hold what the copy will write.
-    if (opts_.verify && dst.content_seed() == src.seed()) fill_buffer(dst, dst.bytes(), dst.seed(), t.exec_device);
+    if (t.engine == Engine::sm_split) {
+      prepare_split(src, dst, t);
+    } else if (opts_.verify && dst.content_seed() == src.seed()) {
+      // The destination must not already hold what the copy will write.
+      fill_buffer(dst, dst.bytes(), dst.seed(), t.exec_device);
+    }
     if (t.src.kind == MemKind::pageable || t.dst.kind == MemKind::pageable) plan.gated = false;
     plan.sm.push_back(sm_config_for(opts_.sm));
   }
+}
+
+// Both buffers get the source pattern, then the chunks each direction must
+// deliver are poisoned on the receiving side, so after the copy both buffers
+// hold the whole pattern only if every chunk moved.
+void Measurer::prepare_split(Buffer& src, Buffer& dst, const Transfer& t) {
+  fill_buffer(dst, t.bytes, src.seed(), t.exec_device);
+  XB_CUDA_CHECK(cudaSetDevice(t.exec_device));
+  launch_poison_chunks(dst.kernel_ptr(), t.bytes, 0, nullptr);
+  launch_poison_chunks(src.kernel_ptr(), t.bytes, 1, nullptr);
+  XB_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  src.set_content_seed(0);
+  dst.set_content_seed(0);
 }
 
 void Measurer::enqueue_copy(const Plan& plan, std::size_t i) {
@@ -115,6 +133,9 @@ void Measurer::enqueue_copy(const Plan& plan, std::size_t i) {
   const Stream& s = plan.stream(i);
   if (t.engine == Engine::copy_engine) {
     XB_CUDA_CHECK(cudaMemcpyAsync(plan.dst[i]->ptr(), plan.src[i]->ptr(), t.bytes, cudaMemcpyDefault, s.get()));
+  } else if (t.engine == Engine::sm_split) {
+    launch_split_copy(plan.src[i]->kernel_ptr(), plan.dst[i]->kernel_ptr(), t.bytes, opts_.sm,
+                      sys_.gpus[s.device()].sm_count, s.get());
   } else {
     launch_sm_copy(plan.dst[i]->kernel_ptr(), plan.src[i]->kernel_ptr(), t.bytes, plan.sm[i],
                    sys_.gpus[s.device()].sm_count, s.get());
@@ -203,10 +224,16 @@ void Measurer::verify(Plan& plan, ScenarioSamples& out) {
     }
     Buffer& src = *plan.src[i];
     Buffer& dst = *plan.dst[i];
-    const std::uint64_t bad = verify_buffer(dst, plan.t(i).bytes, src.seed(), plan.t(i).exec_device);
-    v.status = bad == plan.t(i).bytes ? Verification::Status::passed : Verification::Status::failed;
+    const Transfer& t = plan.t(i);
+    std::uint64_t bad = verify_buffer(dst, t.bytes, src.seed(), t.exec_device);
+    if (t.engine == Engine::sm_split && bad == t.bytes) {
+      // The other direction delivered into the source buffer.
+      bad = verify_buffer(src, t.bytes, src.seed(), t.exec_device);
+      src.set_content_seed(bad == t.bytes && src.bytes() == t.bytes ? src.seed() : 0);
+    }
+    v.status = bad == t.bytes ? Verification::Status::passed : Verification::Status::failed;
     v.first_bad_offset = bad;
-    dst.set_content_seed(v.status == Verification::Status::passed && dst.bytes() == plan.t(i).bytes ? src.seed() : 0);
+    dst.set_content_seed(v.status == Verification::Status::passed && dst.bytes() == t.bytes ? src.seed() : 0);
   }
 }
 

@@ -82,6 +82,7 @@ class Measurer {
  private:
   struct Plan;
   void prepare_buffers(Plan& plan);
+  void prepare_split(Buffer& src, Buffer& dst, const Transfer& t);
   void warm_up(Plan& plan);
   void enqueue_copy(const Plan& plan, std::size_t i);
   void run_sample(Plan& plan, ScenarioSamples& out);

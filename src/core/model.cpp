@@ -24,7 +24,11 @@ Location device_memory(int device) { return Location{MemKind::device, device, -1
 Location host_memory(MemKind kind, int numa) { return Location{kind, -1, numa}; }
 
 const char* to_string(Engine engine) noexcept {
-  return engine == Engine::sm ? "sm" : "ce";
+  switch (engine) {
+    case Engine::sm: return "sm";
+    case Engine::sm_split: return "sm_split";
+    default: return "ce";
+  }
 }
 
 std::string location_label(const Location& loc) {

@@ -38,6 +38,7 @@ Location host_memory(MemKind kind = MemKind::pinned, int numa = -1);
 enum class Engine {
   copy_engine,  // cudaMemcpyAsync issued on the executing GPU's stream
   sm,           // a copy kernel running on the executing GPU's SMs
+  sm_split,     // one SM kernel copying half the bytes each way (src <-> dst)
 };
 
 const char* to_string(Engine engine) noexcept;
