@@ -126,7 +126,7 @@ TEST(FirstTouchRun, ABufferBeyondFreeMemoryIsNamedBeforeAnyAllocation) {
   Options o = host_options();
   o.buffer_sizes = {1ULL << 30};
   expect_agreed(run_all(2, o, fake_environment(0, 1ULL << 20)), ErrorKind::resources,
-                "rank 0: a buffer of 1073741825 bytes (1.00 GiB) does not fit: host memory has 1048576 bytes");
+                "rank 0: a buffer of 1073741825 bytes does not fit: host memory has 1048576 bytes (1 MiB) free");
 }
 
 TEST(FirstTouchRun, MpiWithGpuBuffersOnAMpiThatIsNotCudaAwareIsRefusedOnEveryRank) {

@@ -28,5 +28,6 @@ void add_run_command(CLI::App& root, Context& ctx);
 void add_cuts_command(CLI::App& root, Context& ctx);
 // Defined only when MPI support is built (XFERBENCH_HAVE_PINGPONG).
 void add_pingpong_command(CLI::App& root, Context& ctx);
+void add_first_touch_command(CLI::App& root, Context& ctx);
 
 }  // namespace xb::app

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   auto app = xb::app::make_app(ctx);
 #ifdef XFERBENCH_HAVE_PINGPONG
   xb::app::add_pingpong_command(*app, ctx);
+  xb::app::add_first_touch_command(*app, ctx);
   args = xb::app::normalize_seed_args(std::move(args));
 #endif
   const int code = xb::app::parse_args(*app, ctx, std::move(args), std::cout, std::cerr);

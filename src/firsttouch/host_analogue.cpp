@@ -93,9 +93,9 @@ void check_environment(const Options& o, const Environment& env) {
   const std::uint64_t need = largest_allocation(o);
   const std::uint64_t free = env.free_bytes(-1);
   if (need > free) {
-    fail(ErrorKind::resources, fmt::format("a host buffer of {} bytes ({}) does not fit: {} bytes ({}) of host "
-                                           "memory are free",
-                                           need, bytes_label(need), free, bytes_label(free)));
+    fail(ErrorKind::resources, fmt::format("a host buffer of {} bytes does not fit: {} bytes ({}) of host memory "
+                                           "are free",
+                                           need, free, bytes_label(free)));
   }
 }
 

@@ -61,8 +61,8 @@ void step(const Roles& r, Fn&& fn) {
 void check_fits(std::uint64_t need, std::uint64_t free, int device) {
   if (need <= free) return;
   const std::string where = device < 0 ? std::string("host memory") : fmt::format("gpu {}", device);
-  fail(ErrorKind::resources, fmt::format("a buffer of {} bytes ({}) does not fit: {} has {} bytes ({}) free", need,
-                                         bytes_label(need), where, free, bytes_label(free)));
+  fail(ErrorKind::resources,
+       fmt::format("a buffer of {} bytes does not fit: {} has {} bytes ({}) free", need, where, free, bytes_label(free)));
 }
 
 comm::GpuBuffers effective_gpu_buffers(const Options& o, const comm::Communicator& c) {
@@ -190,6 +190,17 @@ void gather_phases(const Roles& r, Result& res, const std::vector<std::vector<Ph
 }
 
 }  // namespace
+
+std::unique_ptr<Path> make_path(pingpong::TransportKind kind, const PathContext& ctx) {
+  switch (kind) {
+    case pingpong::TransportKind::mpi: return make_mpi_path(ctx, false);
+    case pingpong::TransportKind::staged: return make_mpi_path(ctx, true);
+    case pingpong::TransportKind::ipc: return make_ipc_path(ctx);
+    case pingpong::TransportKind::nccl: return make_nccl_path(ctx);
+    case pingpong::TransportKind::automatic: break;
+  }
+  fail(ErrorKind::internal, "make_path: the transport must be chosen first");
+}
 
 Environment default_environment() {
   return Environment{pingpong::device_count_or_zero, [] { return pingpong::nccl::available(); }, free_bytes_of};
