@@ -14,6 +14,7 @@ namespace {
 template <int Hint>
 __device__ __forceinline__ uint4 load16(const uint4* p) {
   if constexpr (Hint == 1) return __ldcs(p);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   if constexpr (Hint == 2) {
     uint4 v;
     asm volatile("ld.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -21,6 +22,7 @@ __device__ __forceinline__ uint4 load16(const uint4* p) {
                  : "l"(p));
     return v;
   }
+#endif
   return *p;
 }
 
