@@ -26,6 +26,9 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
   add_list_command(*app, ctx);
   add_cases_command(*app, ctx);
   add_run_command(*app, ctx);
+  add_sweep_command(*app, ctx);
+  add_plot_command(*app, ctx);
+  add_compare_command(*app, ctx);
   add_cuts_command(*app, ctx);
   app->footer(
       "Exit codes: 0 success; 1 a measurement or verification failed; 2 bad arguments;\n"

@@ -25,6 +25,9 @@ struct Context {
 void add_list_command(CLI::App& root, Context& ctx);
 void add_cases_command(CLI::App& root, Context& ctx);
 void add_run_command(CLI::App& root, Context& ctx);
+void add_sweep_command(CLI::App& root, Context& ctx);
+void add_plot_command(CLI::App& root, Context& ctx);
+void add_compare_command(CLI::App& root, Context& ctx);
 void add_cuts_command(CLI::App& root, Context& ctx);
 // Defined only when MPI support is built (XFERBENCH_HAVE_PINGPONG).
 void add_pingpong_command(CLI::App& root, Context& ctx);

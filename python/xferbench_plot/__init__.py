@@ -1,0 +1,3 @@
+"""Plots of xferbench results (run, sweep, pingpong and scenario JSON)."""
+
+__version__ = "0.1.0"

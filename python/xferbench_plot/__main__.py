@@ -1,0 +1,127 @@
+"""python3 -m xferbench_plot RESULT.json... -o FILE.png|FILE.svg [--kind ...]
+
+Exit codes (read by `xferbench plot`): 0 written; 2 bad input, nothing
+written; 3 matplotlib missing; 4 the image could not be written; 5 a bug in
+this package. Never 1: `python3 -m` exits 1 when the package is missing, and
+xferbench plot says so.
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+
+from . import load as L
+
+EXIT_BAD_INPUT, EXIT_NO_MATPLOTLIB, EXIT_WRITE, EXIT_INTERNAL = 2, 3, 4, 5
+
+
+class WriteError(Exception):
+    pass
+
+
+def error(message, code):
+    print(f"xferbench: error: {message}", file=sys.stderr)
+    return code
+
+
+def auto_kind(result):
+    if result.schema in ("xferbench-sweep", "xferbench-pingpong"):
+        return "curves"
+    if result.schema == "xferbench-run":
+        return "heatmap"
+    return "timeline"
+
+
+def default_title(result):
+    d = result.doc
+    host = L._get(d, "environment", "hostname", default="")
+    where = f" on {host}" if host else ""
+    if result.schema == "xferbench-sweep":
+        src = d.get("source", {})
+        what = f"case {src['case']}" if src.get("kind") == "case" else f"--do '{src.get('spec', '?')}'"
+        return f"xferbench sweep: {what}{where}"
+    if result.schema == "xferbench-pingpong":
+        return f"xferbench pingpong ({d.get('mode', '?')}, {d.get('requested_transport', '?')})"
+    return f"xferbench {result.schema.split('-', 1)[1]}{where}"
+
+
+def build_figure(results, kind, title):
+    from . import draw  # imports matplotlib
+
+    if kind == "curves":
+        prefixed = len(results) > 1
+        data = [(f"{r.name}: " if prefixed else "", L.curve_series(r)) for r in results]
+        return draw.curves(data, title or default_title(results[0]))
+    if len(results) != 1:
+        raise L.InputError(f"--kind {kind} draws one result file, got {len(results)}")
+    r = results[0]
+    if kind == "heatmap":
+        return draw.heatmap(L.heatmap_panels(r), title or default_title(r))
+    return draw.timeline(L.timeline_transfers(r), (title or default_title(r)) + ": per-transfer timeline")
+
+
+def save_atomically(fig, path):
+    """Renders next to `path`, then renames, so `path` is whole or untouched."""
+    fmt = os.path.splitext(path)[1].lower().lstrip(".")
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".xferbench-plot-", suffix="." + fmt, dir=directory)
+    except OSError as e:
+        raise WriteError(f"cannot write '{path}': {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
+        # mkstemp makes the file 0600; give the image the usual umask mode.
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    except OSError as e:
+        os.unlink(tmp)
+        raise WriteError(f"cannot write '{path}': {e.strerror}") from None
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="xferbench plot", description="Draw xferbench result JSON with matplotlib.")
+    p.add_argument("results", nargs="+", metavar="RESULT.json")
+    p.add_argument("-o", "--output", required=True, help="FILE.png or FILE.svg")
+    p.add_argument("--kind", choices=["auto", "curves", "heatmap", "timeline"], default="auto")
+    p.add_argument("--title", default="")
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if os.path.splitext(args.output)[1].lower() not in (".png", ".svg"):
+        return error(f"invalid -o '{args.output}': the image must end in .png or .svg", EXIT_BAD_INPUT)
+    try:
+        results = [L.load(p) for p in args.results]
+        kind = auto_kind(results[0]) if args.kind == "auto" else args.kind
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            # Text stays text in SVG (searchable, smaller) and output is reproducible.
+            matplotlib.rcParams["svg.fonttype"] = "none"
+            matplotlib.rcParams["svg.hashsalt"] = "xferbench"
+        except ImportError:
+            return error(f"matplotlib is not installed for {sys.executable}: pip install ./python "
+                         "(or pip install matplotlib)", EXIT_NO_MATPLOTLIB)
+        fig = build_figure(results, kind, args.title)
+        save_atomically(fig, args.output)
+    except L.InputError as e:
+        return error(str(e), EXIT_BAD_INPUT)
+    except WriteError as e:
+        return error(str(e), EXIT_WRITE)
+    except Exception as e:  # keep exit status 1 free to mean "package missing"
+        print(f"xferbench: internal error in xferbench_plot: {type(e).__name__}: {e}", file=sys.stderr)
+        return EXIT_INTERNAL
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

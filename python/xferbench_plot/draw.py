@@ -1,0 +1,136 @@
+"""Figures from the data load.py extracts. matplotlib's object API only (no
+pyplot global state), so several figures can be built in one process."""
+
+import math
+
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator
+
+DPI = 100
+
+
+def size_label(n, _pos=None):
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= scale:
+            v = n / scale
+            return f"{v:.0f}{unit}" if abs(v - round(v)) < 1e-9 else f"{v:.3g}{unit}"
+    return f"{n:.0f}"
+
+
+def _bytes_text(n):
+    text = size_label(n)
+    return text[:-1] + " " + text[-1] + "iB" if text[-1] in "KMG" else text + " B"
+
+
+def _fit_gbps(fit, n):
+    # Hockney model: time = startup + n / B, so bandwidth = n / time.
+    t = fit["startup_s"] + n / (fit["asymptotic_gbps"] * 1e9)
+    return n / t / 1e9 if t > 0 else float("nan")
+
+
+def curves(results_series, title):
+    """results_series: list of (prefix, series list). One axes, every series on it."""
+    fig = Figure(figsize=(9, 5.5), dpi=DPI, layout="constrained")
+    ax = fig.add_subplot()
+    peaks = {}
+    for prefix, series in results_series:
+        for s in series:
+            label = f"{prefix}{s['label']}" + (f" ({s['link']})" if s.get("link") else "")
+            (line,) = ax.plot(s["bytes"], s["gbps"], marker="o", markersize=3.5, linewidth=1.4, label=label)
+            fit = s.get("fit")
+            if fit and fit.get("asymptotic_gbps", 0) > 0 and len(s["bytes"]) > 1:
+                lo, hi = min(s["bytes"]), max(s["bytes"])
+                xs = [lo * (hi / lo) ** (i / 100) for i in range(101)]
+                ax.plot(xs, [_fit_gbps(fit, x) for x in xs], linestyle="--", linewidth=0.9, color=line.get_color(),
+                        label=f"fit: startup {fit['startup_s'] * 1e6:.2f} us, "
+                              f"{fit['asymptotic_gbps']:.1f} GB/s, n_half {_bytes_text(fit.get('n_half_bytes', 0))}")
+            if s.get("peak"):
+                peaks.setdefault(round(s["peak"], 3), s.get("link", ""))
+    for gbps, link in sorted(peaks.items()):
+        ax.axhline(gbps, color="0.4", linestyle=":", linewidth=1)
+        ax.annotate(f"peak {gbps:.1f} GB/s {link}", xy=(0.005, gbps), xycoords=("axes fraction", "data"),
+                    fontsize=8, color="0.3", va="bottom")
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(LogLocator(base=4))
+    ax.xaxis.set_major_formatter(FuncFormatter(size_label))
+    ax.set_xlabel("transfer size (bytes, K/M/G = 2^10/2^20/2^30)")
+    ax.set_ylabel("bandwidth (GB/s = 1e9 B/s)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(0, 0.93))
+    ax.set_title(title)
+    return fig
+
+
+def _cell_text(value, eff, unit):
+    text = f"{value:.0f}" if unit == "ns" or value >= 1000 else f"{value:.1f}"
+    if eff is not None:
+        text += f"\n{eff * 100:.0f}%"
+    return text
+
+
+def _heatmap_panel(fig, ax, p):
+    rows, cols = len(p["rows"]), len(p["cols"])
+    # Colour says how close each cell is to its link's theoretical peak, on
+    # one fixed 0-100% scale for every panel; a scale stretched over each
+    # panel's own range would paint 55.4 vs 55.5 GB/s as opposites. Panels
+    # without peaks (latency) are coloured by value from 0 instead.
+    by_eff = any(e is not None for row in p["efficiency"] for e in row)
+    grid = p["efficiency"] if by_eff else p["values"]
+    data = [[float("nan") if v is None else v for v in row] for row in grid]
+    top = 1.0 if by_eff else max(v for row in data for v in row if not math.isnan(v))
+    cmap = "viridis" if by_eff else "viridis_r"  # latency: lower is better, so bright = low
+    im = ax.imshow(data, cmap=cmap, aspect="auto", vmin=0, vmax=max(top, 1e-12))
+    for r in range(rows):
+        for c in range(cols):
+            v = p["values"][r][c]
+            if v is None:
+                ax.text(c, r, "-", ha="center", va="center", fontsize=9, color="0.5")
+                continue
+            shade = data[r][c] / top
+            dark = shade < 0.55 if by_eff else shade > 0.45
+            ax.text(c, r, _cell_text(v, p["efficiency"][r][c], p["unit"]), ha="center", va="center", fontsize=9,
+                    color="white" if dark else "black")
+    ax.set_xticks(range(cols), p["cols"])
+    ax.set_yticks(range(rows), p["rows"])
+    ax.set_title(p["title"], fontsize=9)
+    if by_eff:
+        bar = fig.colorbar(im, ax=ax, shrink=0.8, label="% of peak", format=FuncFormatter(lambda x, _: f"{x * 100:.0f}"))
+    else:
+        bar = fig.colorbar(im, ax=ax, shrink=0.8, label="ns")
+    bar.ax.tick_params(labelsize=8)
+
+
+def heatmap(panels, title):
+    n = len(panels)
+    ncols = min(3, n)
+    nrows = math.ceil(n / ncols)
+    fig = Figure(figsize=(4.6 * ncols, 3.4 * nrows + 0.6), dpi=DPI, layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    for i, p in enumerate(panels):
+        _heatmap_panel(fig, axes[i // ncols][i % ncols], p)
+    for j in range(n, nrows * ncols):
+        axes[j // ncols][j % ncols].set_visible(False)
+    fig.suptitle(title + "\ncell: GB/s (or ns) and % of the link's theoretical peak")
+    return fig
+
+
+def timeline(transfers, title):
+    height = max(2.5, 0.55 * len(transfers) + 1.5)
+    fig = Figure(figsize=(9, height), dpi=DPI, layout="constrained")
+    ax = fig.add_subplot()
+    colors = [f"C{i % 10}" for i in range(len(transfers))]
+    for i, t in enumerate(transfers):
+        n = len(t["start_s"])
+        # Each sample gets a thin lane inside the transfer's row, so overlap
+        # between transfers shows sample by sample.
+        lane = 0.8 / n
+        for k, (s, e) in enumerate(zip(t["start_s"], t["end_s"])):
+            ax.broken_barh([(s * 1e6, (e - s) * 1e6)], (i - 0.4 + k * lane, lane * 0.85), facecolors=colors[i])
+    ax.set_yticks(range(len(transfers)), [t["label"] for t in transfers])
+    ax.invert_yaxis()
+    ax.set_xlabel("time since the gate release (us); one lane per sample")
+    ax.set_xlim(left=0)
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.set_title(title)
+    return fig

@@ -1,0 +1,149 @@
+"""Reading xferbench result JSON: schema checks and the data each plot needs.
+
+Pure Python without matplotlib, so bad input is reported before any drawing
+library is imported and nothing is written.
+"""
+
+import json
+import os
+
+# Schemas this plotter reads, with the versions it knows.
+VERSIONED = {"xferbench-run": {1}, "xferbench-sweep": {1}, "xferbench-scenario": {1}}
+PINGPONG_PREFIX = "xferbench-pingpong/"
+PINGPONG_VERSIONS = {"1"}
+
+
+class InputError(Exception):
+    """A result file this plotter cannot draw; the message is one line."""
+
+
+class Result:
+    def __init__(self, path, schema, doc):
+        self.path = path
+        self.schema = schema
+        self.doc = doc
+
+    @property
+    def name(self):
+        return os.path.splitext(os.path.basename(self.path))[0]
+
+
+def load(path):
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise InputError(f"cannot read '{path}': {e.strerror}") from None
+    except ValueError as e:
+        raise InputError(f"'{path}' is not JSON: {e}") from None
+    schema = doc.get("schema") if isinstance(doc, dict) else None
+    if not isinstance(schema, str):
+        raise InputError(f"'{path}' is not an xferbench result: no \"schema\" field")
+    if schema.startswith(PINGPONG_PREFIX):
+        version = schema[len(PINGPONG_PREFIX):]
+        if version not in PINGPONG_VERSIONS:
+            raise InputError(f"'{path}' has schema '{schema}': this plotter reads xferbench-pingpong/1")
+        return Result(path, "xferbench-pingpong", doc)
+    if schema not in VERSIONED:
+        raise InputError(f"'{path}' has schema '{schema}': this plotter reads "
+                         "xferbench-run, xferbench-sweep, xferbench-pingpong and xferbench-scenario results")
+    version = doc.get("schema_version")
+    if version not in VERSIONED[schema]:
+        raise InputError(f"'{path}' has {schema} schema_version {json.dumps(version)}: "
+                         f"this plotter reads version {', '.join(map(str, sorted(VERSIONED[schema])))}")
+    return Result(path, schema, doc)
+
+
+def _get(obj, *keys, default=None):
+    for k in keys:
+        if not isinstance(obj, dict) or k not in obj:
+            return default
+        obj = obj[k]
+    return obj
+
+
+def curve_series(result):
+    """Bandwidth-vs-size series: dicts with label, bytes, gbps, peak, link, fit."""
+    out = []
+    try:
+        if result.schema == "xferbench-sweep":
+            for s in result.doc["series"]:
+                rows = s["rows"]
+                out.append({"label": s["label"], "link": s.get("link", ""),
+                            "bytes": [r["bytes"] for r in rows], "gbps": [r["value_gbps"] for r in rows],
+                            "peak": _get(s, "peak", "gbps"), "fit": s.get("fit")})
+        elif result.schema == "xferbench-pingpong":
+            mode = result.doc.get("mode", "pingpong")
+            for p in result.doc["pairs"]:
+                sizes = p.get("sizes") or []
+                transport = p.get("transport") or "?"
+                out.append({"label": f"r{p['rank_a']}-r{p['rank_b']} {p.get('buffer_a', '')}->{p.get('buffer_b', '')} "
+                                     f"{transport} ({mode})",
+                            "link": transport, "bytes": [s["bytes"] for s in sizes],
+                            "gbps": [s["bandwidth_gbps"] for s in sizes], "peak": None, "fit": None})
+        else:
+            raise InputError(f"'{result.path}' is an {result.schema} result: curves need a sweep or pingpong result")
+    except (KeyError, TypeError, IndexError) as e:
+        raise InputError(f"'{result.path}' is a malformed {result.schema} result: missing {e}") from None
+    out = [s for s in out if s["bytes"]]
+    if not out:
+        raise InputError(f"'{result.path}' holds no measured sizes to draw")
+    return out
+
+
+def heatmap_panels(result):
+    """One panel per measured matrix of a run: title, labels, values, efficiencies, unit."""
+    if result.schema != "xferbench-run":
+        raise InputError(f"'{result.path}' is an {result.schema} result: heatmaps need a run result")
+    panels = []
+    try:
+        for case in result.doc["cases"]:
+            for m in case.get("matrices") or []:
+                unit = "ns" if m.get("metric") == "latency_ns" else "gbps"
+                rows, cols = m["row_labels"], m["col_labels"]
+                values = [[None] * len(cols) for _ in rows]
+                eff = [[None] * len(cols) for _ in rows]
+                for c in m["cells"]:
+                    values[c["row"]][c["col"]] = c[f"value_{unit}"]
+                    eff[c["row"]][c["col"]] = c.get("efficiency")
+                if not m["cells"]:
+                    continue
+                name = case["name"] + (f" [{m['name']}]" if m.get("name") else "")
+                panels.append({"title": name, "subtitle": m.get("title", ""), "rows": rows, "cols": cols,
+                               "values": values, "efficiency": eff, "unit": unit})
+    except (KeyError, TypeError, IndexError) as e:
+        raise InputError(f"'{result.path}' is a malformed xferbench-run result: missing {e}") from None
+    if not panels:
+        raise InputError(f"'{result.path}' holds no measured matrices to draw")
+    return panels
+
+
+def _as_list(v):
+    if isinstance(v, (int, float)):
+        return [float(v)]
+    if isinstance(v, list) and all(isinstance(x, (int, float)) for x in v):
+        return [float(x) for x in v]
+    return None
+
+
+def _walk(node, found, context):
+    if isinstance(node, dict):
+        starts, ends = _as_list(node.get("start_s")), _as_list(node.get("end_s"))
+        if starts is not None and ends is not None and len(starts) == len(ends) and starts:
+            label = node.get("label") or node.get("name") or f"{context} #{len(found)}"
+            found.append({"label": str(label), "start_s": starts, "end_s": ends})
+            return
+        for k, v in node.items():
+            _walk(v, found, node.get("name", context) if k != "name" else context)
+    elif isinstance(node, list):
+        for v in node:
+            _walk(v, found, context)
+
+
+def timeline_transfers(result):
+    """Every object holding per-transfer start_s and end_s (numbers or per-sample lists), in file order."""
+    found = []
+    _walk(result.doc, found, "transfer")
+    if not found:
+        raise InputError(f"'{result.path}' has no per-transfer start_s/end_s to draw a timeline from")
+    return found

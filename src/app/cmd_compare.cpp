@@ -1,0 +1,82 @@
+// xferbench compare OLD.json NEW.json: per-cell faster / slower / same under
+// a tolerance and the cells' own noise (rule in core/compare.hpp), exit 1 on
+// any regression so it can gate node acceptance in CI. Every input problem
+// (unreadable file, not JSON, another tool or version, mismatched cases) is
+// a usage error: exit 2 with one line.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "app/command.hpp"
+#include "app/output.hpp"
+#include "core/compare.hpp"
+#include "core/error.hpp"
+#include "report/compare_report.hpp"
+#include "report/report.hpp"
+
+namespace xb::app {
+namespace {
+
+struct CompareArgs {
+  std::string old_path, new_path;
+  CompareOptions options;
+  OutputOptions out;
+};
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) fail(ErrorKind::usage, fmt::format("cannot read '{}'", path));
+  std::ostringstream text;
+  text << f.rdbuf();
+  if (!f && !f.eof()) fail(ErrorKind::usage, fmt::format("cannot read '{}'", path));
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    fail(ErrorKind::usage, fmt::format("'{}' is not JSON: {}", path, e.what()));
+  }
+}
+
+int execute(const CompareArgs& a) {
+  check_output_writable(a.out);
+  const CompareResult r = compare_documents(read_json(a.old_path), read_json(a.new_path), a.options,
+                                            "'" + a.old_path + "'", "'" + a.new_path + "'");
+  if (a.out.format == "text") std::cout << report::compare_text(r, a.old_path, a.new_path);
+  if (a.out.format == "json") std::cout << report::compare_json(r, a.old_path, a.new_path).dump(2) << "\n";
+  if (a.out.format == "csv") std::cout << report::compare_csv(r);
+  if (!a.out.file.empty())
+    report::write_file_atomic(a.out.file, a.out.file_is_csv() ? report::compare_csv(r)
+                                                              : report::compare_json(r, a.old_path, a.new_path).dump(2) + "\n");
+  return r.regression() ? 1 : 0;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& root, Context& ctx) {
+  auto* cmd = root.add_subcommand("compare", "Compare two run or sweep JSON results cell by cell; exit 1 on a regression");
+  auto args = std::make_shared<CompareArgs>();
+  cmd->add_option("OLD", args->old_path, "Baseline result (xferbench run or sweep JSON)")->required();
+  cmd->add_option("NEW", args->new_path, "Result to check, of the same kind")->required();
+  cmd->add_option("--tolerance", args->options.tolerance_pct, "Changes within PCT percent of OLD are 'same'")
+      ->capture_default_str();
+  cmd->add_option("--noise-k", args->options.noise_k,
+                  "Changes within K x the combined standard error of the two medians are 'same'")
+      ->capture_default_str();
+  add_output_options(*cmd, args->out);
+  cmd->footer(
+      "A cell is slower/faster only if the change exceeds both --tolerance and --noise-k x\n"
+      "sqrt(se_old^2 + se_new^2), se = sqrt(pi/2) x stddev / sqrt(samples) from each file's cell stats.\n"
+      "A case that errored or was waived in NEW but measured in OLD, or a failed data check in NEW, is 'failed'.\n"
+      "Exit codes: 0 no regression; 1 a cell slower or failed; 2 unreadable or mismatched inputs.");
+  cmd->callback([&ctx, args]() {
+    if (!(args->options.tolerance_pct >= 0))
+      fail(ErrorKind::usage, fmt::format("invalid --tolerance '{}': must be 0 or more", args->options.tolerance_pct));
+    if (!(args->options.noise_k >= 0))
+      fail(ErrorKind::usage, fmt::format("invalid --noise-k '{}': must be 0 or more", args->options.noise_k));
+    ctx.action = [args]() { return execute(*args); };
+  });
+}
+
+}  // namespace xb::app

@@ -1,0 +1,137 @@
+// xferbench sweep: one transfer (a --do spec or a named case) over a range
+// of sizes, with the startup/asymptotic-bandwidth fit. Every argument is
+// checked in the CLI callback, before any GPU is touched.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "app/cli.hpp"
+#include "app/command.hpp"
+#include "app/output.hpp"
+#include "app/run_options.hpp"
+#include "core/error.hpp"
+#include "core/sweep.hpp"
+#include "core/topology.hpp"
+#include "core/units.hpp"
+#include "frontends/spec.hpp"
+#include "report/report.hpp"
+#include "report/sweep_report.hpp"
+
+namespace xb::app {
+namespace {
+
+struct SweepOptions {
+  std::vector<std::string> specs;
+  std::string testcase, min_size, max_size, step, streams = "per-transfer";
+  double factor = 2.0;
+  bool factor_given = false;
+  RunOptions sampling;  // only the sampling fields are registered and used
+};
+
+struct SweepPlan {
+  SweepRequest req;
+  std::vector<TransferRequest> transfers;
+  StreamMode streams = StreamMode::per_transfer;
+};
+
+void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
+  cmd.add_option("--do", o.specs, "Transfer(s) to sweep, bwtest grammar (0:HtoD, 0:DtoD:peer=1); repeatable; size ignored");
+  cmd.add_option("-t,--testcase", o.testcase, "Named case to sweep, by name or index (see 'xferbench cases')");
+  cmd.add_option("--min", o.min_size, "Smallest size in bytes (K/M/G binary suffixes)")->required();
+  cmd.add_option("--max", o.max_size, "Largest size in bytes (always measured)")->required();
+  cmd.add_option("--factor", o.factor, "Multiply the size by F each step")->capture_default_str();
+  cmd.add_option("--step", o.step, "Add BYTES each step instead of multiplying");
+  cmd.add_option("--streams", o.streams, "Stream mode for --do: per-transfer, per-device, only-one")->capture_default_str();
+  RunOptions& s = o.sampling;
+  cmd.add_option("-i,--samples", s.samples, "Take exactly N samples per size (default: adaptive)");
+  cmd.add_option("--min-samples", s.min_samples, "Adaptive sampling: at least N samples")->capture_default_str();
+  cmd.add_option("--max-samples", s.max_samples, "Adaptive sampling: at most N samples")->capture_default_str();
+  cmd.add_option("--target-error", s.target_error_pct, "Adaptive sampling: median relative error goal, percent")
+      ->capture_default_str();
+  cmd.add_option("--budget", s.budget_s, "Adaptive sampling: seconds per size")->capture_default_str();
+  cmd.add_option("--sample-ms", s.sample_ms, "Target duration of one sample in ms")->capture_default_str();
+  cmd.add_option("--copies", s.copies, "Copies per sample (default: from --sample-ms)");
+  cmd.add_option("--gate-timeout", s.gate_timeout_s, "Seconds the gate kernel waits")->capture_default_str();
+  cmd.add_flag("-m,--mean", s.mean, "Report the mean of samples instead of the median");
+  cmd.add_flag("-s,--skip-verification", s.skip_verification, "Do not verify data after the timed copies");
+  cmd.add_flag("-d,--disable-affinity", s.disable_affinity, "No NUMA placement of host buffers and the thread");
+  add_output_options(cmd, s.out);
+}
+
+const CaseDef* sweepable_case(const std::string& name) {
+  const CaseDef* def = select_cases({name}, {}).at(0);
+  if (def->pattern == Pattern::host_device_latency || def->pattern == Pattern::d2d_latency)
+    fail(ErrorKind::usage, fmt::format("case '{}' measures latency, which does not depend on the size: sweep a bandwidth "
+                                       "case or a --do spec", def->name));
+  return def;
+}
+
+// Throws Error(usage) naming the bad value; touches no GPU.
+SweepPlan build_plan(const SweepOptions& o, const std::vector<std::string>& argv) {
+  if (o.specs.empty() == o.testcase.empty()) fail(ErrorKind::usage, "give exactly one of --do SPEC or -t/--testcase NAME");
+  if (o.factor_given && !o.step.empty()) fail(ErrorKind::usage, "give --factor or --step, not both");
+  SweepPlan plan;
+  SweepRange range;
+  range.min_bytes = parse_size(o.min_size, "--min");
+  range.max_bytes = parse_size(o.max_size, "--max");
+  range.factor = o.factor;
+  if (!o.step.empty()) {
+    range.step_bytes = parse_size(o.step, "--step");
+    if (range.step_bytes == 0) fail(ErrorKind::usage, fmt::format("invalid --step '{}': must be greater than 0", o.step));
+  }
+  plan.req.sizes = sweep_sizes(range);
+  const RunRequest sampling = build_request(o.sampling, argv);
+  plan.req.measure = sampling.measure;
+  plan.req.use_mean = sampling.use_mean;
+  plan.req.command_line = argv;
+  if (!o.testcase.empty()) {
+    plan.req.named_case = sweepable_case(o.testcase);
+  } else {
+    // Several --do values run together, as several specs in one value do.
+    std::string joined;
+    for (const auto& s : o.specs) joined += (joined.empty() ? "" : " ") + s;
+    plan.transfers = parse_transfer_spec(joined);
+    plan.streams = parse_stream_mode(o.streams);
+    plan.req.spec = joined;
+  }
+  return plan;
+}
+
+int execute(SweepPlan plan, const OutputOptions& out, const Context& ctx) {
+  check_output_writable(out);
+  const System sys = discover_system(false);
+  if (!plan.req.named_case) plan.req.scenario = expand_requests(plan.transfers, sys.gpu_count(), plan.streams);
+  const bool progress = progress_enabled(ctx);
+  const SweepResult r = run_sweep(sys, plan.req, [&](std::uint64_t bytes, std::size_t done, std::size_t total) {
+    if (progress) fmt::print(std::cerr, "[{}/{}] {} bytes\n", done, total, bytes);
+  });
+  if (out.format == "text") std::cout << report::sweep_text(r);
+  if (out.format == "json") std::cout << report::sweep_json(r).dump(2) << "\n";
+  if (out.format == "csv") std::cout << report::sweep_csv(r);
+  if (!out.file.empty())
+    report::write_file_atomic(out.file, out.file_is_csv() ? report::sweep_csv(r) : report::sweep_json(r).dump(2) + "\n");
+  return r.status == SweepStatus::failed ? 1 : 0;
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& root, Context& ctx) {
+  auto* cmd = root.add_subcommand("sweep", "Measure one transfer (--do SPEC or -t CASE) over a range of sizes, with a fit "
+                                           "of startup time and asymptotic bandwidth");
+  auto opts = std::make_shared<SweepOptions>();
+  add_sweep_options(*cmd, *opts);
+  cmd->footer(
+      "Rows: size, time per copy, bandwidth and % of the link's peak; then per series a least-squares fit of\n"
+      "time = startup + size / asymptotic bandwidth (relative residuals), and n_half, the size reaching half of it.\n"
+      "Sweeps between processes are 'mpirun -np 2 xferbench pingpong -n N' (its table is a size sweep).\n"
+      "Exit codes: 0 passed or waived; 1 a size failed (verification or error); 2 bad arguments.");
+  cmd->callback([&ctx, opts, cmd]() {
+    opts->factor_given = cmd->count("--factor") > 0;
+    auto plan = std::make_shared<SweepPlan>(build_plan(*opts, ctx.argv));
+    ctx.action = [plan, opts, &ctx]() { return execute(*plan, opts->sampling.out, ctx); };
+  });
+}
+
+}  // namespace xb::app

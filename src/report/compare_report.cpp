@@ -1,0 +1,87 @@
+#include "report/compare_report.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "report/report.hpp"
+
+namespace xb::report {
+namespace {
+
+std::string value_text(double v, const std::string& unit) {
+  return unit == "ns" ? fmt::format("{:.0f}", v) : fmt::format("{:.3f}", v);
+}
+
+std::string summary_line(const CompareResult& r) {
+  return fmt::format("{} compared: {} faster, {} slower, {} same, {} failed, {} skipped", r.entries.size(),
+                     r.count(Verdict::faster), r.count(Verdict::slower), r.count(Verdict::same),
+                     r.count(Verdict::failed), r.count(Verdict::skipped));
+}
+
+}  // namespace
+
+std::string compare_text(const CompareResult& r, const std::string& old_name, const std::string& new_name) {
+  std::string out = fmt::format("# xferbench compare ({}): OLD {} vs NEW {}\n", r.schema, old_name, new_name);
+  out += fmt::format("# a value changed only if |new - old| > {}% of old and > {} x the combined standard error of the "
+                     "two medians\n", r.options.tolerance_pct, r.options.noise_k);
+  std::size_t w = 4;
+  for (const auto& e : r.entries) w = std::max(w, e.key.size());
+  out += fmt::format("#{:<{}} {:>12} {:>12} {:>9} {:>8}  {}\n", "cell", w - 1, "old", "new", "change %", "noise %",
+                     "verdict");
+  for (const auto& e : r.entries) {
+    if (e.verdict == Verdict::skipped || (e.verdict == Verdict::failed && e.unit.empty())) {
+      out += fmt::format("{:<{}} {:>12} {:>12} {:>9} {:>8}  {} ({})\n", e.key, w, "-", "-", "-", "-", to_string(e.verdict),
+                         e.note);
+      continue;
+    }
+    const std::string unit = e.unit == "ns" ? " ns" : "";
+    out += fmt::format("{:<{}} {:>12} {:>12} {:>+9.2f} {:>8.2f}  {}{}\n", e.key, w, value_text(e.old_value, e.unit) + unit,
+                       value_text(e.new_value, e.unit) + unit, e.delta_pct, e.noise_pct, to_string(e.verdict),
+                       e.note.empty() ? "" : " (" + e.note + ")");
+  }
+  out += fmt::format("# {}\n# {}\n", summary_line(r), r.regression() ? "REGRESSION" : "no regression");
+  return out;
+}
+
+nlohmann::json compare_json(const CompareResult& r, const std::string& old_name, const std::string& new_name) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& e : r.entries) {
+    nlohmann::json j = {{"key", e.key}, {"verdict", to_string(e.verdict)}};
+    if (!e.unit.empty()) {
+      j["old_" + e.unit] = e.old_value;
+      j["new_" + e.unit] = e.new_value;
+      j["change_pct"] = e.delta_pct;
+      j["noise_pct"] = e.noise_pct;
+    }
+    if (!e.note.empty()) j["note"] = e.note;
+    entries.push_back(j);
+  }
+  return {{"schema", "xferbench-compare"},
+          {"schema_version", 1},
+          {"compared_schema", r.schema},
+          {"old", old_name},
+          {"new", new_name},
+          {"tolerance_pct", r.options.tolerance_pct},
+          {"noise_k", r.options.noise_k},
+          {"summary", {{"faster", r.count(Verdict::faster)}, {"slower", r.count(Verdict::slower)},
+                       {"same", r.count(Verdict::same)}, {"failed", r.count(Verdict::failed)},
+                       {"skipped", r.count(Verdict::skipped)}}},
+          {"regression", r.regression()},
+          {"entries", entries}};
+}
+
+std::string compare_csv(const CompareResult& r) {
+  std::string out = "key,unit,old,new,change_pct,noise_pct,verdict,note\n";
+  for (const auto& e : r.entries) {
+    if (e.unit.empty()) {
+      out += fmt::format("{},,,,,,{},{}\n", csv_escape(e.key), to_string(e.verdict), csv_escape(e.note));
+      continue;
+    }
+    out += fmt::format("{},{},{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n", csv_escape(e.key), e.unit, e.old_value, e.new_value,
+                       e.delta_pct, e.noise_pct, to_string(e.verdict), csv_escape(e.note));
+  }
+  return out;
+}
+
+}  // namespace xb::report

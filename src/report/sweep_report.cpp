@@ -1,0 +1,141 @@
+#include "report/sweep_report.hpp"
+
+#include <fmt/format.h>
+
+#include "report/report.hpp"
+
+namespace xb::report {
+namespace {
+
+using json = nlohmann::json;
+
+json peak_or_null(const Peak& p) {
+  if (!p.known()) return nullptr;
+  return {{"gbps", p.gbps}, {"formula", p.formula}, {"source", p.source}};
+}
+
+json fit_json(const LinearFit& f) {
+  if (!f.valid) return nullptr;
+  return {{"model", "seconds_per_copy = startup_s + bytes / (asymptotic_gbps * 1e9)"},
+          {"method", "least squares on relative residuals"},
+          {"points", f.points},
+          {"startup_s", f.startup_s},
+          {"asymptotic_gbps", f.asymptotic_gbps},
+          {"n_half_bytes", f.n_half_bytes},
+          {"rms_relative_residual", f.rms_relative_residual}};
+}
+
+json row_json(const SweepRow& r, const Peak& peak) {
+  return {{"bytes", r.bytes},
+          {"time_per_copy_s", r.seconds_per_copy},
+          {"value_gbps", r.value_gbps},
+          {"stats", {{"median_gbps", r.stats.median}, {"mean_gbps", r.stats.mean}, {"min_gbps", r.stats.min},
+                     {"max_gbps", r.stats.max}, {"stddev_gbps", r.stats.stddev}, {"cov", r.stats.cov}}},
+          {"samples", r.stats.count},
+          {"samples_gbps", r.samples_gbps},
+          {"copies_per_sample", r.copies_per_sample},
+          {"efficiency", peak.known() ? json(r.efficiency) : json(nullptr)},
+          {"verification", {{"status", to_string(r.verification)}}}};
+}
+
+json timeline_json(const SweepTimeline& t) {
+  if (t.labels.empty()) return nullptr;
+  json transfers = json::array();
+  for (std::size_t i = 0; i < t.labels.size(); ++i)
+    transfers.push_back({{"label", t.labels[i]}, {"start_s", t.start_s[i]}, {"end_s", t.end_s[i]}});
+  return {{"bytes", t.bytes}, {"copies_per_sample", t.copies_per_sample},
+          {"zero", "gate release of each sample"}, {"transfers", transfers}};
+}
+
+std::string fit_line(const SweepSeries& s) {
+  const LinearFit& f = s.fit;
+  if (!f.valid) return fmt::format("# fit {}: not available ({} usable sizes)\n", s.label, f.points);
+  std::string half = f.n_half_bytes > 0 ? fmt::format("{:.0f} B", f.n_half_bytes) : "n/a (startup <= 0)";
+  return fmt::format("# fit {}: startup {:.3f} us, asymptotic {:.2f} GB/s, n_half {}, {} sizes, rms residual {:.1f}%\n",
+                     s.label, f.startup_s * 1e6, f.asymptotic_gbps, half, f.points, f.rms_relative_residual * 100);
+}
+
+std::string series_table(const SweepSeries& s) {
+  std::string out = fmt::format("# series {} over {}", s.label, s.link.empty() ? "unknown link" : s.link);
+  out += s.peak.known() ? fmt::format(", peak {:.2f} GB/s = {}\n", s.peak.gbps, s.peak.formula) : ", peak unknown\n";
+  out += fmt::format("#{:>15} {:>16} {:>14} {:>8} {:>8} {:>8}  {}\n", "bytes", "time/copy (us)", "GB/s", "% peak",
+                     "samples", "CoV %", "check");
+  for (const SweepRow& r : s.rows) {
+    out += fmt::format("{:>16} {:>16.3f} {:>14.3f} {:>8} {:>8} {:>8.2f}  {}\n", r.bytes, r.seconds_per_copy * 1e6,
+                       r.value_gbps, s.peak.known() ? fmt::format("{:.1f}", r.efficiency * 100) : "-", r.stats.count,
+                       r.stats.cov * 100, to_string(r.verification));
+  }
+  return out + fit_line(s);
+}
+
+}  // namespace
+
+std::string sweep_text(const SweepResult& r) {
+  const System& sys = r.system;
+  std::string out = fmt::format("# xferbench {} sweep on {} ({} GPU{}), driver {}\n", XFERBENCH_VERSION, sys.hostname,
+                                sys.gpu_count(), sys.gpu_count() == 1 ? "" : "s", sys.driver_version);
+  out += r.source == "case" ? fmt::format("# case {}", r.what)
+                            : fmt::format("# spec '{}', streams {}", r.what, r.stream_mode);
+  if (!r.sizes.empty())
+    out += fmt::format(", {} sizes from {} to {} bytes, {} of samples\n", r.sizes.size(), r.sizes.front(), r.sizes.back(),
+                       r.statistic);
+  out += "# GB/s = 1e9 bytes/s; fit: time = startup + bytes / asymptotic bandwidth; n_half reaches half of it\n";
+  for (const auto& s : r.series) out += series_table(s);
+  for (const auto& m : r.messages) out += fmt::format("# {}: {}\n", r.status == SweepStatus::waived ? "WAIVED" : "ERROR", m);
+  out += fmt::format("# {}: {} series, wall time {:.1f} s\n", to_string(r.status), r.series.size(), r.wall_seconds);
+  return out;
+}
+
+json sweep_json(const SweepResult& r) {
+  json series = json::array();
+  for (const auto& s : r.series) {
+    json rows = json::array();
+    for (const auto& row : s.rows) rows.push_back(row_json(row, s.peak));
+    series.push_back({{"label", s.label}, {"link", s.link}, {"peak", peak_or_null(s.peak)}, {"rows", rows},
+                      {"fit", fit_json(s.fit)}});
+  }
+  const MeasureOptions& m = r.measure;
+  json source = {{"kind", r.source}};
+  source[r.source == "case" ? "case" : "spec"] = r.what;
+  if (r.source != "case") source["stream_mode"] = r.stream_mode;
+  return {{"schema", kSweepSchemaName},
+          {"schema_version", kSweepSchemaVersion},
+          {"tool", {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}}},
+          {"command_line", r.command_line},
+          {"start_time_utc", r.start_time_utc},
+          {"wall_seconds", r.wall_seconds},
+          {"status", to_string(r.status)},
+          {"messages", r.messages},
+          {"source", source},
+          {"sizes_bytes", r.sizes},
+          {"settings",
+           {{"statistic", r.statistic}, {"copies_per_sample", m.copies_per_sample},
+            {"target_sample_seconds", m.target_sample_s}, {"min_samples", m.min_samples},
+            {"max_samples", m.max_samples}, {"target_relative_error", m.target_rel_error},
+            {"budget_seconds_per_cell", m.budget_s}, {"verify", m.verify}, {"numa_affinity", m.numa_affinity}}},
+          {"environment", system_json(r.system)},
+          {"series", series},
+          {"timeline", timeline_json(r.timeline)}};
+}
+
+std::string sweep_csv(const SweepResult& r) {
+  std::string out =
+      "series,link,bytes,time_per_copy_s,value_gbps,median_gbps,mean_gbps,min_gbps,max_gbps,stddev_gbps,cov,samples,"
+      "copies_per_sample,peak_gbps,efficiency,verification,fit_startup_s,fit_asymptotic_gbps,fit_n_half_bytes\n";
+  for (const auto& s : r.series) {
+    const std::string fit = s.fit.valid ? fmt::format("{:.9g},{:.9g},{:.9g}", s.fit.startup_s, s.fit.asymptotic_gbps,
+                                                      s.fit.n_half_bytes)
+                                        : ",,";
+    for (const auto& row : s.rows) {
+      out += fmt::format("{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{},{}\n",
+                         csv_escape(s.label), csv_escape(s.link), row.bytes, row.seconds_per_copy, row.value_gbps,
+                         row.stats.median, row.stats.mean, row.stats.min, row.stats.max, row.stats.stddev, row.stats.cov,
+                         row.stats.count, row.copies_per_sample,
+                         s.peak.known() ? fmt::format("{:.9g}", s.peak.gbps) : "",
+                         s.peak.known() ? fmt::format("{:.9g}", row.efficiency) : "", to_string(row.verification), fit);
+    }
+  }
+  return out;
+}
+
+}  // namespace xb::report
