@@ -57,8 +57,11 @@ class Communicator {
   // the first request still pending when `timeout` has passed.
   virtual void wait_all(Request* requests, std::size_t count, Seconds timeout) = 0;
 
-  void send(int peer, int tag, const void* data, std::size_t bytes, Seconds timeout);
-  void recv(int peer, int tag, void* data, std::size_t bytes, Seconds timeout);
+  // Blocking send/receive with a deadline. The default posts a request and
+  // waits on it; an implementation may use a faster blocking path as long as
+  // a peer that never answers still ends the process within the timeout.
+  virtual void send(int peer, int tag, const void* data, std::size_t bytes, Seconds timeout);
+  virtual void recv(int peer, int tag, void* data, std::size_t bytes, Seconds timeout);
   void send_string(int peer, int tag, const std::string& text, Seconds timeout);
   std::string recv_string(int peer, int tag, Seconds timeout);
 
