@@ -110,7 +110,7 @@ SmCopyConfig parse_sm_config(const std::string& text) {
   } catch (const Error&) {
     bad_sm_config(text);
   }
-  if (v.size() != 3 || v[0] < 1 || v[0] > 32 || v[1] < 32 || v[1] > 1024 || v[1] % 32 != 0 ||
+  if (v.size() != 3 || v[0] < 1 || v[0] > 1024 || v[1] < 32 || v[1] > 1024 || v[1] % 32 != 0 ||
       (v[2] != 1 && v[2] != 2 && v[2] != 4 && v[2] != 8))
     bad_sm_config(text);
   c.blocks_per_sm = v[0];

@@ -305,14 +305,15 @@ void launch_split_copy(void* a, void* b, std::uint64_t bytes, const SmCopyConfig
                        cudaStream_t stream) {
   if (bytes % kSplitChunk != 0) fail(ErrorKind::usage, "split-warp copies need a multiple of 512 bytes");
   const std::uint64_t nchunks = bytes / kSplitChunk;
-  const int threads = cfg.threads > 0 ? cfg.threads : 512;
-  const int per_sm = cfg.blocks_per_sm > 0 ? cfg.blocks_per_sm : 4;
+  // Default shape: the best of a sweep on H200 (bench/device_iter5.sh).
+  const int threads = cfg.threads > 0 ? cfg.threads : 128;
+  const int per_sm = cfg.blocks_per_sm > 0 ? cfg.blocks_per_sm : 16;
   const std::uint64_t warps_needed = std::max<std::uint64_t>(1, nchunks / 2);
   const int blocks = static_cast<int>(std::min<std::uint64_t>(
       std::max<std::uint64_t>(1, warps_needed * 32 / threads), static_cast<std::uint64_t>(sm_count) * per_sm));
   auto* pa = static_cast<uint4*>(a);
   auto* pb = static_cast<uint4*>(b);
-  switch (cfg.unroll > 0 ? cfg.unroll : 2) {
+  switch (cfg.unroll > 0 ? cfg.unroll : 1) {
     case 1: split_copy_kernel<1><<<blocks, threads, 0, stream>>>(pa, pb, nchunks); break;
     case 2: split_copy_kernel<2><<<blocks, threads, 0, stream>>>(pa, pb, nchunks); break;
     case 4: split_copy_kernel<4><<<blocks, threads, 0, stream>>>(pa, pb, nchunks); break;

@@ -36,7 +36,7 @@ void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCop
 // chunks b -> a, in one kernel on the current device.
 constexpr std::uint64_t kSplitChunk = 512;
 // Launch shape from cfg (blocks_per_sm, threads, unroll = chunk pairs per
-// warp in flight); zero fields choose 4 x 512 threads per SM, unroll 2.
+// warp in flight); zero fields choose 16 x 128 threads per SM, unroll 1.
 void launch_split_copy(void* a, void* b, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
                        cudaStream_t stream);
 // Overwrites the chunks of one parity (0 even, 1 odd) with 0xff bytes, so a
