@@ -165,3 +165,23 @@ def test_module_entry_point_runs(tmp_path):
                        env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert png_size(out) == (900, 550)
+
+
+# Recorded on nvidia-h200-x2 (2026-11-21) by this xferbench: real output of
+# sweep --do 0:HtoD --do 1:HtoD, run --do (four host transfers) and a host
+# pingpong, so the plotter is checked against what the reporters really write.
+@pytest.mark.parametrize("name, kind, labels", [
+    ("recorded_h200x2_sweep_htod.json", "curves", ["host-&gt;gpu0 (PCIe Gen5 x16)", "host-&gt;gpu1", "fit: startup"]),
+    ("recorded_h200x2_sweep_htod.json", "timeline", ["host-&gt;gpu0", "host-&gt;gpu1"]),
+    ("recorded_h200x2_scenario.json", "auto", ["host-&gt;gpu1", "gpu0-&gt;host", "gpu1-&gt;host"]),
+    ("recorded_h200x2_pingpong_host.json", "auto", ["r0-r1 host-&gt;host mpi (pingpong)"]),
+])
+def test_recorded_results_render(tmp_path, name, kind, labels):
+    svg, png = tmp_path / "r.svg", tmp_path / "r.png"
+    assert plot(fixture(name), "-o", svg, "--kind", kind) == 0
+    assert plot(fixture(name), "-o", png, "--kind", kind) == 0
+    text = svg.read_text()
+    for label in labels:
+        assert label in text, label
+    w, h = png_size(png)
+    assert w == 900 and h >= 250 and png.stat().st_size > 10_000
