@@ -46,6 +46,9 @@ TEST(Cli, OptionsWithoutACommandGoToRun) {
   EXPECT_EQ(p.code, -1) << p.err;
   EXPECT_TRUE(p.has_action);
   EXPECT_EQ(parse({"-b", "0"}).code, 2);
+  // A command named after a root option keeps it: '-q cases' lists cases.
+  auto q = parse({"-q", "cases"});
+  EXPECT_EQ(q.code, -1) << q.err;
 }
 
 TEST(Cli, ValidRunParsesWithoutTouchingAGpu) {

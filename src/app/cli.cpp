@@ -42,7 +42,10 @@ int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::
   // "xferbench -o r.json" means "xferbench run -o r.json": options given
   // without a command belong to the default command.
   static const std::vector<std::string> root_only = {"-h", "--help", "--help-all", "-V", "--version"};
-  if (!args.empty() && args[0].size() > 1 && args[0][0] == '-' &&
+  bool names_command = false;
+  for (const CLI::App* sub : app.get_subcommands({}))
+    names_command = names_command || std::find(args.begin(), args.end(), sub->get_name()) != args.end();
+  if (!names_command && !args.empty() && args[0].size() > 1 && args[0][0] == '-' &&
       std::find(root_only.begin(), root_only.end(), args[0]) == root_only.end())
     args.insert(args.begin(), "run");
   std::reverse(args.begin(), args.end());  // CLI11 consumes the vector from the back
