@@ -59,7 +59,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--copies", o.copies, "Copies per sample (default: from --sample-ms)");
   cmd.add_option("--gate-timeout", o.gate_timeout_s, "Seconds the gate kernel waits before failing the sample")
       ->capture_default_str();
-  cmd.add_option("--sm-config", o.sm_config, "SM copy kernel shape: BLOCKS_PER_SM,THREADS,UNROLL[,streaming|,l2_256b] or bulk,CHUNK_KIB,STAGES,BLOCKS_PER_SM");
+  cmd.add_option("--sm-config", o.sm_config, "SM copy kernel shape: BLOCKS_PER_SM,THREADS,UNROLL[,streaming|,l2_256b|,cg] or bulk,CHUNK_KIB,STAGES,BLOCKS_PER_SM");
   cmd.add_flag("-m,--mean", o.mean, "Report the mean of samples instead of the median");
   cmd.add_flag("-s,--skip-verification", o.skip_verification, "Do not verify data after the timed copies");
   cmd.add_flag("-d,--disable-affinity", o.disable_affinity,
@@ -72,8 +72,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
 namespace {
 
 [[noreturn]] void bad_sm_config(const std::string& text) {
-  fail(ErrorKind::usage, fmt::format("invalid --sm-config '{}': expected BLOCKS_PER_SM,THREADS,UNROLL[,streaming|,l2_256b] "
-                                     "(THREADS a multiple of 32 up to 1024, UNROLL 1, 2, 4 or 8) or "
+  fail(ErrorKind::usage, fmt::format("invalid --sm-config '{}': expected BLOCKS_PER_SM,THREADS,UNROLL[,streaming|,l2_256b|,cg] "
+                                     "(THREADS a multiple of 32 up to 1024, UNROLL 1, 2, 4, 8 or 16) or "
                                      "bulk,CHUNK_KIB,STAGES,BLOCKS_PER_SM (STAGES 2-4, CHUNK_KIB x STAGES <= 224)",
                                      text));
 }
@@ -99,9 +99,10 @@ SmCopyConfig parse_sm_config(const std::string& text) {
   std::string nums = text;
   const auto comma = text.rfind(',');
   const std::string hint = comma == std::string::npos ? "" : text.substr(comma + 1);
-  if (hint == "streaming" || hint == "l2_256b") {
+  if (hint == "streaming" || hint == "l2_256b" || hint == "cg") {
     c.streaming = hint == "streaming";
     c.l2_256b = hint == "l2_256b";
+    c.l2_only = hint == "cg";
     nums = text.substr(0, comma);
   }
   std::vector<int> v;
@@ -111,7 +112,7 @@ SmCopyConfig parse_sm_config(const std::string& text) {
     bad_sm_config(text);
   }
   if (v.size() != 3 || v[0] < 1 || v[0] > 1024 || v[1] < 32 || v[1] > 1024 || v[1] % 32 != 0 ||
-      (v[2] != 1 && v[2] != 2 && v[2] != 4 && v[2] != 8))
+      (v[2] != 1 && v[2] != 2 && v[2] != 4 && v[2] != 8 && v[2] != 16))
     bad_sm_config(text);
   c.blocks_per_sm = v[0];
   c.threads = v[1];

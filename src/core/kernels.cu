@@ -10,10 +10,12 @@ namespace xb {
 namespace {
 
 // Cache hints of the vector kernel: 0 none, 1 evict-first (streaming),
-// 2 ask L2 to fetch 256-byte blocks (larger link read requests).
+// 2 ask L2 to fetch 256-byte blocks (larger link read requests), 3 cache
+// in L2 only (.cg).
 template <int Hint>
 __device__ __forceinline__ uint4 load16(const uint4* p) {
   if constexpr (Hint == 1) return __ldcs(p);
+  if constexpr (Hint == 3) return __ldcg(p);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   if constexpr (Hint == 2) {
     uint4 v;
@@ -30,6 +32,8 @@ template <int Hint>
 __device__ __forceinline__ void store16(uint4* p, const uint4& v) {
   if constexpr (Hint == 1) {
     __stcs(p, v);
+  } else if constexpr (Hint == 3) {
+    __stcg(p, v);
   } else {
     *p = v;
   }
@@ -231,7 +235,8 @@ void launch_copy_unroll(int unroll, int blocks, int threads, cudaStream_t stream
     case 2: launch_copy_variant<2, S>(blocks, threads, stream, dst, src, nvec, dt, st, tail); break;
     case 4: launch_copy_variant<4, S>(blocks, threads, stream, dst, src, nvec, dt, st, tail); break;
     case 8: launch_copy_variant<8, S>(blocks, threads, stream, dst, src, nvec, dt, st, tail); break;
-    default: fail(ErrorKind::usage, "sm copy unroll must be 1, 2, 4 or 8");
+    case 16: launch_copy_variant<16, S>(blocks, threads, stream, dst, src, nvec, dt, st, tail); break;
+    default: fail(ErrorKind::usage, "sm copy unroll must be 1, 2, 4, 8 or 16");
   }
 }
 
@@ -291,7 +296,9 @@ void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCop
   const auto* s = static_cast<const uint4*>(src);
   auto* dt = static_cast<unsigned char*>(dst) + nvec * 16;
   const auto* st = static_cast<const unsigned char*>(src) + nvec * 16;
-  if (cfg.l2_256b) {
+  if (cfg.l2_only) {
+    launch_copy_unroll<3>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
+  } else if (cfg.l2_256b) {
     launch_copy_unroll<2>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
   } else if (cfg.streaming) {
     launch_copy_unroll<1>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
@@ -366,6 +373,7 @@ void preload_kernels() {
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<8, 0>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, 1>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, 2>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, 3>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<1>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<2>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<4>));

@@ -39,12 +39,13 @@ double seconds_since(Clock::time_point t0) {
 // Any field the user set (--sm-config) wins.
 SmCopyConfig sm_config_for(const SmCopyConfig& user) {
   if (user.method == SmCopyConfig::Method::bulk) return user;
-  SmCopyConfig c{SmCopyConfig::Method::vector, 1, 512, 4, false, false, 0, 0};
+  SmCopyConfig c{SmCopyConfig::Method::vector, 1, 512, 4, false, false, false, 0, 0};
   if (user.blocks_per_sm > 0) c.blocks_per_sm = user.blocks_per_sm;
   if (user.threads > 0) c.threads = user.threads;
   if (user.unroll > 0) c.unroll = user.unroll;
   c.streaming = user.streaming;
   c.l2_256b = user.l2_256b;
+  c.l2_only = user.l2_only;
   return c;
 }
 
