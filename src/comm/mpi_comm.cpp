@@ -141,6 +141,9 @@ class MpiComm final : public Communicator {
 
  private:
   [[noreturn]] void give_up(Request* requests, std::size_t count, Seconds timeout);
+  // A blocking MPI call under the watchdog.
+  template <typename Call>
+  void guarded(int peer, std::size_t bytes, Seconds timeout, const char* what, Call call);
 
   int rank_ = 0, size_ = 0, local_rank_ = 0, local_size_ = 1;
   std::string host_;
@@ -183,22 +186,24 @@ MpiComm::~MpiComm() {
   if (initialized_here_ && healthy_) MPI_Finalize();
 }
 
-void MpiComm::send(int peer, int tag, const void* data, std::size_t bytes, Seconds timeout) {
+template <typename Call>
+void MpiComm::guarded(int peer, std::size_t bytes, Seconds timeout, const char* what, Call call) {
   if (bytes > INT_MAX) fail(ErrorKind::usage, fmt::format("message of {} bytes is above MPI's 2 GiB count", bytes));
   if (!watchdog_) watchdog_ = std::make_unique<Watchdog>(rank_);
   watchdog_->begin(peer, timeout);
-  const int rc = MPI_Send(data, static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD);
+  const int rc = call(static_cast<int>(bytes));
   watchdog_->end();
-  check(rc, "MPI_Send");
+  check(rc, what);
+}
+
+void MpiComm::send(int peer, int tag, const void* data, std::size_t bytes, Seconds timeout) {
+  guarded(peer, bytes, timeout, "MPI_Send",
+          [&](int n) { return MPI_Send(data, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD); });
 }
 
 void MpiComm::recv(int peer, int tag, void* data, std::size_t bytes, Seconds timeout) {
-  if (bytes > INT_MAX) fail(ErrorKind::usage, fmt::format("message of {} bytes is above MPI's 2 GiB count", bytes));
-  if (!watchdog_) watchdog_ = std::make_unique<Watchdog>(rank_);
-  watchdog_->begin(peer, timeout);
-  const int rc = MPI_Recv(data, static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  watchdog_->end();
-  check(rc, "MPI_Recv");
+  guarded(peer, bytes, timeout, "MPI_Recv",
+          [&](int n) { return MPI_Recv(data, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE); });
 }
 
 Request MpiComm::isend(int peer, int tag, const void* data, std::size_t bytes) {

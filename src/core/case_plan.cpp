@@ -27,24 +27,10 @@ Transfer make_transfer(const Location& src, const Location& dst, Engine e, int e
 
 const Location kHost = host_memory(MemKind::pinned, -1);  // on the executing GPU's node
 
-std::string pcie_label(const GpuInfo& g) {
-  if (g.pcie_gen_max < 1) return "PCIe";
-  return fmt::format("PCIe Gen{} x{}", g.pcie_gen_max, g.pcie_width_max);
-}
-
-std::string peer_label(const PeerLink& l) {
-  switch (l.kind) {
-    case LinkKind::nvlink: return fmt::format("NVLink x{}", l.nvlinks);
-    case LinkKind::pcie: return "PCIe peer";
-    case LinkKind::self: return "device memory";
-    default: return "none";
-  }
-}
-
 Output host_output(const GpuInfo& g, int matrix = 0) {
   Output o;
   o.matrix = matrix;
-  o.link = pcie_label(g);
+  o.link = pcie_link_label(g);
   o.peak = g.pcie;
   return o;
 }
@@ -147,7 +133,7 @@ void plan_pairs(const CaseDef& def, const System& sys, std::uint64_t bytes, Case
       cell.scenario.transfers.push_back(pair(r, c));
       const PeerLink& link = sys.link(r, c);
       Output o;
-      o.link = peer_label(link);
+      o.link = peer_link_label(link);
       o.peak = link.peak;
       cell.outputs.push_back(o);
       if (bidir) {
@@ -194,7 +180,7 @@ void plan_fan(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePl
       peaks_known = peaks_known && link.peak.known();
       peak += link.peak.gbps;
       formulas.push_back(link.peak.formula);
-      o.link = peer_label(link);
+      o.link = peer_link_label(link);
       o.peak.source = link.peak.source;
     }
     if (cell.scenario.transfers.empty()) continue;
@@ -247,7 +233,7 @@ void plan_latency(const CaseDef& def, const System& sys, CasePlan& plan) {
       const Location target = def.pattern == P::host_device_latency ? kHost : device_memory(c);
       cell.scenario.transfers.push_back(make_transfer(target, target, def.engine, gpu, 0));
       Output o;
-      o.link = def.pattern == P::host_device_latency ? pcie_label(sys.gpus[c]) : peer_label(sys.link(r, c));
+      o.link = def.pattern == P::host_device_latency ? pcie_link_label(sys.gpus[c]) : peer_link_label(sys.link(r, c));
       cell.outputs.push_back(o);
       plan.cells.push_back(std::move(cell));
     }

@@ -22,24 +22,7 @@ int gpu_of(const Location& loc) {
 }
 
 void describe_link(const System& sys, const Transfer& t, TransferResult& out) {
-  const int src = gpu_of(t.src), dst = gpu_of(t.dst);
-  if (src >= 0 && dst >= 0) {
-    const PeerLink& l = sys.link(src, dst);
-    out.peak = l.peak;
-    if (src == dst) {
-      out.link = "device memory";
-    } else if (l.kind == LinkKind::nvlink) {
-      out.link = fmt::format("NVLink x{}", l.nvlinks);
-    } else {
-      out.link = l.kind == LinkKind::pcie ? "PCIe peer" : "no peer link";
-    }
-    return;
-  }
-  // One side on the host: the host link of the GPU on the other side.
-  const int gpu = src >= 0 ? src : dst >= 0 ? dst : t.exec_device;
-  const GpuInfo& g = sys.gpus.at(static_cast<std::size_t>(gpu));
-  out.peak = g.pcie;
-  out.link = g.pcie_gen_max < 1 ? "PCIe" : fmt::format("PCIe Gen{} x{}", g.pcie_gen_max, g.pcie_width_max);
+  out.peak = transfer_peak(sys, t, &out.link);
 }
 
 void check_device(const System& sys, const Transfer& t, int id) {

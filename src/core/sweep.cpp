@@ -94,31 +94,6 @@ LinearFit fit_startup_bandwidth(const std::vector<double>& bytes, const std::vec
   return f;
 }
 
-Peak transfer_peak(const System& sys, const Transfer& t, std::string* link) {
-  auto set_link = [&](std::string s) {
-    if (link) *link = std::move(s);
-  };
-  const bool src_dev = !t.src.on_host() && t.src.device >= 0;
-  const bool dst_dev = !t.dst.on_host() && t.dst.device >= 0;
-  if (src_dev && dst_dev) {
-    const PeerLink& l = sys.link(t.src.device, t.dst.device);
-    if (t.src.device == t.dst.device) {
-      set_link("device memory");
-    } else if (l.kind == LinkKind::nvlink) {
-      set_link(fmt::format("NVLink x{}", l.nvlinks));
-    } else {
-      set_link(l.kind == LinkKind::pcie ? "PCIe peer" : "none");
-    }
-    return l.peak;
-  }
-  // One side on the host: the executing GPU's host link carries it.
-  const int gpu = src_dev ? t.src.device : dst_dev ? t.dst.device : t.exec_device;
-  if (gpu < 0 || gpu >= sys.gpu_count()) return Peak{};
-  const GpuInfo& g = sys.gpus[static_cast<std::size_t>(gpu)];
-  set_link(g.pcie_gen_max < 1 ? "PCIe" : fmt::format("PCIe Gen{} x{}", g.pcie_gen_max, g.pcie_width_max));
-  return g.pcie;
-}
-
 namespace {
 
 const char* stream_mode_name(StreamMode m) {

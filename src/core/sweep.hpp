@@ -107,9 +107,6 @@ struct SweepResult {
   SweepTimeline timeline;       // specs only: at the largest size measured
 };
 
-// Theoretical peak and link name of the path a transfer takes.
-Peak transfer_peak(const System& sys, const Transfer& t, std::string* link = nullptr);
-
 // Called after each size, e.g. for progress.
 using SweepCallback = std::function<void(std::uint64_t bytes, std::size_t done, std::size_t total)>;
 

@@ -210,6 +210,34 @@ System discover_system(bool require_nvml) {
   return sys;
 }
 
+std::string pcie_link_label(const GpuInfo& g) {
+  return g.pcie_gen_max < 1 ? "PCIe" : fmt::format("PCIe Gen{} x{}", g.pcie_gen_max, g.pcie_width_max);
+}
+
+std::string peer_link_label(const PeerLink& l) {
+  switch (l.kind) {
+    case LinkKind::nvlink: return fmt::format("NVLink x{}", l.nvlinks);
+    case LinkKind::pcie: return "PCIe peer";
+    case LinkKind::self: return "device memory";
+    default: return "no peer link";
+  }
+}
+
+Peak transfer_peak(const System& sys, const Transfer& t, std::string* link) {
+  const bool src_dev = !t.src.on_host() && t.src.device >= 0;
+  const bool dst_dev = !t.dst.on_host() && t.dst.device >= 0;
+  if (src_dev && dst_dev) {
+    const PeerLink& l = sys.link(t.src.device, t.dst.device);
+    if (link) *link = peer_link_label(l);
+    return l.peak;
+  }
+  const int gpu = src_dev ? t.src.device : dst_dev ? t.dst.device : t.exec_device;
+  if (gpu < 0 || gpu >= sys.gpu_count()) return Peak{};
+  const GpuInfo& g = sys.gpus[static_cast<std::size_t>(gpu)];
+  if (link) *link = pcie_link_label(g);
+  return g.pcie;
+}
+
 void enable_peer_access(int a, int b) {
   for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
     XB_CUDA_CHECK(cudaSetDevice(from));

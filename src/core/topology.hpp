@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model.hpp"
 #include "core/numa.hpp"
 
 namespace xb {
@@ -80,6 +81,16 @@ System discover_system(bool require_nvml);
 
 // Peak of a PCIe link per direction; unknown for generation < 1.
 Peak pcie_peak(int generation, int width);
+
+// Link names used in every report: "PCIe Gen5 x16", "NVLink x18",
+// "PCIe peer", "device memory", "no peer link".
+std::string pcie_link_label(const GpuInfo& g);
+std::string peer_link_label(const PeerLink& l);
+
+// Theoretical peak and link name of the path a transfer takes: the pair's
+// link between two GPUs (device memory within one), otherwise the host link
+// of the GPU on the device side (or of the executing GPU).
+Peak transfer_peak(const System& sys, const Transfer& t, std::string* link = nullptr);
 
 // Enables peer access between two GPUs in both directions (idempotent).
 void enable_peer_access(int a, int b);
