@@ -5,24 +5,7 @@
 #include "app/cli.hpp"
 #include "app/run_options.hpp"
 #include "core/error.hpp"
-
-namespace {
-
-struct Parsed {
-  int code;
-  std::string out, err;
-  bool has_action;
-};
-
-Parsed parse(std::vector<std::string> args) {
-  xb::app::Context ctx;
-  auto app = xb::app::make_app(ctx);
-  std::ostringstream out, err;
-  const int code = xb::app::parse_args(*app, ctx, std::move(args), out, err);
-  return {code, out.str(), err.str(), static_cast<bool>(ctx.action)};
-}
-
-}  // namespace
+#include "cli_parse.hpp"
 
 TEST(Cli, HelpAndVersionExitZero) {
   auto h = parse({"--help"});

@@ -16,22 +16,9 @@
 #include "core/concurrent.hpp"
 #include "core/topology.hpp"
 #include "frontends/spec.hpp"
+#include "cli_parse.hpp"
 
 namespace {
-
-struct Parsed {
-  int code;
-  std::string err;
-  bool has_action;
-};
-
-Parsed parse(std::vector<std::string> args) {
-  xb::app::Context ctx;
-  auto app = xb::app::make_app(ctx);
-  std::ostringstream out, err;
-  const int code = xb::app::parse_args(*app, ctx, std::move(args), out, err);
-  return {code, err.str(), static_cast<bool>(ctx.action)};
-}
 
 // Parses `args` with the 'run' options and returns the plan, as the run
 // subcommand's callback does.

@@ -10,6 +10,7 @@
 #include "core/sweep.hpp"
 #include "fake_system.hpp"
 #include "report/sweep_report.hpp"
+#include "cli_parse.hpp"
 
 namespace {
 
@@ -196,24 +197,6 @@ TEST(SweepReport, TextJsonCsv) {
   const std::string csv = xb::report::sweep_csv(r);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 9);
 }
-
-namespace {
-
-struct Parsed {
-  int code;
-  std::string err;
-  bool has_action;
-};
-
-Parsed parse(std::vector<std::string> args) {
-  xb::app::Context ctx;
-  auto app = xb::app::make_app(ctx);
-  std::ostringstream out, err;
-  const int code = xb::app::parse_args(*app, ctx, std::move(args), out, err);
-  return {code, err.str(), static_cast<bool>(ctx.action)};
-}
-
-}  // namespace
 
 TEST(SweepCli, ValidSweepsParseWithoutAGpu) {
   auto p = parse({"sweep", "--do", "0:HtoD", "--min", "1K", "--max", "1G"});
