@@ -206,10 +206,14 @@ void MpiComm::recv(int peer, int tag, void* data, std::size_t bytes, Seconds tim
           [&](int n) { return MPI_Recv(data, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE); });
 }
 
-Request MpiComm::isend(int peer, int tag, const void* data, std::size_t bytes) {
+namespace {
+
+// Starts a nonblocking MPI call and wraps its request.
+template <typename Start>
+Request post(int peer, int tag, std::size_t bytes, const char* what, Start start) {
   if (bytes > INT_MAX) fail(ErrorKind::usage, fmt::format("message of {} bytes is above MPI's 2 GiB count", bytes));
   MPI_Request m;
-  check(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &m), "MPI_Isend");
+  check(start(static_cast<int>(bytes), &m), what);
   Request r;
   std::memcpy(r.storage.data(), &m, sizeof m);
   r.peer = peer;
@@ -218,16 +222,18 @@ Request MpiComm::isend(int peer, int tag, const void* data, std::size_t bytes) {
   return r;
 }
 
+}  // namespace
+
+Request MpiComm::isend(int peer, int tag, const void* data, std::size_t bytes) {
+  return post(peer, tag, bytes, "MPI_Isend", [&](int n, MPI_Request* m) {
+    return MPI_Isend(data, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, m);
+  });
+}
+
 Request MpiComm::irecv(int peer, int tag, void* data, std::size_t bytes) {
-  if (bytes > INT_MAX) fail(ErrorKind::usage, fmt::format("message of {} bytes is above MPI's 2 GiB count", bytes));
-  MPI_Request m;
-  check(MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &m), "MPI_Irecv");
-  Request r;
-  std::memcpy(r.storage.data(), &m, sizeof m);
-  r.peer = peer;
-  r.tag = tag;
-  r.active = true;
-  return r;
+  return post(peer, tag, bytes, "MPI_Irecv", [&](int n, MPI_Request* m) {
+    return MPI_Irecv(data, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, m);
+  });
 }
 
 void MpiComm::wait_all(Request* requests, std::size_t count, Seconds timeout) {
