@@ -4,10 +4,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "core/cuda_check.hpp"
+#include "pingpong/pattern.hpp"
 #include "core/error.hpp"
 
 namespace xb::pingpong {
@@ -138,6 +140,13 @@ std::vector<double> EventTimeline::intervals(std::size_t count) const {
     out.push_back(static_cast<double>(ms) * 1e-3);
   }
   return out;
+}
+
+void load_pattern(Buffer& send, Buffer& recv, std::size_t bytes, std::uint64_t seed) {
+  std::vector<unsigned char> host(bytes);
+  fill_pattern(host.data(), bytes, seed);
+  send.upload(host.data(), bytes);
+  recv.fill_byte(0xA5, bytes);
 }
 
 }  // namespace xb::pingpong

@@ -78,4 +78,8 @@ class EventTimeline {
   std::vector<cudaEvent_t> events_;
 };
 
+// Before a size: the outgoing buffer gets the seeded pattern, the incoming
+// one a filler the pattern never equals, so verification sees real data.
+void load_pattern(Buffer& send, Buffer& recv, std::size_t bytes, std::uint64_t seed);
+
 }  // namespace xb::pingpong

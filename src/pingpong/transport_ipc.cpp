@@ -70,10 +70,7 @@ class IpcTransport final : public Transport {
   }
 
   void prepare(std::size_t bytes, std::uint64_t seed) override {
-    std::vector<unsigned char> host(bytes);
-    fill_pattern(host.data(), bytes, seed);
-    send_.upload(host.data(), bytes);
-    recv_.fill_byte(0xA5, bytes);
+    load_pattern(send_, recv_, bytes, seed);
     // The peer may write into recv_ as soon as the runner's pair sync ends.
     XB_CUDA_CHECK(cudaDeviceSynchronize());
   }

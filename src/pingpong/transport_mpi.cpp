@@ -51,10 +51,7 @@ class MpiTransport final : public Transport {
   TransportKind kind() const override { return staging_ ? TransportKind::staged : TransportKind::mpi; }
 
   void prepare(std::size_t bytes, std::uint64_t seed) override {
-    std::vector<unsigned char> host(bytes);
-    fill_pattern(host.data(), bytes, seed);
-    send_.upload(host.data(), bytes);
-    recv_.fill_byte(0xA5, bytes);
+    load_pattern(send_, recv_, bytes, seed);
   }
 
   // Each repetition is timed with the CPU's cycle counter, scaled to seconds

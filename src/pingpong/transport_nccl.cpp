@@ -55,10 +55,7 @@ class NcclTransport final : public Transport {
   }
 
   void prepare(std::size_t bytes, std::uint64_t seed) override {
-    std::vector<unsigned char> host(bytes);
-    fill_pattern(host.data(), bytes, seed);
-    send_.upload(host.data(), bytes);
-    recv_.fill_byte(0xA5, bytes);
+    load_pattern(send_, recv_, bytes, seed);
     XB_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
