@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "app/command.hpp"
+#include "app/mpi_errors.hpp"
 #include "app/output.hpp"
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
@@ -96,17 +97,7 @@ int run_distributed(const FirstTouchArgs& args, const firsttouch::Options& optio
     on_rank0(*comm, options.timeout_s, [&] { write_outputs(result, args, argv); });
     return 0;
   } catch (const Error& e) {
-    // A timeout may mean rank 0 itself is gone, so every rank reports it.
-    if (e.kind() == ErrorKind::timeout) throw;
-    // Agreed errors are printed once, by rank 0; the barrier keeps the
-    // others alive until it has (mpirun ends the job at the first nonzero exit).
-    if (comm->rank() == 0) std::cerr << fmt::format("xferbench: error: {}\n", e.what()) << std::flush;
-    try {
-      comm->barrier(comm::Seconds(5));
-    } catch (const Error&) {
-      // A rank that failed differently is already gone; the status stands.
-    }
-    return exit_code(e.kind());
+    return finish_with_agreed_error(*comm, e);
   }
 }
 

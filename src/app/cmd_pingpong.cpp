@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/command.hpp"
+#include "app/mpi_errors.hpp"
 #include "app/seed_args.hpp"
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
@@ -56,19 +57,7 @@ int run_pingpong(const PingpongArgs& args, const pingpong::Options& options, con
     if (const auto failure = pingpong::first_failure(result)) throw *failure;
     return 0;
   } catch (const Error& e) {
-    // A timeout may mean rank 0 itself is gone, so every rank that sees one
-    // reports it (through main).
-    if (e.kind() == ErrorKind::timeout) throw;
-    // Agreed errors are printed once, by rank 0. The barrier keeps the
-    // other ranks alive until it has: mpirun ends the whole job as soon as
-    // the first rank exits with a nonzero status.
-    if (comm->rank() == 0) std::cerr << fmt::format("xferbench: error: {}\n", e.what()) << std::flush;
-    try {
-      comm->barrier(comm::Seconds(5));
-    } catch (const Error&) {
-      // A rank that failed differently is already gone; the status stands.
-    }
-    return exit_code(e.kind());
+    return finish_with_agreed_error(*comm, e);
   }
 }
 

@@ -244,7 +244,13 @@ ScenarioSamples Measurer::run(const Scenario& scenario, const SampleMetric& metr
   Plan plan;
   plan.scenario = &scenario;
   const int first_gpu = scenario.transfers.front().exec_device;
-  if (opts_.numa_affinity) bind_thread_to_node(sys_.host_node_of(first_gpu));
+  // Bound for this scenario only, also when it throws.
+  struct NodeBinding {
+    bool on;
+    ~NodeBinding() {
+      if (on) unbind_thread();
+    }
+  } binding{opts_.numa_affinity && bind_thread_to_node(sys_.host_node_of(first_gpu))};
 
   // Streams by mode: one per transfer, one per issuing GPU, or only one.
   for (std::size_t i = 0; i < plan.size(); ++i) {
@@ -282,7 +288,6 @@ ScenarioSamples Measurer::run(const Scenario& scenario, const SampleMetric& metr
     if (median_relative_error(summarize(values)) <= opts_.target_rel_error) break;
   }
   verify(plan, out);
-  if (opts_.numa_affinity) unbind_thread();
   out.wall_seconds = seconds_since(t0);
   return out;
 }
