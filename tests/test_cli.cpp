@@ -87,3 +87,13 @@ TEST(RunOptions, SmConfig) {
   EXPECT_EQ(r.measure.sm.unroll, 8);
   EXPECT_TRUE(r.measure.sm.streaming);
 }
+
+TEST(RunOptions, SmLaunchPerCopy) {
+  xb::app::RunOptions o;
+  EXPECT_TRUE(xb::app::build_request(o, {}).measure.sm_repeat_in_kernel);
+  o.sm_launch_per_copy = true;
+  EXPECT_FALSE(xb::app::build_request(o, {}).measure.sm_repeat_in_kernel);
+  const Parsed p = parse({"run", "-t", "device_to_device_memcpy_read_sm", "--sm-launch-per-copy"});
+  EXPECT_EQ(p.code, -1) << p.err;
+  EXPECT_TRUE(p.has_action);
+}

@@ -96,3 +96,41 @@ TEST(Gpu, SmCopyHandlesUnalignedTailBytes) {
   const auto s = m.run(sc, [](const xb::ScenarioSamples& ss, std::size_t i) { return ss.transfers[0].seconds[i]; });
   EXPECT_EQ(s.transfers[0].verification.status, xb::Verification::Status::passed);
 }
+
+// A sample's SM copies repeated inside one launch (the default) must leave
+// the same verified data as one launch per copy, for every SM kernel.
+TEST(Gpu, SmCopiesRepeatedInOneLaunchVerify) {
+  REQUIRE_GPU();
+  const xb::System sys = xb::discover_system(false);
+  xb::SmCopyConfig bulk;
+  bulk.method = xb::SmCopyConfig::Method::bulk;
+  bulk.chunk_kib = 16;
+  bulk.stages = 3;
+  bulk.blocks_per_sm = 1;
+  for (const bool in_kernel : {true, false}) {
+    for (const bool split : {false, true}) {
+      for (const xb::SmCopyConfig& cfg : {xb::SmCopyConfig{}, bulk}) {
+        if (split && cfg.method == xb::SmCopyConfig::Method::bulk) continue;
+        xb::MeasureOptions o;
+        o.copies_per_sample = 7;
+        o.min_samples = o.max_samples = 2;
+        o.sm = cfg;
+        o.sm_repeat_in_kernel = in_kernel;
+        xb::Measurer m(sys, o);
+        xb::Scenario sc;
+        xb::Transfer t;
+        t.src = xb::device_memory(0);
+        t.dst = split ? xb::host_memory(xb::MemKind::pinned, xb::kNoNumaPlacement) : xb::device_memory(0);
+        t.engine = split ? xb::Engine::sm_split : xb::Engine::sm;
+        t.bytes = (3ull << 20) + (split ? 0 : 4096 + 16);  // bulk: a remainder below one chunk
+        t.label = "repeat";
+        sc.transfers.push_back(t);
+        const auto s = m.run(sc, [](const xb::ScenarioSamples& ss, std::size_t i) { return ss.transfers[0].seconds[i]; });
+        EXPECT_EQ(s.copies_per_sample, 7);
+        EXPECT_EQ(s.transfers[0].verification.status, xb::Verification::Status::passed)
+            << "in_kernel=" << in_kernel << " split=" << split << " bulk=" << (cfg.method == xb::SmCopyConfig::Method::bulk)
+            << " first bad offset " << s.transfers[0].verification.first_bad_offset;
+      }
+    }
+  }
+}

@@ -84,6 +84,9 @@ SweepPlan build_plan(const SweepOptions& o, const std::vector<std::string>& argv
   plan.req.sizes = sweep_sizes(range);
   const RunRequest sampling = build_request(o.sampling, argv);
   plan.req.measure = sampling.measure;
+  // One launch per copy: the fitted startup then includes the kernel launch,
+  // as it includes the copy engine's per-copy work (docs/sweep.md).
+  plan.req.measure.sm_repeat_in_kernel = false;
   plan.req.use_mean = sampling.use_mean;
   plan.req.command_line = argv;
   if (!o.testcase.empty()) {

@@ -60,6 +60,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--gate-timeout", o.gate_timeout_s, "Seconds the gate kernel waits before failing the sample")
       ->capture_default_str();
   cmd.add_option("--sm-config", o.sm_config, "SM copy kernel shape: BLOCKS_PER_SM,THREADS,UNROLL[,streaming|,l2_256b|,cg] or bulk,CHUNK_KIB,STAGES,BLOCKS_PER_SM");
+  cmd.add_flag("--sm-launch-per-copy", o.sm_launch_per_copy,
+               "Launch one SM kernel per copy (default: one kernel repeats a sample's copies, as nvbandwidth's do)");
   cmd.add_flag("-m,--mean", o.mean, "Report the mean of samples instead of the median");
   cmd.add_flag("-s,--skip-verification", o.skip_verification, "Do not verify data after the timed copies");
   cmd.add_flag("-d,--disable-affinity", o.disable_affinity,
@@ -193,6 +195,7 @@ MeasureOptions measure_options(const RunOptions& o) {
   m.verify = !o.skip_verification;
   m.numa_affinity = !o.disable_affinity;
   m.sm = parse_sm_config(o.sm_config);
+  m.sm_repeat_in_kernel = !o.sm_launch_per_copy;
   return m;
 }
 

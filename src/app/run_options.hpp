@@ -52,6 +52,7 @@ struct RunOptions {
   double gate_timeout_s = 10.0;
   bool mean = false, skip_verification = false, disable_affinity = false, list = false;
   std::string sm_config;               // --sm-config BLOCKS_PER_SM,THREADS,UNROLL[,streaming]
+  bool sm_launch_per_copy = false;     // --sm-launch-per-copy
   OutputOptions out;
   ConcurrentOptions concurrent;
   CutsFlagOptions cuts_flags;

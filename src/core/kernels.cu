@@ -42,31 +42,39 @@ __device__ __forceinline__ void store16(uint4* p, const uint4& v) {
 // Grid-stride copy of 16-byte vectors: consecutive threads touch consecutive
 // vectors (coalesced), and each thread keeps U independent loads in flight
 // before its first store so that long-latency links (PCIe, NVLink) stay busy.
+// The whole copy is done `reps` times in one launch: a thread starts its next
+// pass as soon as its own part of the last one is stored, so the link never
+// drains between copies the way it does between kernel launches.
 template <int U, int Hint>
 __global__ void __launch_bounds__(1024) sm_copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src,
                                                        std::uint64_t nvec, unsigned char* __restrict__ dst_tail,
-                                                       const unsigned char* __restrict__ src_tail, int tail) {
+                                                       const unsigned char* __restrict__ src_tail, int tail,
+                                                       std::uint32_t reps) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (; i + (U - 1) * stride < nvec; i += U * stride) {
-    uint4 v[U];
+  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (std::uint32_t r = 0; r < reps; ++r) {
+    std::uint64_t i = first;
+    for (; i + (U - 1) * stride < nvec; i += U * stride) {
+      uint4 v[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) v[u] = load16<Hint>(src + i + u * stride);
+      for (int u = 0; u < U; ++u) v[u] = load16<Hint>(src + i + u * stride);
 #pragma unroll
-    for (int u = 0; u < U; ++u) store16<Hint>(dst + i + u * stride, v[u]);
+      for (int u = 0; u < U; ++u) store16<Hint>(dst + i + u * stride, v[u]);
+    }
+    for (; i < nvec; i += stride) store16<Hint>(dst + i, load16<Hint>(src + i));
+    if (blockIdx.x == 0 && static_cast<int>(threadIdx.x) < tail) dst_tail[threadIdx.x] = src_tail[threadIdx.x];
   }
-  for (; i < nvec; i += stride) store16<Hint>(dst + i, load16<Hint>(src + i));
-  if (blockIdx.x == 0 && static_cast<int>(threadIdx.x) < tail) dst_tail[threadIdx.x] = src_tail[threadIdx.x];
 }
 
 // Bulk copy: thread 0 of each block streams chunks global -> shared -> global
 // with cp.async.bulk, `Stages` chunks in flight, completion of each load
 // tracked by an mbarrier (transaction bytes). Chunks are dealt round-robin
-// over blocks. Needs sm_90; elsewhere it traps (the host never launches it
+// over blocks; `reps` passes over the buffer run as one pipelined sequence
+// (chunk k of the sequence is chunk k mod mine of this block). Needs sm_90; elsewhere it traps (the host never launches it
 // there: launch_sm_copy falls back to the vector kernel).
 template <int Stages>
 __global__ void __launch_bounds__(32) bulk_copy_kernel(char* dst, const char* src, std::uint64_t nchunks,
-                                                       std::uint32_t chunk) {
+                                                       std::uint32_t chunk, std::uint32_t reps) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) unsigned char stage_mem[];
   __shared__ __align__(8) std::uint64_t bars[Stages];
@@ -77,6 +85,8 @@ __global__ void __launch_bounds__(32) bulk_copy_kernel(char* dst, const char* sr
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   const std::uint64_t first = blockIdx.x, stride = gridDim.x;
   const std::uint64_t mine = first < nchunks ? (nchunks - first + stride - 1) / stride : 0;
+  const std::uint64_t total = mine * reps;
+  auto offset = [&](std::uint64_t k) { return (first + (k % mine) * stride) * chunk; };
   auto load = [&](std::uint64_t k) {
     const int s = static_cast<int>(k % Stages);
     const std::uint32_t bar = smem_addr(&bars[s]);
@@ -84,11 +94,11 @@ __global__ void __launch_bounds__(32) bulk_copy_kernel(char* dst, const char* sr
     asm volatile(
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
             smem_addr(stage_mem + static_cast<std::size_t>(s) * chunk)),
-        "l"(src + (first + k * stride) * chunk), "r"(chunk), "r"(bar)
+        "l"(src + offset(k)), "r"(chunk), "r"(bar)
         : "memory");
   };
-  for (std::uint64_t k = 0; k < mine && k < Stages; ++k) load(k);
-  for (std::uint64_t k = 0; k < mine; ++k) {
+  for (std::uint64_t k = 0; k < total && k < Stages; ++k) load(k);
+  for (std::uint64_t k = 0; k < total; ++k) {
     const int s = static_cast<int>(k % Stages);
     const std::uint32_t parity = static_cast<std::uint32_t>((k / Stages) & 1);
     std::uint32_t done = 0;
@@ -99,11 +109,11 @@ __global__ void __launch_bounds__(32) bulk_copy_kernel(char* dst, const char* sr
           : "r"(smem_addr(&bars[s])), "r"(parity)
           : "memory");
     }
-    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + (first + k * stride) * chunk),
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + offset(k)),
                  "r"(smem_addr(stage_mem + static_cast<std::size_t>(s) * chunk)), "r"(chunk)
                  : "memory");
     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-    if (k + Stages < mine) {
+    if (k + Stages < total) {
       // The store must have read this stage before the next load fills it.
       asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
       load(k + Stages);
@@ -119,24 +129,27 @@ __global__ void __launch_bounds__(32) bulk_copy_kernel(char* dst, const char* sr
 // cases): 512-byte chunks alternate direction by warp parity, so one kernel
 // moves half the bytes a -> b and half b -> a at the same time. Each warp
 // loads U chunks before storing them, to keep both link directions busy.
+// `reps` passes in one launch, as in sm_copy_kernel.
 template <int U>
 __global__ void __launch_bounds__(1024) split_copy_kernel(uint4* __restrict__ a, uint4* __restrict__ b,
-                                                          std::uint64_t nchunks) {
+                                                          std::uint64_t nchunks, std::uint32_t reps) {
   const unsigned lane = threadIdx.x % 32;
   const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / 32;
   const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   // Pairs of chunks (2w, 2w+1) keep every warp moving both directions.
-  for (std::uint64_t base = warp * 2 * U; base < nchunks; base += warps * 2 * U) {
-    uint4 v[2 * U];
+  for (std::uint32_t r = 0; r < reps; ++r) {
+    for (std::uint64_t base = warp * 2 * U; base < nchunks; base += warps * 2 * U) {
+      uint4 v[2 * U];
 #pragma unroll
-    for (int u = 0; u < 2 * U; ++u) {
-      const std::uint64_t c = base + u;
-      if (c < nchunks) v[u] = (c & 1) ? b[c * 32 + lane] : a[c * 32 + lane];
-    }
+      for (int u = 0; u < 2 * U; ++u) {
+        const std::uint64_t c = base + u;
+        if (c < nchunks) v[u] = (c & 1) ? b[c * 32 + lane] : a[c * 32 + lane];
+      }
 #pragma unroll
-    for (int u = 0; u < 2 * U; ++u) {
-      const std::uint64_t c = base + u;
-      if (c < nchunks) ((c & 1) ? a : b)[c * 32 + lane] = v[u];
+      for (int u = 0; u < 2 * U; ++u) {
+        const std::uint64_t c = base + u;
+        if (c < nchunks) ((c & 1) ? a : b)[c * 32 + lane] = v[u];
+      }
     }
   }
 }
@@ -221,32 +234,41 @@ int fill_blocks(std::uint64_t words) {
   return static_cast<int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(needed, sms * 8ull)));
 }
 
+// Arguments of one vector-kernel launch.
+struct VectorCopy {
+  uint4* dst;
+  const uint4* src;
+  std::uint64_t nvec;
+  unsigned char* dst_tail;
+  const unsigned char* src_tail;
+  int tail;
+  std::uint32_t reps;
+};
+
 template <int U, int S>
-void launch_copy_variant(int blocks, int threads, cudaStream_t stream, uint4* dst, const uint4* src,
-                         std::uint64_t nvec, unsigned char* dt, const unsigned char* st, int tail) {
-  sm_copy_kernel<U, S><<<blocks, threads, 0, stream>>>(dst, src, nvec, dt, st, tail);
+void launch_copy_variant(int blocks, int threads, cudaStream_t stream, const VectorCopy& a) {
+  sm_copy_kernel<U, S><<<blocks, threads, 0, stream>>>(a.dst, a.src, a.nvec, a.dst_tail, a.src_tail, a.tail, a.reps);
 }
 
 template <int S>
-void launch_copy_unroll(int unroll, int blocks, int threads, cudaStream_t stream, uint4* dst, const uint4* src,
-                        std::uint64_t nvec, unsigned char* dt, const unsigned char* st, int tail) {
+void launch_copy_unroll(int unroll, int blocks, int threads, cudaStream_t stream, const VectorCopy& a) {
   switch (unroll) {
-    case 1: launch_copy_variant<1, S>(blocks, threads, stream, dst, src, nvec, dt, st, tail); break;
-    case 2: launch_copy_variant<2, S>(blocks, threads, stream, dst, src, nvec, dt, st, tail); break;
-    case 4: launch_copy_variant<4, S>(blocks, threads, stream, dst, src, nvec, dt, st, tail); break;
-    case 8: launch_copy_variant<8, S>(blocks, threads, stream, dst, src, nvec, dt, st, tail); break;
-    case 16: launch_copy_variant<16, S>(blocks, threads, stream, dst, src, nvec, dt, st, tail); break;
+    case 1: launch_copy_variant<1, S>(blocks, threads, stream, a); break;
+    case 2: launch_copy_variant<2, S>(blocks, threads, stream, a); break;
+    case 4: launch_copy_variant<4, S>(blocks, threads, stream, a); break;
+    case 8: launch_copy_variant<8, S>(blocks, threads, stream, a); break;
+    case 16: launch_copy_variant<16, S>(blocks, threads, stream, a); break;
     default: fail(ErrorKind::usage, "sm copy unroll must be 1, 2, 4, 8 or 16");
   }
 }
 
 template <int S>
 void launch_bulk_variant(int blocks, std::uint32_t chunk, cudaStream_t stream, char* dst, const char* src,
-                         std::uint64_t nchunks) {
+                         std::uint64_t nchunks, std::uint32_t reps) {
   const std::size_t smem = static_cast<std::size_t>(S) * chunk;
   XB_CUDA_CHECK(cudaFuncSetAttribute(bulk_copy_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(smem)));
-  bulk_copy_kernel<S><<<blocks, 32, smem, stream>>>(dst, src, nchunks, chunk);
+  bulk_copy_kernel<S><<<blocks, 32, smem, stream>>>(dst, src, nchunks, chunk, reps);
 }
 
 bool bulk_supported() {
@@ -259,7 +281,9 @@ bool bulk_supported() {
 }  // namespace
 
 void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
-                    cudaStream_t stream) {
+                    cudaStream_t stream, int reps) {
+  if (reps < 1) fail(ErrorKind::internal, "sm copy repetitions must be at least 1");
+  const auto passes = static_cast<std::uint32_t>(reps);
   if (cfg.method == SmCopyConfig::Method::bulk && bulk_supported()) {
     const std::uint32_t chunk = static_cast<std::uint32_t>((cfg.chunk_kib > 0 ? cfg.chunk_kib : 32) * 1024);
     const std::uint64_t nchunks = bytes / chunk;
@@ -270,9 +294,9 @@ void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCop
     const auto* s = static_cast<const char*>(src);
     if (nchunks > 0) {
       switch (cfg.stages > 0 ? cfg.stages : 3) {
-        case 2: launch_bulk_variant<2>(blocks, chunk, stream, d, s, nchunks); break;
-        case 3: launch_bulk_variant<3>(blocks, chunk, stream, d, s, nchunks); break;
-        case 4: launch_bulk_variant<4>(blocks, chunk, stream, d, s, nchunks); break;
+        case 2: launch_bulk_variant<2>(blocks, chunk, stream, d, s, nchunks, passes); break;
+        case 3: launch_bulk_variant<3>(blocks, chunk, stream, d, s, nchunks, passes); break;
+        case 4: launch_bulk_variant<4>(blocks, chunk, stream, d, s, nchunks, passes); break;
         default: fail(ErrorKind::usage, "bulk copy stages must be 2, 3 or 4");
       }
       XB_CUDA_CHECK(cudaGetLastError());
@@ -280,7 +304,7 @@ void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCop
     const std::uint64_t done = nchunks * chunk;
     if (done == bytes) return;
     SmCopyConfig rest;  // the remainder that does not fill a chunk
-    launch_sm_copy(d + done, s + done, bytes - done, rest, sm_count, stream);
+    launch_sm_copy(d + done, s + done, bytes - done, rest, sm_count, stream, reps);
     return;
   }
   if ((reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src)) % 16 != 0)
@@ -292,24 +316,25 @@ void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCop
   const int per_sm = cfg.blocks_per_sm > 0 ? cfg.blocks_per_sm : 2;
   const std::uint64_t needed = std::max<std::uint64_t>(1, (nvec + threads - 1) / threads);
   const int blocks = static_cast<int>(std::min<std::uint64_t>(needed, static_cast<std::uint64_t>(sm_count) * per_sm));
-  auto* d = static_cast<uint4*>(dst);
-  const auto* s = static_cast<const uint4*>(src);
-  auto* dt = static_cast<unsigned char*>(dst) + nvec * 16;
-  const auto* st = static_cast<const unsigned char*>(src) + nvec * 16;
+  const VectorCopy args{static_cast<uint4*>(dst), static_cast<const uint4*>(src), nvec,
+                        static_cast<unsigned char*>(dst) + nvec * 16, static_cast<const unsigned char*>(src) + nvec * 16,
+                        tail, passes};
   if (cfg.l2_only) {
-    launch_copy_unroll<3>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
+    launch_copy_unroll<3>(unroll, blocks, threads, stream, args);
   } else if (cfg.l2_256b) {
-    launch_copy_unroll<2>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
+    launch_copy_unroll<2>(unroll, blocks, threads, stream, args);
   } else if (cfg.streaming) {
-    launch_copy_unroll<1>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
+    launch_copy_unroll<1>(unroll, blocks, threads, stream, args);
   } else {
-    launch_copy_unroll<0>(unroll, blocks, threads, stream, d, s, nvec, dt, st, tail);
+    launch_copy_unroll<0>(unroll, blocks, threads, stream, args);
   }
   XB_CUDA_CHECK(cudaGetLastError());
 }
 
 void launch_split_copy(void* a, void* b, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
-                       cudaStream_t stream) {
+                       cudaStream_t stream, int reps) {
+  if (reps < 1) fail(ErrorKind::internal, "split copy repetitions must be at least 1");
+  const auto passes = static_cast<std::uint32_t>(reps);
   if (bytes % kSplitChunk != 0) fail(ErrorKind::usage, "split-warp copies need a multiple of 512 bytes");
   const std::uint64_t nchunks = bytes / kSplitChunk;
   // Default shape: the best of a sweep on H200 (bench/device_iter5.sh).
@@ -321,10 +346,10 @@ void launch_split_copy(void* a, void* b, std::uint64_t bytes, const SmCopyConfig
   auto* pa = static_cast<uint4*>(a);
   auto* pb = static_cast<uint4*>(b);
   switch (cfg.unroll > 0 ? cfg.unroll : 1) {
-    case 1: split_copy_kernel<1><<<blocks, threads, 0, stream>>>(pa, pb, nchunks); break;
-    case 2: split_copy_kernel<2><<<blocks, threads, 0, stream>>>(pa, pb, nchunks); break;
-    case 4: split_copy_kernel<4><<<blocks, threads, 0, stream>>>(pa, pb, nchunks); break;
-    default: split_copy_kernel<8><<<blocks, threads, 0, stream>>>(pa, pb, nchunks); break;
+    case 1: split_copy_kernel<1><<<blocks, threads, 0, stream>>>(pa, pb, nchunks, passes); break;
+    case 2: split_copy_kernel<2><<<blocks, threads, 0, stream>>>(pa, pb, nchunks, passes); break;
+    case 4: split_copy_kernel<4><<<blocks, threads, 0, stream>>>(pa, pb, nchunks, passes); break;
+    default: split_copy_kernel<8><<<blocks, threads, 0, stream>>>(pa, pb, nchunks, passes); break;
   }
   XB_CUDA_CHECK(cudaGetLastError());
 }

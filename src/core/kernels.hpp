@@ -28,9 +28,11 @@ struct SmCopyConfig {
 
 // Copies `bytes` from src to dst with the SMs of the current device; both
 // pointers must be device-accessible and 16-byte aligned. Tail bytes that do
-// not fill a 16-byte vector are copied too.
+// not fill a 16-byte vector are copied too. The copy is done `reps` times by
+// one kernel launch (reps launches would add a launch gap and a drain of the
+// link per copy).
 void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
-                    cudaStream_t stream);
+                    cudaStream_t stream, int reps = 1);
 
 // Split-warp bidirectional copy between two device-accessible buffers of
 // `bytes` (a multiple of kSplitChunk): even 512-byte chunks go a -> b, odd
@@ -38,8 +40,9 @@ void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCop
 constexpr std::uint64_t kSplitChunk = 512;
 // Launch shape from cfg (blocks_per_sm, threads, unroll = chunk pairs per
 // warp in flight); zero fields choose 16 x 128 threads per SM, unroll 1.
+// `reps` passes in one launch, as launch_sm_copy.
 void launch_split_copy(void* a, void* b, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
-                       cudaStream_t stream);
+                       cudaStream_t stream, int reps = 1);
 // Overwrites the chunks of one parity (0 even, 1 odd) with 0xff bytes, so a
 // split-warp copy must restore them.
 void launch_poison_chunks(void* buf, std::uint64_t bytes, int parity, cudaStream_t stream);

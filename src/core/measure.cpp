@@ -129,17 +129,18 @@ void Measurer::prepare_split(Buffer& src, Buffer& dst, const Transfer& t) {
   dst.set_content_seed(0);
 }
 
-void Measurer::enqueue_copy(const Plan& plan, std::size_t i) {
+void Measurer::enqueue_copy(const Plan& plan, std::size_t i, int reps) {
   const Transfer& t = plan.t(i);
   const Stream& s = plan.stream(i);
   if (t.engine == Engine::copy_engine) {
-    XB_CUDA_CHECK(cudaMemcpyAsync(plan.dst[i]->ptr(), plan.src[i]->ptr(), t.bytes, cudaMemcpyDefault, s.get()));
+    for (int r = 0; r < reps; ++r)
+      XB_CUDA_CHECK(cudaMemcpyAsync(plan.dst[i]->ptr(), plan.src[i]->ptr(), t.bytes, cudaMemcpyDefault, s.get()));
   } else if (t.engine == Engine::sm_split) {
     launch_split_copy(plan.src[i]->kernel_ptr(), plan.dst[i]->kernel_ptr(), t.bytes, opts_.sm,
-                      sys_.gpus[s.device()].sm_count, s.get());
+                      sys_.gpus[s.device()].sm_count, s.get(), reps);
   } else {
     launch_sm_copy(plan.dst[i]->kernel_ptr(), plan.src[i]->kernel_ptr(), t.bytes, plan.sm[i],
-                   sys_.gpus[s.device()].sm_count, s.get());
+                   sys_.gpus[s.device()].sm_count, s.get(), reps);
   }
 }
 
@@ -179,7 +180,11 @@ void Measurer::run_sample(Plan& plan, ScenarioSamples& out) {
   for (std::size_t i = 0; i < plan.size(); ++i) {
     XB_CUDA_CHECK(cudaSetDevice(plan.stream(i).device()));
     XB_CUDA_CHECK(cudaEventRecord(plan.start[i].get(), plan.stream(i).get()));
-    for (int c = 0; c < plan.copies; ++c) enqueue_copy(plan, i);
+    if (opts_.sm_repeat_in_kernel) {
+      enqueue_copy(plan, i, plan.copies);  // copy-engine copies are queued one by one either way
+    } else {
+      for (int c = 0; c < plan.copies; ++c) enqueue_copy(plan, i);
+    }
     XB_CUDA_CHECK(cudaEventRecord(plan.end[i].get(), plan.stream(i).get()));
   }
   // Stream 0 waits for every transfer, so total_end marks the last one done.

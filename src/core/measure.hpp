@@ -1,7 +1,8 @@
 // Measurement: turns a Scenario into timed samples.
 //
 // One sample: a gate kernel holds every stream; each transfer's start event,
-// `copies_per_sample` copies and end event are queued; the host releases the
+// `copies_per_sample` copies and end event are queued (SM copies: one kernel
+// that repeats the copy, unless sm_repeat_in_kernel is off); the host releases the
 // gate; all streams run at once. Per transfer we keep its start/end on a
 // timeline whose zero is the gate release, and the scenario's total time
 // (gate release to the last transfer's end). Warm-up copies run first and
@@ -35,6 +36,12 @@ struct MeasureOptions {
   double gate_timeout_s = 10.0;
   bool numa_affinity = true;       // host buffers and the measuring thread on the GPU's node
   SmCopyConfig sm;                 // zero fields: per-link defaults
+  // SM transfers: one kernel launch per sample that repeats the copy
+  // copies_per_sample times (as nvbandwidth's kernels loop), instead of one
+  // launch per copy. Per-copy launches add a launch gap and a drain of the
+  // link to every copy; sweeps use them so the startup time includes the
+  // launch, as it includes the copy engine's per-copy work.
+  bool sm_repeat_in_kernel = true;
 };
 
 struct Verification {
@@ -84,7 +91,7 @@ class Measurer {
   void prepare_buffers(Plan& plan);
   void prepare_split(Buffer& src, Buffer& dst, const Transfer& t);
   void warm_up(Plan& plan);
-  void enqueue_copy(const Plan& plan, std::size_t i);
+  void enqueue_copy(const Plan& plan, std::size_t i, int reps = 1);
   void run_sample(Plan& plan, ScenarioSamples& out);
   void wait_for(const Event& done);
   void verify(Plan& plan, ScenarioSamples& out);

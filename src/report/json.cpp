@@ -130,7 +130,8 @@ json run_json(const RunResult& run) {
             {"target_relative_error", m.target_rel_error},
             {"budget_seconds_per_cell", m.budget_s},
             {"verify", m.verify},
-            {"numa_affinity", m.numa_affinity}}},
+            {"numa_affinity", m.numa_affinity},
+            {"sm_repeat_in_kernel", m.sm_repeat_in_kernel}}},
           {"environment", system_json(run.system)},
           {"cases", cases}};
 }

@@ -112,7 +112,8 @@ json sweep_json(const SweepResult& r) {
            {{"statistic", r.statistic}, {"copies_per_sample", m.copies_per_sample},
             {"target_sample_seconds", m.target_sample_s}, {"min_samples", m.min_samples},
             {"max_samples", m.max_samples}, {"target_relative_error", m.target_rel_error},
-            {"budget_seconds_per_cell", m.budget_s}, {"verify", m.verify}, {"numa_affinity", m.numa_affinity}}},
+            {"budget_seconds_per_cell", m.budget_s}, {"verify", m.verify}, {"numa_affinity", m.numa_affinity},
+            {"sm_repeat_in_kernel", m.sm_repeat_in_kernel}}},
           {"environment", system_json(r.system)},
           {"series", series},
           {"timeline", timeline_json(r.timeline)}};
