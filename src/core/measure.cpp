@@ -11,6 +11,7 @@
 #include "core/cuda_raii.hpp"
 #include "core/error.hpp"
 #include "core/numa.hpp"
+#include "core/sm_shape.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
 
@@ -31,22 +32,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// Default launch shape: one 512-thread block per SM leaves room for a second
-// copy kernel on the same GPU (bidirectional cases run two at once); the
-// bench/sm_tuning.sh sweep on H200 showed no faster shape for one direction.
-// Any field the user set (--sm-config) wins.
-SmCopyConfig sm_config_for(const SmCopyConfig& user) {
-  if (user.method == SmCopyConfig::Method::bulk) return user;
-  SmCopyConfig c{SmCopyConfig::Method::vector, 1, 512, 4, false, false, false, 0, 0};
-  if (user.blocks_per_sm > 0) c.blocks_per_sm = user.blocks_per_sm;
-  if (user.threads > 0) c.threads = user.threads;
-  if (user.unroll > 0) c.unroll = user.unroll;
-  c.streaming = user.streaming;
-  c.l2_256b = user.l2_256b;
-  c.l2_only = user.l2_only;
-  return c;
 }
 
 }  // namespace
@@ -93,6 +78,18 @@ Location Measurer::resolve(const Location& loc, int gpu) const {
   return out;
 }
 
+SmCopySite Measurer::sm_site(const Plan& plan, std::size_t i) const {
+  const Transfer& t = plan.t(i);
+  SmCopySite site;
+  site.nvlink_peer = t.src.kind == MemKind::device && t.dst.kind == MemKind::device && t.src.device != t.dst.device &&
+                     sys_.link(t.src.device, t.dst.device).kind == LinkKind::nvlink;
+  site.cc_major = sys_.gpus[t.exec_device].cc_major;
+  site.sm_copies_on_gpu = 0;
+  for (std::size_t j = 0; j < plan.size(); ++j)
+    if (plan.t(j).engine != Engine::copy_engine && plan.t(j).exec_device == t.exec_device) ++site.sm_copies_on_gpu;
+  return site;
+}
+
 void Measurer::prepare_buffers(Plan& plan) {
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const Transfer& t = plan.t(i);
@@ -112,7 +109,7 @@ void Measurer::prepare_buffers(Plan& plan) {
       fill_buffer(dst, dst.bytes(), dst.seed(), t.exec_device);
     }
     if (t.src.kind == MemKind::pageable || t.dst.kind == MemKind::pageable) plan.gated = false;
-    plan.sm.push_back(sm_config_for(opts_.sm));
+    plan.sm.push_back(choose_sm_config(opts_.sm, sm_site(plan, i)));
   }
 }
 

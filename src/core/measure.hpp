@@ -18,6 +18,7 @@
 #include "core/kernels.hpp"
 #include "core/memory.hpp"
 #include "core/model.hpp"
+#include "core/sm_shape.hpp"
 #include "core/topology.hpp"
 
 namespace xb {
@@ -35,7 +36,7 @@ struct MeasureOptions {
   bool verify = true;
   double gate_timeout_s = 10.0;
   bool numa_affinity = true;       // host buffers and the measuring thread on the GPU's node
-  SmCopyConfig sm;                 // zero fields: per-link defaults
+  SmCopyConfig sm;                 // zero fields: per-link defaults (sm_shape.hpp)
   // SM transfers: one kernel launch per sample that repeats the copy
   // copies_per_sample times (as nvbandwidth's kernels loop), instead of one
   // launch per copy. Per-copy launches add a launch gap and a drain of the
@@ -92,6 +93,7 @@ class Measurer {
   void prepare_split(Buffer& src, Buffer& dst, const Transfer& t);
   void warm_up(Plan& plan);
   void enqueue_copy(const Plan& plan, std::size_t i, int reps = 1);
+  SmCopySite sm_site(const Plan& plan, std::size_t i) const;
   void run_sample(Plan& plan, ScenarioSamples& out);
   void wait_for(const Event& done);
   void verify(Plan& plan, ScenarioSamples& out);

@@ -1,0 +1,63 @@
+// The SM copy kernel a transfer gets by default, and how user choices win.
+#include <gtest/gtest.h>
+
+#include "core/sm_shape.hpp"
+
+namespace {
+
+using Method = xb::SmCopyConfig::Method;
+
+xb::SmCopySite nvlink_hopper(int copies) { return {true, 9, copies}; }
+
+}  // namespace
+
+TEST(SmShape, NvlinkPeerOnHopperUsesBulkWithChunksThatFitSideBySide) {
+  const int expected_kib[] = {64, 64, 32, 16, 16};
+  for (int copies = 1; copies <= 4; ++copies) {
+    const xb::SmCopyConfig c = xb::choose_sm_config({}, nvlink_hopper(copies));
+    EXPECT_EQ(c.method, Method::bulk) << copies;
+    EXPECT_EQ(c.chunk_kib, expected_kib[copies]) << copies;
+    EXPECT_EQ(c.stages, 3);
+    EXPECT_EQ(c.blocks_per_sm, 1);
+    // Every concurrent copy's block fits in one SM's 228 KiB of shared memory.
+    EXPECT_LE(copies * c.stages * c.chunk_kib, 227) << copies;
+  }
+  EXPECT_EQ(xb::choose_sm_config({}, nvlink_hopper(5)).method, Method::vector);
+}
+
+TEST(SmShape, PcieLocalAndPreHopperUseTheVectorKernel) {
+  for (const xb::SmCopySite site : {xb::SmCopySite{false, 9, 1}, xb::SmCopySite{true, 8, 1}}) {
+    const xb::SmCopyConfig c = xb::choose_sm_config({}, site);
+    EXPECT_EQ(c.method, Method::vector);
+    EXPECT_EQ(c.blocks_per_sm, 1);
+    EXPECT_EQ(c.threads, 512);
+    EXPECT_EQ(c.unroll, 4);
+    EXPECT_FALSE(c.streaming || c.l2_256b || c.l2_only);
+  }
+}
+
+TEST(SmShape, UserChoicesWin) {
+  xb::SmCopyConfig vec;
+  vec.unroll = 8;
+  const xb::SmCopyConfig v = xb::choose_sm_config(vec, nvlink_hopper(1));
+  EXPECT_EQ(v.method, Method::vector);
+  EXPECT_EQ(v.unroll, 8);
+  EXPECT_EQ(v.threads, 512);
+  xb::SmCopyConfig hint;
+  hint.l2_only = true;
+  EXPECT_EQ(xb::choose_sm_config(hint, nvlink_hopper(1)).method, Method::vector);
+  EXPECT_TRUE(xb::choose_sm_config(hint, nvlink_hopper(1)).l2_only);
+  xb::SmCopyConfig bulk;
+  bulk.method = Method::bulk;
+  bulk.chunk_kib = 8;
+  bulk.stages = 2;
+  bulk.blocks_per_sm = 4;
+  const xb::SmCopyConfig b = xb::choose_sm_config(bulk, xb::SmCopySite{false, 9, 3});
+  EXPECT_EQ(b.method, Method::bulk);
+  EXPECT_EQ(b.chunk_kib, 8);
+  EXPECT_EQ(b.stages, 2);
+  EXPECT_EQ(b.blocks_per_sm, 4);
+  EXPECT_FALSE(xb::sm_config_given({}));
+  EXPECT_TRUE(xb::sm_config_given(vec));
+  EXPECT_TRUE(xb::sm_config_given(bulk));
+}
