@@ -4,14 +4,9 @@
 # start, GPU unit tests, ping-pong paths against a bare MPI loop, the
 # concurrent-transfer examples and the first-touch runs.
 # usage: bench/final_h200x2.sh BIN_DIR OUT_DIR   (BIN_DIR: xferbench, xferbench_tests, mpi_bare_pingpong)
-set -u
-bin="$(readlink -f "$1")"; out="$2"; mkdir -p "$out"
-export NCCL_NVLS_ENABLE=0
-here="$(dirname "$0")"
+. "$(dirname "$0")/common.sh" "$@"
 mpi="mpirun --allow-run-as-root -np 2"
-x="$bin/xferbench"
-{ date -u; nvidia-smi -L; "$x" list; } > "$out/list.txt" 2>&1
-"$bin/xferbench_tests" --gtest_filter='*Gpu*' > "$out/gpu_tests.txt" 2>&1; tail -4 "$out/gpu_tests.txt"
+bench_start
 for i in 1 2 3; do "$x" run --suite full -q -o "$out/full$i.json" > "$out/full$i.txt" 2>&1; done
 start=$(date +%s.%N); "$x" -q > "$out/quick.txt" 2>&1; end=$(date +%s.%N)
 python3 -c "print(f\"quick suite, process start to last line: {$end - $start:.2f} s\")"

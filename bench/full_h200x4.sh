@@ -3,13 +3,8 @@
 # matrices), and three SM copies issued by one GPU at once (the one_to_all
 # pattern's concurrency, where the bulk kernel's chunk shrinks to 16 KiB).
 # usage: bench/full_h200x4.sh BIN_DIR OUT_DIR   (BIN_DIR: xferbench, xferbench_tests)
-set -u
-bin="$(readlink -f "$1")"; out="$2"; mkdir -p "$out"
-export NCCL_NVLS_ENABLE=0
-here="$(dirname "$0")"
-x="$bin/xferbench"
-{ date -u; nvidia-smi -L; "$x" list; } > "$out/list.txt" 2>&1
-"$bin/xferbench_tests" --gtest_filter='*Gpu*' > "$out/gpu_tests.txt" 2>&1; tail -4 "$out/gpu_tests.txt"
+. "$(dirname "$0")/common.sh" "$@"
+bench_start
 start=$(date +%s.%N); "$x" run --suite full -q -o "$out/full.json" > "$out/full.txt" 2>&1; end=$(date +%s.%N)
 python3 -c "print(f\"full catalogue, process start to last line: {$end - $start:.2f} s\")" | tee "$out/full_time.txt"
 "$x" run --do='0:DtoD:512M:peer=1,engine=sm 0:DtoD:512M:peer=2,engine=sm 0:DtoD:512M:peer=3,engine=sm' -q \

@@ -4,13 +4,8 @@
 # shrinking chunks let them run together?), then the SM cases, three full
 # catalogue runs and the quick suite from process start.
 # usage: bench/sm_bulk_h200x2.sh BIN_DIR OUT_DIR   (BIN_DIR: xferbench, xferbench_tests)
-set -u
-bin="$(readlink -f "$1")"; out="$2"; mkdir -p "$out"
-export NCCL_NVLS_ENABLE=0
-here="$(dirname "$0")"
-x="$bin/xferbench"
-{ date -u; nvidia-smi -L; "$x" list; } > "$out/list.txt" 2>&1
-"$bin/xferbench_tests" --gtest_filter='*Gpu*' > "$out/gpu_tests.txt" 2>&1; tail -4 "$out/gpu_tests.txt"
+. "$(dirname "$0")/common.sh" "$@"
+bench_start
 d2d="device_to_device_memcpy_read_sm device_to_device_memcpy_write_sm"
 shapes="default bulk,64,3,1 bulk,32,3,1 bulk,16,3,1 bulk,16,4,1 bulk,48,4,1 bulk,96,2,1 bulk,32,3,2 1,512,4"
 for round in 1 2 3; do

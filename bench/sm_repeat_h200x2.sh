@@ -5,11 +5,7 @@
 # catalogue runs and the quick suite from process start; the interference
 # cases at longer samples (does a longer sample bring their CoV down?).
 # usage: bench/sm_repeat_h200x2.sh BIN_DIR OUT_DIR   (BIN_DIR: xferbench, xferbench_tests)
-set -u
-bin="$(readlink -f "$1")"; out="$2"; mkdir -p "$out"
-export NCCL_NVLS_ENABLE=0
-here="$(dirname "$0")"
-x="$bin/xferbench"
+. "$(dirname "$0")/common.sh" "$@"
 { date -u; nvidia-smi -L; "$x" list; free -g; numactl -H 2>/dev/null; grep -H MemTotal /sys/devices/system/node/node*/meminfo; } \
   > "$out/list.txt" 2>&1
 "$bin/xferbench_tests" --gtest_filter='*Gpu*' > "$out/gpu_tests.txt" 2>&1; tail -4 "$out/gpu_tests.txt"

@@ -4,6 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+#include <vector>
+
+#include "core/result.hpp"
+#include "core/stats.hpp"
 #include "core/topology.hpp"
 
 inline xb::System fake_system(int n, bool peers = true) {
@@ -48,4 +53,19 @@ inline xb::System fake_system(int n, bool peers = true) {
     }
   }
   return sys;
+}
+
+// A measured host<->GPU cell in column `col` with the given samples (GB/s),
+// its median as the value, on a PCIe Gen5 x16 link, verified.
+inline xb::Cell pcie_cell(int col, std::vector<double> samples) {
+  xb::Cell cell;
+  cell.col = col;
+  cell.samples = std::move(samples);
+  cell.stats = xb::summarize(cell.samples);
+  cell.value = cell.stats.median;
+  cell.peak = xb::pcie_peak(5, 16);
+  cell.efficiency = cell.value / cell.peak.gbps;
+  cell.link = "PCIe Gen5 x16";
+  cell.verification.status = xb::Verification::Status::passed;
+  return cell;
 }

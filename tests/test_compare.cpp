@@ -19,18 +19,6 @@ namespace {
 
 using json = nlohmann::json;
 
-xb::Cell bw_cell(int col, std::vector<double> samples) {
-  xb::Cell cell;
-  cell.col = col;
-  cell.samples = std::move(samples);
-  cell.stats = xb::summarize(cell.samples);
-  cell.value = cell.stats.median;
-  cell.peak = xb::pcie_peak(5, 16);
-  cell.efficiency = cell.value / cell.peak.gbps;
-  cell.link = "PCIe Gen5 x16";
-  cell.verification.status = xb::Verification::Status::passed;
-  return cell;
-}
 
 // Two host->GPU cells around `gbps` with about 0.2% noise, scaled by `scale` on gpu1.
 xb::RunResult run_at(double gbps, double gpu1_scale = 1.0) {
@@ -43,7 +31,7 @@ xb::RunResult run_at(double gbps, double gpu1_scale = 1.0) {
   m.col_labels = {"gpu0", "gpu1"};
   for (int g = 0; g < 2; ++g) {
     const double v = gbps * (g == 1 ? gpu1_scale : 1.0);
-    m.cells.push_back(bw_cell(g, {v * 0.998, v * 0.999, v, v * 1.001, v * 1.002}));
+    m.cells.push_back(pcie_cell(g, {v * 0.998, v * 0.999, v, v * 1.001, v * 1.002}));
   }
   c.matrices.push_back(m);
   run.cases.push_back(c);
@@ -53,7 +41,7 @@ xb::RunResult run_at(double gbps, double gpu1_scale = 1.0) {
   lm.metric = xb::Metric::latency_ns;
   lm.row_labels = {"host"};
   lm.col_labels = {"gpu0"};
-  xb::Cell lc = bw_cell(0, {1170, 1174, 1178});
+  xb::Cell lc = pcie_cell(0, {1170, 1174, 1178});
   lc.peak = xb::Peak{};
   lm.cells.push_back(lc);
   lat.matrices.push_back(lm);

@@ -23,16 +23,7 @@ xb::RunResult sample_run() {
   m.row_labels = {"host"};
   m.col_labels = {"gpu0", "gpu1"};
   for (int g = 0; g < 2; ++g) {
-    xb::Cell cell;
-    cell.col = g;
-    cell.samples = {55.0 + g, 55.5 + g, 56.0 + g};
-    cell.stats = xb::summarize(cell.samples);
-    cell.value = cell.stats.median;
-    cell.peak = xb::pcie_peak(5, 16);
-    cell.efficiency = cell.value / cell.peak.gbps;
-    cell.link = "PCIe Gen5 x16";
-    cell.verification.status = xb::Verification::Status::passed;
-    m.cells.push_back(cell);
+    m.cells.push_back(pcie_cell(g, {55.0 + g, 55.5 + g, 56.0 + g}));
   }
   c.matrices.push_back(m);
   run.cases.push_back(c);

@@ -131,17 +131,9 @@ xb::CaseResult case_at(std::uint64_t bytes, double startup) {
   m.row_labels = {"host"};
   m.col_labels = {"gpu0", "gpu1"};
   for (int g = 0; g < 2; ++g) {
-    xb::Cell cell;
-    cell.col = g;
-    cell.bytes_per_copy = bytes;
     const double t = startup + static_cast<double>(bytes) / ((50.0 + g) * 1e9);
-    cell.samples = {static_cast<double>(bytes) / t / 1e9};
-    cell.stats = xb::summarize(cell.samples);
-    cell.value = cell.stats.median;
-    cell.peak = xb::pcie_peak(5, 16);
-    cell.efficiency = cell.value / cell.peak.gbps;
-    cell.link = "PCIe Gen5 x16";
-    cell.verification.status = xb::Verification::Status::passed;
+    xb::Cell cell = pcie_cell(g, {static_cast<double>(bytes) / t / 1e9});
+    cell.bytes_per_copy = bytes;
     m.cells.push_back(cell);
   }
   c.matrices.push_back(m);

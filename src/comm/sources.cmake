@@ -11,7 +11,9 @@ target_sources(xferbench_core PRIVATE
   ${_xb_src}/pingpong/select.cpp
   ${_xb_src}/pingpong/buffers.cpp
   ${_xb_src}/pingpong/nccl_api.cpp
+  ${_xb_src}/pingpong/nccl_pair.cpp
   ${_xb_src}/pingpong/transport_mpi.cpp
+  ${_xb_src}/pingpong/queued_transport.cpp
   ${_xb_src}/pingpong/transport_ipc.cpp
   ${_xb_src}/pingpong/transport_nccl.cpp
   ${_xb_src}/pingpong/ipc_kernels.cu

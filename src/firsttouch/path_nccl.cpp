@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "firsttouch/path.hpp"
 #include "pingpong/buffers.hpp"
-#include "pingpong/nccl_api.hpp"
+#include "pingpong/nccl_pair.hpp"
 
 namespace xb::firsttouch {
 namespace {
@@ -31,28 +31,10 @@ int checked_device(const PathContext& ctx) {
 
 class NcclPath final : public Path {
  public:
-  explicit NcclPath(const PathContext& ctx) : ctx_(ctx), stream_(checked_device(ctx)), api_(nccl::api()) {}
-
-  ~NcclPath() override {
-    if (comm_ == nullptr) return;
-    // Destroy waits for the peer; after a failure only abort is safe.
-    if (healthy_) {
-      api_.CommDestroy(comm_);
-    } else {
-      api_.CommAbort(comm_);
-    }
-  }
+  explicit NcclPath(const PathContext& ctx) : ctx_(ctx), stream_(checked_device(ctx)) {}
 
   void connect() override {
-    nccl::UniqueId id{};
-    if (ctx_.sender) {
-      nccl::check(api_.GetUniqueId(&id), "ncclGetUniqueId");
-      ctx_.comm->send(ctx_.peer, kTagConnect, &id, sizeof id, ctx_.timeout);
-    } else {
-      ctx_.comm->recv(ctx_.peer, kTagConnect, &id, sizeof id, ctx_.timeout);
-    }
-    XB_CUDA_CHECK(cudaSetDevice(ctx_.device));
-    nccl::check(api_.CommInitRank(&comm_, 2, id, ctx_.sender ? 0 : 1), "ncclCommInitRank");
+    pair_.connect(*ctx_.comm, ctx_.peer, kTagConnect, ctx_.sender, ctx_.device, ctx_.timeout);
   }
 
   double allocate(std::uint64_t bytes) override {
@@ -65,18 +47,13 @@ class NcclPath final : public Path {
   void transfer(std::size_t bytes, int sub, Phases& phases) override {
     XB_CUDA_CHECK(cudaSetDevice(ctx_.device));
     const auto t0 = Clock::now();
+    const nccl::Api& f = pair_.fns();
     if (ctx_.sender) {
-      nccl::check(api_.Send(buf_.data(), bytes, nccl::kInt8, 1, comm_, stream_.get()), "ncclSend");
+      nccl::check(f.Send(buf_.data(), bytes, nccl::kInt8, pair_.peer_rank(), pair_.get(), stream_.get()), "ncclSend");
     } else {
-      nccl::check(api_.Recv(buf_.data(), bytes, nccl::kInt8, 0, comm_, stream_.get()), "ncclRecv");
+      nccl::check(f.Recv(buf_.data(), bytes, nccl::kInt8, pair_.peer_rank(), pair_.get(), stream_.get()), "ncclRecv");
     }
-    try {
-      pingpong::wait_stream(stream_.get(), ctx_.timeout,
-                            comm::timeout_message(ctx_.comm->rank(), ctx_.peer, -1, ctx_.timeout) + " (in nccl)");
-    } catch (const Error&) {
-      healthy_ = false;
-      throw;
-    }
+    pair_.wait(stream_.get(), *ctx_.comm, ctx_.peer, ctx_.timeout);
     if (ctx_.sender) record_copy(phases, sub, seconds_since(t0));
   }
 
@@ -85,10 +62,8 @@ class NcclPath final : public Path {
  private:
   PathContext ctx_;
   pingpong::Stream stream_;
-  const nccl::Api& api_;
   Buffer buf_;
-  nccl::Comm comm_ = nullptr;
-  bool healthy_ = true;
+  nccl::PairComm pair_;
 };
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include "pingpong/buffers.hpp"
 #include "pingpong/ipc_kernels.hpp"
 #include "pingpong/pattern.hpp"
-#include "pingpong/transport.hpp"
+#include "pingpong/queued_transport.hpp"
 
 namespace xb::pingpong {
 namespace {
@@ -33,11 +33,9 @@ int checked_device(const PairContext& ctx) {
   return ctx.my_device;
 }
 
-class IpcTransport final : public Transport {
+class IpcTransport final : public QueuedTransport {
  public:
-  explicit IpcTransport(const PairContext& ctx) : ctx_(ctx), stream_(checked_device(ctx)) {
-    send_ = Buffer(BufferKind::device, ctx.max_bytes, ctx.my_device);
-    recv_ = Buffer(BufferKind::device, ctx.max_bytes, ctx.my_device);
+  explicit IpcTransport(const PairContext& ctx) : QueuedTransport(checked_device(ctx), ctx.max_bytes), ctx_(ctx) {
     flags_ = Buffer(BufferKind::device, 2 * sizeof(std::uint32_t), ctx.my_device);
     flags_.fill_byte(0, flags_.size());
     XB_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&timed_out_host_), sizeof(std::uint32_t),
@@ -69,39 +67,15 @@ class IpcTransport final : public Transport {
     peer_flags_ = flags;
   }
 
-  void prepare(std::size_t bytes, std::uint64_t seed) override {
-    load_pattern(send_, recv_, bytes, seed);
-    // The peer may write into recv_ as soon as the runner's pair sync ends.
-    XB_CUDA_CHECK(cudaDeviceSynchronize());
-  }
-
-  std::vector<double> run(Mode mode, std::size_t bytes, int reps, int window) override {
-    const auto n = static_cast<std::size_t>(reps);
-    timeline_.reserve(n + 1);
-    timeline_.record(0, stream_.get());
-    for (std::size_t i = 0; i < n; ++i) {
-      switch (mode) {
-        case Mode::pingpong: enqueue_round_trip(bytes); break;
-        case Mode::bw: enqueue_window(bytes, window); break;
-        case Mode::bibw: enqueue_window_both(bytes, window); break;
-      }
-      timeline_.record(i + 1, stream_.get());
-    }
+ private:
+  void finish() override {
     const std::string late = comm::timeout_message(ctx_.comm->rank(), ctx_.peer, -1, ctx_.timeout);
     wait_stream(stream_.get(), ctx_.timeout * 2, late);
     if (*static_cast<volatile std::uint32_t*>(timed_out_host_) != 0) {
       fail(ErrorKind::timeout, fmt::format("{} (gpu {} waiting on an ipc flag)", late, ctx_.my_device));
     }
-    return timeline_.intervals(n);
   }
 
-  std::vector<unsigned char> received(std::size_t bytes) override {
-    std::vector<unsigned char> host(bytes);
-    recv_.download(host.data(), bytes);
-    return host;
-  }
-
- private:
   std::uint32_t* my_flag(int which) const { return static_cast<std::uint32_t*>(flags_.data()) + which; }
   std::uint32_t* peer_flag(int which) const { return static_cast<std::uint32_t*>(peer_flags_) + which; }
 
@@ -115,7 +89,7 @@ class IpcTransport final : public Transport {
   std::uint64_t timeout_ns() const { return static_cast<std::uint64_t>(ctx_.timeout.count() * 1e9); }
 
   // Both ranks advance seq_ once per repetition, so the counters agree.
-  void enqueue_round_trip(std::size_t bytes) {
+  void enqueue_round_trip(std::size_t bytes) override {
     ++seq_;
     if (ctx_.initiator) {
       copy_to_peer(send_, bytes);
@@ -128,7 +102,7 @@ class IpcTransport final : public Transport {
     }
   }
 
-  void enqueue_window(std::size_t bytes, int window) {
+  void enqueue_window(std::size_t bytes, int window) override {
     ++seq_;
     if (ctx_.initiator) {
       for (int w = 0; w < window; ++w) copy_to_peer(send_, bytes);
@@ -140,7 +114,7 @@ class IpcTransport final : public Transport {
     }
   }
 
-  void enqueue_window_both(std::size_t bytes, int window) {
+  void enqueue_window_both(std::size_t bytes, int window) override {
     ++seq_;
     for (int w = 0; w < window; ++w) copy_to_peer(send_, bytes);
     signal(kDataFlag);
@@ -148,14 +122,12 @@ class IpcTransport final : public Transport {
   }
 
   PairContext ctx_;
-  Stream stream_;
-  Buffer send_, recv_, flags_;
+  Buffer flags_;
   void* peer_recv_ = nullptr;
   void* peer_flags_ = nullptr;
   std::uint32_t* timed_out_host_ = nullptr;
   std::uint32_t* timed_out_dev_ = nullptr;
   std::uint32_t seq_ = 0;
-  EventTimeline timeline_;
 };
 
 }  // namespace

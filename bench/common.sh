@@ -1,0 +1,13 @@
+# Sourced by the device scripts as: . "$(dirname "$0")/common.sh" "$@"
+# ($1 BIN_DIR with xferbench and xferbench_tests, $2 OUT_DIR). Sets bin, out,
+# here (bench/) and x (the binary), keeps NCCL's NVLink SHARP off, and
+# defines bench_start: record the machine, then run the GPU unit tests.
+set -u
+bin="$(readlink -f "$1")"; out="$2"; mkdir -p "$out"
+export NCCL_NVLS_ENABLE=0
+here="$(dirname "$0")"
+x="$bin/xferbench"
+bench_start() {
+  { date -u; nvidia-smi -L; "$x" list; } > "$out/list.txt" 2>&1
+  "$bin/xferbench_tests" --gtest_filter='*Gpu*' > "$out/gpu_tests.txt" 2>&1; tail -4 "$out/gpu_tests.txt"
+}
