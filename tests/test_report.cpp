@@ -95,3 +95,22 @@ TEST(AtomicWrite, WritesWholeFileOrFailsCleanly) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/x.json"), std::string::npos);
   }
 }
+
+TEST(Text, ListNotesMemoryTheNumaNodesDoNotHold) {
+  xb::System sys = fake_system(1);
+  xb::NumaNode node;
+  node.id = 0;
+  node.cpus = "0-31";
+  node.memory_bytes = 4812272ull << 10;  // as a 251 GiB virtual machine reported its node 0
+  node.free_bytes = 3361ull << 20;
+  sys.numa = {node};
+  sys.host_memory_bytes = 251ull << 30;
+  std::ostringstream os;
+  xb::report::text_list(os, sys);
+  EXPECT_NE(os.str().find("note: the NUMA nodes hold 4.6 GiB of the host's 251.0 GiB"), std::string::npos) << os.str();
+  EXPECT_EQ(xb::report::system_json(sys)["host_memory_bytes"], 251ull << 30);
+  // Nodes that hold (nearly) everything, or unknown figures: no note.
+  EXPECT_EQ(xb::numa_memory_note({node}, node.memory_bytes + (1ull << 30)), "");
+  EXPECT_EQ(xb::numa_memory_note({node}, 0), "");
+  EXPECT_EQ(xb::numa_memory_note({}, 251ull << 30), "");
+}

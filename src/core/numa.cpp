@@ -1,6 +1,7 @@
 #include "core/numa.hpp"
 
 #include <numa.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -31,6 +32,20 @@ std::string cpu_ranges(const std::vector<int>& cpus) {
 }
 
 }  // namespace
+
+std::uint64_t host_memory_bytes() noexcept {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+std::string numa_memory_note(const std::vector<NumaNode>& nodes, std::uint64_t host_bytes) {
+  std::uint64_t on_nodes = 0;
+  for (const auto& n : nodes) on_nodes += n.memory_bytes;
+  if (host_bytes == 0 || on_nodes == 0 || 2 * on_nodes >= host_bytes) return {};
+  return fmt::format("the NUMA nodes hold {:.1f} GiB of the host's {:.1f} GiB: the kernel places the rest on no node "
+                     "(seen in virtual machines); host buffers bound to a node come from its share",
+                     static_cast<double>(on_nodes) / (1ull << 30), static_cast<double>(host_bytes) / (1ull << 30));
+}
 
 std::vector<NumaNode> numa_nodes() {
   std::vector<NumaNode> nodes;

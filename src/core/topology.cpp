@@ -207,6 +207,7 @@ System discover_system(bool require_nvml) {
   for (int a = 0; a < count; ++a)
     for (int b = 0; b < count; ++b) sys.links[a][b] = make_link(sys, nv, nvml.get(), a, b);
   sys.numa = numa_nodes();
+  sys.host_memory_bytes = host_memory_bytes();
   return sys;
 }
 

@@ -63,6 +63,7 @@ struct System {
   std::vector<GpuInfo> gpus;
   std::vector<std::vector<PeerLink>> links;  // [from][to]
   std::vector<NumaNode> numa;
+  std::uint64_t host_memory_bytes = 0;  // physical memory of the host, 0 when unknown
 
   int gpu_count() const noexcept { return static_cast<int>(gpus.size()); }
   const PeerLink& link(int from, int to) const { return links.at(from).at(to); }

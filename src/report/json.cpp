@@ -105,7 +105,8 @@ json system_json(const System& sys) {
           {"nvml_error", sys.nvml_error},
           {"gpus", gpus},
           {"gpu_links", links},
-          {"numa_nodes", numa}};
+          {"numa_nodes", numa},
+          {"host_memory_bytes", sys.host_memory_bytes}};
 }
 
 json run_json(const RunResult& run) {

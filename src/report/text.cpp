@@ -121,6 +121,8 @@ void text_list(std::ostream& os, const System& s) {
   }
   fmt::print(os, "\nHost NUMA nodes\n");
   for (const auto& n : s.numa) fmt::print(os, "  node {}: CPUs {}, memory {} ({} free)\n", n.id, n.cpus, gb(n.memory_bytes), gb(n.free_bytes));
+  if (const std::string note = numa_memory_note(s.numa, s.host_memory_bytes); !note.empty())
+    fmt::print(os, "  note: {}\n", note);
   fmt::print(os, "\nTheoretical peaks, per direction\n");
   for (const auto& g : s.gpus) {
     fmt::print(os, "  host <-> gpu{}: {}\n", g.index,
