@@ -42,8 +42,8 @@ std::string numa_memory_note(const std::vector<NumaNode>& nodes, std::uint64_t h
   std::uint64_t on_nodes = 0;
   for (const auto& n : nodes) on_nodes += n.memory_bytes;
   if (host_bytes == 0 || on_nodes == 0 || 2 * on_nodes >= host_bytes) return {};
-  return fmt::format("the NUMA nodes hold {:.1f} GiB of the host's {:.1f} GiB: the kernel places the rest on no node "
-                     "(seen in virtual machines); host buffers bound to a node come from its share",
+  return fmt::format("the NUMA nodes hold {:.1f} GiB of the host's {:.1f} GiB as the kernel reports them "
+                     "(seen in virtual machines)",
                      static_cast<double>(on_nodes) / (1ull << 30), static_cast<double>(host_bytes) / (1ull << 30));
 }
 

@@ -18,8 +18,8 @@ bool numa_available_here() noexcept;
 std::vector<NumaNode> numa_nodes();
 // Physical memory of the host (sysconf), 0 when unknown.
 std::uint64_t host_memory_bytes() noexcept;
-// When the nodes hold less than half of the host's memory (some virtual
-// machines attach most of it to no node), a one-line note saying so; empty
+// When the nodes hold less than half of the host's memory as the kernel
+// reports them (seen in virtual machines), a one-line note saying so; empty
 // otherwise or when either figure is unknown.
 std::string numa_memory_note(const std::vector<NumaNode>& nodes, std::uint64_t host_bytes);
 int numa_node_count() noexcept;  // 1 when libnuma reports no NUMA support
