@@ -7,13 +7,12 @@
 
 #include <cmath>
 #include <map>
-#include <mutex>
-#include <optional>
 
 #include "comm/inproc_comm.hpp"
 #include "firsttouch/host_analogue.hpp"
 #include "firsttouch/runner.hpp"
 #include "pingpong/buffers.hpp"
+#include "rank_outcomes.hpp"
 
 namespace xb::firsttouch {
 namespace {
@@ -34,25 +33,8 @@ Environment fake_environment(int gpus, std::uint64_t free_bytes) {
   return Environment{[gpus] { return gpus; }, [] { return false; }, [free_bytes](int) { return free_bytes; }};
 }
 
-struct RankOutcome {
-  std::optional<Result> result;
-  std::optional<Error> error;
-};
-
-std::map<int, RankOutcome> run_all(int ranks, const Options& o, const Environment& env) {
-  std::map<int, RankOutcome> out;
-  std::mutex m;
-  comm::run_ranks({ranks, {}}, [&](comm::Communicator& c) {
-    RankOutcome mine;
-    try {
-      mine.result = run(c, o, env);
-    } catch (const Error& e) {
-      mine.error = e;
-    }
-    std::lock_guard<std::mutex> lock(m);
-    out[c.rank()] = mine;
-  });
-  return out;
+std::map<int, RankOutcome<Result>> run_all(int ranks, const Options& o, const Environment& env) {
+  return run_all_ranks<Result>({ranks, {}}, [&](comm::Communicator& c) { return run(c, o, env); });
 }
 
 TEST(FirstTouchRun, TwoRanksTimeEverySubIterationOfEveryFreshBuffer) {
@@ -106,13 +88,8 @@ TEST(FirstTouchRun, TheFirstRankSendsToTheLastAndTheMiddleRankOnlyAgrees) {
 }
 
 // Every rank ends with the same error kind and message.
-void expect_agreed(const std::map<int, RankOutcome>& out, ErrorKind kind, const std::string& text) {
-  for (const auto& [rank, oc] : out) {
-    ASSERT_TRUE(oc.error) << "rank " << rank << " did not fail";
-    EXPECT_EQ(oc.error->kind(), kind) << oc.error->what();
-    EXPECT_NE(std::string(oc.error->what()).find(text), std::string::npos) << oc.error->what();
-    EXPECT_EQ(std::string(oc.error->what()), out.begin()->second.error->what());
-  }
+void expect_agreed(const std::map<int, RankOutcome<Result>>& out, ErrorKind kind, const std::string& text) {
+  expect_every_rank_failed(out, kind, text, true);
 }
 
 TEST(FirstTouchRun, NoGpuEndsEveryRankWithTheSameError) {

@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <mutex>
 
 #include "comm/inproc_comm.hpp"
 #include "pingpong/runner.hpp"
 #include "pingpong/transport.hpp"
+#include "rank_outcomes.hpp"
 
 namespace xb::pingpong {
 namespace {
@@ -23,27 +23,9 @@ Options small_options() {
   return o;
 }
 
-// What each rank ended with: its result, or the error it threw.
-struct RankOutcome {
-  std::optional<Result> result;
-  std::optional<Error> error;
-};
-
-std::map<int, RankOutcome> run_all(const comm::InprocOptions& world, const Options& o,
-                                   const Environment& env = default_environment()) {
-  std::map<int, RankOutcome> out;
-  std::mutex m;
-  comm::run_ranks(world, [&](comm::Communicator& c) {
-    RankOutcome mine;
-    try {
-      mine.result = run(c, o, env);
-    } catch (const Error& e) {
-      mine.error = e;
-    }
-    std::lock_guard<std::mutex> lock(m);
-    out[c.rank()] = mine;
-  });
-  return out;
+std::map<int, RankOutcome<Result>> run_all(const comm::InprocOptions& world, const Options& o,
+                                           const Environment& env = default_environment()) {
+  return run_all_ranks<Result>(world, [&](comm::Communicator& c) { return run(c, o, env); });
 }
 
 TEST(PingpongRun, TwoRankHostPingpongMeasuresAndVerifiesEverySize) {
@@ -96,12 +78,8 @@ TEST(PingpongRun, AllPairsWithFiveRanksMeasuresTenPairsWithByes) {
   }
 }
 
-void expect_same_error_everywhere(const std::map<int, RankOutcome>& out, ErrorKind kind, const std::string& text) {
-  for (const auto& [rank, o] : out) {
-    ASSERT_TRUE(o.error) << "rank " << rank << " did not fail";
-    EXPECT_EQ(o.error->kind(), kind) << o.error->what();
-    EXPECT_NE(std::string(o.error->what()).find(text), std::string::npos) << o.error->what();
-  }
+void expect_same_error_everywhere(const std::map<int, RankOutcome<Result>>& out, ErrorKind kind, const std::string& text) {
+  expect_every_rank_failed(out, kind, text);
 }
 
 TEST(PingpongRun, MoreThanTwoRanksNeedAllPairs) {

@@ -7,7 +7,8 @@ namespace {
 
 using Method = xb::SmCopyConfig::Method;
 
-xb::SmCopySite nvlink_hopper(int copies) { return {true, 9, copies}; }
+// An H200: 228 KiB of shared memory per SM.
+xb::SmCopySite nvlink_hopper(int copies) { return {true, 9, 228, copies}; }
 
 }  // namespace
 
@@ -19,14 +20,23 @@ TEST(SmShape, NvlinkPeerOnHopperUsesBulkWithChunksThatFitSideBySide) {
     EXPECT_EQ(c.chunk_kib, expected_kib[copies]) << copies;
     EXPECT_EQ(c.stages, 3);
     EXPECT_EQ(c.blocks_per_sm, 1);
-    // Every concurrent copy's block fits in one SM's 228 KiB of shared memory.
-    EXPECT_LE(copies * c.stages * c.chunk_kib, 227) << copies;
+    // Every concurrent copy's block (plus 1 KiB reserved) fits in one SM.
+    EXPECT_LE(copies * (c.stages * c.chunk_kib + 1), 228) << copies;
   }
   EXPECT_EQ(xb::choose_sm_config({}, nvlink_hopper(5)).method, Method::vector);
 }
 
+TEST(SmShape, BulkChunkFollowsTheSharedMemoryOfTheGpu) {
+  // 100 KiB per SM: 32 KiB chunks alone, 16 for two, none for three.
+  EXPECT_EQ(xb::choose_sm_config({}, xb::SmCopySite{true, 12, 100, 1}).chunk_kib, 32);
+  EXPECT_EQ(xb::choose_sm_config({}, xb::SmCopySite{true, 12, 100, 2}).chunk_kib, 16);
+  EXPECT_EQ(xb::choose_sm_config({}, xb::SmCopySite{true, 12, 100, 3}).method, Method::vector);
+  // Unknown shared memory: never the bulk kernel.
+  EXPECT_EQ(xb::choose_sm_config({}, xb::SmCopySite{true, 9, 0, 1}).method, Method::vector);
+}
+
 TEST(SmShape, PcieLocalAndPreHopperUseTheVectorKernel) {
-  for (const xb::SmCopySite site : {xb::SmCopySite{false, 9, 1}, xb::SmCopySite{true, 8, 1}}) {
+  for (const xb::SmCopySite site : {xb::SmCopySite{false, 9, 228, 1}, xb::SmCopySite{true, 8, 164, 1}}) {
     const xb::SmCopyConfig c = xb::choose_sm_config({}, site);
     EXPECT_EQ(c.method, Method::vector);
     EXPECT_EQ(c.blocks_per_sm, 1);
@@ -52,7 +62,7 @@ TEST(SmShape, UserChoicesWin) {
   bulk.chunk_kib = 8;
   bulk.stages = 2;
   bulk.blocks_per_sm = 4;
-  const xb::SmCopyConfig b = xb::choose_sm_config(bulk, xb::SmCopySite{false, 9, 3});
+  const xb::SmCopyConfig b = xb::choose_sm_config(bulk, xb::SmCopySite{false, 9, 228, 3});
   EXPECT_EQ(b.method, Method::bulk);
   EXPECT_EQ(b.chunk_kib, 8);
   EXPECT_EQ(b.stages, 2);

@@ -31,11 +31,10 @@ void check_device(const System& sys, const Transfer& t, int id) {
                                      sys.gpu_count() == 1 ? "" : "s"));
 }
 
-}  // namespace
-
-double overlapped_seconds(const std::vector<Interval>& intervals) {
-  // Sweep over the sorted ends; at equal times an end (-1) comes before a
-  // start (+1), so intervals that only touch never count as overlapping.
+// Starts (+1) and ends (-1) of the non-empty intervals, sorted by time; at
+// equal times an end comes before a start, so intervals that only touch
+// never count as running together.
+std::vector<std::pair<double, int>> sorted_events(const std::vector<Interval>& intervals) {
   std::vector<std::pair<double, int>> events;
   for (const Interval& iv : intervals) {
     if (!(iv.end_s > iv.start_s)) continue;
@@ -43,6 +42,13 @@ double overlapped_seconds(const std::vector<Interval>& intervals) {
     events.emplace_back(iv.end_s, -1);
   }
   std::sort(events.begin(), events.end());
+  return events;
+}
+
+}  // namespace
+
+double overlapped_seconds(const std::vector<Interval>& intervals) {
+  const auto events = sorted_events(intervals);
   double overlapped = 0;
   int running = 0;
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -53,15 +59,8 @@ double overlapped_seconds(const std::vector<Interval>& intervals) {
 }
 
 int max_concurrency(const std::vector<Interval>& intervals) {
-  std::vector<std::pair<double, int>> events;
-  for (const Interval& iv : intervals) {
-    if (!(iv.end_s > iv.start_s)) continue;
-    events.emplace_back(iv.start_s, +1);
-    events.emplace_back(iv.end_s, -1);
-  }
-  std::sort(events.begin(), events.end());
   int running = 0, most = 0;
-  for (const auto& e : events) {
+  for (const auto& e : sorted_events(intervals)) {
     running += e.second;
     most = std::max(most, running);
   }

@@ -70,8 +70,9 @@ __global__ void __launch_bounds__(1024) sm_copy_kernel(uint4* __restrict__ dst, 
 // with cp.async.bulk, `Stages` chunks in flight, completion of each load
 // tracked by an mbarrier (transaction bytes). Chunks are dealt round-robin
 // over blocks; `reps` passes over the buffer run as one pipelined sequence
-// (chunk k of the sequence is chunk k mod mine of this block). Needs sm_90; elsewhere it traps (the host never launches it
-// there: launch_sm_copy falls back to the vector kernel).
+// (chunk k of the sequence is chunk k mod mine of this block). Needs sm_90;
+// elsewhere it traps (the host never launches it there: launch_sm_copy
+// falls back to the vector kernel).
 template <int Stages>
 __global__ void __launch_bounds__(32) bulk_copy_kernel(char* dst, const char* src, std::uint64_t nchunks,
                                                        std::uint32_t chunk, std::uint32_t reps) {

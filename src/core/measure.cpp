@@ -84,6 +84,7 @@ SmCopySite Measurer::sm_site(const Plan& plan, std::size_t i) const {
   site.nvlink_peer = t.src.kind == MemKind::device && t.dst.kind == MemKind::device && t.src.device != t.dst.device &&
                      sys_.link(t.src.device, t.dst.device).kind == LinkKind::nvlink;
   site.cc_major = sys_.gpus[t.exec_device].cc_major;
+  site.shared_memory_per_sm_kib = sys_.gpus[t.exec_device].shared_memory_per_sm_kib;
   site.sm_copies_on_gpu = 0;
   for (std::size_t j = 0; j < plan.size(); ++j)
     if (plan.t(j).engine != Engine::copy_engine && plan.t(j).exec_device == t.exec_device) ++site.sm_copies_on_gpu;
@@ -133,7 +134,9 @@ void Measurer::enqueue_copy(const Plan& plan, std::size_t i, int reps) {
     for (int r = 0; r < reps; ++r)
       XB_CUDA_CHECK(cudaMemcpyAsync(plan.dst[i]->ptr(), plan.src[i]->ptr(), t.bytes, cudaMemcpyDefault, s.get()));
   } else if (t.engine == Engine::sm_split) {
-    launch_split_copy(plan.src[i]->kernel_ptr(), plan.dst[i]->kernel_ptr(), t.bytes, opts_.sm,
+    // Only a vector --sm-config shapes the split-warp kernel.
+    const SmCopyConfig split = opts_.sm.method == SmCopyConfig::Method::vector ? opts_.sm : SmCopyConfig{};
+    launch_split_copy(plan.src[i]->kernel_ptr(), plan.dst[i]->kernel_ptr(), t.bytes, split,
                       sys_.gpus[s.device()].sm_count, s.get(), reps);
   } else {
     launch_sm_copy(plan.dst[i]->kernel_ptr(), plan.src[i]->kernel_ptr(), t.bytes, plan.sm[i],

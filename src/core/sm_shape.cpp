@@ -1,5 +1,7 @@
 #include "core/sm_shape.hpp"
 
+#include <algorithm>
+
 namespace xb {
 
 bool sm_config_given(const SmCopyConfig& c) noexcept {
@@ -9,13 +11,18 @@ bool sm_config_given(const SmCopyConfig& c) noexcept {
 
 SmCopyConfig choose_sm_config(const SmCopyConfig& user, const SmCopySite& site) {
   if (user.method == SmCopyConfig::Method::bulk) return user;
-  if (!sm_config_given(user) && site.nvlink_peer && site.cc_major >= 9 && site.sm_copies_on_gpu <= 4) {
-    SmCopyConfig c;
-    c.method = SmCopyConfig::Method::bulk;
-    c.chunk_kib = site.sm_copies_on_gpu <= 1 ? 64 : site.sm_copies_on_gpu == 2 ? 32 : 16;
-    c.stages = 3;
-    c.blocks_per_sm = 1;
-    return c;
+  if (!sm_config_given(user) && site.nvlink_peer && site.cc_major >= 9) {
+    constexpr int kStages = 3, kReservedKib = 1;
+    const int copies = std::max(1, site.sm_copies_on_gpu);
+    for (const int chunk_kib : {64, 32, 16}) {
+      if (copies * (kStages * chunk_kib + kReservedKib) > site.shared_memory_per_sm_kib) continue;
+      SmCopyConfig c;
+      c.method = SmCopyConfig::Method::bulk;
+      c.chunk_kib = chunk_kib;
+      c.stages = kStages;
+      c.blocks_per_sm = 1;
+      return c;
+    }
   }
   SmCopyConfig c;
   c.blocks_per_sm = user.blocks_per_sm > 0 ? user.blocks_per_sm : 1;

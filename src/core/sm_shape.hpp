@@ -7,18 +7,20 @@
 namespace xb {
 
 struct SmCopySite {
-  bool nvlink_peer = false;  // device memory of one GPU <-> device memory of another, over NVLink
-  int cc_major = 0;          // of the executing GPU
-  int sm_copies_on_gpu = 1;  // SM copy kernels of the same scenario on the executing GPU
+  bool nvlink_peer = false;          // device memory of one GPU <-> device memory of another, over NVLink
+  int cc_major = 0;                  // of the executing GPU
+  int shared_memory_per_sm_kib = 0;  // of the executing GPU; 0: unknown
+  int sm_copies_on_gpu = 1;          // SM copy kernels of the same scenario on the executing GPU
 };
 
 // Defaults, from the H200 sweeps in bench/results/:
 //  - GPU <-> GPU over NVLink on sm_90 and later: the bulk asynchronous copy,
-//    3 stages, one block per SM. Its chunk shrinks with the number of SM
-//    copies sharing the GPU (64 KiB alone, 32 KiB for two, 16 KiB for three
-//    or four) so the blocks of every copy fit in shared memory side by side
-//    and concurrent copies really run together; beyond four, the vector
-//    kernel.
+//    3 stages, one block per SM, with the largest chunk of 64, 32 or 16 KiB
+//    at which one block of every SM copy sharing the GPU fits in an SM's
+//    shared memory (each block also takes 1 KiB the driver reserves), so
+//    concurrent copies really run together. On an H200 (228 KiB): 64 KiB
+//    alone, 32 for two, 16 for three or four. When not even 16 KiB fits,
+//    the vector kernel.
 //  - everything else (PCIe, local memory): the vector kernel, one 512-thread
 //    block per SM, 4 loads in flight per thread, no cache hints (one block
 //    per SM leaves room for a second copy kernel on the same GPU).

@@ -80,6 +80,7 @@ GpuInfo query_gpu(int dev) {
   g.unified_addressing = prop.unifiedAddressing != 0;
   g.can_map_host_memory = prop.canMapHostMemory != 0;
   g.copy_engines = attr(cudaDevAttrAsyncEngineCount, dev);
+  g.shared_memory_per_sm_kib = attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) / 1024;
   g.memory_bus_width_bits = attr(cudaDevAttrGlobalMemoryBusWidth, dev);
   g.memory_clock_khz = attr(cudaDevAttrMemoryClockRate, dev);
   if (g.memory_bus_width_bits > 0 && g.memory_clock_khz > 0) {

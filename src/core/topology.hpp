@@ -37,6 +37,7 @@ struct GpuInfo {
   std::vector<std::string> nvlink_remote_bus_ids;  // as NVML reports them, one per active link
   bool managed_memory = false, unified_addressing = false, can_map_host_memory = false;
   int copy_engines = 0;  // cudaDevAttrAsyncEngineCount
+  int shared_memory_per_sm_kib = 0;  // cudaDevAttrMaxSharedMemoryPerMultiprocessor / 1024
   int memory_bus_width_bits = 0;
   int memory_clock_khz = 0;
   Peak pcie;    // host <-> this GPU, per direction

@@ -4,15 +4,12 @@
 // kernel tells the peer's GPU the data is there. Everything of a run is
 // queued on one stream up front, so no host or MPI step sits between
 // messages; CUDA events time each repetition.
-#include <cstring>
-
 #include <fmt/format.h>
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/ipc_kernels.hpp"
-#include "pingpong/pattern.hpp"
 #include "pingpong/queued_transport.hpp"
 
 namespace xb::pingpong {

@@ -2,13 +2,9 @@
 // by sending the initiator's ncclUniqueId over our communicator; messages
 // are ncclSend/ncclRecv on one stream, all repetitions queued up front and
 // timed with CUDA events.
-#include <fmt/format.h>
-
-#include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/nccl_pair.hpp"
-#include "pingpong/pattern.hpp"
 #include "pingpong/queued_transport.hpp"
 
 namespace xb::pingpong {
