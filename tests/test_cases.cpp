@@ -10,9 +10,9 @@
 using xb::case_catalogue;
 using xb::select_cases;
 
-TEST(Catalogue, ThirtyFiveCasesInNvbandwidthOrder) {
+TEST(Catalogue, NvbandwidthCasesFirstInTheirOrder) {
   const auto& c = case_catalogue();
-  ASSERT_EQ(c.size(), 35u);
+  ASSERT_GE(c.size(), 37u);
   for (std::size_t i = 0; i < c.size(); ++i) EXPECT_EQ(c[i].index, static_cast<int>(i));
   EXPECT_EQ(c[0].name, "host_to_device_memcpy_ce");
   EXPECT_EQ(c[5].name, "device_to_device_memcpy_write_ce");
@@ -22,9 +22,35 @@ TEST(Catalogue, ThirtyFiveCasesInNvbandwidthOrder) {
   EXPECT_EQ(c[32].name, "host_device_latency_sm");
   EXPECT_EQ(c[33].name, "device_to_device_latency_sm");
   EXPECT_EQ(c[34].name, "device_local_copy");
+  EXPECT_EQ(c[35].name, "host_to_all_bidirectional_memcpy_sm_streaming");
+  EXPECT_EQ(c[36].name, "all_to_host_bidirectional_memcpy_sm_streaming");
   std::set<std::string> names;
   for (const auto& d : c) names.insert(d.name);
-  EXPECT_EQ(names.size(), 35u);
+  EXPECT_EQ(names.size(), c.size());
+}
+
+// Under nvbandwidth's names the split-warp SM cases re-copy each part in
+// place, as nvbandwidth does; the _streaming cases walk the whole buffer.
+TEST(Plan, SplitWarpHostCasesUseNvbandwidthOrderUnderItsNames) {
+  const auto two = fake_system(2);
+  for (const char* name : {"host_to_device_bidirectional_memcpy_sm", "device_to_host_bidirectional_memcpy_sm",
+                           "host_to_all_bidirectional_memcpy_sm", "all_to_host_bidirectional_memcpy_sm"}) {
+    const auto plan = xb::plan_case(*select_cases({name}, {})[0], two, 1 << 20);
+    for (const auto& cell : plan.cells)
+      for (const auto& t : cell.scenario.transfers) {
+        EXPECT_EQ(t.engine, xb::Engine::sm_split) << name;
+        EXPECT_TRUE(t.repeat_in_place) << name;
+      }
+  }
+  for (const char* name : {"host_to_all_bidirectional_memcpy_sm_streaming",
+                           "all_to_host_bidirectional_memcpy_sm_streaming"}) {
+    const auto plan = xb::plan_case(*select_cases({name}, {})[0], two, 1 << 20);
+    ASSERT_EQ(plan.cells.size(), 2u);
+    for (const auto& cell : plan.cells) {
+      ASSERT_EQ(cell.scenario.transfers.size(), 2u) << name;
+      for (const auto& t : cell.scenario.transfers) EXPECT_FALSE(t.repeat_in_place) << name;
+    }
+  }
 }
 
 TEST(Select, ByNameIndexAndPrefix) {
@@ -39,7 +65,7 @@ TEST(Select, ByNameIndexAndPrefix) {
 }
 
 TEST(Select, UnknownNamesAreUsageErrors) {
-  for (auto args : std::vector<std::vector<std::string>>{{"nosuch"}, {"35"}, {"99999999999"}}) {
+  for (auto args : std::vector<std::vector<std::string>>{{"nosuch"}, {"9999"}, {"99999999999"}}) {
     try {
       select_cases(args, {});
       FAIL();
@@ -51,8 +77,11 @@ TEST(Select, UnknownNamesAreUsageErrors) {
   EXPECT_THROW(select_cases({}, {"zzz"}), xb::Error);
 }
 
-TEST(Suites, QuickAndFull) {
-  EXPECT_EQ(xb::suite_cases("full").size(), 35u);
+TEST(Suites, QuickFullAndAll) {
+  const auto full = xb::suite_cases("full");
+  ASSERT_EQ(full.size(), 35u);
+  for (const auto* d : full) EXPECT_LT(d->index, xb::kNvbandwidthCases);
+  EXPECT_EQ(xb::suite_cases("all").size(), case_catalogue().size());
   EXPECT_EQ(xb::suite_cases("quick").size(), 9u);
   EXPECT_THROW(xb::suite_cases("medium"), xb::Error);
 }
@@ -157,4 +186,28 @@ TEST(OutputValue, TransferSumAndTotal) {
   EXPECT_DOUBLE_EQ(xb::output_value(o, sc, s, 0), 4.0);
   o.kind = xb::Output::Kind::total;
   EXPECT_DOUBLE_EQ(xb::output_value(o, sc, s, 0), 1.5);
+}
+
+// Managed migration: one column per GPU, GB/s plus ns per 4 KiB and per
+// 2 MiB page; waived on a GPU without managed memory.
+TEST(Plan, ManagedMigrationHasThreeMatricesPerGpu) {
+  auto two = fake_system(2);
+  for (auto& g : two.gpus) g.managed_memory = true;
+  for (const char* name : {"managed_migration_host_to_device", "managed_migration_device_to_host"}) {
+    const auto* def = select_cases({name}, {})[0];
+    EXPECT_FALSE(xb::waive_reason(*def, two).has_value());
+    const auto plan = xb::plan_case(*def, two, 64 << 20);
+    EXPECT_TRUE(plan.migration);
+    ASSERT_EQ(plan.matrices.size(), 3u);
+    EXPECT_EQ(plan.matrices[0].metric, xb::Metric::bandwidth_gbps);
+    EXPECT_EQ(plan.matrices[1].metric, xb::Metric::latency_ns);
+    EXPECT_EQ(plan.matrices[2].metric, xb::Metric::latency_ns);
+    ASSERT_EQ(plan.cells.size(), 2u);
+    EXPECT_TRUE(plan.cells[0].outputs[0].peak.known());  // GB/s against the PCIe peak
+    EXPECT_FALSE(plan.cells[0].outputs[1].peak.known());
+  }
+  two.gpus[1].managed_memory = false;
+  const auto why = xb::waive_reason(*select_cases({"managed_migration_host_to_device"}, {})[0], two);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("gpu1"), std::string::npos);
 }

@@ -159,7 +159,7 @@ TEST(Summarize, FiguresComeFromTheMedianSpanSample) {
   EXPECT_DOUBLE_EQ(r.overlap_fraction, 0.25);
   EXPECT_EQ(r.max_concurrent, 2);
   EXPECT_NEAR(r.transfers[0].efficiency, 2.0 / fake_system(1).gpus[0].pcie.gbps, 1e-12);
-  EXPECT_FALSE(all_verified(r));
+  EXPECT_FALSE(all_valid(r));
   EXPECT_EQ(r.transfers[1].verification.first_bad_offset, 4096u);
 }
 

@@ -97,7 +97,7 @@ int execute_scenario(const ScenarioPlan& plan, const OutputOptions& out, const C
   const ScenarioResult r = run_scenario(measurer, req, [&](int samples) { progress.update(what, samples); });
   progress.finish();
   write_outputs(plan, r, out);
-  return all_verified(r) ? 0 : 1;
+  return all_valid(r) ? 0 : 1;
 }
 
 void add_cuts_command(CLI::App& root, Context& ctx) {

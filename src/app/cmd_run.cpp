@@ -27,7 +27,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
     report::text_cases(std::cout);
     return 0;
   }
-  const RunRequest req = build_request(opts, ctx.argv);  // validates before any GPU is touched
+  RunRequest req = build_request(opts, ctx.argv);  // validates before any GPU is touched
   check_output_writable(opts.out);
   const System sys = discover_system(false);
   const bool text = opts.out.format == "text";
@@ -38,6 +38,14 @@ int execute(const RunOptions& opts, const Context& ctx) {
   header_only.settings.measure = req.measure;
   if (text) report::text_run_header(std::cout, header_only);
   Progress progress(progress_enabled(ctx), std::cerr);
+  if (text) {
+    req.on_stability_start = [&progress](const Stability& s) {
+      progress.print_above([&] {
+        report::text_stability_start(std::cout, s);
+        std::cout.flush();
+      });
+    };
+  }
   if (!req.cases.empty()) progress.update(case_progress(req, 0));
   const RunResult run = run_cases(sys, req, [&](const CaseResult& c, std::size_t done, std::size_t total) {
     if (done < total) progress.update(case_progress(req, done));

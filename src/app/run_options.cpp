@@ -67,6 +67,12 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("-d,--disable-affinity", o.disable_affinity,
                "Do not place host buffers and the measuring thread on the GPU's NUMA node");
   cmd.add_flag("-l,--list", o.list, "List the cases and exit (as 'xferbench cases')");
+  cmd.add_option("--drift-check", o.drift_check,
+                 "Measure reference cells (host->gpu0, gpu0->peer) at the start and the end of the run and report "
+                 "how far they moved: on, off, or auto (on for runs of 3 or more cases)")
+      ->capture_default_str();
+  cmd.add_option("--drift-tolerance", o.drift_tolerance_pct,
+                 "Drift in percent above which the run is reported unstable")->capture_default_str();
   add_transfer_options(cmd, o);
   add_output_options(cmd, o.out);
 }
@@ -242,6 +248,12 @@ RunRequest build_request(const RunOptions& o, const std::vector<std::string>& co
   req.buffer_bytes = buffer_bytes(o);
   req.use_mean = o.mean;
   req.measure = measure_options(o);
+  if (o.drift_check != "on" && o.drift_check != "off" && o.drift_check != "auto")
+    fail(ErrorKind::usage, fmt::format("invalid --drift-check '{}': expected on, off or auto", o.drift_check));
+  if (!(o.drift_tolerance_pct > 0))
+    fail(ErrorKind::usage, fmt::format("invalid --drift-tolerance '{}': must be greater than 0", o.drift_tolerance_pct));
+  req.stability_check = o.drift_check == "on" || (o.drift_check == "auto" && req.cases.size() >= 3);
+  req.stability_tolerance_pct = o.drift_tolerance_pct;
   return req;
 }
 

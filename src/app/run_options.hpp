@@ -53,6 +53,8 @@ struct RunOptions {
   bool mean = false, skip_verification = false, disable_affinity = false, list = false;
   std::string sm_config;               // --sm-config BLOCKS_PER_SM,THREADS,UNROLL[,streaming]
   bool sm_launch_per_copy = false;     // --sm-launch-per-copy
+  std::string drift_check = "auto";    // --drift-check on|off|auto
+  double drift_tolerance_pct = 2.0;    // --drift-tolerance
   OutputOptions out;
   ConcurrentOptions concurrent;
   CutsFlagOptions cuts_flags;

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/latency.hpp"
+#include "core/migration.hpp"
 #include "core/stats.hpp"
 
 namespace xb {
@@ -71,7 +72,8 @@ void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CaseP
   // SM bidirectional cases use one split-warp kernel per GPU (half the
   // warps each way) as nvbandwidth does, reported per direction (half).
   const bool split = bidir && def.engine == Engine::sm;
-  const std::string measured = split ? ", per direction (half of a split-warp kernel's total)"
+  const std::string measured = split ? fmt::format(", per direction (half of a split-warp kernel's total{})",
+                                                   def.streaming ? ", whole-buffer passes" : "")
                                : bidir ? (to_dev ? ", host->GPU measured" : ", GPU->host measured") : "";
   plan.matrices.push_back(header("", fmt::format("memcpy {} host {} GPU(column) bandwidth (GB/s){}", engine_tag(def.engine),
                                                  bidir ? "<->" : (to_dev ? "->" : "<-"), measured),
@@ -84,6 +86,7 @@ void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CaseP
       const Location dl = device_memory(dev);
       c.scenario.transfers.push_back(h2d ? make_transfer(kHost, dl, engine, dev, b)
                                          : make_transfer(dl, kHost, engine, dev, b));
+      c.scenario.transfers.back().repeat_in_place = split && !def.streaming;
     };
     add(g, to_dev, bytes);
     // Interfering copies are twice as long so they cover the measured one.
@@ -240,6 +243,37 @@ void plan_latency(const CaseDef& def, const System& sys, CasePlan& plan) {
   }
 }
 
+// Managed pages faulting across the host link: one column per GPU, three
+// matrices (GB/s with every byte read; ns per 4 KiB and per 2 MiB page).
+void plan_migration(const CaseDef& def, const System& sys, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  plan.migration = true;
+  const bool to_dev = def.pattern == P::managed_migration_to_device;
+  const std::string what = to_dev ? "GPU(column) kernel touching managed pages on the host"
+                                  : "host thread touching managed pages on GPU(column)";
+  plan.matrices.push_back(header("", fmt::format("managed migration, {}: GB/s, every byte read", what), {"managed"}, n));
+  for (const char* page : {"4k", "2m"}) {
+    Matrix m = header(fmt::format("per_{}_page", page),
+                      fmt::format("managed migration, {}: ns per {} page touched", what,
+                                  std::string(page) == "4k" ? "4 KiB" : "2 MiB"),
+                      {"managed"}, n);
+    m.metric = Metric::latency_ns;
+    plan.matrices.push_back(m);
+  }
+  for (int g = 0; g < n; ++g) {
+    CellPlan cell;
+    cell.col = g;
+    const Location managed{MemKind::managed, g, -1};
+    cell.scenario.transfers.push_back(make_transfer(managed, managed, def.engine, g, 0));
+    for (int m = 0; m < 3; ++m) {
+      Output o = host_output(sys.gpus[g], m);
+      if (m > 0) o.peak = Peak{};
+      cell.outputs.push_back(o);
+    }
+    plan.cells.push_back(std::move(cell));
+  }
+}
+
 }  // namespace
 
 CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes) {
@@ -256,6 +290,9 @@ CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes) {
       break;
     case P::local_copy:
       plan_local(def, sys, bytes, plan);
+      break;
+    case P::managed_migration_to_device: case P::managed_migration_to_host:
+      plan_migration(def, sys, plan);
       break;
     default:
       plan_host(def, sys, bytes, plan);
@@ -311,14 +348,63 @@ void record_verification(const ScenarioSamples& s, const Scenario& sc, Cell& cel
   }
 }
 
+void run_migration_cell(const CaseDef& def, Measurer& measurer, const CellPlan& cp, std::uint64_t bytes,
+                        bool use_mean, CasePlan& plan, CaseResult& result) {
+  const int gpu = cp.scenario.transfers[0].exec_device;
+  const auto dir = def.pattern == Pattern::managed_migration_to_device ? MigrationDirection::to_device
+                                                                        : MigrationDirection::to_host;
+  MigrationSamples ms = measure_migration(measurer, gpu, dir, bytes);
+  std::vector<double>* series[3] = {&ms.dense_gbps, &ms.ns_per_4k_page, &ms.ns_per_2m_page};
+  const std::uint64_t touched[3] = {ms.dense_bytes, ms.small_page_bytes, ms.large_page_bytes};
+  for (int m = 0; m < 3; ++m) {
+    Cell cell = make_cell(cp, cp.outputs[m], std::move(*series[m]), use_mean);
+    cell.bytes_per_copy = touched[m];
+    cell.copies_per_sample = 1;
+    cell.verification.status = ms.verified ? Verification::Status::passed : Verification::Status::failed;
+    cell.verification.first_bad_offset = ms.first_bad_offset;
+    plan.matrices[m].cells.push_back(std::move(cell));
+  }
+  if (!ms.verified && result.status != CaseStatus::failed) {
+    result.status = CaseStatus::failed;
+    result.message = fmt::format("verification failed: managed memory of gpu{} at byte offset {}", gpu,
+                                 ms.first_bad_offset);
+  }
+}
+
 }  // namespace
+
+namespace {
+
+void enable_peers(const Scenario& sc) {
+  for (const auto& t : sc.transfers)
+    if (!t.src.on_host() && !t.dst.on_host() && t.src.device != t.dst.device) enable_peer_access(t.src.device, t.dst.device);
+}
+
+}  // namespace
+
+double measure_one_cell(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, int row, int col) {
+  const CasePlan plan = plan_case(def, measurer.system(), bytes);
+  for (const CellPlan& cp : plan.cells) {
+    if (cp.row != row || cp.col != col || plan.latency || plan.migration) continue;
+    enable_peers(cp.scenario);
+    const Output& lead = cp.outputs[0];
+    auto value = [&](const ScenarioSamples& ss, std::size_t i) { return output_value(lead, cp.scenario, ss, i); };
+    const ScenarioSamples s = measurer.run(cp.scenario, value);
+    std::vector<double> values;
+    for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(value(s, i));
+    return median(values);
+  }
+  fail(ErrorKind::usage, fmt::format("{} has no bandwidth cell [{},{}] on this machine", def.name, row, col));
+}
 
 void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean, CaseResult& result) {
   CasePlan plan = plan_case(def, measurer.system(), bytes);
   for (const CellPlan& cp : plan.cells) {
-    for (const auto& t : cp.scenario.transfers)
-      if (!t.src.on_host() && !t.dst.on_host() && t.src.device != t.dst.device)
-        enable_peer_access(t.src.device, t.dst.device);
+    enable_peers(cp.scenario);
+    if (plan.migration) {
+      run_migration_cell(def, measurer, cp, bytes, use_mean, plan, result);
+      continue;
+    }
     if (plan.latency) {
       const Transfer& t = cp.scenario.transfers[0];
       LatencySamples ls = measure_latency(measurer, t.exec_device, t.src);

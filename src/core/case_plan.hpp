@@ -36,12 +36,18 @@ struct CasePlan {
   std::vector<Matrix> matrices;  // titles and labels; cells filled by the runner
   std::vector<CellPlan> cells;
   bool latency = false;
+  bool migration = false;  // managed-memory migration: three matrices per GPU
 };
 
 CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes);
 
 // Per-sample value of an output, in GB/s.
 double output_value(const Output& out, const Scenario& sc, const ScenarioSamples& s, std::size_t sample);
+
+// Measures one cell (row, col of the first matrix) of a bandwidth case on
+// its own and returns the median of its first output, in GB/s. Throws
+// Error(usage) when the case has no such cell on this machine.
+double measure_one_cell(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, int row, int col);
 
 // Measures every planned cell and stores cells and status in `result`.
 void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,

@@ -16,6 +16,13 @@ using P = Pattern;
 constexpr Engine CE = Engine::copy_engine;
 constexpr Engine SM = Engine::sm;
 
+bool is_host_bidir(Pattern p) {
+  return p == P::host_to_device_bidir || p == P::device_to_host_bidir || p == P::all_to_host_bidir ||
+         p == P::host_to_all_bidir;
+}
+
+bool is_all(Pattern p) { return p == P::all_to_host_bidir || p == P::host_to_all_bidir; }
+
 std::vector<CaseDef> make_catalogue() {
   // Index order is nvbandwidth's, so `-t 5` means the same case in both tools.
   std::vector<CaseDef> c = {
@@ -50,6 +57,11 @@ std::vector<CaseDef> make_catalogue() {
     sm.name.replace(sm.name.size() - 2, 2, "sm");
     const auto pos = sm.description.find("copy engine");
     if (pos != std::string::npos) sm.description.replace(pos, 11, "SM copy kernel");
+    if (is_host_bidir(sm.pattern))
+      sm.description = fmt::format("{}: one split-warp SM kernel per GPU moves half the bytes each way, reported "
+                                   "per direction; each part is re-copied in place (nvbandwidth's order)",
+                                   is_all(sm.pattern) ? "every GPU copies both ways at once, the column GPU measured"
+                                                      : "host <-> GPU both ways at once");
     c.push_back(sm);
   }
   c.push_back({32, "host_device_latency_sm", P::host_device_latency, SM,
@@ -57,6 +69,21 @@ std::vector<CaseDef> make_catalogue() {
   c.push_back({33, "device_to_device_latency_sm", P::d2d_latency, SM,
                "GPU(row) pointer chase through GPU(column) memory: ns per dependent access"});
   c.push_back({34, "device_local_copy", P::local_copy, CE, "copy within each GPU's own memory, copy engine"});
+  // xferbench's own cases from here on; nvbandwidth's indices end at 34.
+  c.push_back({35, "host_to_all_bidirectional_memcpy_sm_streaming", P::host_to_all_bidir, SM,
+               "as host_to_all_bidirectional_memcpy_sm, but every copy walks the whole buffer once "
+               "(streaming) instead of re-copying a few MiB in place as nvbandwidth does",
+               true});
+  c.push_back({36, "all_to_host_bidirectional_memcpy_sm_streaming", P::all_to_host_bidir, SM,
+               "as all_to_host_bidirectional_memcpy_sm, but every copy walks the whole buffer once "
+               "(streaming) instead of re-copying a few MiB in place as nvbandwidth does",
+               true});
+  c.push_back({37, "managed_migration_host_to_device", P::managed_migration_to_device, SM,
+               "GPU kernel touches managed pages that sit on the host: GB/s when every byte is read, "
+               "ns per 4 KiB and per 2 MiB page touched"});
+  c.push_back({38, "managed_migration_device_to_host", P::managed_migration_to_host, Engine::cpu,
+               "a host thread touches managed pages that sit on the GPU: GB/s when every byte is read, "
+               "ns per 4 KiB and per 2 MiB page touched"});
   return c;
 }
 
@@ -118,8 +145,9 @@ std::vector<const CaseDef*> select_cases(const std::vector<std::string>& names,
 
 std::vector<const CaseDef*> suite_cases(const std::string& suite) {
   std::vector<const CaseDef*> out;
-  if (suite == "full") {
-    for (const auto& d : case_catalogue()) out.push_back(&d);
+  if (suite == "full" || suite == "all") {
+    for (const auto& d : case_catalogue())
+      if (suite == "all" || d.index < kNvbandwidthCases) out.push_back(&d);
     return out;
   }
   if (suite == "quick") {
@@ -129,10 +157,15 @@ std::vector<const CaseDef*> suite_cases(const std::string& suite) {
                          "device_to_device_memcpy_write_sm", "device_local_copy"},
                         {});
   }
-  fail(ErrorKind::usage, fmt::format("unknown suite '{}' (expected quick or full)", suite));
+  fail(ErrorKind::usage, fmt::format("unknown suite '{}' (expected quick, full or all)", suite));
 }
 
 std::optional<std::string> waive_reason(const CaseDef& def, const System& sys) {
+  if (def.pattern == P::managed_migration_to_device || def.pattern == P::managed_migration_to_host) {
+    for (const auto& g : sys.gpus)
+      if (!g.managed_memory) return fmt::format("gpu{} does not support managed memory", g.index);
+    return std::nullopt;
+  }
   if (!needs_peers(def.pattern)) return std::nullopt;
   if (sys.gpu_count() < 2) return fmt::format("needs at least 2 GPUs; this machine has {}", sys.gpu_count());
   for (int a = 0; a < sys.gpu_count(); ++a)

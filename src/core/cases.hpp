@@ -22,6 +22,7 @@ enum class Pattern {
   all_to_one_write, all_to_one_read, one_to_all_write, one_to_all_read,
   host_device_latency, d2d_latency,
   local_copy,
+  managed_migration_to_device, managed_migration_to_host,
 };
 
 struct CaseDef {
@@ -30,7 +31,13 @@ struct CaseDef {
   Pattern pattern;
   Engine engine;
   std::string description;
+  // SM bidirectional host cases only: each copy walks the whole buffer
+  // instead of re-copying each part in place (nvbandwidth's order).
+  bool streaming = false;
 };
+
+// nvbandwidth v0.8's cases are indices 0 .. kNvbandwidthCases - 1.
+inline constexpr int kNvbandwidthCases = 35;
 
 const std::vector<CaseDef>& case_catalogue();
 
@@ -41,7 +48,8 @@ std::vector<const CaseDef*> select_cases(const std::vector<std::string>& names,
                                          const std::vector<std::string>& prefixes);
 
 // The cases of a named suite: "quick" (the default: the main host<->GPU,
-// GPU<->GPU, latency and local-copy cases) or "full" (all 35).
+// GPU<->GPU, latency and local-copy cases), "full" (nvbandwidth v0.8's 35
+// cases, indices 0-34) or "all" (every case, xferbench's own included).
 std::vector<const CaseDef*> suite_cases(const std::string& suite);
 
 // Why this machine cannot run the case (one GPU, no peer access), if so.

@@ -61,6 +61,8 @@ struct Value {
   double value = 0, stddev = 0;
   int samples = 0;
   bool verification_failed = false;
+  bool invalid = false;
+  std::string link;
 };
 
 // One document flattened: key -> value, plus per-group status for cases.
@@ -70,7 +72,28 @@ struct Flat {
   std::map<std::string, std::string> group_failure;        // case -> why it has no values (error, waived)
   std::map<std::string, Value> values;
   std::map<std::string, std::string> units;
+  // The run's drift check: link -> worst |drift| in percent of its reference
+  // cells, and the worst over all of them (for cells on other links).
+  std::map<std::string, double> drift_by_link;
+  double drift_any = 0;
 };
+
+// Percent by which this run's reference cells moved on `link`.
+double drift_of(const Flat& f, const std::string& link) {
+  const auto it = f.drift_by_link.find(link);
+  return it != f.drift_by_link.end() ? it->second : f.drift_any;
+}
+
+void read_stability(const json& doc, Flat& f) {
+  const json& s = doc.value("stability", json::object());
+  if (!s.is_object() || !s.value("checked", false)) return;
+  for (const json& r : s.value("references", json::array())) {
+    const double d = std::fabs(r.value("drift_pct", 0.0));
+    double& slot = f.drift_by_link[r.value("link", "")];
+    slot = std::max(slot, d);
+    f.drift_any = std::max(f.drift_any, d);
+  }
+}
 
 [[noreturn]] void bad(const std::string& message) { fail(ErrorKind::usage, message); }
 
@@ -92,10 +115,13 @@ Value cell_value(const json& cell, const std::string& unit) {
   v.stddev = cell.at("stats").value("stddev_" + unit, 0.0);
   v.samples = cell.value("samples", 0);
   v.verification_failed = cell.contains("verification") && cell["verification"].value("status", "") == "failed";
+  v.invalid = cell.value("invalid", false);
+  v.link = cell.value("link", "");
   return v;
 }
 
 void flatten_run(const json& doc, Flat& f) {
+  read_stability(doc, f);
   for (const json& c : doc.at("cases")) {
     const std::string name = c.at("name").get<std::string>();
     f.group_order.push_back(name);
@@ -184,9 +210,18 @@ void compare_group(const std::string& group, const Flat& o, const Flat& n, const
     const Value& a = o.values.at(k);
     const Value& b = n.values.at(k);
     CompareEntry e = compare_values(k, o.units.at(k), a.value, a.stddev, a.samples, b.value, b.stddev, b.samples, opts);
-    if (b.verification_failed) {
+    // A change no larger than what either run's own reference cells moved
+    // during that run cannot be told from drift.
+    const double drift = std::max(drift_of(o, a.link), drift_of(n, b.link));
+    if (drift > e.noise_pct) e.noise_pct = drift;
+    if ((e.verdict == Verdict::faster || e.verdict == Verdict::slower) && std::fabs(e.delta_pct) <= drift) {
+      e.verdict = Verdict::same;
+      e.note = fmt::format("within the runs' measured drift ({:.2f}%)", drift);
+    }
+    if (b.verification_failed || b.invalid) {
       e.verdict = Verdict::failed;
-      e.note = fmt::format("data verification failed in {}", new_name);
+      e.note = b.invalid ? fmt::format("invalid in {}: above the link's theoretical peak", new_name)
+                         : fmt::format("data verification failed in {}", new_name);
     }
     out.entries.push_back(e);
   }

@@ -7,9 +7,14 @@
 //   - noise_k times the combined standard error of the two values,
 //     sqrt(se_old^2 + se_new^2), with se = sqrt(pi/2) * stddev / sqrt(n)
 //     (the standard error of a median; n = sample count, stddev of samples).
-// Otherwise it is "same". Bandwidth going down, or latency going up, is
+// Otherwise it is "same". It is also "same" when the difference is within
+// the drift that either run's own drift check measured (the "stability"
+// section: reference cells measured at the start and the end of the run) on
+// the cell's link, or on any link when no reference used that one; the noise
+// reported is then that drift. Bandwidth going down, or latency going up, is
 // "slower"; a cell whose data verification failed in NEW, or a case that
-// measured in OLD but errored or was waived in NEW, is "failed". Both count
+// measured in OLD but errored or was waived in NEW, or a cell marked invalid
+// (above its link's theoretical peak) in NEW, is "failed". Both count
 // as regressions.
 #pragma once
 

@@ -88,9 +88,9 @@ std::string transfer_direction(const Transfer& t) {
   return "HtoH";
 }
 
-bool all_verified(const ScenarioResult& r) {
+bool all_valid(const ScenarioResult& r) {
   return std::none_of(r.transfers.begin(), r.transfers.end(), [](const TransferResult& t) {
-    return t.verification.status == Verification::Status::failed;
+    return t.verification.status == Verification::Status::failed || !t.invalid_reason.empty();
   });
 }
 
@@ -164,6 +164,7 @@ void summarize_samples(ScenarioResult& r, const ScenarioSamples& samples, bool u
     t.sample_elapsed_s = use_mean ? time.mean : time.median;
     t.elapsed_s = copies > 0 ? t.sample_elapsed_s / copies : 0.0;
     t.efficiency = t.peak.known() ? t.bandwidth_gbps / t.peak.gbps : 0.0;
+    t.invalid_reason = impossible_reason(t.bandwidth_gbps, t.peak);
     t.verification = ts.verification;
     t.start_s = ts.start_s.at(m);
     t.end_s = ts.end_s.at(m);

@@ -65,6 +65,7 @@ struct TransferResult {
   Summary stats;                   // GB/s over samples
   std::vector<double> samples_gbps;
   Verification verification;
+  std::string invalid_reason;      // set when the bandwidth is above the link's peak
   double start_s = 0, end_s = 0;   // on the timeline of the median-span sample
 };
 
@@ -94,8 +95,9 @@ struct ScenarioResult {
   double wall_s = 0;
 };
 
-// True when no transfer failed verification.
-bool all_verified(const ScenarioResult& r);
+// True when no transfer failed verification or reported a bandwidth above
+// its link's theoretical peak (an invalid figure).
+bool all_valid(const ScenarioResult& r);
 
 // Refuses what the machine cannot run, before any allocation: a device id
 // out of range, a copy between two GPUs without peer access ("gpu0 -> gpu1:

@@ -155,6 +155,37 @@ __global__ void __launch_bounds__(1024) split_copy_kernel(uint4* __restrict__ a,
   }
 }
 
+// The same split-warp copy in nvbandwidth's order: each thread owns one
+// 16-byte vector and copies it `reps` times before its block ends, so at any
+// moment only the resident blocks' few MiB of the buffers are touched and
+// re-touched. On host buffers this keeps the host side's working set small
+// (bench/split_order_probe.cu: 42.4 GB/s per direction on each of two H200s
+// at once, where whole-buffer passes give 36-37). Warp parity sets the
+// direction, as in split_copy_kernel's 512-byte chunks.
+__global__ void __launch_bounds__(1024) split_copy_in_place_kernel(uint4* __restrict__ a, uint4* __restrict__ b,
+                                                                   std::uint64_t nvec, std::uint32_t reps) {
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= nvec) return;
+  const bool a_to_b = ((i / 32) & 1) == 0;
+  const uint4* src = a_to_b ? a : b;
+  uint4* dst = a_to_b ? b : a;
+  for (std::uint32_t r = 0; r < reps; ++r) __stcg(dst + i, __ldcg(src + i));
+}
+
+// Reads one 16-byte vector every `stride` bytes (stride 16: every byte) and
+// folds what it read into *sink, so the loads cannot be dropped. Used to
+// make managed pages migrate to the GPU on demand.
+__global__ void touch_kernel(const uint4* buf, std::uint64_t count, std::uint64_t stride_vec,
+                             unsigned long long* sink) {
+  const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  unsigned long long acc = 0;
+  for (std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += step) {
+    const uint4 v = buf[k * stride_vec];
+    acc += static_cast<unsigned long long>(v.x ^ v.y) + (v.z ^ v.w);
+  }
+  if (acc == 0x5eed5eed5eedull) atomicXor(sink, acc);
+}
+
 // Overwrites every 512-byte chunk of the given parity with 0xff bytes.
 __global__ void poison_chunks_kernel(uint4* buf, std::uint64_t nchunks, int parity) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
@@ -355,6 +386,28 @@ void launch_split_copy(void* a, void* b, std::uint64_t bytes, const SmCopyConfig
   XB_CUDA_CHECK(cudaGetLastError());
 }
 
+void launch_split_copy_in_place(void* a, void* b, std::uint64_t bytes, cudaStream_t stream, int reps) {
+  if (reps < 1) fail(ErrorKind::internal, "split copy repetitions must be at least 1");
+  if (bytes % kSplitChunk != 0) fail(ErrorKind::usage, "split-warp copies need a multiple of 512 bytes");
+  constexpr int kThreads = 1024;
+  const std::uint64_t nvec = bytes / 16;
+  const std::uint64_t blocks = (nvec + kThreads - 1) / kThreads;
+  if (blocks > 0x7fffffffull) fail(ErrorKind::usage, "split-warp copy too large for one launch");
+  split_copy_in_place_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+      static_cast<uint4*>(a), static_cast<uint4*>(b), nvec, static_cast<std::uint32_t>(reps));
+  XB_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_touch(const void* buf, std::uint64_t bytes, std::uint64_t stride, unsigned long long* sink,
+                  cudaStream_t stream) {
+  if (stride < 16 || stride % 16 != 0) fail(ErrorKind::internal, "touch stride must be a multiple of 16 bytes");
+  const std::uint64_t count = bytes / stride;
+  if (count == 0) return;
+  touch_kernel<<<fill_blocks(count), kFillThreads, 0, stream>>>(static_cast<const uint4*>(buf), count, stride / 16,
+                                                                 sink);
+  XB_CUDA_CHECK(cudaGetLastError());
+}
+
 void launch_poison_chunks(void* buf, std::uint64_t bytes, int parity, cudaStream_t stream) {
   const std::uint64_t nchunks = bytes / kSplitChunk;
   poison_chunks_kernel<<<fill_blocks(nchunks * 32), kFillThreads, 0, stream>>>(static_cast<uint4*>(buf), nchunks,
@@ -404,6 +457,8 @@ void preload_kernels() {
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<2>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<4>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<8>));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_in_place_kernel));
+  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, touch_kernel));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, poison_chunks_kernel));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<2>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<3>));

@@ -43,9 +43,19 @@ constexpr std::uint64_t kSplitChunk = 512;
 // `reps` passes in one launch, as launch_sm_copy.
 void launch_split_copy(void* a, void* b, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
                        cudaStream_t stream, int reps = 1);
+// The same split (even 512-byte chunks a -> b, odd chunks b -> a) in
+// nvbandwidth's order: every 16-byte vector is copied `reps` times before
+// the next part of the buffer is touched, instead of `reps` whole-buffer
+// passes. It measures the link with a small working set on each side.
+void launch_split_copy_in_place(void* a, void* b, std::uint64_t bytes, cudaStream_t stream, int reps = 1);
 // Overwrites the chunks of one parity (0 even, 1 odd) with 0xff bytes, so a
 // split-warp copy must restore them.
 void launch_poison_chunks(void* buf, std::uint64_t bytes, int parity, cudaStream_t stream);
+
+// Reads one 16-byte vector every `stride` bytes of `buf` (16: every byte)
+// from all SMs at once; the values are folded into *sink so the loads stay.
+void launch_touch(const void* buf, std::uint64_t bytes, std::uint64_t stride, unsigned long long* sink,
+                  cudaStream_t stream);
 
 // Fills a device-accessible buffer with pattern(seed).
 void launch_fill_pattern(void* buf, std::uint64_t bytes, std::uint64_t seed, cudaStream_t stream);

@@ -1,6 +1,5 @@
 #include "core/latency.hpp"
 
-#include <chrono>
 #include <vector>
 
 #include <algorithm>
@@ -55,14 +54,7 @@ LatencySamples measure_latency(Measurer& measurer, int gpu, const Location& targ
     return elapsed_seconds(start, stop) * 1e9 / static_cast<double>(out.accesses_per_sample);
   };
   run_once();  // warm-up: TLB entries and code loading
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int n = 1; n <= std::max(opts.min_samples, opts.max_samples); ++n) {
-    out.ns_per_access.push_back(run_once());
-    if (n < opts.min_samples) continue;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (n >= opts.max_samples || elapsed > opts.budget_s) break;
-    if (median_relative_error(summarize(out.ns_per_access)) <= opts.target_rel_error) break;
-  }
+  out.ns_per_access = sample_until_stable(opts, run_once);
   return out;
 }
 

@@ -36,6 +36,18 @@ double seconds_since(Clock::time_point t0) {
 
 }  // namespace
 
+std::vector<double> sample_until_stable(const MeasureOptions& opts, const std::function<double()>& sample) {
+  std::vector<double> values;
+  const auto t0 = Clock::now();
+  for (int n = 1; n <= std::max(opts.min_samples, opts.max_samples); ++n) {
+    values.push_back(sample());
+    if (n < opts.min_samples) continue;
+    if (n >= opts.max_samples || seconds_since(t0) > opts.budget_s) break;
+    if (median_relative_error(summarize(values)) <= opts.target_rel_error) break;
+  }
+  return values;
+}
+
 struct Measurer::Plan {
   const Scenario* scenario = nullptr;
   std::vector<Buffer*> src, dst;
@@ -45,6 +57,7 @@ struct Measurer::Plan {
   std::vector<Event> start, end;        // per transfer
   Event total_end;
   std::vector<SmCopyConfig> sm;
+  std::vector<Buffer*> managed;  // placed at their start location before every sample
   int copies = 1;
   bool gated = true;
 
@@ -110,6 +123,8 @@ void Measurer::prepare_buffers(Plan& plan) {
       fill_buffer(dst, dst.bytes(), dst.seed(), t.exec_device);
     }
     if (t.src.kind == MemKind::pageable || t.dst.kind == MemKind::pageable) plan.gated = false;
+    for (Buffer* b : {&src, &dst})
+      if (b->location().kind == MemKind::managed) plan.managed.push_back(b);
     plan.sm.push_back(choose_sm_config(opts_.sm, sm_site(plan, i)));
   }
 }
@@ -133,6 +148,8 @@ void Measurer::enqueue_copy(const Plan& plan, std::size_t i, int reps) {
   if (t.engine == Engine::copy_engine) {
     for (int r = 0; r < reps; ++r)
       XB_CUDA_CHECK(cudaMemcpyAsync(plan.dst[i]->ptr(), plan.src[i]->ptr(), t.bytes, cudaMemcpyDefault, s.get()));
+  } else if (t.engine == Engine::sm_split && t.repeat_in_place) {
+    launch_split_copy_in_place(plan.src[i]->kernel_ptr(), plan.dst[i]->kernel_ptr(), t.bytes, s.get(), reps);
   } else if (t.engine == Engine::sm_split) {
     // Only a vector --sm-config shapes the split-warp kernel.
     const SmCopyConfig split = opts_.sm.method == SmCopyConfig::Method::vector ? opts_.sm : SmCopyConfig{};
@@ -144,11 +161,27 @@ void Measurer::enqueue_copy(const Plan& plan, std::size_t i, int reps) {
   }
 }
 
+// Managed pages move to whoever touched them last (the fill and verify
+// kernels, an earlier copy). Each sample must start where the transfer says
+// its bytes live, or a "host -> GPU" copy silently times a GPU-local one.
+void Measurer::place_managed(const Plan& plan) {
+  for (Buffer* b : plan.managed) {
+    const Location& loc = b->location();
+    cudaMemLocation where{};
+    where.type = loc.device >= 0 ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+    where.id = loc.device >= 0 ? loc.device : 0;
+    XB_CUDA_CHECK(cudaSetDevice(loc.device >= 0 ? loc.device : plan.streams[0].device()));
+    XB_CUDA_CHECK(cudaMemPrefetchAsync(b->ptr(), b->bytes(), where, 0, nullptr));
+    XB_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  }
+}
+
 void Measurer::warm_up(Plan& plan) {
   // Warm-up copies load code paths and TLBs, and their duration sizes the
   // samples: a sample lasts about target_sample_s.
   double slowest_copy_s = 0;
   for (int round = 0; round < std::max(1, opts_.warmup_copies); ++round) {
+    place_managed(plan);
     for (std::size_t i = 0; i < plan.size(); ++i) {
       XB_CUDA_CHECK(cudaSetDevice(plan.stream(i).device()));
       XB_CUDA_CHECK(cudaEventRecord(plan.start[i].get(), plan.stream(i).get()));
@@ -160,7 +193,11 @@ void Measurer::warm_up(Plan& plan) {
       slowest_copy_s = std::max(slowest_copy_s, elapsed_seconds(plan.start[i], plan.end[i]));
     }
   }
-  if (opts_.copies_per_sample > 0) {
+  if (!plan.managed.empty()) {
+    // One copy per sample: a second copy would find the pages wherever the
+    // first one (or its faults) left them.
+    plan.copies = 1;
+  } else if (opts_.copies_per_sample > 0) {
     plan.copies = opts_.copies_per_sample;
   } else {
     const double n = slowest_copy_s > 0 ? std::ceil(opts_.target_sample_s / slowest_copy_s) : 1;
@@ -169,6 +206,7 @@ void Measurer::warm_up(Plan& plan) {
 }
 
 void Measurer::run_sample(Plan& plan, ScenarioSamples& out) {
+  place_managed(plan);
   release_[0] = plan.gated ? 0 : 1;
   timed_out_[0] = 0;
   const auto timeout_ns = static_cast<std::uint64_t>(opts_.gate_timeout_s * 1e9);

@@ -91,6 +91,7 @@ class Measurer {
   struct Plan;
   void prepare_buffers(Plan& plan);
   void prepare_split(Buffer& src, Buffer& dst, const Transfer& t);
+  void place_managed(const Plan& plan);
   void warm_up(Plan& plan);
   void enqueue_copy(const Plan& plan, std::size_t i, int reps = 1);
   SmCopySite sm_site(const Plan& plan, std::size_t i) const;
@@ -104,6 +105,12 @@ class Measurer {
   volatile int* release_ = nullptr;  // host-mapped gate flag
   int* timed_out_ = nullptr;         // host-mapped, set by a gate that gave up
 };
+
+// Calls `sample` until the median of its values is stable, under the
+// measurer's options (min/max samples, relative-error target, budget), and
+// returns the values. Shared by the measurements that are not copies
+// (latency chases, managed-memory migration).
+std::vector<double> sample_until_stable(const MeasureOptions& opts, const std::function<double()>& sample);
 
 // Bytes per second of `bytes` moved in `seconds`, in GB/s (1e9 B/s).
 inline double gbps(double bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0.0; }

@@ -27,6 +27,7 @@ const char* to_string(Engine engine) noexcept {
   switch (engine) {
     case Engine::sm: return "sm";
     case Engine::sm_split: return "sm_split";
+    case Engine::cpu: return "cpu";
     default: return "ce";
   }
 }

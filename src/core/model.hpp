@@ -39,6 +39,7 @@ enum class Engine {
   copy_engine,  // cudaMemcpyAsync issued on the executing GPU's stream
   sm,           // a copy kernel running on the executing GPU's SMs
   sm_split,     // one SM kernel copying half the bytes each way (src <-> dst)
+  cpu,          // a host thread touching the memory (managed-memory migration)
 };
 
 const char* to_string(Engine engine) noexcept;
@@ -49,6 +50,9 @@ struct Transfer {
   Engine engine = Engine::copy_engine;
   int exec_device = 0;       // GPU whose stream (and SMs for Engine::sm) does the work
   std::uint64_t bytes = 0;   // bytes per copy
+  // sm_split only: repeat each part in place before moving on (nvbandwidth's
+  // order) instead of walking the whole buffer once per copy.
+  bool repeat_in_place = false;
   std::string label;         // e.g. "host->gpu0"; filled by the front-end
 };
 

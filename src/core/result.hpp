@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/measure.hpp"
+#include "core/stability.hpp"
 #include "core/stats.hpp"
 #include "core/topology.hpp"
 
@@ -29,6 +30,10 @@ struct Cell {
   bool gated = true;
   bool outlier = false;
   std::string note;                 // outlier explanation or why the cell is empty
+  // Above the link's theoretical peak: not a measurement of that link (e.g.
+  // managed pages that had already moved). Never reported as a plain value.
+  bool invalid = false;
+  std::string invalid_reason;
 };
 
 struct Matrix {
@@ -64,6 +69,7 @@ struct RunResult {
   RunSettings settings;
   System system;
   std::vector<CaseResult> cases;
+  Stability stability;  // checked == false when the run did not measure it
 };
 
 }  // namespace xb

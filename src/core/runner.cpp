@@ -9,6 +9,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/case_plan.hpp"
 #include "core/measure.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
@@ -38,10 +39,33 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
+std::string impossible_reason(double gbps, const Peak& peak) {
+  if (!peak.known() || gbps <= peak.gbps) return "";
+  return fmt::format("{:.2f} GB/s is {:.1f}% of the theoretical peak {:.2f} GB/s ({}): more than the link can carry, "
+                     "so this is not a measurement of that link",
+                     gbps, 100 * gbps / peak.gbps, peak.gbps, peak.formula);
+}
+
+void mark_impossible_cells(CaseResult& c) {
+  for (auto& m : c.matrices) {
+    if (m.metric != Metric::bandwidth_gbps) continue;
+    for (auto& cell : m.cells) {
+      cell.invalid_reason = impossible_reason(cell.value, cell.peak);
+      cell.invalid = !cell.invalid_reason.empty();
+      if (!cell.invalid || c.status == CaseStatus::failed || c.status == CaseStatus::error) continue;
+      c.status = CaseStatus::failed;
+      c.message = fmt::format("invalid cell [{},{}] {}: {}", m.row_labels.at(cell.row), m.col_labels.at(cell.col),
+                              cell.link, cell.invalid_reason);
+    }
+  }
+}
+
 void flag_outliers(Matrix& m) {
   std::map<std::string, std::vector<double>> groups;
-  for (const auto& c : m.cells) groups[c.link].push_back(c.value);
+  for (const auto& c : m.cells)
+    if (!c.invalid) groups[c.link].push_back(c.value);
   for (auto& c : m.cells) {
+    if (c.invalid) continue;
     const auto& g = groups[c.link];
     if (g.size() < 2) continue;
     const double med = median(g);
@@ -72,11 +96,34 @@ RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback
   run.system = sys;
   check_fits(sys, req.buffer_bytes);
   Measurer measurer(run.system, req.measure);
+  StabilityCheck stability(reference_cells(run.system),
+                           [&](const ReferenceCell& ref) {
+                             const CaseDef& def = *select_cases({ref.case_name}, {}).at(0);
+                             return measure_one_cell(def, measurer, req.buffer_bytes, ref.row, ref.col);
+                           },
+                           req.stability_tolerance_pct);
+  const bool check = req.stability_check && !req.cases.empty();
+  if (check) {
+    try {
+      stability.start();
+    } catch (const Error& e) {
+      run.stability.error = e.what();
+    }
+    if (req.on_stability_start) req.on_stability_start(run.stability.error.empty() ? stability.peek() : run.stability);
+  }
   for (std::size_t i = 0; i < req.cases.size(); ++i) {
     CaseResult r = run_case(*req.cases[i], measurer, req.buffer_bytes, req.use_mean);
+    mark_impossible_cells(r);
     for (auto& m : r.matrices) flag_outliers(m);
     run.cases.push_back(std::move(r));
     if (on_case) on_case(run.cases.back(), i + 1, req.cases.size());
+  }
+  if (check && run.stability.error.empty()) {
+    try {
+      run.stability = stability.finish();
+    } catch (const Error& e) {
+      run.stability.error = e.what();
+    }
   }
   run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;

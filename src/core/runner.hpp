@@ -8,6 +8,7 @@
 
 #include "core/cases.hpp"
 #include "core/result.hpp"
+#include "core/stability.hpp"
 
 namespace xb {
 
@@ -17,6 +18,12 @@ struct RunRequest {
   bool use_mean = false;
   MeasureOptions measure;
   std::vector<std::string> command_line;
+  // Reference cells measured at the start and at the end of the run
+  // (stability.hpp); off for runs too short for drift to matter.
+  bool stability_check = true;
+  double stability_tolerance_pct = 2.0;
+  // Called once the start values of the reference cells are known.
+  std::function<void(const Stability&)> on_stability_start;
 };
 
 // Called after each case, e.g. for progress on stderr.
@@ -29,6 +36,14 @@ RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback
 // Marks cells far below the others on the same kind of link in the same
 // matrix (bandwidth < 80% of the group's median; latency > 125%).
 void flag_outliers(Matrix& m);
+
+// Why a bandwidth of `gbps` cannot have crossed a link whose theoretical
+// peak is `peak` (empty when it can, or when the peak is unknown).
+std::string impossible_reason(double gbps, const Peak& peak);
+
+// Marks every bandwidth cell above its link's theoretical peak invalid and
+// fails the case naming the first such cell. Run before flag_outliers.
+void mark_impossible_cells(CaseResult& c);
 
 // True when every case passed or was waived.
 bool all_passed(const RunResult& r);

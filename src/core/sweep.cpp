@@ -147,6 +147,10 @@ void measure_spec_size(Measurer& measurer, const SweepRequest& req, std::uint64_
     for (double sec : s.transfers[t].seconds) samples.push_back(gbps(static_cast<double>(bytes) * copies, sec));
     SweepRow row = make_row(bytes, std::move(samples), req.use_mean, series.peak);
     row.copies_per_sample = s.copies_per_sample;
+    if (const std::string why = impossible_reason(row.value_gbps, series.peak); !why.empty()) {
+      row.invalid = true;
+      fail_with(out, fmt::format("at {} bytes: invalid figure for {}: {}", bytes, tr.label, why));
+    }
     row.verification = s.transfers[t].verification.status;
     if (row.verification == Verification::Status::failed)
       fail_with(out, fmt::format("at {} bytes: verification failed: {} at byte offset {}", bytes, tr.label,
@@ -166,7 +170,8 @@ void measure_spec_size(Measurer& measurer, const SweepRequest& req, std::uint64_
 
 // Returns false when the case cannot run here (waived): no other size will.
 bool measure_case_size(Measurer& measurer, const SweepRequest& req, std::uint64_t bytes, SweepResult& out) {
-  const CaseResult c = run_case(*req.named_case, measurer, bytes, req.use_mean);
+  CaseResult c = run_case(*req.named_case, measurer, bytes, req.use_mean);
+  mark_impossible_cells(c);
   if (c.status == CaseStatus::waived) {
     out.status = SweepStatus::waived;
     out.messages.push_back(c.message);
@@ -196,6 +201,7 @@ void add_case_rows(const CaseResult& c, SweepResult& out) {
       row.copies_per_sample = cell.copies_per_sample;
       row.efficiency = cell.efficiency;
       row.verification = cell.verification.status;
+      row.invalid = cell.invalid;
       series.rows.push_back(std::move(row));
     }
   }

@@ -57,6 +57,7 @@ struct SweepRow {
   int copies_per_sample = 0;
   double efficiency = 0;        // value / peak; 0 when the peak is unknown
   Verification::Status verification = Verification::Status::skipped;
+  bool invalid = false;         // above the link's theoretical peak (see impossible_reason)
 };
 
 // One curve: a transfer of the spec, or one matrix cell of a named case.

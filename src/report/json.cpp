@@ -67,6 +67,8 @@ json cell_json(const Cell& c, Metric metric) {
     j["accesses_per_sample"] = c.copies_per_sample;
   }
   if (!c.note.empty()) j["note"] = c.note;
+  j["invalid"] = c.invalid;
+  if (c.invalid) j["invalid_reason"] = c.invalid_reason;
   return j;
 }
 
@@ -109,6 +111,21 @@ json system_json(const System& sys) {
           {"host_memory_bytes", sys.host_memory_bytes}};
 }
 
+json stability_json(const Stability& s) {
+  json refs = json::array();
+  for (const auto& e : s.entries)
+    refs.push_back({{"case", e.ref.case_name}, {"row", e.ref.row}, {"col", e.ref.col}, {"label", e.ref.label},
+                    {"link", e.ref.link}, {"start_gbps", e.start_gbps}, {"end_gbps", e.end_gbps},
+                    {"drift_pct", e.drift_pct}});
+  json j = {{"checked", s.checked}, {"tolerance_pct", s.tolerance_pct}, {"references", refs}};
+  if (s.checked) {
+    j["max_abs_drift_pct"] = s.max_abs_drift_pct;
+    j["stable"] = s.stable;
+  }
+  if (!s.error.empty()) j["error"] = s.error;
+  return j;
+}
+
 json run_json(const RunResult& run) {
   json cases = json::array();
   for (const auto& c : run.cases) cases.push_back(case_json(c));
@@ -120,6 +137,7 @@ json run_json(const RunResult& run) {
           {"start_time_utc", run.start_time_utc},
           {"wall_seconds", run.wall_seconds},
           {"status", all_passed(run) ? "passed" : "failed"},
+          {"stability", stability_json(run.stability)},
           {"settings",
            {{"buffer_bytes", run.settings.buffer_bytes},
             {"statistic", run.settings.statistic},

@@ -19,6 +19,9 @@ inline constexpr const char* kSchemaName = "xferbench-run";
 void text_run_header(std::ostream& os, const RunResult& run);
 void text_case(std::ostream& os, const CaseResult& c);
 void text_run_footer(std::ostream& os, const RunResult& run);
+// "# reference cells at the start: ..." (the drift check's first half).
+void text_stability_start(std::ostream& os, const Stability& s);
+nlohmann::json stability_json(const Stability& s);
 void text_list(std::ostream& os, const System& sys);
 void text_cases(std::ostream& os);  // the catalogue
 

@@ -39,6 +39,7 @@ std::string size_text(std::uint64_t bytes) {
 std::string mib_per_s(double gbps) { return fmt::format("{:.2f} MiB/s", gbps * 1e9 / (1024.0 * 1024.0)); }
 
 std::string percent_of_peak(const TransferResult& t) {
+  if (!t.invalid_reason.empty()) return "INVALID";
   return t.peak.known() ? fmt::format("{:.1f}%", t.efficiency * 100) : "-";
 }
 
@@ -90,6 +91,7 @@ void text_table(std::ostream& os, const ScenarioResult& r) {
     fmt::print(os, ", CoV {:.2f}% over {} sample{}\n", t.stats.cov * 100, t.stats.count, t.stats.count == 1 ? "" : "s");
     if (t.verification.status == Verification::Status::failed)
       fmt::print(os, "# {:>3} VERIFICATION FAILED: first bad byte at offset {}\n", t.id, t.verification.first_bad_offset);
+    if (!t.invalid_reason.empty()) fmt::print(os, "# {:>3} INVALID: {}\n", t.id, t.invalid_reason);
   }
 }
 
@@ -148,6 +150,8 @@ json transfer_json(const TransferResult& t) {
     j["host_numa_node"] = t.host_numa >= 0 ? json(t.host_numa) : json(nullptr);
   if (t.verification.status == Verification::Status::failed)
     j["verification"]["first_bad_offset"] = t.verification.first_bad_offset;
+  j["invalid"] = !t.invalid_reason.empty();
+  if (!t.invalid_reason.empty()) j["invalid_reason"] = t.invalid_reason;
   return j;
 }
 
@@ -176,7 +180,8 @@ void scenario_text(std::ostream& os, const ScenarioResult& r) {
   text_table(os, r);
   text_figures(os, r);
   text_timeline(os, r);
-  if (!all_verified(r)) fmt::print(os, "\n# FAILED: data verification failed (see the rows marked failed)\n");
+  if (!all_valid(r))
+    fmt::print(os, "\n# FAILED: data verification failed or a figure is invalid (see the rows marked failed or INVALID)\n");
 }
 
 void cuts_launch_text(std::ostream& os, const ScenarioResult& described) {
@@ -216,7 +221,7 @@ json scenario_json(const ScenarioResult& r) {
           {"start_time_utc", r.start_time_utc},
           {"wall_s", r.wall_s},
           {"front_end", r.front_end},
-          {"status", all_verified(r) ? "passed" : "failed"},
+          {"status", all_valid(r) ? "passed" : "failed"},
           {"settings",
            {{"stream_mode", stream_mode_name(r.streams)},
             {"statistic", r.statistic},
@@ -253,18 +258,19 @@ std::string scenario_csv(const ScenarioResult& r) {
       "id,label,device,device_name,direction,bytes_per_copy,memory_kind,engine,copies_per_sample,samples,elapsed_s,"
       "bandwidth_gbps,median_gbps,mean_gbps,min_gbps,max_gbps,stddev_gbps,cov,link,peak_gbps,efficiency,"
       "verification,first_bad_offset,start_s,end_s,span_s,aggregate_bandwidth_gbps,sum_of_transfer_bandwidths_gbps,"
-      "overlap_fraction\n";
+      "overlap_fraction,invalid,invalid_reason\n";
   for (const TransferResult& t : r.transfers) {
     const bool bad = t.verification.status == Verification::Status::failed;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{},"
-                       "{:.9g},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g}\n",
+                       "{:.9g},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{},{}\n",
                        t.id, csv_escape(t.label), t.device, csv_escape(t.device_name), t.direction, t.bytes,
                        to_string(t.memory), to_string(t.engine), r.copies_per_sample, r.samples, t.elapsed_s,
                        t.bandwidth_gbps, t.stats.median, t.stats.mean, t.stats.min, t.stats.max, t.stats.stddev,
                        t.stats.cov, csv_escape(t.link), t.peak.known() ? fmt::format("{:.6g}", t.peak.gbps) : "",
                        t.peak.known() ? fmt::format("{:.6g}", t.efficiency) : "", to_string(t.verification.status),
                        bad ? std::to_string(t.verification.first_bad_offset) : "", t.start_s, t.end_s, r.span_s,
-                       r.aggregate_bandwidth_gbps, r.sum_of_transfer_bandwidths_gbps, r.overlap_fraction);
+                       r.aggregate_bandwidth_gbps, r.sum_of_transfer_bandwidths_gbps, r.overlap_fraction,
+                       t.invalid_reason.empty() ? "false" : "true", csv_escape(t.invalid_reason));
   }
   return out;
 }

@@ -35,7 +35,8 @@ json row_json(const SweepRow& r, const Peak& peak) {
           {"samples_gbps", r.samples_gbps},
           {"copies_per_sample", r.copies_per_sample},
           {"efficiency", peak.known() ? json(r.efficiency) : json(nullptr)},
-          {"verification", {{"status", to_string(r.verification)}}}};
+          {"verification", {{"status", to_string(r.verification)}}},
+          {"invalid", r.invalid}};
 }
 
 json timeline_json(const SweepTimeline& t) {
@@ -62,8 +63,8 @@ std::string series_table(const SweepSeries& s) {
                      "samples", "CoV %", "check");
   for (const SweepRow& r : s.rows) {
     out += fmt::format("{:>16} {:>16.3f} {:>14.3f} {:>8} {:>8} {:>8.2f}  {}\n", r.bytes, r.seconds_per_copy * 1e6,
-                       r.value_gbps, s.peak.known() ? fmt::format("{:.1f}", r.efficiency * 100) : "-", r.stats.count,
-                       r.stats.cov * 100, to_string(r.verification));
+                       r.value_gbps, r.invalid ? "INVALID" : s.peak.known() ? fmt::format("{:.1f}", r.efficiency * 100) : "-",
+                       r.stats.count, r.stats.cov * 100, to_string(r.verification));
   }
   return out + fit_line(s);
 }
@@ -122,18 +123,19 @@ json sweep_json(const SweepResult& r) {
 std::string sweep_csv(const SweepResult& r) {
   std::string out =
       "series,link,bytes,time_per_copy_s,value_gbps,median_gbps,mean_gbps,min_gbps,max_gbps,stddev_gbps,cov,samples,"
-      "copies_per_sample,peak_gbps,efficiency,verification,fit_startup_s,fit_asymptotic_gbps,fit_n_half_bytes\n";
+      "copies_per_sample,peak_gbps,efficiency,verification,fit_startup_s,fit_asymptotic_gbps,fit_n_half_bytes,invalid\n";
   for (const auto& s : r.series) {
     const std::string fit = s.fit.valid ? fmt::format("{:.9g},{:.9g},{:.9g}", s.fit.startup_s, s.fit.asymptotic_gbps,
                                                       s.fit.n_half_bytes)
                                         : ",,";
     for (const auto& row : s.rows) {
-      out += fmt::format("{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{},{}\n",
+      out += fmt::format("{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{},{},{}\n",
                          csv_escape(s.label), csv_escape(s.link), row.bytes, row.seconds_per_copy, row.value_gbps,
                          row.stats.median, row.stats.mean, row.stats.min, row.stats.max, row.stats.stddev, row.stats.cov,
                          row.stats.count, row.copies_per_sample,
                          s.peak.known() ? fmt::format("{:.9g}", s.peak.gbps) : "",
-                         s.peak.known() ? fmt::format("{:.9g}", row.efficiency) : "", to_string(row.verification), fit);
+                         s.peak.known() ? fmt::format("{:.9g}", row.efficiency) : "", to_string(row.verification), fit,
+                         row.invalid ? "true" : "false");
     }
   }
   return out;

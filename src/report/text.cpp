@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include "core/cases.hpp"
 #include "core/runner.hpp"
@@ -19,6 +20,7 @@ const Cell* find_cell(const Matrix& m, int r, int c) {
 
 std::string cell_text(const Cell* c, Metric metric) {
   if (!c) return "-";
+  if (c->invalid) return "INVALID";
   std::string s = metric == Metric::bandwidth_gbps ? fmt::format("{:.2f}", c->value) : fmt::format("{:.0f}", c->value);
   if (c->peak.known()) s += fmt::format(" ({:.0f}%)", c->efficiency * 100);
   if (c->verification.status == Verification::Status::failed) s += " BAD";
@@ -47,6 +49,7 @@ void text_matrix(std::ostream& os, const Matrix& m) {
     if (c.verification.status == Verification::Status::failed)
       fmt::print(os, ", VERIFICATION FAILED at byte {}", c.verification.first_bad_offset);
     if (c.outlier) fmt::print(os, ", OUTLIER: {}", c.note);
+    if (c.invalid) fmt::print(os, ", INVALID: {}", c.invalid_reason);
     fmt::print(os, "\n");
   }
 }
@@ -81,7 +84,44 @@ void text_case(std::ostream& os, const CaseResult& c) {
   fmt::print(os, "# {} in {:.2f} s\n\n", to_string(c.status), c.wall_seconds);
 }
 
+void text_stability_start(std::ostream& os, const Stability& s) {
+  if (!s.error.empty()) {
+    fmt::print(os, "# drift check: not run: {}\n\n", s.error);
+    return;
+  }
+  std::vector<std::string> parts;
+  for (const auto& e : s.entries) parts.push_back(fmt::format("{} {:.2f} GB/s", e.ref.label, e.start_gbps));
+  fmt::print(os, "# drift check: reference cells at the start: {} (measured again at the end)\n\n",
+             fmt::join(parts, ", "));
+}
+
+namespace {
+
+void text_stability_end(std::ostream& os, const Stability& s) {
+  if (!s.error.empty()) {
+    fmt::print(os, "# drift check: not completed: {}\n", s.error);
+    return;
+  }
+  if (!s.checked) return;
+  std::vector<std::string> parts;
+  for (const auto& e : s.entries)
+    parts.push_back(fmt::format("{} ({}) {:.2f} -> {:.2f} GB/s ({:+.2f}%)", e.ref.label, e.ref.link, e.start_gbps,
+                                e.end_gbps, e.drift_pct));
+  fmt::print(os, "# drift check: {}\n", fmt::join(parts, ", "));
+  if (s.stable) {
+    fmt::print(os, "# stable: the reference cells moved at most {:.2f}% (tolerance {}%)\n", s.max_abs_drift_pct,
+               s.tolerance_pct);
+  } else {
+    fmt::print(os, "# UNSTABLE: the reference cells moved {:.2f}% between the start and the end of the run "
+                   "(tolerance {}%); cells measured in between may be off by as much\n",
+               s.max_abs_drift_pct, s.tolerance_pct);
+  }
+}
+
+}  // namespace
+
 void text_run_footer(std::ostream& os, const RunResult& run) {
+  text_stability_end(os, run.stability);
   int counts[4] = {};
   for (const auto& c : run.cases) ++counts[static_cast<int>(c.status)];
   fmt::print(os, "# {} cases: {} passed, {} failed, {} waived, {} errors; wall time {:.1f} s\n", run.cases.size(),
