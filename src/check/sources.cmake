@@ -8,6 +8,9 @@ target_sources(xferbench_core PRIVATE
   ${_xb_check}/lint.cpp
   ${_xb_check}/lint_host.cpp
   ${_xb_check}/spec.cpp
+  ${_xb_check}/judge.cpp
+  ${_xb_check}/telemetry.cpp
+  ${_xb_check}/node.cpp
 )
 # Only spec.cpp includes toml++; keep its headers out of every other file.
 if(NOT TOMLPP_INCLUDE_DIR STREQUAL "/usr/include")

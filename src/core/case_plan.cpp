@@ -313,9 +313,11 @@ void record_verification(const ScenarioSamples& s, const Scenario& sc, Cell& cel
 
 }  // namespace
 
-void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean, CaseResult& result) {
+void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean, CaseResult& result,
+                    const CellHook& on_cell) {
   CasePlan plan = plan_case(def, measurer.system(), bytes);
   for (const CellPlan& cp : plan.cells) {
+    if (on_cell) on_cell(def, cp.row, cp.col, true);
     for (const auto& t : cp.scenario.transfers)
       if (!t.src.on_host() && !t.dst.on_host() && t.src.device != t.dst.device)
         enable_peer_access(t.src.device, t.dst.device);
@@ -326,6 +328,7 @@ void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes,
       cell.bytes_per_copy = ls.buffer_bytes;
       cell.copies_per_sample = static_cast<int>(ls.accesses_per_sample);
       plan.matrices[0].cells.push_back(std::move(cell));
+      if (on_cell) on_cell(def, cp.row, cp.col, false);
       continue;
     }
     const Output& lead = cp.outputs[0];
@@ -342,6 +345,7 @@ void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes,
       record_verification(s, cp.scenario, cell, result);
       plan.matrices[o.matrix].cells.push_back(std::move(cell));
     }
+    if (on_cell) on_cell(def, cp.row, cp.col, false);
   }
   result.matrices = std::move(plan.matrices);
 }

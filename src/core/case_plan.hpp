@@ -45,6 +45,6 @@ double output_value(const Output& out, const Scenario& sc, const ScenarioSamples
 
 // Measures every planned cell and stores cells and status in `result`.
 void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
-                    CaseResult& result);
+                    CaseResult& result, const CellHook& on_cell = {});
 
 }  // namespace xb

@@ -73,7 +73,7 @@ RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback
   check_fits(sys, req.buffer_bytes);
   Measurer measurer(run.system, req.measure);
   for (std::size_t i = 0; i < req.cases.size(); ++i) {
-    CaseResult r = run_case(*req.cases[i], measurer, req.buffer_bytes, req.use_mean);
+    CaseResult r = run_case(*req.cases[i], measurer, req.buffer_bytes, req.use_mean, req.on_cell);
     for (auto& m : r.matrices) flag_outliers(m);
     run.cases.push_back(std::move(r));
     if (on_case) on_case(run.cases.back(), i + 1, req.cases.size());

@@ -17,6 +17,7 @@ struct RunRequest {
   bool use_mean = false;
   MeasureOptions measure;
   std::vector<std::string> command_line;
+  CellHook on_cell;  // optional: called around every cell (telemetry)
 };
 
 // Called after each case, e.g. for progress on stderr.
