@@ -11,6 +11,8 @@ target_sources(xferbench_core PRIVATE
   ${_xb_check}/judge.cpp
   ${_xb_check}/telemetry.cpp
   ${_xb_check}/node.cpp
+  ${_xb_check}/../report/check_report.cpp
+  ${_xb_check}/../report/check_junit.cpp
 )
 # Only spec.cpp includes toml++; keep its headers out of every other file.
 if(NOT TOMLPP_INCLUDE_DIR STREQUAL "/usr/include")
