@@ -26,12 +26,15 @@ json read_json_file(const std::string& path, const char* what) {
   }
 }
 
-void check_spec_model(const CheckSpec& spec, const System& sys, bool force) {
+void check_spec_model(const CheckSpec& spec, const json& environment, bool force) {
   if (spec.model.empty() || force) return;
-  for (const auto& g : sys.gpus) {
-    if (g.name.find(spec.model) != std::string::npos) continue;
-    fail(ErrorKind::usage, fmt::format("spec {} is for '{}' GPUs but gpu{} is a {}: refusing to judge it with this "
-                                       "spec (--force judges anyway)", spec.file, spec.model, g.index, g.name));
+  int index = 0;
+  for (const json& g : environment.value("gpus", json::array())) {
+    const std::string name = g.value("name", "");
+    if (name.find(spec.model) == std::string::npos)
+      fail(ErrorKind::usage, fmt::format("spec {} is for '{}' GPUs but gpu{} is a {}: refusing to judge it with this "
+                                         "spec (--force judges anyway)", spec.file, spec.model, index, name));
+    ++index;
   }
 }
 
@@ -62,7 +65,7 @@ std::vector<std::string> throttled_cases(const std::vector<CellWindow>& windows)
 
 // Re-measures the throttled cases once and puts their new results (and
 // telemetry) in place of the old ones.
-void remeasure(CheckResult& r, const System& sys, const RunRequest& base, const NvmlQueries* nvml,
+void remeasure(CheckResult& r, RunResult& run, const System& sys, const RunRequest& base, const NvmlQueries* nvml,
                const CheckCallbacks& cb) {
   r.remeasured_cases = throttled_cases(r.telemetry);
   if (r.remeasured_cases.empty()) return;
@@ -73,7 +76,7 @@ void remeasure(CheckResult& r, const System& sys, const RunRequest& base, const 
   req.on_cell = [&again](const CaseDef& d, int row, int col, bool begin) { again.on_cell(d, row, col, begin); };
   const RunResult second = run_cases(sys, req, cb.on_case);
   for (const CaseResult& c : second.cases)
-    for (CaseResult& old : r.run.cases)
+    for (CaseResult& old : run.cases)
       if (old.name == c.name) old = c;
   auto& t = r.telemetry;
   t.erase(std::remove_if(t.begin(), t.end(), [&](const CellWindow& w) {
@@ -82,7 +85,21 @@ void remeasure(CheckResult& r, const System& sys, const RunRequest& base, const 
   t.insert(t.end(), again.windows().begin(), again.windows().end());
 }
 
+// The check suite's cases and those a spec names: a recorded full run holds
+// cases (host traffic of every GPU at once) that no built-in peak can judge.
+bool judged_case(const std::string& name, const JudgeOptions& opts) {
+  for (const CaseDef* d : check_suite())
+    if (d->name == name) return true;
+  if (!opts.spec) return false;
+  return std::any_of(opts.spec->expect.begin(), opts.spec->expect.end(),
+                     [&](const Expectation& e) { return e.case_name == name; });
+}
+
 }  // namespace
+
+std::string CheckResult::hostname() const {
+  return run.value("environment", json::object()).value("hostname", "?");
+}
 
 std::vector<const CaseDef*> check_suite() {
   std::vector<const CaseDef*> cases = suite_cases("quick");
@@ -118,10 +135,49 @@ FailReasons fail_reasons(const CheckResult& r) {
   return f;
 }
 
+JudgeOptions Expectations::judge_options(const CheckOptions& opts) const {
+  JudgeOptions jo;
+  jo.spec = opts.spec_file.empty() ? nullptr : &spec;
+  jo.baseline = opts.baseline_file.empty() ? nullptr : &baseline;
+  jo.compare = opts.compare;
+  return jo;
+}
+
+Expectations load_expectations(const CheckOptions& opts, const json& environment) {
+  Expectations e;
+  if (!opts.spec_file.empty()) {
+    e.spec = parse_spec_file(opts.spec_file);
+    check_spec_model(e.spec, environment, opts.force);
+  }
+  if (!opts.baseline_file.empty())
+    e.baseline = load_baseline(read_json_file(opts.baseline_file, "baseline"), opts.baseline_file, environment, opts.force);
+  return e;
+}
+
+CheckResult judge_recorded(const CheckOptions& opts, const std::string& run_file) {
+  CheckResult r;
+  r.strict = opts.strict;
+  r.spec_file = opts.spec_file;
+  r.baseline_file = opts.baseline_file;
+  r.run = read_json_file(run_file, "run result");
+  const json env = r.run.value("environment", json::object());
+  const Expectations ex = load_expectations(opts, env);
+  for (const auto& id : lint_rule_ids())
+    r.lint.rules.push_back({id, "", RuleStatus::skipped, "not run: judging a recorded run"});
+  r.wall_seconds = r.run.value("wall_seconds", 0.0);
+  judge_result(r, ex.judge_options(opts));
+  return r;
+}
+
 void judge_result(CheckResult& r, const JudgeOptions& opts) {
-  const json doc = report::run_json(r.run);
-  r.cells = extract_cells(doc, "this run");
-  r.problems = case_problems(doc);
+  r.cells = extract_cells(r.run, "this run");
+  r.cells.erase(std::remove_if(r.cells.begin(), r.cells.end(),
+                               [&](const CheckCell& c) { return !judged_case(c.case_name, opts); }),
+                r.cells.end());
+  r.problems = case_problems(r.run);
+  r.problems.erase(std::remove_if(r.problems.begin(), r.problems.end(),
+                                  [&](const CaseProblem& p) { return !judged_case(p.case_name, opts); }),
+                   r.problems.end());
   apply_telemetry(r.cells, r.telemetry, r.remeasured_cases);
   judge_cells(r.cells, opts);
   r.links = link_verdicts(r.cells);
@@ -134,22 +190,19 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   r.strict = opts.strict;
   r.spec_file = opts.spec_file;
   r.baseline_file = opts.baseline_file;
-  CheckSpec spec;
-  if (!opts.spec_file.empty()) spec = parse_spec_file(opts.spec_file);
-  json baseline_doc;
-  if (!opts.baseline_file.empty()) baseline_doc = read_json_file(opts.baseline_file, "baseline");
+  // The files are parsed before any GPU work so their errors come first;
+  // the model checks need the machine and follow discovery.
+  if (!opts.spec_file.empty()) (void)parse_spec_file(opts.spec_file);
+  if (!opts.baseline_file.empty()) (void)read_json_file(opts.baseline_file, "baseline");
   const System sys = discover_system(false);
-  check_spec_model(spec, sys, opts.force);
-  Baseline baseline;
-  if (!opts.baseline_file.empty())
-    baseline = load_baseline(baseline_doc, opts.baseline_file, report::system_json(sys), opts.force);
+  const Expectations ex = load_expectations(opts, report::system_json(sys));
 
   if (cb.phase) cb.phase("lint");
   std::shared_ptr<Nvml> nvml;
   LintInput lin;
   lin.sys = &sys;
   lin.paths = opts.paths;
-  lin.settings = spec.lint;
+  lin.settings = ex.spec.lint;
   try {
     nvml = Nvml::load();
     lin.nvml = nvml.get();
@@ -166,16 +219,13 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   req.measure = opts.measure;
   req.command_line = opts.command_line;
   req.on_cell = [&rec](const CaseDef& d, int row, int col, bool begin) { rec.on_cell(d, row, col, begin); };
-  r.run = run_cases(sys, req, cb.on_case);
+  RunResult run = run_cases(sys, req, cb.on_case);
   r.telemetry = rec.windows();
-  if (opts.remeasure) remeasure(r, sys, req, lin.nvml, cb);
+  if (opts.remeasure) remeasure(r, run, sys, req, lin.nvml, cb);
+  r.run = report::run_json(run);
 
   recheck_pcie_under_load(r.lint, sys, pcie_gen_under_load(r.telemetry, sys.gpu_count()));
-  JudgeOptions jo;
-  jo.spec = opts.spec_file.empty() ? nullptr : &spec;
-  jo.baseline = opts.baseline_file.empty() ? nullptr : &baseline;
-  jo.compare = opts.compare;
-  judge_result(r, jo);
+  judge_result(r, ex.judge_options(opts));
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

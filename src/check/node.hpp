@@ -40,7 +40,7 @@ struct CheckOptions {
 };
 
 struct CheckResult {
-  RunResult run;
+  nlohmann::json run;  // the run as report::run_json writes it (recorded or just measured)
   LintReport lint;
   std::vector<CellWindow> telemetry;
   std::vector<std::string> remeasured_cases;
@@ -51,6 +51,7 @@ struct CheckResult {
   bool strict = false;
   bool pass = false;
   double wall_seconds = 0;  // the whole check: lint, measurement, re-measurement
+  std::string hostname() const;
 };
 
 // Why a judged result passes or not: lint errors (warnings with strict),
@@ -65,9 +66,22 @@ struct FailReasons {
 };
 FailReasons fail_reasons(const CheckResult& r);
 
-// Judges an already measured run (live or recorded): cells, link verdicts,
-// problems and pass. `lint` and `telemetry` are taken as they are.
+// Judges r.run (live or recorded): cells, link verdicts, problems and
+// pass. `lint` and `telemetry` are taken as they are.
 void judge_result(CheckResult& r, const JudgeOptions& opts);
+
+// Expectations from the options' spec and baseline files, checked against
+// the machine `environment` (report::system_json) the run was measured on.
+struct Expectations {
+  CheckSpec spec;
+  Baseline baseline;
+  JudgeOptions judge_options(const CheckOptions& opts) const;
+};
+Expectations load_expectations(const CheckOptions& opts, const nlohmann::json& environment);
+
+// Judges a recorded run (`xferbench check --judge RUN.json`): no lint, no
+// telemetry (both reported as not done), the same verdicts as a live check.
+CheckResult judge_recorded(const CheckOptions& opts, const std::string& run_file);
 
 // Progress: `phase` names what starts ("lint", "measuring", "re-measuring
 // 2 throttled cases"); `on_case` follows run_cases.

@@ -1,6 +1,7 @@
 // JUnit XML for 'xferbench check --junit FILE'. No XML library on Debian
 // offers a small writer with correct escaping that is lighter than the few
 // lines below; what matters is the escaping, which is unit-tested.
+#include <algorithm>
 #include <sstream>
 #include <utility>
 
@@ -126,8 +127,10 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
-std::string check_junit(const CheckResult& r) {
-  const std::vector<Suite> suites = {lint_suite(r), link_suite(r), cell_suite(r)};
+namespace {
+
+std::string junit_document(const std::vector<Suite>& suites, const std::string& name, const std::string& host,
+                           double seconds) {
   int tests = 0, failures = 0, errors = 0, skipped = 0;
   for (const auto& s : suites) {
     tests += static_cast<int>(s.tests.size());
@@ -137,19 +140,40 @@ std::string check_junit(const CheckResult& r) {
   }
   std::ostringstream os;
   os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  os << fmt::format("<testsuites name=\"xferbench check {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" "
+  os << fmt::format("<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" "
                     "time=\"{:.3f}\">\n",
-                    xml_escape(r.run.system.hostname), tests, failures, errors, skipped, r.wall_seconds);
+                    xml_escape(name), tests, failures, errors, skipped, seconds);
   for (const auto& s : suites) {
     os << fmt::format("  <testsuite name=\"{}\" hostname=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
                       "skipped=\"{}\">\n",
-                      xml_escape(s.name), xml_escape(r.run.system.hostname), s.tests.size(),
-                      count(s, Test::Kind::failure), count(s, Test::Kind::error), count(s, Test::Kind::skipped));
+                      xml_escape(s.name), xml_escape(host), s.tests.size(), count(s, Test::Kind::failure),
+                      count(s, Test::Kind::error), count(s, Test::Kind::skipped));
     for (const auto& t : s.tests) write_test(os, t);
     os << "  </testsuite>\n";
   }
   os << "</testsuites>\n";
   return os.str();
+}
+
+}  // namespace
+
+std::string fleet_junit(const std::vector<nlohmann::json>& nodes) {
+  Suite s{"nodes", {}};
+  double seconds = 0;
+  for (const auto& n : nodes) {
+    Test t{"nodes", n.value("hostname", "?")};
+    const std::string verdict = n.value("verdict", "error");
+    if (verdict != "pass") t.kind = verdict == "fail" ? Test::Kind::failure : Test::Kind::error;
+    (t.kind == Test::Kind::pass ? t.detail : t.message) = n.value("summary", n.value("error", ""));
+    seconds = std::max(seconds, n.value("wall_seconds", 0.0));
+    s.tests.push_back(t);
+  }
+  return junit_document({s}, "xferbench check fleet", "", seconds);
+}
+
+std::string check_junit(const CheckResult& r) {
+  return junit_document({lint_suite(r), link_suite(r), cell_suite(r)}, "xferbench check " + r.hostname(), r.hostname(),
+                        r.wall_seconds);
 }
 
 }  // namespace xb::report

@@ -46,6 +46,18 @@ const char* verdict_word(bool pass) { return pass ? "PASS" : "FAIL"; }
 
 std::string finding_line(const Finding& f) { return fmt::format("{} {}", f.subject, f.evidence); }
 
+// "lint clean", "lint: 2 warnings", "lint skipped (...)": what the lint saw.
+std::string lint_state(const LintReport& l) {
+  int looked = 0, warnings = 0;
+  for (const auto& r : l.rules) looked += r.status == RuleStatus::passed || r.status == RuleStatus::findings;
+  for (const auto& f : l.findings) warnings += f.severity == Severity::warn;
+  if (looked == 0) return l.rules.empty() ? "lint not run" : fmt::format("lint not run ({})", l.rules.front().note);
+  int skipped = 0;
+  for (const auto& r : l.rules) skipped += r.status == RuleStatus::skipped;
+  std::string s = warnings ? fmt::format("lint: {} warning{}", warnings, warnings == 1 ? "" : "s") : "lint clean";
+  return skipped ? s + fmt::format(", {} rule{} skipped", skipped, skipped == 1 ? "" : "s") : s;
+}
+
 }  // namespace
 
 std::string check_cell_reason(const CheckCell& c) {
@@ -65,8 +77,9 @@ std::string check_summary_line(const CheckResult& r) {
   if (why.empty()) {
     int judged = 0;
     for (const auto& c : r.cells) judged += c.verdict != CellVerdict::unjudged;
-    return fmt::format("xferbench check: PASS {} links, {} of {} cells judged, lint clean{}", r.links.size(), judged,
-                       r.cells.size(), r.spec_file.empty() ? "" : fmt::format(" (spec {})", r.spec_file));
+    return fmt::format("xferbench check: PASS {} links, {} of {} cells judged, {}{}", r.links.size(), judged,
+                       r.cells.size(), lint_state(r.lint),
+                       r.spec_file.empty() ? "" : fmt::format(" (spec {})", r.spec_file));
   }
   std::vector<std::string> parts;
   if (!why.cells.empty()) {
@@ -88,9 +101,10 @@ std::string check_summary_line(const CheckResult& r) {
 }
 
 void text_check(std::ostream& os, const CheckResult& r) {
-  const System& s = r.run.system;
-  fmt::print(os, "# xferbench check on {}: {} GPU{}, driver {}; expectations: {}{}built-in peaks\n", s.hostname,
-             s.gpu_count(), s.gpu_count() == 1 ? "" : "s", s.driver_version,
+  const json env = r.run.value("environment", json::object());
+  const std::size_t gpus = env.value("gpus", json::array()).size();
+  fmt::print(os, "# xferbench check on {}: {} GPU{}, driver {}; expectations: {}{}built-in peaks\n", r.hostname(),
+             gpus, gpus == 1 ? "" : "s", env.value("driver_version", "unknown"),
              r.spec_file.empty() ? "" : fmt::format("spec {}, then ", r.spec_file),
              r.baseline_file.empty() ? "" : fmt::format("baseline {}, then ", r.baseline_file));
   fmt::print(os, "# lint ({} rules)\n", r.lint.rules.size());
@@ -169,7 +183,7 @@ json check_section_json(const CheckResult& r) {
   }
   return {{"verdict", r.pass ? "pass" : "fail"},
           {"summary", check_summary_line(r)},
-          {"hostname", r.run.system.hostname},
+          {"hostname", r.hostname()},
           {"wall_seconds", r.wall_seconds},
           {"strict", r.strict},
           {"expectations", {{"spec", r.spec_file.empty() ? json(nullptr) : json(r.spec_file)},
@@ -187,7 +201,7 @@ json check_section_json(const CheckResult& r) {
 }
 
 json check_json(const CheckResult& r) {
-  json doc = run_json(r.run);
+  json doc = r.run;
   doc["check"] = check_section_json(r);
   doc["status"] = r.pass ? "passed" : "failed";
   return doc;

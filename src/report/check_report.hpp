@@ -39,5 +39,7 @@ std::string xml_escape(const std::string& text);
 // from the nodes' "check" sections as gathered to rank 0.
 void text_fleet(std::ostream& os, const std::vector<nlohmann::json>& nodes);
 nlohmann::json fleet_json(const std::vector<nlohmann::json>& nodes);
+// JUnit for a fleet: one test per node, failed with its summary line.
+std::string fleet_junit(const std::vector<nlohmann::json>& nodes);
 
 }  // namespace xb::report
