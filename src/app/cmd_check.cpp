@@ -136,7 +136,7 @@ void add_check_command(CLI::App& root, Context& ctx) {
   add_output_options(*cmd, a->out, false);
   cmd->footer(
       "Expectations, in order: the --spec entry for a cell, the same cell of --baseline, then built-in\n"
-      "minimums of the theoretical peak (PCIe 75%, PCIe both ways 70%, NVLink 70%, PCIe P2P 70%, device\n"
+      "minimums of the theoretical peak (PCIe 75%, PCIe both ways 65%, NVLink 70%, PCIe P2P 70%, device\n"
       "memory 70%). A cell below 85% of identical GPUs' median (latency above 115%) fails too.\n"
       "Exit codes: 0 PASS, 1 FAIL, 2 bad arguments or spec, 3 no GPU, 6 MPI, 7 file I/O. See docs/check.md.");
   cmd->callback([&ctx, a]() {

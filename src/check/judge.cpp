@@ -224,7 +224,7 @@ const char* to_string(Basis b) noexcept {
 double builtin_min_pct(LinkClass link) noexcept {
   switch (link) {
     case LinkClass::pcie: return 75.0;
-    case LinkClass::pcie_bidir: return 70.0;
+    case LinkClass::pcie_bidir: return 65.0;
     case LinkClass::nvlink: return 70.0;
     case LinkClass::pcie_peer: return 70.0;
     case LinkClass::memory: return 70.0;

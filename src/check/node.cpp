@@ -163,7 +163,7 @@ CheckResult judge_recorded(const CheckOptions& opts, const std::string& run_file
   const json env = r.run.value("environment", json::object());
   const Expectations ex = load_expectations(opts, env);
   for (const auto& id : lint_rule_ids())
-    r.lint.rules.push_back({id, "", RuleStatus::skipped, "not run: judging a recorded run"});
+    r.lint.rules.push_back({id, "", RuleStatus::skipped, "judging a recorded run"});
   r.wall_seconds = r.run.value("wall_seconds", 0.0);
   judge_result(r, ex.judge_options(opts));
   return r;

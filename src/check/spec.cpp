@@ -121,11 +121,20 @@ void parse_lint(const toml::table& t, const std::string& file, CheckSpec& spec) 
   }
 }
 
+// A percentage of the peers' median; a latency limit is above 100%.
 double parse_percent(const toml::node& n, const std::string& file, const std::string& key) {
   const std::string where = at(file, n.source());
-  const Threshold t = parse_threshold(need_string(n, where, key), false, fmt::format("{}: key '{}'", where, key));
-  if (t.unit != Threshold::Unit::percent_of_peak) bad(where, fmt::format("key '{}' takes a percentage, e.g. \"85%\"", key));
-  return t.value;
+  const std::string text = trim(need_string(n, where, key));
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || trim(text.substr(used)) != "%" || !(v > 0) || v > 1000)
+    bad(where, fmt::format("key '{}': '{}' is not a percentage such as \"85%\"", key, text));
+  return v;
 }
 
 void parse_peers(const toml::table& t, const std::string& file, CheckSpec& spec) {
