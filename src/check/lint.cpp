@@ -169,6 +169,12 @@ RuleOutcome lint_pcie_link(const LintInput& in, std::vector<Finding>& out) {
 
 RuleOutcome lint_nvlink_count(const LintInput& in, std::vector<Finding>& out) {
   RuleOutcome o = outcome("nvlink_count", "every NVLink the GPU model has is active");
+  if (in.sys->gpu_count() < 2) {
+    // A single visible GPU (a VM slice of a baseboard) has no peer to link to.
+    o.status = RuleStatus::not_applicable;
+    o.note = "one GPU visible: its NVLinks have no peer here";
+    return o;
+  }
   if (nvml_missing(in, o)) return o;
   const std::size_t before = out.size();
   const Healths hs = collect(in, [](const NvmlHealth& h) { return h.nvlinks_present && h.nvlinks_active; }, o,

@@ -170,6 +170,8 @@ CheckResult judge_recorded(const CheckOptions& opts, const std::string& run_file
 }
 
 void judge_result(CheckResult& r, const JudgeOptions& opts) {
+  if (opts.spec) r.spec_file = opts.spec->file;
+  if (opts.baseline) r.baseline_file = opts.baseline->file;
   r.cells = extract_cells(r.run, "this run");
   r.cells.erase(std::remove_if(r.cells.begin(), r.cells.end(),
                                [&](const CheckCell& c) { return !judged_case(c.case_name, opts); }),
