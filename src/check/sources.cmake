@@ -20,3 +20,5 @@ if(NOT TOMLPP_INCLUDE_DIR STREQUAL "/usr/include")
   set_source_files_properties(${_xb_check}/spec.cpp PROPERTIES INCLUDE_DIRECTORIES ${TOMLPP_INCLUDE_DIR})
 endif()
 unset(_xb_check)
+# The example expectation specs (docs/check.md).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/share/xferbench/check DESTINATION share/xferbench)
