@@ -5,7 +5,8 @@ target_sources(xferbench_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/test_check_lint.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_check_spec.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_check_verdict.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_check_report.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/test_check_report.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_check_gpu.cpp)
 set_property(SOURCE
   ${CMAKE_CURRENT_LIST_DIR}/test_check_lint.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_check_spec.cpp
