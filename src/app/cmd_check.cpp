@@ -18,6 +18,9 @@
 #include "report/check_report.hpp"
 #include "report/report.hpp"
 #ifdef XFERBENCH_CHECK_MPI
+#include <optional>
+
+#include "app/mpi_errors.hpp"
 #include "comm/mpi_comm.hpp"
 #endif
 
@@ -81,16 +84,29 @@ check::CheckResult measure_node(const CheckArgs& a, const Context& ctx) {
 #ifdef XFERBENCH_CHECK_MPI
 int execute_fleet(const CheckArgs& a, const Context& ctx) {
   const auto comm = comm::make_mpi_communicator(1);
-  const auto nodes = check::gather_node_records(
-      *comm, [&] { return report::check_section_json(measure_node(a, ctx)); }, comm::Seconds(a.gather_timeout_s));
-  if (comm->rank() == 0) {
-    if (a.out.format == "json") std::cout << report::fleet_json(nodes).dump(2) << "\n";
-    else report::text_fleet(std::cout, nodes);
-    if (!a.out.file.empty()) report::write_file_atomic(a.out.file, report::fleet_json(nodes).dump(2) + "\n");
-    if (!a.junit_file.empty()) report::write_file_atomic(a.junit_file, report::fleet_junit(nodes));
+  const comm::Seconds timeout(a.gather_timeout_s);
+  try {
+    const auto nodes = check::gather_node_records(
+        *comm, [&] { return report::check_section_json(measure_node(a, ctx)); }, timeout);
+    // Rank 0 prints and writes; the outcome (a file that cannot be written)
+    // is agreed so every rank exits alike.
+    std::optional<Error> err;
+    if (comm->rank() == 0) {
+      try {
+        if (a.out.format == "json") std::cout << report::fleet_json(nodes).dump(2) << "\n";
+        else report::text_fleet(std::cout, nodes);
+        std::cout.flush();
+        if (!a.out.file.empty()) report::write_file_atomic(a.out.file, report::fleet_json(nodes).dump(2) + "\n");
+        if (!a.junit_file.empty()) report::write_file_atomic(a.junit_file, report::fleet_junit(nodes));
+      } catch (const Error& e) {
+        err = e;
+      }
+    }
+    comm::agree_or_throw(*comm, err ? &*err : nullptr, timeout);
+    return check::fleet_exit_code(nodes);
+  } catch (const Error& e) {
+    return finish_with_agreed_error(*comm, e);
   }
-  comm->barrier(comm::Seconds(a.gather_timeout_s));
-  return check::fleet_exit_code(nodes);
 }
 #endif
 

@@ -58,6 +58,37 @@ std::string lint_state(const LintReport& l) {
   return skipped ? s + fmt::format(", {} rule{} skipped", skipped, skipped == 1 ? "" : "s") : s;
 }
 
+json sample_json(const NvmlSample& s) {
+  auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+  return {{"sm_clock_mhz", opt(s.sm_clock_mhz)},
+          {"mem_clock_mhz", opt(s.mem_clock_mhz)},
+          {"clock_reasons", s.clock_reasons ? json(clock_reason_names(*s.clock_reasons)) : json(nullptr)},
+          {"pcie_gen", opt(s.pcie_gen_current)},
+          {"pcie_width", opt(s.pcie_width_current)}};
+}
+
+json window_json(const CellWindow& w) {
+  json gpus = json::array();
+  for (const auto& g : w.gpus) gpus.push_back({{"gpu", g.gpu}, {"before", sample_json(g.before)}, {"after", sample_json(g.after)}});
+  return {{"case", w.case_name}, {"row", w.row}, {"col", w.col}, {"gpus_used", w.gpus_used},
+          {"throttled", w.throttled}, {"slowdown_reasons", clock_reason_names(w.reasons)},
+          {"power_throttle_ns", w.power_throttle_ns}, {"thermal_throttle_ns", w.thermal_throttle_ns}, {"gpus", gpus}};
+}
+
+json cell_json(const CheckCell& c) {
+  const std::string unit = c.latency ? "ns" : "gbps";
+  json j = {{"key", c.key}, {"case", c.case_name}, {"matrix", c.matrix}, {"row", c.row}, {"col", c.col},
+            {"link", c.link_key}, {"link_label", c.link_label}, {"link_class", to_string(c.link)},
+            {"value_" + unit, c.value}, {"verdict", to_string(c.verdict)}, {"basis", to_string(c.basis)},
+            {"reason", check_cell_reason(c)}, {"throttled", c.throttled}, {"remeasured", c.remeasured}};
+  j["threshold_" + unit] = c.threshold > 0 ? json(c.threshold) : json(nullptr);
+  if (c.threshold_pct > 0) j["threshold_percent_of_peak"] = c.threshold_pct;
+  if (!c.source.empty()) j["source"] = c.source;
+  if (!c.why.empty()) j["why"] = c.why;
+  if (c.throttled) j["throttle_reasons"] = c.throttle_reasons;
+  return j;
+}
+
 }  // namespace
 
 std::string check_cell_reason(const CheckCell& c) {
@@ -144,19 +175,7 @@ json check_section_json(const CheckResult& r) {
   for (const auto& f : r.lint.findings)
     findings.push_back({{"rule", f.rule}, {"severity", to_string(f.severity)}, {"subject", f.subject},
                         {"evidence", f.evidence}, {"fix", f.fix}});
-  for (const auto& c : r.cells) {
-    const std::string unit = c.latency ? "ns" : "gbps";
-    json j = {{"key", c.key}, {"case", c.case_name}, {"matrix", c.matrix}, {"row", c.row}, {"col", c.col},
-              {"link", c.link_key}, {"link_label", c.link_label}, {"link_class", to_string(c.link)},
-              {"value_" + unit, c.value}, {"verdict", to_string(c.verdict)}, {"basis", to_string(c.basis)},
-              {"reason", check_cell_reason(c)}, {"throttled", c.throttled}, {"remeasured", c.remeasured}};
-    j["threshold_" + unit] = c.threshold > 0 ? json(c.threshold) : json(nullptr);
-    if (c.threshold_pct > 0) j["threshold_percent_of_peak"] = c.threshold_pct;
-    if (!c.source.empty()) j["source"] = c.source;
-    if (!c.why.empty()) j["why"] = c.why;
-    if (c.throttled) j["throttle_reasons"] = c.throttle_reasons;
-    cells.push_back(j);
-  }
+  for (const auto& c : r.cells) cells.push_back(cell_json(c));
   for (const auto& l : r.links)
     links.push_back({{"link", l.link_key}, {"label", l.link_label}, {"verdict", to_string(l.verdict)},
                      {"cells", l.cells}, {"failed", l.failed}, {"unjudged", l.unjudged},
@@ -164,23 +183,7 @@ json check_section_json(const CheckResult& r) {
   json problems = json::array();
   for (const auto& p : r.problems) problems.push_back({{"case", p.case_name}, {"status", p.status}, {"message", p.message}});
   json telemetry = json::array();
-  for (const auto& w : r.telemetry) {
-    json gpus = json::array();
-    for (const auto& g : w.gpus) {
-      auto sample = [](const NvmlSample& s) {
-        return json{{"sm_clock_mhz", s.sm_clock_mhz ? json(*s.sm_clock_mhz) : json(nullptr)},
-                    {"mem_clock_mhz", s.mem_clock_mhz ? json(*s.mem_clock_mhz) : json(nullptr)},
-                    {"clock_reasons", s.clock_reasons ? json(clock_reason_names(*s.clock_reasons)) : json(nullptr)},
-                    {"pcie_gen", s.pcie_gen_current ? json(*s.pcie_gen_current) : json(nullptr)},
-                    {"pcie_width", s.pcie_width_current ? json(*s.pcie_width_current) : json(nullptr)}};
-      };
-      gpus.push_back({{"gpu", g.gpu}, {"before", sample(g.before)}, {"after", sample(g.after)}});
-    }
-    telemetry.push_back({{"case", w.case_name}, {"row", w.row}, {"col", w.col}, {"gpus_used", w.gpus_used},
-                         {"throttled", w.throttled}, {"slowdown_reasons", clock_reason_names(w.reasons)},
-                         {"power_throttle_ns", w.power_throttle_ns}, {"thermal_throttle_ns", w.thermal_throttle_ns},
-                         {"gpus", gpus}});
-  }
+  for (const auto& w : r.telemetry) telemetry.push_back(window_json(w));
   return {{"verdict", r.pass ? "pass" : "fail"},
           {"summary", check_summary_line(r)},
           {"hostname", r.hostname()},
