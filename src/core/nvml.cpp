@@ -219,9 +219,6 @@ bool Nvml::nvlink_p2p(const std::string& bus_a, const std::string& bus_b) const 
   return api_->p2p_status(a, b, NVML_P2P_CAPS_INDEX_NVLINK, &status) == NVML_SUCCESS && status == NVML_P2P_STATUS_OK;
 }
 
-}  // namespace xb
-
-namespace xb {
 namespace {
 
 // One NVML getter with a single output value: empty when the entry point is

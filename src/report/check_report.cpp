@@ -217,7 +217,8 @@ void text_fleet(std::ostream& os, const std::vector<json>& nodes) {
   for (const json& n : nodes) {
     const std::string verdict = n.value("verdict", "error");
     failed += verdict != "pass";
-    fmt::print(os, "  {:<24} {:<7} {:>7.1f}  {}\n", n.value("hostname", "?"), verdict == "pass" ? "PASS" : "FAIL",
+    fmt::print(os, "  {:<24} {:<7} {:>7.1f}  {}\n", n.value("hostname", "?"),
+               verdict == "pass" ? "PASS" : verdict == "fail" ? "FAIL" : "ERROR",
                n.value("wall_seconds", 0.0), n.value("summary", n.value("error", "")));
   }
   fmt::print(os, "xferbench check: {} {} of {} nodes failed\n", failed ? "FAIL" : "PASS", failed, nodes.size());
