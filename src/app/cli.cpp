@@ -30,8 +30,9 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
   add_plot_command(*app, ctx);
   add_compare_command(*app, ctx);
   add_cuts_command(*app, ctx);
+  add_check_command(*app, ctx);
   app->footer(
-      "Exit codes: 0 success; 1 a measurement or verification failed; 2 bad arguments;\n"
+      "Exit codes: 0 success; 1 a measurement or verification failed (check: FAIL); 2 bad arguments;\n"
       "3 no usable GPU; 4 not enough memory; 5 NVML unavailable; 6 MPI/launch problem;\n"
       "7 file I/O error; 8 CUDA error; 9 timeout; 70 internal error.");
   return app;

@@ -29,6 +29,7 @@ void add_sweep_command(CLI::App& root, Context& ctx);
 void add_plot_command(CLI::App& root, Context& ctx);
 void add_compare_command(CLI::App& root, Context& ctx);
 void add_cuts_command(CLI::App& root, Context& ctx);
+void add_check_command(CLI::App& root, Context& ctx);
 // Defined only when MPI support is built (XFERBENCH_HAVE_PINGPONG).
 void add_pingpong_command(CLI::App& root, Context& ctx);
 void add_first_touch_command(CLI::App& root, Context& ctx);

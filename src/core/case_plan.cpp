@@ -371,13 +371,42 @@ void run_migration_cell(const CaseDef& def, Measurer& measurer, const CellPlan& 
   }
 }
 
-}  // namespace
-
-namespace {
-
 void enable_peers(const Scenario& sc) {
   for (const auto& t : sc.transfers)
     if (!t.src.on_host() && !t.dst.on_host() && t.src.device != t.dst.device) enable_peer_access(t.src.device, t.dst.device);
+}
+
+// One planned cell: its matrix cells go into plan.matrices.
+void measure_cell(const CaseDef& def, Measurer& measurer, const CellPlan& cp, std::uint64_t bytes, bool use_mean,
+                  CasePlan& plan, CaseResult& result) {
+  enable_peers(cp.scenario);
+  if (plan.migration) {
+    run_migration_cell(def, measurer, cp, bytes, use_mean, plan, result);
+    return;
+  }
+  if (plan.latency) {
+    const Transfer& t = cp.scenario.transfers[0];
+    LatencySamples ls = measure_latency(measurer, t.exec_device, t.src);
+    Cell cell = make_cell(cp, cp.outputs[0], ls.ns_per_access, use_mean);
+    cell.bytes_per_copy = ls.buffer_bytes;
+    cell.copies_per_sample = static_cast<int>(ls.accesses_per_sample);
+    plan.matrices[0].cells.push_back(std::move(cell));
+    return;
+  }
+  const Output& lead = cp.outputs[0];
+  const ScenarioSamples s = measurer.run(cp.scenario, [&](const ScenarioSamples& ss, std::size_t i) {
+    return output_value(lead, cp.scenario, ss, i);
+  });
+  for (const Output& o : cp.outputs) {
+    std::vector<double> values;
+    for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(output_value(o, cp.scenario, s, i));
+    Cell cell = make_cell(cp, o, std::move(values), use_mean);
+    cell.bytes_per_copy = cp.scenario.transfers[o.first].bytes;
+    cell.copies_per_sample = s.copies_per_sample;
+    cell.gated = s.gated;
+    record_verification(s, cp.scenario, cell, result);
+    plan.matrices[o.matrix].cells.push_back(std::move(cell));
+  }
 }
 
 }  // namespace
@@ -397,37 +426,13 @@ double measure_one_cell(const CaseDef& def, Measurer& measurer, std::uint64_t by
   fail(ErrorKind::usage, fmt::format("{} has no bandwidth cell [{},{}] on this machine", def.name, row, col));
 }
 
-void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean, CaseResult& result) {
+void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean, CaseResult& result,
+                    const CellHook& on_cell) {
   CasePlan plan = plan_case(def, measurer.system(), bytes);
   for (const CellPlan& cp : plan.cells) {
-    enable_peers(cp.scenario);
-    if (plan.migration) {
-      run_migration_cell(def, measurer, cp, bytes, use_mean, plan, result);
-      continue;
-    }
-    if (plan.latency) {
-      const Transfer& t = cp.scenario.transfers[0];
-      LatencySamples ls = measure_latency(measurer, t.exec_device, t.src);
-      Cell cell = make_cell(cp, cp.outputs[0], ls.ns_per_access, use_mean);
-      cell.bytes_per_copy = ls.buffer_bytes;
-      cell.copies_per_sample = static_cast<int>(ls.accesses_per_sample);
-      plan.matrices[0].cells.push_back(std::move(cell));
-      continue;
-    }
-    const Output& lead = cp.outputs[0];
-    const ScenarioSamples s = measurer.run(cp.scenario, [&](const ScenarioSamples& ss, std::size_t i) {
-      return output_value(lead, cp.scenario, ss, i);
-    });
-    for (const Output& o : cp.outputs) {
-      std::vector<double> values;
-      for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(output_value(o, cp.scenario, s, i));
-      Cell cell = make_cell(cp, o, std::move(values), use_mean);
-      cell.bytes_per_copy = cp.scenario.transfers[o.first].bytes;
-      cell.copies_per_sample = s.copies_per_sample;
-      cell.gated = s.gated;
-      record_verification(s, cp.scenario, cell, result);
-      plan.matrices[o.matrix].cells.push_back(std::move(cell));
-    }
+    if (on_cell) on_cell(def, cp.row, cp.col, true);
+    measure_cell(def, measurer, cp, bytes, use_mean, plan, result);
+    if (on_cell) on_cell(def, cp.row, cp.col, false);
   }
   result.matrices = std::move(plan.matrices);
 }

@@ -51,6 +51,6 @@ double measure_one_cell(const CaseDef& def, Measurer& measurer, std::uint64_t by
 
 // Measures every planned cell and stores cells and status in `result`.
 void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
-                    CaseResult& result);
+                    CaseResult& result, const CellHook& on_cell = {});
 
 }  // namespace xb

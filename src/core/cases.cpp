@@ -174,7 +174,8 @@ std::optional<std::string> waive_reason(const CaseDef& def, const System& sys) {
   return std::string("no GPU pair has peer access");
 }
 
-CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean) {
+CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
+                    const CellHook& on_cell) {
   const auto t0 = std::chrono::steady_clock::now();
   CaseResult r;
   r.index = def.index;
@@ -186,7 +187,7 @@ CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes,
     return r;
   }
   try {
-    run_case_plans(def, measurer, bytes, use_mean, r);
+    run_case_plans(def, measurer, bytes, use_mean, r, on_cell);
   } catch (const Error& e) {
     r.status = CaseStatus::error;
     r.message = e.what();

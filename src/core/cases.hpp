@@ -3,6 +3,7 @@
 // pattern decides which transfers run together for each matrix cell.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,7 +56,13 @@ std::vector<const CaseDef*> suite_cases(const std::string& suite);
 // Why this machine cannot run the case (one GPU, no peer access), if so.
 std::optional<std::string> waive_reason(const CaseDef& def, const System& sys);
 
+// Called before (begin = true) and after each cell a case measures, outside
+// the timed region, with the cell's row and column; `xferbench check`
+// samples NVML telemetry around every cell with it.
+using CellHook = std::function<void(const CaseDef& def, int row, int col, bool begin)>;
+
 // Runs one case; errors inside become data (status error / failed).
-CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean);
+CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
+                    const CellHook& on_cell = {});
 
 }  // namespace xb

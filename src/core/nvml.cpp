@@ -29,7 +29,31 @@ struct Nvml::Api {
   decltype(&nvmlDeviceGetFieldValues) field_values = nullptr;
   decltype(&nvmlDeviceGetMaxClockInfo) max_clock = nullptr;
   decltype(&nvmlDeviceGetP2PStatus) p2p_status = nullptr;
+  // Health and telemetry (xferbench check). Entry points NVML marks as
+  // deprecated are typed by hand so their declarations are never referenced.
+  decltype(&nvmlDeviceGetPersistenceMode) persistence = nullptr;
+  nvmlReturn_t (*clock_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
+  decltype(&nvmlDeviceGetClockInfo) clock = nullptr;
+  nvmlReturn_t (*app_clock)(nvmlDevice_t, nvmlClockType_t, unsigned*) = nullptr;
+  nvmlReturn_t (*default_app_clock)(nvmlDevice_t, nvmlClockType_t, unsigned*) = nullptr;
+  decltype(&nvmlDeviceGetEccMode) ecc_mode = nullptr;
+  decltype(&nvmlDeviceGetTotalEccErrors) ecc_errors = nullptr;
+  decltype(&nvmlDeviceGetRetiredPagesPendingStatus) retired_pending = nullptr;
+  decltype(&nvmlDeviceGetRemappedRows) remapped_rows = nullptr;
+  decltype(&nvmlDeviceGetMigMode) mig_mode = nullptr;
+  decltype(&nvmlSystemGetConfComputeState) cc_state = nullptr;
 };
+
+static_assert(clock_reason::gpu_idle == nvmlClocksEventReasonGpuIdle &&
+              clock_reason::app_clocks == nvmlClocksEventReasonApplicationsClocksSetting &&
+              clock_reason::sw_power_cap == nvmlClocksEventReasonSwPowerCap &&
+              clock_reason::hw_slowdown == nvmlClocksThrottleReasonHwSlowdown &&
+              clock_reason::sync_boost == nvmlClocksEventReasonSyncBoost &&
+              clock_reason::sw_thermal == nvmlClocksEventReasonSwThermalSlowdown &&
+              clock_reason::hw_thermal == nvmlClocksThrottleReasonHwThermalSlowdown &&
+              clock_reason::hw_power_brake == nvmlClocksThrottleReasonHwPowerBrakeSlowdown &&
+              clock_reason::display_clocks == nvmlClocksEventReasonDisplayClockSetting,
+              "clock_reason bits must match nvml.h");
 
 namespace {
 
@@ -82,6 +106,21 @@ double nvlink_speed_gbps(const Nvml::Api& api, nvmlDevice_t dev, unsigned link, 
   return 0.0;
 }
 
+void resolve_health(Nvml::Api& api) {
+  resolve(api.handle, api.persistence, "nvmlDeviceGetPersistenceMode");
+  resolve(api.handle, api.clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
+  if (!api.clock_reasons) resolve(api.handle, api.clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  resolve(api.handle, api.clock, "nvmlDeviceGetClockInfo");
+  resolve(api.handle, api.app_clock, "nvmlDeviceGetApplicationsClock");
+  resolve(api.handle, api.default_app_clock, "nvmlDeviceGetDefaultApplicationsClock");
+  resolve(api.handle, api.ecc_mode, "nvmlDeviceGetEccMode");
+  resolve(api.handle, api.ecc_errors, "nvmlDeviceGetTotalEccErrors");
+  resolve(api.handle, api.retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus");
+  resolve(api.handle, api.remapped_rows, "nvmlDeviceGetRemappedRows");
+  resolve(api.handle, api.mig_mode, "nvmlDeviceGetMigMode");
+  resolve(api.handle, api.cc_state, "nvmlSystemGetConfComputeState");
+}
+
 }  // namespace
 
 std::shared_ptr<Nvml> Nvml::load() {
@@ -116,6 +155,7 @@ std::shared_ptr<Nvml> Nvml::load() {
   resolve(api->handle, api->field_values, "nvmlDeviceGetFieldValues");
   resolve(api->handle, api->max_clock, "nvmlDeviceGetMaxClockInfo");
   resolve(api->handle, api->p2p_status, "nvmlDeviceGetP2PStatus");
+  resolve_health(*api);
   return std::shared_ptr<Nvml>(new Nvml(std::move(api)));
 }
 
@@ -177,6 +217,139 @@ bool Nvml::nvlink_p2p(const std::string& bus_a, const std::string& bus_b) const 
     return false;
   nvmlGpuP2PStatus_t status{};
   return api_->p2p_status(a, b, NVML_P2P_CAPS_INDEX_NVLINK, &status) == NVML_SUCCESS && status == NVML_P2P_STATUS_OK;
+}
+
+namespace {
+
+// One NVML getter with a single output value: empty when the entry point is
+// missing or NVML answers anything but success (not supported, no permission).
+template <typename Out, typename Fn, typename... Args>
+std::optional<Out> ask(Fn fn, Args... args) {
+  Out out{};
+  if (!fn || fn(args..., &out) != NVML_SUCCESS) return std::nullopt;
+  return out;
+}
+
+template <typename T>
+std::optional<int> as_int(const std::optional<T>& v) {
+  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
+std::optional<bool> enabled(const std::optional<nvmlEnableState_t>& v) {
+  return v ? std::optional<bool>(*v == NVML_FEATURE_ENABLED) : std::nullopt;
+}
+
+std::optional<std::uint64_t> field_u64(const Nvml::Api& api, nvmlDevice_t dev, unsigned field) {
+  if (!api.field_values) return std::nullopt;
+  nvmlFieldValue_t fv{};
+  fv.fieldId = field;
+  if (api.field_values(dev, 1, &fv) != NVML_SUCCESS || fv.nvmlReturn != NVML_SUCCESS) return std::nullopt;
+  switch (fv.valueType) {
+    case NVML_VALUE_TYPE_UNSIGNED_INT: return fv.value.uiVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG: return fv.value.ulVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: return fv.value.ullVal;
+    default: return std::nullopt;
+  }
+}
+
+void nvlink_counts(const Nvml::Api& api, nvmlDevice_t dev, NvmlHealth& h) {
+  if (!api.nvlink_state) return;
+  int present = 0, active = 0;
+  for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+    nvmlEnableState_t state{};
+    if (api.nvlink_state(dev, link, &state) != NVML_SUCCESS) continue;  // no such link
+    ++present;
+    if (state == NVML_FEATURE_ENABLED) ++active;
+  }
+  h.nvlinks_active = active;
+  const auto count = field_u64(api, dev, NVML_FI_DEV_NVLINK_LINK_COUNT);
+  h.nvlinks_present = count ? static_cast<int>(*count) : present;
+}
+
+void clocks(const Nvml::Api& api, nvmlDevice_t dev, NvmlHealth& h) {
+  h.clock_reasons = ask<unsigned long long>(api.clock_reasons, dev);
+  h.sm_clock_mhz = ask<unsigned>(api.clock, dev, NVML_CLOCK_SM);
+  h.mem_clock_mhz = ask<unsigned>(api.clock, dev, NVML_CLOCK_MEM);
+  h.sm_clock_max_mhz = ask<unsigned>(api.max_clock, dev, NVML_CLOCK_SM);
+  h.mem_clock_max_mhz = ask<unsigned>(api.max_clock, dev, NVML_CLOCK_MEM);
+  h.app_sm_clock_mhz = ask<unsigned>(api.app_clock, dev, NVML_CLOCK_SM);
+  h.app_mem_clock_mhz = ask<unsigned>(api.app_clock, dev, NVML_CLOCK_MEM);
+  h.default_app_sm_clock_mhz = ask<unsigned>(api.default_app_clock, dev, NVML_CLOCK_SM);
+  h.default_app_mem_clock_mhz = ask<unsigned>(api.default_app_clock, dev, NVML_CLOCK_MEM);
+}
+
+void memory_errors(const Nvml::Api& api, nvmlDevice_t dev, NvmlHealth& h) {
+  nvmlEnableState_t current{}, pending{};
+  if (api.ecc_mode && api.ecc_mode(dev, &current, &pending) == NVML_SUCCESS) {
+    h.ecc_enabled = current == NVML_FEATURE_ENABLED;
+    h.ecc_pending_change = current != pending;
+  }
+  h.ecc_uncorrected_volatile =
+      ask<unsigned long long>(api.ecc_errors, dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC);
+  h.retired_pages_pending = enabled(ask<nvmlEnableState_t>(api.retired_pending, dev));
+  unsigned corr = 0, unc = 0, pending_rows = 0, failure = 0;
+  if (api.remapped_rows && api.remapped_rows(dev, &corr, &unc, &pending_rows, &failure) == NVML_SUCCESS) {
+    h.row_remap_pending = pending_rows != 0;
+    h.row_remap_failure = failure != 0;
+  }
+}
+
+}  // namespace
+
+std::string clock_reason_names(std::uint64_t mask) {
+  static const std::pair<std::uint64_t, const char*> names[] = {
+      {clock_reason::gpu_idle, "gpu_idle"},         {clock_reason::app_clocks, "applications_clocks_setting"},
+      {clock_reason::sw_power_cap, "sw_power_cap"}, {clock_reason::hw_slowdown, "hw_slowdown"},
+      {clock_reason::sync_boost, "sync_boost"},     {clock_reason::sw_thermal, "sw_thermal_slowdown"},
+      {clock_reason::hw_thermal, "hw_thermal_slowdown"}, {clock_reason::hw_power_brake, "hw_power_brake_slowdown"},
+      {clock_reason::display_clocks, "display_clock_setting"}};
+  std::string out;
+  for (const auto& [bit, name] : names) {
+    if (!(mask & bit)) continue;
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  if (mask & ~std::uint64_t{0x1ff}) out += out.empty() ? "other" : ", other";
+  return out.empty() ? "none" : out;
+}
+
+NvmlHealth Nvml::health(const std::string& pci_bus_id) const {
+  NvmlHealth h;
+  nvmlDevice_t dev{};
+  if (!api_->by_bus_id || api_->by_bus_id(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return h;
+  h.found = true;
+  h.pcie_gen_current = as_int(ask<unsigned>(api_->pcie_gen, dev));
+  h.pcie_gen_max = as_int(ask<unsigned>(api_->pcie_gen_max, dev));
+  h.pcie_width_current = as_int(ask<unsigned>(api_->pcie_width, dev));
+  h.pcie_width_max = as_int(ask<unsigned>(api_->pcie_width_max, dev));
+  nvlink_counts(*api_, dev, h);
+  h.persistence_mode = enabled(ask<nvmlEnableState_t>(api_->persistence, dev));
+  clocks(*api_, dev, h);
+  memory_errors(*api_, dev, h);
+  unsigned mig = 0, mig_pending = 0;
+  if (api_->mig_mode && api_->mig_mode(dev, &mig, &mig_pending) == NVML_SUCCESS)
+    h.mig_enabled = mig == NVML_DEVICE_MIG_ENABLE;
+  return h;
+}
+
+NvmlSample Nvml::sample(const std::string& pci_bus_id) const {
+  NvmlSample s;
+  nvmlDevice_t dev{};
+  if (!api_->by_bus_id || api_->by_bus_id(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return s;
+  s.sm_clock_mhz = ask<unsigned>(api_->clock, dev, NVML_CLOCK_SM);
+  s.mem_clock_mhz = ask<unsigned>(api_->clock, dev, NVML_CLOCK_MEM);
+  s.clock_reasons = ask<unsigned long long>(api_->clock_reasons, dev);
+  s.pcie_gen_current = as_int(ask<unsigned>(api_->pcie_gen, dev));
+  s.pcie_width_current = as_int(ask<unsigned>(api_->pcie_width, dev));
+  s.power_throttle_ns = field_u64(*api_, dev, NVML_FI_DEV_PERF_POLICY_POWER);
+  s.thermal_throttle_ns = field_u64(*api_, dev, NVML_FI_DEV_PERF_POLICY_THERMAL);
+  return s;
+}
+
+std::optional<bool> Nvml::confidential_compute() const {
+  nvmlConfComputeSystemState_t state{};
+  if (!api_->cc_state || api_->cc_state(&state) != NVML_SUCCESS) return std::nullopt;
+  return state.ccFeature == NVML_CC_SYSTEM_FEATURE_ENABLED;
 }
 
 }  // namespace xb

@@ -3,7 +3,9 @@
 // topology needs are exposed, already translated into plain values.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,12 +23,62 @@ struct NvmlLinkInfo {
   unsigned max_mem_clock_mhz = 0;
 };
 
-class Nvml {
+// Why the clocks are below their maximum: NVML's clocks-event reason bits
+// (nvmlClocksEventReason*, a stable part of its API; nvml.cpp checks them).
+namespace clock_reason {
+constexpr std::uint64_t gpu_idle = 0x1, app_clocks = 0x2, sw_power_cap = 0x4, hw_slowdown = 0x8, sync_boost = 0x10,
+                        sw_thermal = 0x20, hw_thermal = 0x40, hw_power_brake = 0x80, display_clocks = 0x100;
+// The reasons that slow a transfer down (power, thermal, hardware slowdown).
+constexpr std::uint64_t slowdown = sw_power_cap | hw_slowdown | sw_thermal | hw_thermal | hw_power_brake;
+}  // namespace clock_reason
+// "hw_slowdown, sw_thermal" for a reason mask; "none" for 0.
+std::string clock_reason_names(std::uint64_t mask);
+
+// Health state of one GPU for node acceptance (xferbench check). Every
+// field is empty when NVML cannot answer it (not supported, no permission),
+// so a rule that needs it is reported as skipped, never as passed.
+struct NvmlHealth {
+  bool found = false;  // NVML knows a GPU with this bus id
+  std::optional<int> pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max;
+  std::optional<int> nvlinks_present;  // links the GPU has (NVML field NVLINK_LINK_COUNT or link states)
+  std::optional<int> nvlinks_active;
+  std::optional<bool> persistence_mode;
+  std::optional<std::uint64_t> clock_reasons;  // clock_reason bits now
+  std::optional<unsigned> sm_clock_mhz, mem_clock_mhz, sm_clock_max_mhz, mem_clock_max_mhz;
+  std::optional<unsigned> app_sm_clock_mhz, app_mem_clock_mhz, default_app_sm_clock_mhz, default_app_mem_clock_mhz;
+  std::optional<bool> ecc_enabled, ecc_pending_change;
+  std::optional<std::uint64_t> ecc_uncorrected_volatile;
+  std::optional<bool> retired_pages_pending;
+  std::optional<bool> row_remap_pending, row_remap_failure;
+  std::optional<bool> mig_enabled;
+};
+
+// One telemetry reading of a GPU (clocks, throttle state, PCIe link and
+// NVML's accumulated power / thermal throttle counters, in ns).
+struct NvmlSample {
+  std::optional<unsigned> sm_clock_mhz, mem_clock_mhz;
+  std::optional<std::uint64_t> clock_reasons;
+  std::optional<int> pcie_gen_current, pcie_width_current;
+  std::optional<std::uint64_t> power_throttle_ns, thermal_throttle_ns;
+};
+
+// What node acceptance asks NVML. The dlopen'd Nvml implements it; unit
+// tests use a fake, so every health rule is tested without a GPU.
+class NvmlQueries {
+ public:
+  virtual ~NvmlQueries() = default;
+  virtual NvmlHealth health(const std::string& pci_bus_id) const = 0;
+  virtual NvmlSample sample(const std::string& pci_bus_id) const = 0;
+  // Confidential-computing mode of the system; empty when NVML cannot tell.
+  virtual std::optional<bool> confidential_compute() const = 0;
+};
+
+class Nvml final : public NvmlQueries {
  public:
   // Loads the library named by $XFERBENCH_NVML_LIBRARY or libnvidia-ml.so.1
   // and calls nvmlInit. Throws Error(nvml) naming the library and the cause.
   static std::shared_ptr<Nvml> load();
-  ~Nvml();
+  ~Nvml() override;
   Nvml(const Nvml&) = delete;
   Nvml& operator=(const Nvml&) = delete;
 
@@ -36,6 +88,9 @@ class Nvml {
   NvmlLinkInfo link_info(const std::string& pci_bus_id) const;
   // Whether NVML reports NVLink peer-to-peer between the two GPUs.
   bool nvlink_p2p(const std::string& bus_a, const std::string& bus_b) const;
+  NvmlHealth health(const std::string& pci_bus_id) const override;
+  NvmlSample sample(const std::string& pci_bus_id) const override;
+  std::optional<bool> confidential_compute() const override;
 
   struct Api;  // resolved NVML entry points (defined in nvml.cpp)
 

@@ -112,7 +112,7 @@ RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback
     if (req.on_stability_start) req.on_stability_start(run.stability.error.empty() ? stability.peek() : run.stability);
   }
   for (std::size_t i = 0; i < req.cases.size(); ++i) {
-    CaseResult r = run_case(*req.cases[i], measurer, req.buffer_bytes, req.use_mean);
+    CaseResult r = run_case(*req.cases[i], measurer, req.buffer_bytes, req.use_mean, req.on_cell);
     mark_impossible_cells(r);
     for (auto& m : r.matrices) flag_outliers(m);
     run.cases.push_back(std::move(r));

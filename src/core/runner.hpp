@@ -24,6 +24,7 @@ struct RunRequest {
   double stability_tolerance_pct = 2.0;
   // Called once the start values of the reference cells are known.
   std::function<void(const Stability&)> on_stability_start;
+  CellHook on_cell;  // optional: called around every cell (telemetry)
 };
 
 // Called after each case, e.g. for progress on stderr.

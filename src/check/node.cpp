@@ -1,0 +1,235 @@
+#include "check/node.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/nvml.hpp"
+#include "report/report.hpp"
+
+namespace xb::check {
+namespace {
+
+using json = nlohmann::json;
+
+json read_json_file(const std::string& path, const char* what) {
+  std::ifstream f(path);
+  if (!f) fail(ErrorKind::io, fmt::format("cannot read {} '{}'", what, path));
+  try {
+    return json::parse(f);
+  } catch (const json::parse_error& e) {
+    fail(ErrorKind::usage, fmt::format("{} '{}' is not valid JSON: {}", what, path, e.what()));
+  }
+}
+
+void check_spec_model(const CheckSpec& spec, const json& environment, bool force) {
+  if (spec.model.empty() || force) return;
+  int index = 0;
+  for (const json& g : environment.value("gpus", json::array())) {
+    const std::string name = g.value("name", "");
+    if (name.find(spec.model) == std::string::npos)
+      fail(ErrorKind::usage, fmt::format("spec {} is for '{}' GPUs but gpu{} is a {}: refusing to judge it with this "
+                                         "spec (--force judges anyway)", spec.file, spec.model, index, name));
+    ++index;
+  }
+}
+
+// Marks each cell with the telemetry of the window it was measured in.
+void apply_telemetry(std::vector<CheckCell>& cells, const std::vector<CellWindow>& windows,
+                     const std::vector<std::string>& remeasured) {
+  for (CheckCell& c : cells) {
+    c.remeasured = std::find(remeasured.begin(), remeasured.end(), c.case_name) != remeasured.end();
+    for (const CellWindow& w : windows) {
+      if (w.case_name != c.case_name || w.row != c.row_index || w.col != c.col_index || !w.throttled) continue;
+      c.throttled = true;
+      std::vector<std::string> why;
+      if (w.reasons) why.push_back(clock_reason_names(w.reasons));
+      if (w.power_throttle_ns) why.push_back("power throttle counter grew");
+      if (w.thermal_throttle_ns) why.push_back("thermal throttle counter grew");
+      c.throttle_reasons.clear();
+      for (const auto& s : why) c.throttle_reasons += (c.throttle_reasons.empty() ? "" : "; ") + s;
+    }
+  }
+}
+
+std::vector<std::string> throttled_cases(const std::vector<CellWindow>& windows) {
+  std::vector<std::string> out;
+  for (const auto& w : windows)
+    if (w.throttled && std::find(out.begin(), out.end(), w.case_name) == out.end()) out.push_back(w.case_name);
+  return out;
+}
+
+// Re-measures the throttled cases once and puts their new results (and
+// telemetry) in place of the old ones.
+void remeasure(CheckResult& r, RunResult& run, const System& sys, const RunRequest& base, const NvmlQueries* nvml,
+               const CheckCallbacks& cb) {
+  r.remeasured_cases = throttled_cases(r.telemetry);
+  if (r.remeasured_cases.empty()) return;
+  if (cb.phase) cb.phase(fmt::format("re-measuring {} case(s) measured while throttled", r.remeasured_cases.size()));
+  TelemetryRecorder again(nvml, sys);
+  RunRequest req = base;
+  req.cases = select_cases(r.remeasured_cases, {});
+  req.on_cell = [&again](const CaseDef& d, int row, int col, bool begin) { again.on_cell(d, row, col, begin); };
+  const RunResult second = run_cases(sys, req, cb.on_case);
+  for (const CaseResult& c : second.cases)
+    for (CaseResult& old : run.cases)
+      if (old.name == c.name) old = c;
+  auto& t = r.telemetry;
+  t.erase(std::remove_if(t.begin(), t.end(), [&](const CellWindow& w) {
+            return std::find(r.remeasured_cases.begin(), r.remeasured_cases.end(), w.case_name) != r.remeasured_cases.end();
+          }), t.end());
+  t.insert(t.end(), again.windows().begin(), again.windows().end());
+}
+
+// The check suite's cases and those a spec names: a recorded full run holds
+// cases (host traffic of every GPU at once) that no built-in peak can judge.
+bool judged_case(const std::string& name, const JudgeOptions& opts) {
+  for (const CaseDef* d : check_suite())
+    if (d->name == name) return true;
+  if (!opts.spec) return false;
+  return std::any_of(opts.spec->expect.begin(), opts.spec->expect.end(),
+                     [&](const Expectation& e) { return e.case_name == name; });
+}
+
+}  // namespace
+
+std::string CheckResult::hostname() const {
+  return run.value("environment", json::object()).value("hostname", "?");
+}
+
+std::vector<const CaseDef*> check_suite() {
+  std::vector<const CaseDef*> cases = suite_cases("quick");
+  const auto extra = select_cases({"host_to_device_bidirectional_memcpy_ce", "device_to_host_bidirectional_memcpy_ce",
+                                   "device_to_device_bidirectional_memcpy_write_ce", "all_to_one_write_ce",
+                                   "one_to_all_read_ce", "device_to_device_latency_sm", "host_device_latency_sm"},
+                                  {});
+  cases.insert(cases.end(), extra.begin(), extra.end());
+  return cases;
+}
+
+MeasureOptions check_measure_options() {
+  MeasureOptions m;
+  m.budget_s = 1.0;
+  m.max_samples = 20;
+  return m;
+}
+
+FailReasons fail_reasons(const CheckResult& r) {
+  FailReasons f;
+  for (std::size_t i = 0; i < r.lint.findings.size(); ++i) {
+    const Severity s = r.lint.findings[i].severity;
+    if (s == Severity::error || (r.strict && s == Severity::warn)) f.findings.push_back(i);
+  }
+  bool judged_bandwidth = false;
+  for (std::size_t i = 0; i < r.cells.size(); ++i) {
+    if (r.cells[i].verdict == CellVerdict::fail) f.cells.push_back(i);
+    judged_bandwidth = judged_bandwidth || (!r.cells[i].latency && r.cells[i].verdict != CellVerdict::unjudged);
+  }
+  for (std::size_t i = 0; i < r.problems.size(); ++i)
+    if (r.problems[i].status != "waived") f.problems.push_back(i);
+  f.nothing_judged = !judged_bandwidth;
+  return f;
+}
+
+JudgeOptions Expectations::judge_options(const CheckOptions& opts) const {
+  JudgeOptions jo;
+  jo.spec = opts.spec_file.empty() ? nullptr : &spec;
+  jo.baseline = opts.baseline_file.empty() ? nullptr : &baseline;
+  jo.compare = opts.compare;
+  return jo;
+}
+
+Expectations load_expectations(const CheckOptions& opts, const json& environment) {
+  Expectations e;
+  if (!opts.spec_file.empty()) {
+    e.spec = parse_spec_file(opts.spec_file);
+    check_spec_model(e.spec, environment, opts.force);
+  }
+  if (!opts.baseline_file.empty())
+    e.baseline = load_baseline(read_json_file(opts.baseline_file, "baseline"), opts.baseline_file, environment, opts.force);
+  return e;
+}
+
+CheckResult judge_recorded(const CheckOptions& opts, const std::string& run_file) {
+  CheckResult r;
+  r.strict = opts.strict;
+  r.spec_file = opts.spec_file;
+  r.baseline_file = opts.baseline_file;
+  r.run = read_json_file(run_file, "run result");
+  const json env = r.run.value("environment", json::object());
+  const Expectations ex = load_expectations(opts, env);
+  for (const auto& id : lint_rule_ids())
+    r.lint.rules.push_back({id, "", RuleStatus::skipped, "judging a recorded run"});
+  r.wall_seconds = r.run.value("wall_seconds", 0.0);
+  judge_result(r, ex.judge_options(opts));
+  return r;
+}
+
+void judge_result(CheckResult& r, const JudgeOptions& opts) {
+  if (opts.spec) r.spec_file = opts.spec->file;
+  if (opts.baseline) r.baseline_file = opts.baseline->file;
+  r.cells = extract_cells(r.run, "this run");
+  r.cells.erase(std::remove_if(r.cells.begin(), r.cells.end(),
+                               [&](const CheckCell& c) { return !judged_case(c.case_name, opts); }),
+                r.cells.end());
+  r.problems = case_problems(r.run);
+  r.problems.erase(std::remove_if(r.problems.begin(), r.problems.end(),
+                                  [&](const CaseProblem& p) { return !judged_case(p.case_name, opts); }),
+                   r.problems.end());
+  apply_telemetry(r.cells, r.telemetry, r.remeasured_cases);
+  judge_cells(r.cells, opts);
+  r.links = link_verdicts(r.cells);
+  r.pass = fail_reasons(r).empty();
+}
+
+CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CheckResult r;
+  r.strict = opts.strict;
+  r.spec_file = opts.spec_file;
+  r.baseline_file = opts.baseline_file;
+  // The files are parsed before any GPU work so their errors come first;
+  // the model checks need the machine and follow discovery.
+  if (!opts.spec_file.empty()) (void)parse_spec_file(opts.spec_file);
+  if (!opts.baseline_file.empty()) (void)read_json_file(opts.baseline_file, "baseline");
+  const System sys = discover_system(false);
+  const Expectations ex = load_expectations(opts, report::system_json(sys));
+
+  if (cb.phase) cb.phase("lint");
+  std::shared_ptr<Nvml> nvml;
+  LintInput lin;
+  lin.sys = &sys;
+  lin.paths = opts.paths;
+  lin.settings = ex.spec.lint;
+  try {
+    nvml = Nvml::load();
+    lin.nvml = nvml.get();
+  } catch (const Error& e) {
+    lin.nvml_error = e.what();
+  }
+  r.lint = run_lint(lin);
+
+  if (cb.phase) cb.phase("measuring");
+  TelemetryRecorder rec(lin.nvml, sys);
+  RunRequest req;
+  req.cases = check_suite();
+  req.buffer_bytes = opts.buffer_bytes;
+  req.measure = opts.measure;
+  req.command_line = opts.command_line;
+  req.on_cell = [&rec](const CaseDef& d, int row, int col, bool begin) { rec.on_cell(d, row, col, begin); };
+  RunResult run = run_cases(sys, req, cb.on_case);
+  r.telemetry = rec.windows();
+  if (opts.remeasure) remeasure(r, run, sys, req, lin.nvml, cb);
+  r.run = report::run_json(run);
+
+  recheck_pcie_under_load(r.lint, sys, pcie_gen_under_load(r.telemetry, sys.gpu_count()));
+  judge_result(r, ex.judge_options(opts));
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace xb::check

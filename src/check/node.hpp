@@ -1,0 +1,98 @@
+// One node's acceptance check: lint the environment, run the check suite
+// with telemetry around every cell, re-measure throttled cases once, judge
+// every cell and decide PASS / FAIL. The result is a self-contained record
+// (report::check_json turns it into the run JSON with a "check" section),
+// so a multi-node launcher only has to gather one record per node.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "check/judge.hpp"
+#include "check/lint.hpp"
+#include "check/spec.hpp"
+#include "check/telemetry.hpp"
+#include "core/runner.hpp"
+
+namespace xb::check {
+
+// The check suite: the quick suite, the bidirectional host and GPU cells,
+// an all-to-one and a one-to-all case (they load every link of a GPU at
+// once) and the GPU-to-GPU and host latency cells.
+std::vector<const CaseDef*> check_suite();
+
+// Sampling for check cells: at most `budget_s` per cell (shorter than run's
+// 3 s so 2 GPUs finish well under a minute; the median is still reported).
+MeasureOptions check_measure_options();
+
+struct CheckOptions {
+  std::string spec_file;        // --spec
+  std::string baseline_file;    // --baseline
+  bool force = false;           // compare against another model's spec or baseline
+  bool strict = false;          // a lint warning fails the check too
+  bool remeasure = true;        // re-measure a throttled case once
+  CompareOptions compare;       // baseline noise model
+  std::uint64_t buffer_bytes = 512ull << 20;
+  MeasureOptions measure = check_measure_options();
+  SysPaths paths;
+  std::vector<std::string> command_line;
+};
+
+struct CheckResult {
+  nlohmann::json run;  // the run as report::run_json writes it (recorded or just measured)
+  LintReport lint;
+  std::vector<CellWindow> telemetry;
+  std::vector<std::string> remeasured_cases;
+  std::vector<CheckCell> cells;
+  std::vector<CaseProblem> problems;
+  std::vector<LinkVerdict> links;
+  std::string spec_file, baseline_file;
+  bool strict = false;
+  bool pass = false;
+  double wall_seconds = 0;  // the whole check: lint, measurement, re-measurement
+  std::string hostname() const;
+};
+
+// Why a judged result passes or not: lint errors (warnings with strict),
+// failed cells, cases that errored or failed verification, or nothing
+// judged at all. Empty: pass.
+struct FailReasons {
+  std::vector<std::size_t> findings;   // indices into lint.findings
+  std::vector<std::size_t> cells;      // indices into cells
+  std::vector<std::size_t> problems;   // indices into problems
+  bool nothing_judged = false;
+  bool empty() const { return findings.empty() && cells.empty() && problems.empty() && !nothing_judged; }
+};
+FailReasons fail_reasons(const CheckResult& r);
+
+// Judges r.run (live or recorded): cells, link verdicts, problems and
+// pass. `lint` and `telemetry` are taken as they are.
+void judge_result(CheckResult& r, const JudgeOptions& opts);
+
+// Expectations from the options' spec and baseline files, checked against
+// the machine `environment` (report::system_json) the run was measured on.
+struct Expectations {
+  CheckSpec spec;
+  Baseline baseline;
+  JudgeOptions judge_options(const CheckOptions& opts) const;
+};
+Expectations load_expectations(const CheckOptions& opts, const nlohmann::json& environment);
+
+// Judges a recorded run (`xferbench check --judge RUN.json`): no lint, no
+// telemetry (both reported as not done), the same verdicts as a live check.
+CheckResult judge_recorded(const CheckOptions& opts, const std::string& run_file);
+
+// Progress: `phase` names what starts ("lint", "measuring", "re-measuring
+// 2 throttled cases"); `on_case` follows run_cases.
+struct CheckCallbacks {
+  std::function<void(const std::string&)> phase;
+  CaseCallback on_case;
+};
+
+// Reads the spec and baseline first (usage errors before any GPU work),
+// then discovers the node, lints it and measures. Throws Error for setup
+// failures (no GPU, unreadable files, a refused spec or baseline).
+CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb = {});
+
+}  // namespace xb::check

@@ -1,0 +1,71 @@
+// Expectation specs for `xferbench check` (TOML, read with toml++): the
+// thresholds a node must meet, per case and link kind, as an absolute GB/s
+// or ns or as a percentage of the link's theoretical peak. Every error names
+// the file, the line and the key, and is Error(usage) (exit 2).
+//
+//   model = "H200"                 # refused on GPUs whose name lacks this (--force overrides)
+//   [lint]
+//   nvlinks_per_gpu = 18
+//   severity = { persistence_mode = "error" }
+//   [peers]
+//   bandwidth_min = "85%"          # of the median of identical GPUs' cells
+//   latency_max = "115%"
+//   [[expect]]
+//   case = "host_to_device_memcpy_ce"   # a catalogue name, or "*"
+//   link = "pcie"                       # pcie | pcie_bidir | nvlink | pcie_peer | memory | "*"
+//   matrix = "total"                    # optional: one matrix of a multi-matrix case
+//   min = "52 GB/s"                     # or "80%"; latency cells take max = "1300 ns"
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "check/lint.hpp"
+
+namespace xb::check {
+
+// The kind of link a cell's bytes cross, as expectations name it.
+// pcie_bidir: a host link carrying traffic both ways at once.
+enum class LinkClass { pcie, pcie_bidir, nvlink, pcie_peer, memory };
+const char* to_string(LinkClass c) noexcept;
+std::optional<LinkClass> parse_link_class(const std::string& text);
+
+struct Threshold {
+  enum class Unit { percent_of_peak, gbps, ns };
+  Unit unit = Unit::percent_of_peak;
+  double value = 0;  // percent, GB/s or ns
+  bool is_max() const noexcept { return unit == Unit::ns; }  // latency: at most; bandwidth: at least
+};
+
+// "52 GB/s", "80%", "1300 ns", "1.3 us". Throws Error(usage) with `where`.
+Threshold parse_threshold(const std::string& text, bool latency, const std::string& where);
+
+struct Expectation {
+  std::string case_name = "*";       // catalogue name or "*"
+  std::optional<LinkClass> link;     // empty: any link
+  std::string matrix;                // empty: any matrix
+  Threshold threshold;
+  bool latency = false;              // given as max (ns); bandwidth given as min
+  std::string why;
+  std::string where;                 // "h200.toml:42"
+};
+
+struct CheckSpec {
+  std::string file;
+  std::string model;                        // empty: any GPU
+  std::vector<Expectation> expect;
+  LintSettings lint;
+  std::optional<double> peer_bandwidth_min_pct, peer_latency_max_pct;
+};
+
+// The expectation for a cell: the most specific match (case name, then
+// link, then matrix), the later one on a tie; null when none matches.
+const Expectation* find_expectation(const CheckSpec& spec, const std::string& case_name, const std::string& matrix,
+                                    LinkClass link, bool latency);
+
+CheckSpec parse_spec_text(const std::string& text, const std::string& file);
+// Throws Error(io) when the file cannot be read.
+CheckSpec parse_spec_file(const std::string& path);
+
+}  // namespace xb::check

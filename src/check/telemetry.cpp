@@ -1,0 +1,102 @@
+#include "check/telemetry.hpp"
+
+#include <algorithm>
+
+namespace xb::check {
+namespace {
+
+bool host_link_case(Pattern p) {
+  switch (p) {
+    case Pattern::host_to_device: case Pattern::device_to_host: case Pattern::host_to_device_bidir:
+    case Pattern::device_to_host_bidir: case Pattern::all_to_host: case Pattern::all_to_host_bidir:
+    case Pattern::host_to_all: case Pattern::host_to_all_bidir:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::uint64_t growth(const std::optional<std::uint64_t>& a, const std::optional<std::uint64_t>& b) {
+  return a && b && *b > *a ? *b - *a : 0;
+}
+
+}  // namespace
+
+std::vector<int> gpus_used(const CaseDef& def, int row, int col, int gpu_count) {
+  switch (def.pattern) {
+    case Pattern::all_to_host: case Pattern::all_to_host_bidir: case Pattern::host_to_all:
+    case Pattern::host_to_all_bidir: case Pattern::all_to_one_write: case Pattern::all_to_one_read:
+    case Pattern::one_to_all_write: case Pattern::one_to_all_read: {
+      std::vector<int> all(static_cast<std::size_t>(gpu_count));
+      for (int g = 0; g < gpu_count; ++g) all[static_cast<std::size_t>(g)] = g;
+      return all;
+    }
+    case Pattern::d2d_read: case Pattern::d2d_write: case Pattern::d2d_bidir_read: case Pattern::d2d_bidir_write:
+    case Pattern::d2d_latency:
+      return {row, col};
+    default:
+      return {col};
+  }
+}
+
+void assess(CellWindow& w) {
+  w.throttled = false;
+  w.reasons = 0;
+  w.power_throttle_ns = w.thermal_throttle_ns = 0;
+  for (const GpuWindow& g : w.gpus) {
+    if (std::find(w.gpus_used.begin(), w.gpus_used.end(), g.gpu) == w.gpus_used.end()) continue;
+    w.reasons |= g.after.clock_reasons.value_or(0) & clock_reason::slowdown;
+    w.power_throttle_ns += growth(g.before.power_throttle_ns, g.after.power_throttle_ns);
+    w.thermal_throttle_ns += growth(g.before.thermal_throttle_ns, g.after.thermal_throttle_ns);
+  }
+  w.throttled = w.reasons != 0 || w.power_throttle_ns > 0 || w.thermal_throttle_ns > 0;
+}
+
+std::vector<GpuWindow> TelemetryRecorder::read_all(bool before) const {
+  std::vector<GpuWindow> out;
+  for (const auto& g : sys_.gpus) {
+    GpuWindow w;
+    w.gpu = g.index;
+    (before ? w.before : w.after) = nvml_->sample(g.pci_bus_id);
+    out.push_back(w);
+  }
+  return out;
+}
+
+void TelemetryRecorder::on_cell(const CaseDef& def, int row, int col, bool begin) {
+  if (!nvml_) return;
+  if (begin) {
+    CellWindow w;
+    w.case_name = def.name;
+    w.row = row;
+    w.col = col;
+    w.gpus_used = gpus_used(def, row, col, sys_.gpu_count());
+    w.gpus = read_all(true);
+    windows_.push_back(std::move(w));
+    open_ = true;
+    return;
+  }
+  if (!open_ || windows_.empty()) return;
+  CellWindow& w = windows_.back();
+  const std::vector<GpuWindow> after = read_all(false);
+  for (std::size_t i = 0; i < after.size() && i < w.gpus.size(); ++i) w.gpus[i].after = after[i].after;
+  assess(w);
+  open_ = false;
+}
+
+std::vector<int> pcie_gen_under_load(const std::vector<CellWindow>& windows, int gpu_count) {
+  std::vector<int> gen(static_cast<std::size_t>(gpu_count), -1);
+  for (const CellWindow& w : windows) {
+    const auto def = std::find_if(case_catalogue().begin(), case_catalogue().end(),
+                                  [&](const CaseDef& d) { return d.name == w.case_name; });
+    if (def == case_catalogue().end() || !host_link_case(def->pattern)) continue;
+    for (const GpuWindow& g : w.gpus) {
+      if (std::find(w.gpus_used.begin(), w.gpus_used.end(), g.gpu) == w.gpus_used.end()) continue;
+      const auto i = static_cast<std::size_t>(g.gpu);
+      if (g.after.pcie_gen_current && i < gen.size()) gen[i] = std::max(gen[i], *g.after.pcie_gen_current);
+    }
+  }
+  return gen;
+}
+
+}  // namespace xb::check

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# End-to-end checks of 'xferbench check' on the real binary: bad specs and
+# options exit 2 naming file, line and key before any GPU is touched; a
+# recorded H200 run is judged (--judge) with the shipped spec, a spec set
+# above what the node gave, a baseline, JSON and JUnit output.
+set -u
+bin="$1"
+src="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+run="$src/bench/results/2026-11-22-h200x2-sm-bulk/full1.json"
+expect() {  # expect CODE NEEDLE -- ARGS...
+  local code="$1" needle="$2"; shift 3
+  local out rc
+  out=$("$bin" "$@" 2>&1); rc=$?
+  if [[ $rc -ne $code || "$out" != *"$needle"* ]]; then
+    echo "FAIL: xferbench $* -> exit $rc, output: ${out: -400} (want exit $code and '$needle')"; fails=$((fails+1))
+  else
+    echo "ok: xferbench $* -> $rc"
+  fi
+}
+printf '[[expect]]\ncase = "host_to_device_memcpy_ce"\nmin = "5 furlongs"\n' > "$tmp/unit.toml"
+printf 'model = "H200"\n[[expect]\n' > "$tmp/syntax.toml"
+printf '[[expect]]\ncase = "host_to_device_memcpy_ce"\nlink = "pcie"\nmin = "60 GB/s"\n' > "$tmp/high.toml"
+expect 2 "unit.toml:3: key 'min': '5 furlongs': unknown unit 'furlongs'" -- check --spec "$tmp/unit.toml"
+expect 2 "syntax.toml:2: not valid TOML" -- check --spec "$tmp/syntax.toml"
+expect 7 "cannot read spec file" -- check --spec "$tmp/none.toml"
+expect 2 "invalid --budget '0'" -- check --budget 0
+expect 2 "invalid --tolerance" -- check --tolerance -1
+expect 2 "xml" -- check --format xml
+expect 0 "xferbench check: PASS 7 links, 36 of 36 cells judged" -- check --judge "$run" --summary
+expect 0 "xferbench check: PASS" -- check --judge "$run" --spec "$src/share/xferbench/check/h200.toml" --summary
+expect 2 "is for 'H100 80GB HBM3' GPUs but gpu0 is a NVIDIA H200" -- check --judge "$run" --spec "$src/share/xferbench/check/h100.toml"
+expect 1 "xferbench check: FAIL host<->gpu0 host_to_device_memcpy_ce 55.43 GB/s < 60.00 GB/s" -- \
+  check --judge "$run" --spec "$tmp/high.toml" --junit "$tmp/high.xml" -o "$tmp/high.json"
+grep -q '<failure message="55.43 GB/s &lt; 60.00 GB/s' "$tmp/high.xml" || { echo "FAIL: junit lacks the failure"; fails=$((fails+1)); }
+grep -q '"verdict": "fail"' "$tmp/high.json" || { echo "FAIL: json lacks the verdict"; fails=$((fails+1)); }
+expect 0 "xferbench check: PASS" -- check --judge "$run" --baseline "$src/bench/results/2026-11-22-h200x2-sm-bulk/full2.json" --summary
+expect 2 "recorded on 4 x NVIDIA H200, this node has 2 x NVIDIA H200" -- \
+  check --judge "$run" --baseline "$src/bench/results/2026-11-22-h200x4/full.json"
+expect 0 "xferbench check: PASS" -- check --judge "$run" --baseline "$src/bench/results/2026-11-22-h200x4/full.json" --force --summary
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  expect 3 "no CUDA GPU found" -- check
+fi
+if command -v xmllint >/dev/null; then
+  xmllint --noout "$tmp/high.xml" || { echo "FAIL: JUnit XML is not well-formed"; fails=$((fails+1)); }
+fi
+echo "$fails failed"
+exit $((fails > 0))
