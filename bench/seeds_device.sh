@@ -44,7 +44,7 @@ timed() {
   local start
   start=$(date +%s.%N)
   timeout 120 "$@" 2>"$out/$name.err" | while IFS= read -r line; do
-    printf '%.2f %s\n' "$(echo "$(date +%s.%N) - $start" | bc)" "$line"
+    awk -v now="$(date +%s.%N)" -v t0="$start" -v l="$line" 'BEGIN { printf "%.2f %s\n", now - t0, l }'
   done >"$out/$name.log"
 }
 
@@ -56,7 +56,9 @@ streamed() {
   first=$(grep -E -- "$pattern" "$out/$name.log" | head -1 | cut -d' ' -f1)
   last=$(tail -1 "$out/$name.log" | cut -d' ' -f1)
   local verdict=FAIL
-  if [[ -n "$first" && -n "$last" ]] && (($(echo "$last - $first >= 1" | bc))); then verdict=ok; fi
+  if [[ -n "$first" && -n "$last" ]] && awk -v a="$first" -v b="$last" 'BEGIN { exit !(b - a >= 1) }'; then
+    verdict=ok
+  fi
   printf '%-28s %-5s first row at %ss, last line at %ss\n' "$name" "$verdict" "${first:--}" "${last:--}" | tee -a "$summary"
 }
 
@@ -78,9 +80,9 @@ step first_touch_mpi_line 0 "Doing MPI_Send/Recv from rank 0 to rank 1, of 1024 
   "${mpirun[@]}" "$x" first-touch 2 3 1K 1M 1 --memory host
 
 # Output as it is measured, through a pipe.
-timed sweep_piped "$x" sweep --do 0:HtoD --min 4K --max 256M --factor 4 -i 5 --sample-ms 20
+timed sweep_piped "$x" sweep --do 0:HtoD --min 4K --max 256M --factor 4 -i 5 --sample-ms 50
 streamed sweep_piped '^[0-9.]+ +4096 '
-timed run_piped "$x" run -t 0 1 2 -b 256 -i 5
+timed run_piped "$x" run -t 0 1 2 -b 256
 streamed run_piped '^[0-9.]+ Running '
 
 # -o: a directory refused before any measurement; /dev/stdout written through.

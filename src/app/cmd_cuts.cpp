@@ -121,7 +121,7 @@ void add_cuts_command(CLI::App& root, Context& ctx) {
       "as CUts; --samples N repeats it). Prints CUts' lines, then the xferbench table, the span, aggregate\n"
       "bandwidth, overlap and timeline. Same as 'xferbench run --htod/--dtoh/--dtod'. See docs/concurrent.md.\n"
       "Exit codes: 0 passed; 1 verification failed; 2 bad arguments (also a GPU pair without peer access);\n"
-      "3 no usable GPU.");
+      "3 no usable GPU; 7 the -o file cannot be written (checked before measuring).");
   cmd->callback([&ctx, opts, cmd]() {
     record_cuts_order(*cmd, opts->cuts_flags, opts->concurrent);
     auto plan = std::make_shared<ScenarioPlan>(build_scenario_plan(*opts, ctx.argv));

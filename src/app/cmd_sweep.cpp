@@ -140,10 +140,12 @@ void add_sweep_command(CLI::App& root, Context& ctx) {
   auto opts = std::make_shared<SweepOptions>();
   add_sweep_options(*cmd, *opts);
   cmd->footer(
-      "Rows: size, time per copy, bandwidth and % of the link's peak; then per series a least-squares fit of\n"
+      "Rows, printed as each size is measured: size, time per copy, bandwidth, % of the link's peak, series;\n"
+      "then per series its link, peak and a least-squares fit of\n"
       "time = startup + size / asymptotic bandwidth (relative residuals), and n_half, the size reaching half of it.\n"
       "Sweeps between processes are 'mpirun -np 2 xferbench pingpong -n N' (its table is a size sweep).\n"
-      "Exit codes: 0 passed or waived; 1 a size failed (verification or error); 2 bad arguments.");
+      "Exit codes: 0 passed or waived; 1 a size failed (verification or error); 2 bad arguments;\n"
+      "3 no usable GPU; 7 the -o file cannot be written (checked before measuring).");
   cmd->callback([&ctx, opts, cmd]() {
     opts->factor_given = cmd->count("--factor") > 0;
     auto plan = std::make_shared<SweepPlan>(build_plan(*opts, ctx.argv));
