@@ -3,6 +3,7 @@ in tests/data and checks them; checks that bad input writes nothing."""
 
 import json
 import os
+import select
 import stat
 import struct
 import subprocess
@@ -194,12 +195,26 @@ def test_a_symlink_is_followed_and_stays_a_link(tmp_path):
 def test_a_fifo_is_written_through(tmp_path):
     fifo = tmp_path / "pipe.svg"
     os.mkfifo(fifo)
+    # Held open read-write (Linux), so opening it for writing does not wait,
+    # and a FIFO wrongly replaced by a file fails the test instead of hanging;
+    # a thread drains it, as the image is larger than a pipe's buffer.
+    reader = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
     received = []
-    reader = threading.Thread(target=lambda: received.append(open(fifo, "rb").read()))
-    reader.start()
-    assert plot(fixture("sweep_htod_2gpu.json"), "-o", fifo) == 0
-    reader.join()
-    assert b"<svg" in received[0] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+    def drain():
+        data = b""
+        while not data.rstrip().endswith(b"</svg>") and select.select([reader], [], [], 10)[0]:
+            data += os.read(reader, 1 << 16)
+        received.append(data)
+
+    thread = threading.Thread(target=drain, daemon=True)
+    thread.start()
+    try:
+        assert plot(fixture("sweep_htod_2gpu.json"), "-o", fifo) == 0
+        thread.join(20)
+    finally:
+        os.close(reader)
+    assert received and b"<svg" in received[0] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
 def test_a_directory_is_refused(tmp_path, capsys):
