@@ -5,9 +5,11 @@
 set -u
 bin="$1"
 fails=0
+checks=0
 expect() {  # expect CODE NEEDLE -- ARGS...
   local code="$1" needle="$2"; shift 3
   local err rc
+  checks=$((checks+1))
   err=$("$bin" "$@" 2>&1 >/dev/null); rc=$?
   if [[ $rc -ne $code || "$err" != *"$needle"* ]]; then
     echo "FAIL: xferbench $* -> exit $rc, stderr: $err (want exit $code and '$needle')"; fails=$((fails+1))
@@ -23,14 +25,25 @@ expect 2 "'1.5G'" -- run --buffer-size 1.5G
 expect 2 "-i/--samples" -- run -i 0
 expect 2 "unknown suite 'medium'" -- run --suite medium
 expect 2 "xml" -- run --format xml
+expect 2 "invalid -i/--samples '-1'" -- run -i -1
+expect 2 "invalid --buffer-size ''" -- run --buffer-size ''
+expect 2 "invalid --samples '-1'" -- cuts --dtoh=0 --samples -1
+checks=$((checks+1))
 if ! "$bin" cases | grep -q "^ 34  device_local_copy"; then echo "FAIL: cases"; fails=$((fails+1)); fi
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
-  expect 3 "no CUDA GPU found" -- run -t 0
-  expect 3 "no CUDA GPU found" -- list
-  expect 3 "no CUDA GPU found" --
+  # Without the driver library the CUDA runtime says "driver version is
+  # insufficient"; xferbench says what is missing.
+  no_gpu="no CUDA GPU found"
+  if ! { command -v ldconfig >/dev/null && ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+    no_gpu="no NVIDIA driver or GPU found"
+  fi
+  expect 3 "$no_gpu" -- run -t 0
+  expect 3 "$no_gpu" -- list
+  expect 3 "$no_gpu" --
 fi
 out=$(mktemp -d)
 expect 7 "cannot write output file '/nonexistent-dir/r.json'" -- run -t 0 -o /nonexistent-dir/r.json
+expect 7 "cannot write output file '$out': it is a directory" -- run -t 0 -o "$out"
 rmdir "$out"
-echo "$((11 - fails)) passed, $fails failed"
+echo "$((checks - fails)) passed, $fails failed"
 [[ $fails -eq 0 ]]

@@ -1,9 +1,10 @@
 // Parses an xferbench command line in-process, as main() would, without
 // running the selected action: tests see the exit code parsing decided
-// (-1: run the action), what went to stdout/stderr, and whether an action
-// was selected.
+// (-1: run the action), what went to stdout/stderr, whether an action was
+// selected, the subcommand that was, and the request it will carry out.
 #pragma once
 
+#include <any>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@ struct Parsed {
   int code = -1;
   std::string out, err;
   bool has_action = false;
+  std::string command;  // the selected subcommand ("" for none)
+  std::any plan;        // Context::plan
 };
 
 inline Parsed parse(std::vector<std::string> args, void (*extra)(CLI::App&, xb::app::Context&) = nullptr) {
@@ -23,5 +26,7 @@ inline Parsed parse(std::vector<std::string> args, void (*extra)(CLI::App&, xb::
   if (extra) extra(*app, ctx);
   std::ostringstream out, err;
   const int code = xb::app::parse_args(*app, ctx, std::move(args), out, err);
-  return {code, out.str(), err.str(), static_cast<bool>(ctx.action)};
+  std::string command;
+  for (const CLI::App* sub : app->get_subcommands()) command = sub->get_name();
+  return {code, out.str(), err.str(), static_cast<bool>(ctx.action), command, ctx.plan};
 }

@@ -51,7 +51,7 @@ expect 2 "invalid --size '0'" -- cuts --dtoh=0 -s 0
 expect 2 "'many'" -- cuts --dtoh=0 -i many
 expect 2 "no transfer given" -- cuts
 if ! "$bin" cuts --help | grep -q -- "-p,--dtod"; then echo "FAIL: cuts --help"; fails=$((fails+1)); fi
-if ! "$bin" run --help | grep -q "xferbench list"; then echo "FAIL: run --help names 'xferbench list'"; fails=$((fails+1)); fi
+if ! "$bin" run --help | grep -q "xferbench --list"; then echo "FAIL: run --help names 'xferbench --list'"; fails=$((fails+1)); fi
 checks=$((checks+2))
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
   # 'all' needs the device count, so it is checked after discovery: exit 3.

@@ -43,7 +43,7 @@ endfunction()
 
 set(values 2 3 1K 1M 1)
 check(host_buffers_2ranks 0
-      "\\[-1\\] time: .*from a buffer of 1048577 bytes \\(with overalloc\\)\\.\n\\[0:0\\] time: [0-9].*\\[1:2\\] time: .*# with overalloc +1048576 +1048577 .*# without overalloc"
+      "\\[-1\\] time: .*\nDoing MPI_Send/Recv from rank 0 to rank 1, of 1024 bytes from a buffer of 1048577 bytes \\(with overalloc\\)\\.\n\\[0:0\\] time: [0-9].*\\[1:2\\] time: .*# with overalloc +1048576 +1048577 .*# without overalloc"
       0 ${mpirun} -np 2 ${XB} first-touch ${values} --memory host)
 check(host_buffers_3ranks_first_to_last 0 "rank 0 \\([^)]*host\\) -> rank 2 \\([^)]*host\\), transport mpi" 0
       ${mpirun} -np 3 ${XB} first-touch ${values} --memory host)

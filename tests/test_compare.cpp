@@ -12,6 +12,7 @@
 #include "core/sweep.hpp"
 #include "fake_system.hpp"
 #include "report/compare_report.hpp"
+#include "report/output_file.hpp"
 #include "report/report.hpp"
 #include "report/sweep_report.hpp"
 
@@ -182,8 +183,8 @@ TEST(CompareSweep, RowsBySeriesAndSize) {
 TEST(CompareCli, ExitCodesThroughTheCommand) {
   const std::string dir = ::testing::TempDir();
   const std::string a = dir + "/xb_cmp_old.json", b = dir + "/xb_cmp_new.json";
-  xb::report::write_file_atomic(a, doc(run_at(55.0)).dump());
-  xb::report::write_file_atomic(b, doc(run_at(55.0, 0.9)).dump());
+  xb::report::write_output_file(a, doc(run_at(55.0)).dump());
+  xb::report::write_output_file(b, doc(run_at(55.0, 0.9)).dump());
   auto run = [](std::vector<std::string> args) {
     xb::app::Context ctx;
     auto app = xb::app::make_app(ctx);

@@ -208,6 +208,16 @@ TEST(FirstTouchReport, TextHasTheSeedsLinesAndTheSummary) {
   EXPECT_NE(text.find("12500"), std::string::npos);
 }
 
+TEST(FirstTouchReport, TheMpiPathPrintsTheSeedsDoingLine) {
+  Result r = sample_result();
+  r.transport = "mpi";
+  const std::string text = report::first_touch_text(r);
+  EXPECT_NE(text.find("\nDoing MPI_Send/Recv from rank 0 to rank 1, of 1024 bytes from a buffer of 1073741825 bytes "
+                      "(with overalloc).\n[0:0] time: 0.5\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(FirstTouchReport, JsonCarriesSchemaUnitsAndNullForWhatWasNotMeasured) {
   const auto j = nlohmann::json::parse(report::first_touch_json(sample_result(), {"xferbench", "first-touch"}));
   EXPECT_EQ(j.at("schema"), "xferbench-first-touch");

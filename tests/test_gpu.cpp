@@ -40,7 +40,10 @@ TEST(Gpu, NoGpuIsReportedAsNoDevice) {
     FAIL();
   } catch (const xb::Error& e) {
     EXPECT_EQ(e.kind(), xb::ErrorKind::no_device);
-    EXPECT_NE(std::string(e.what()).find("no CUDA GPU"), std::string::npos);
+    const std::string what = e.what();  // which of the two depends on whether a driver is installed
+    EXPECT_TRUE(what.find("no CUDA GPU found") != std::string::npos ||
+                what.find("no NVIDIA driver or GPU found") != std::string::npos)
+        << what;
   }
 }
 

@@ -1,10 +1,7 @@
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <fstream>
 #include <sstream>
 
-#include "core/error.hpp"
 #include "fake_system.hpp"
 #include "report/report.hpp"
 
@@ -78,22 +75,6 @@ TEST(Csv, OneRowPerCellWithHeader) {
   EXPECT_EQ(rows, 3);  // two cells + the waived case
   EXPECT_EQ(xb::report::csv_escape("a,b"), "\"a,b\"");
   EXPECT_EQ(xb::report::csv_escape("say \"hi\""), "\"say \"\"hi\"\"\"");
-}
-
-TEST(AtomicWrite, WritesWholeFileOrFailsCleanly) {
-  const std::string path = ::testing::TempDir() + "/xferbench_atomic.json";
-  xb::report::write_file_atomic(path, "{\"a\": 1}\n");
-  std::ifstream f(path);
-  std::string content((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(content, "{\"a\": 1}\n");
-  std::remove(path.c_str());
-  try {
-    xb::report::write_file_atomic("/nonexistent-dir/x.json", "x");
-    FAIL();
-  } catch (const xb::Error& e) {
-    EXPECT_EQ(e.kind(), xb::ErrorKind::io);
-    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/x.json"), std::string::npos);
-  }
 }
 
 TEST(Text, ListNotesMemoryTheNumaNodesDoNotHold) {

@@ -3,7 +3,10 @@
 // checks. No GPU needed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "app/cli.hpp"
 #include "core/error.hpp"
@@ -188,6 +191,31 @@ TEST(SweepReport, TextJsonCsv) {
   EXPECT_TRUE(j["timeline"].is_null());
   const std::string csv = xb::report::sweep_csv(r);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 9);
+}
+
+// Printed size by size as the sweep measures, the text is the same as
+// printed at the end; each size's rows appear when that size is done.
+TEST(SweepReport, RowsStreamSizeBySize) {
+  const auto whole = case_sweep();
+  xb::SweepResult partial;
+  partial.system = whole.system;
+  partial.source = whole.source;
+  partial.what = whole.what;
+  partial.sizes = whole.sizes;
+  std::vector<std::size_t> printed;
+  std::string streamed = xb::report::sweep_text_header(partial);
+  for (auto b : whole.sizes) {
+    xb::add_case_rows(case_at(b, 3e-6), partial);
+    const std::string rows = xb::report::sweep_text_new_rows(partial, printed);
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), 2) << rows;  // one row per series
+    EXPECT_NE(rows.find(fmt::format("{:>16} ", b)), std::string::npos) << rows;
+    streamed += rows;
+  }
+  EXPECT_EQ(xb::report::sweep_text_new_rows(partial, printed), "");
+  xb::fit_series(partial);
+  streamed += xb::report::sweep_text_footer(partial);
+  EXPECT_EQ(streamed, xb::report::sweep_text(whole));
+  EXPECT_NE(streamed.find("  passed  [host,gpu1]\n"), std::string::npos) << streamed;
 }
 
 TEST(SweepCli, ValidSweepsParseWithoutAGpu) {

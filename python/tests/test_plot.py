@@ -3,9 +3,12 @@ in tests/data and checks them; checks that bad input writes nothing."""
 
 import json
 import os
+import select
+import stat
 import struct
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -156,6 +159,69 @@ def test_unwritable_directory(tmp_path, capsys):
     out = tmp_path / "missing-dir" / "x.png"
     assert plot(fixture("sweep_htod_2gpu.json"), "-o", out) == cli.EXIT_WRITE
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_a_string_where_a_number_belongs_names_the_file_and_field(tmp_path, capsys):
+    doc = json.loads(open(fixture("run_h200x2.json")).read())
+    doc["cases"][0]["matrices"][0]["cells"][0]["value_gbps"] = "fast"
+    src = tmp_path / "string_value.json"
+    src.write_text(json.dumps(doc))
+    out = tmp_path / "x.png"
+    assert plot(src, "-o", out) == cli.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"'{src}'" in err and "host_to_device_memcpy_ce" in err and '"value_gbps" is "fast", not a number' in err
+    assert err.count("\n") == 1 and not out.exists()
+
+
+def test_sweep_string_value_is_bad_input(tmp_path, capsys):
+    doc = json.loads(open(fixture("sweep_htod_2gpu.json")).read())
+    doc["series"][0]["rows"][1]["bytes"] = "64K"
+    src = tmp_path / "s.json"
+    src.write_text(json.dumps(doc))
+    assert plot(src, "-o", tmp_path / "s.png") == cli.EXIT_BAD_INPUT
+    assert '"bytes" is "64K", not a number' in capsys.readouterr().err
+
+
+def test_a_symlink_is_followed_and_stays_a_link(tmp_path):
+    target = tmp_path / "target.png"
+    target.write_bytes(b"old image")
+    link = tmp_path / "link.png"
+    link.symlink_to("target.png")
+    assert plot(fixture("sweep_htod_2gpu.json"), "-o", link) == 0
+    assert link.is_symlink() and png_size(target) == (900, 550)
+    assert leftovers(tmp_path) == []
+
+
+def test_a_fifo_is_written_through(tmp_path):
+    fifo = tmp_path / "pipe.svg"
+    os.mkfifo(fifo)
+    # Held open read-write (Linux), so opening it for writing does not wait,
+    # and a FIFO wrongly replaced by a file fails the test instead of hanging;
+    # a thread drains it, as the image is larger than a pipe's buffer.
+    reader = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+    received = []
+
+    def drain():
+        data = b""
+        while not data.rstrip().endswith(b"</svg>") and select.select([reader], [], [], 10)[0]:
+            data += os.read(reader, 1 << 16)
+        received.append(data)
+
+    thread = threading.Thread(target=drain, daemon=True)
+    thread.start()
+    try:
+        assert plot(fixture("sweep_htod_2gpu.json"), "-o", fifo) == 0
+        thread.join(20)
+    finally:
+        os.close(reader)
+    assert received and b"<svg" in received[0] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_directory_is_refused(tmp_path, capsys):
+    out = tmp_path / "d.png"
+    out.mkdir()
+    assert plot(fixture("sweep_htod_2gpu.json"), "-o", out) == cli.EXIT_WRITE
+    assert "it is a directory" in capsys.readouterr().err and out.is_dir()
 
 
 def test_module_entry_point_runs(tmp_path):

@@ -8,6 +8,7 @@ xferbench plot says so.
 
 import argparse
 import os
+import stat
 import sys
 import tempfile
 
@@ -61,25 +62,51 @@ def build_figure(results, kind, title):
     return draw.timeline(L.timeline_transfers(r), (title or default_title(r)) + ": per-transfer timeline")
 
 
-def save_atomically(fig, path):
-    """Renders next to `path`, then renames, so `path` is whole or untouched."""
+def _render(fig, f, fmt):
+    fig.savefig(f, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
+
+
+def save(fig, path):
+    """Writes the image as xferbench writes every output file (src/report/output_file.hpp): a symbolic link is
+    followed; a device node or FIFO is written in place; a regular file or a new path is rendered next to it,
+    synced and renamed over it, so it is whole or untouched."""
     fmt = os.path.splitext(path)[1].lower().lstrip(".")
-    directory = os.path.dirname(os.path.abspath(path))
+    target = os.path.realpath(path)  # follows links, also to a file that does not exist yet
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".xferbench-plot-", suffix="." + fmt, dir=directory)
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
     except OSError as e:
-        raise WriteError(f"cannot write '{path}': {e.strerror}") from None
+        raise WriteError(f"cannot write output file '{path}': {e.strerror}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise WriteError(f"cannot write output file '{path}': it is a directory")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        try:
+            with open(target, "wb") as f:
+                _render(fig, f, fmt)
+        except OSError as e:
+            raise WriteError(f"cannot write output file '{path}': {e.strerror}") from None
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".xferbench-plot-", suffix="." + fmt, dir=os.path.dirname(target))
+    except OSError as e:
+        raise WriteError(f"cannot write output file '{path}': {e.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
-            fig.savefig(f, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
-        # mkstemp makes the file 0600; give the image the usual umask mode.
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
+            _render(fig, f, fmt)
+            f.flush()
+            os.fsync(f.fileno())
+        if st is not None:
+            os.chmod(tmp, stat.S_IMODE(st.st_mode))  # a replaced image keeps its permissions
+        else:
+            # mkstemp makes the file 0600; give a new image the usual umask mode.
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, target)
     except OSError as e:
         os.unlink(tmp)
-        raise WriteError(f"cannot write '{path}': {e.strerror}") from None
+        raise WriteError(f"cannot write output file '{path}': {e.strerror}") from None
     except BaseException:
         os.unlink(tmp)
         raise
@@ -112,7 +139,7 @@ def main(argv=None):
             return error(f"matplotlib is not installed for {sys.executable}: pip install ./python "
                          "(or pip install matplotlib)", EXIT_NO_MATPLOTLIB)
         fig = build_figure(results, kind, args.title)
-        save_atomically(fig, args.output)
+        save(fig, args.output)
     except L.InputError as e:
         return error(str(e), EXIT_BAD_INPUT)
     except WriteError as e:

@@ -54,6 +54,26 @@ def load(path):
     return Result(path, schema, doc)
 
 
+def _number(value, path, where, field, optional=False):
+    """`value` if it is a number (or None when optional); else InputError naming the file and the field."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"'{path}': {where}: field \"{field}\" is {json.dumps(value)}, not a number")
+    return value
+
+
+def _fit(fit, path, where):
+    if fit is None:
+        return None
+    if not isinstance(fit, dict):
+        raise InputError(f"'{path}': {where}: field \"fit\" is {json.dumps(fit)}, not an object")
+    for field in ("startup_s", "asymptotic_gbps"):
+        _number(fit.get(field), path, where, f"fit.{field}")
+    _number(fit.get("n_half_bytes"), path, where, "fit.n_half_bytes", optional=True)
+    return fit
+
+
 def _get(obj, *keys, default=None):
     for k in keys:
         if not isinstance(obj, dict) or k not in obj:
@@ -68,19 +88,29 @@ def curve_series(result):
     try:
         if result.schema == "xferbench-sweep":
             for s in result.doc["series"]:
+                where = f"series '{s['label']}'"
                 rows = s["rows"]
                 out.append({"label": s["label"], "link": s.get("link", ""),
-                            "bytes": [r["bytes"] for r in rows], "gbps": [r["value_gbps"] for r in rows],
-                            "peak": _get(s, "peak", "gbps"), "fit": s.get("fit")})
+                            "bytes": [_number(r["bytes"], result.path, f"{where} row {i}", "bytes")
+                                      for i, r in enumerate(rows)],
+                            "gbps": [_number(r["value_gbps"], result.path, f"{where} row {i}", "value_gbps")
+                                     for i, r in enumerate(rows)],
+                            "peak": _number(_get(s, "peak", "gbps"), result.path, where, "peak.gbps", optional=True),
+                            "fit": _fit(s.get("fit"), result.path, where)})
         elif result.schema == "xferbench-pingpong":
             mode = result.doc.get("mode", "pingpong")
             for p in result.doc["pairs"]:
                 sizes = p.get("sizes") or []
                 transport = p.get("transport") or "?"
-                out.append({"label": f"r{p['rank_a']}-r{p['rank_b']} {p.get('buffer_a', '')}->{p.get('buffer_b', '')} "
-                                     f"{transport} ({mode})",
-                            "link": transport, "bytes": [s["bytes"] for s in sizes],
-                            "gbps": [s["bandwidth_gbps"] for s in sizes], "peak": None, "fit": None})
+                label = (f"r{p['rank_a']}-r{p['rank_b']} {p.get('buffer_a', '')}->{p.get('buffer_b', '')} "
+                         f"{transport} ({mode})")
+                where = f"pair r{p['rank_a']}-r{p['rank_b']}"
+                out.append({"label": label, "link": transport,
+                            "bytes": [_number(s["bytes"], result.path, f"{where} size {i}", "bytes")
+                                      for i, s in enumerate(sizes)],
+                            "gbps": [_number(s["bandwidth_gbps"], result.path, f"{where} size {i}", "bandwidth_gbps")
+                                     for i, s in enumerate(sizes)],
+                            "peak": None, "fit": None})
         else:
             raise InputError(f"'{result.path}' is an {result.schema} result: curves need a sweep or pingpong result")
     except (KeyError, TypeError, IndexError) as e:
@@ -103,12 +133,14 @@ def heatmap_panels(result):
                 rows, cols = m["row_labels"], m["col_labels"]
                 values = [[None] * len(cols) for _ in rows]
                 eff = [[None] * len(cols) for _ in rows]
+                name = case["name"] + (f" [{m['name']}]" if m.get("name") else "")
                 for c in m["cells"]:
-                    values[c["row"]][c["col"]] = c[f"value_{unit}"]
-                    eff[c["row"]][c["col"]] = c.get("efficiency")
+                    where = f"case '{name}' cell ({c['row']}, {c['col']})"
+                    values[c["row"]][c["col"]] = _number(c[f"value_{unit}"], result.path, where, f"value_{unit}")
+                    eff[c["row"]][c["col"]] = _number(c.get("efficiency"), result.path, where, "efficiency",
+                                                      optional=True)
                 if not m["cells"]:
                     continue
-                name = case["name"] + (f" [{m['name']}]" if m.get("name") else "")
                 panels.append({"title": name, "subtitle": m.get("title", ""), "rows": rows, "cols": cols,
                                "values": values, "efficiency": eff, "unit": unit})
     except (KeyError, TypeError, IndexError) as e:

@@ -17,7 +17,8 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
   auto app = std::make_unique<CLI::App>(
       "xferbench: how fast bytes move between host memory, GPUs, processes and nodes,\n"
       "and how close each number is to what the hardware allows.\n"
-      "With no command, runs the quick suite on every GPU (same as 'xferbench run').",
+      "With no command, runs the quick suite on every GPU (same as 'xferbench run').\n"
+      "'xferbench --list' lists the devices (same as 'xferbench list', as multi-gpu-bwtest's --list).",
       "xferbench");
   app->set_version_flag("-V,--version", std::string("xferbench ") + XFERBENCH_VERSION);
   app->add_flag("-q,--quiet", ctx.quiet, "No progress lines on stderr");
@@ -40,6 +41,10 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
 
 int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::ostream& out, std::ostream& err) {
   ctx.argv.insert(ctx.argv.end(), args.begin(), args.end());
+  // multi-gpu-bwtest's "--list" lists devices: "xferbench --list" is
+  // "xferbench list" ("xferbench run --list" lists cases, as nvbandwidth's).
+  const auto first = std::find_if(args.begin(), args.end(), [](const std::string& a) { return a != "-q" && a != "--quiet"; });
+  if (first != args.end() && *first == "--list") *first = "list";
   // "xferbench -o r.json" means "xferbench run -o r.json": options given
   // without a command belong to the default command.
   static const std::vector<std::string> root_only = {"-h", "--help", "--help-all", "-V", "--version"};

@@ -15,7 +15,7 @@
 #include "core/compare.hpp"
 #include "core/error.hpp"
 #include "report/compare_report.hpp"
-#include "report/report.hpp"
+#include "report/output_file.hpp"
 
 namespace xb::app {
 namespace {
@@ -47,7 +47,7 @@ int execute(const CompareArgs& a) {
   if (a.out.format == "json") std::cout << report::compare_json(r, a.old_path, a.new_path).dump(2) << "\n";
   if (a.out.format == "csv") std::cout << report::compare_csv(r);
   if (!a.out.file.empty())
-    report::write_file_atomic(a.out.file, a.out.file_is_csv() ? report::compare_csv(r)
+    report::write_output_file(a.out.file, a.out.file_is_csv() ? report::compare_csv(r)
                                                               : report::compare_json(r, a.old_path, a.new_path).dump(2) + "\n");
   return r.regression() ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 // xferbench cuts: CUts (CUDA Transfer Streams) with its own spellings, so
-// its users keep their muscle memory: -d/--dtoh, -p/--dtod, --htod (CUts'
-// -h is help here), -i/--iter/--iterations, -s/--size, -n. The same plan
+// its users keep their muscle memory: -d/--dtoh, -h/--htod, -p/--dtod,
+// -i/--iter/--iterations, -s/--size, -n, and -?/--help, --usage,
+// -V/--version as CUts' argp parser spells them. The same plan
 // also serves 'xferbench run --do / --htod ...'; execute_scenario, shared by
 // both, lives here.
 #include <iostream>
@@ -13,9 +14,11 @@
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
+#include "app/validators.hpp"
 #include "core/concurrent.hpp"
 #include "core/error.hpp"
 #include "core/topology.hpp"
+#include "report/output_file.hpp"
 #include "report/report.hpp"
 #include "report/scenario_report.hpp"
 
@@ -23,18 +26,25 @@ namespace xb::app {
 namespace {
 
 void add_cuts_options(CLI::App& cmd, RunOptions& o) {
+  // CUts' own help and version flags, first: -h is --htod, as in CUts.
+  cmd.set_help_flag("-?,--help", "Print this help message and exit");
+  cmd.add_flag_callback("--usage", [] { throw CLI::CallForHelp(); }, "Same as --help");
+  cmd.set_version_flag("-V,--version", std::string("xferbench ") + XFERBENCH_VERSION);
   ConcurrentOptions& c = o.concurrent;
   o.cuts_flags.dtoh = cmd.add_option("-d,--dtoh", c.dtoh, "GPU id for a Device to Host transfer (repeatable)")
                           ->allow_extra_args(false);
-  o.cuts_flags.htod = cmd.add_option("--htod", c.htod, "GPU id for a Host to Device transfer (repeatable; CUts' -h "
-                                                       "is --help here)")->allow_extra_args(false);
+  o.cuts_flags.htod =
+      cmd.add_option("-h,--htod", c.htod, "GPU id for a Host to Device transfer (repeatable)")->allow_extra_args(false);
   o.cuts_flags.dtod = cmd.add_option("-p,--dtod", c.dtod, "GPU pair DST,SRC for a peer-to-peer transfer: the first "
                                                           "id is the destination (repeatable)")->allow_extra_args(false);
-  cmd.add_option("-i,--iter,--iterations", c.iterations, "Copies per transfer (default 100)");
-  cmd.add_option("-s,--size", c.size, "Bytes per copy, K/M/G binary suffixes (default 1073741824)");
+  cmd.add_option("-i,--iter,--iterations", c.iterations, "Copies per transfer (default 100)")
+      ->check(non_empty("-i/--iter"));
+  cmd.add_option("-s,--size", c.size, "Bytes per copy, K/M/G binary suffixes (default 1073741824)")
+      ->check(non_empty("-s/--size"));
   cmd.add_flag("-n,--no-numa-affinity", c.no_numa_affinity, "Do not place host buffers on the GPU's NUMA node");
   cmd.add_option("--streams", c.streams, "Stream mode: per-transfer (default, as CUts), per-device, only-one");
-  cmd.add_option("--samples", o.samples, "Repeat the timed iterations N times and report the median (default 1)");
+  cmd.add_option("--samples", o.samples, "Repeat the timed iterations N times and report the median (default 1)")
+      ->check(int_at_least("--samples", 1));
   cmd.add_flag("--skip-verification", o.skip_verification, "Do not verify data after the timed copies");
   cmd.add_option("--gate-timeout", o.gate_timeout_s, "Seconds the gate kernel waits")->capture_default_str();
   add_output_options(cmd, o.out);
@@ -69,7 +79,7 @@ void write_outputs(const ScenarioPlan& plan, const ScenarioResult& r, const Outp
   if (out.format == "json") std::cout << report::scenario_json(r).dump(2) << "\n";
   if (out.format == "csv") std::cout << report::scenario_csv(r);
   if (!out.file.empty())
-    report::write_file_atomic(out.file, out.file_is_csv() ? report::scenario_csv(r)
+    report::write_output_file(out.file, out.file_is_csv() ? report::scenario_csv(r)
                                                           : report::scenario_json(r).dump(2) + "\n");
 }
 
@@ -111,10 +121,11 @@ void add_cuts_command(CLI::App& root, Context& ctx) {
       "as CUts; --samples N repeats it). Prints CUts' lines, then the xferbench table, the span, aggregate\n"
       "bandwidth, overlap and timeline. Same as 'xferbench run --htod/--dtoh/--dtod'. See docs/concurrent.md.\n"
       "Exit codes: 0 passed; 1 verification failed; 2 bad arguments (also a GPU pair without peer access);\n"
-      "3 no usable GPU.");
+      "3 no usable GPU; 7 the -o file cannot be written (checked before measuring).");
   cmd->callback([&ctx, opts, cmd]() {
     record_cuts_order(*cmd, opts->cuts_flags, opts->concurrent);
     auto plan = std::make_shared<ScenarioPlan>(build_scenario_plan(*opts, ctx.argv));
+    ctx.plan = *plan;
     ctx.action = [plan, opts, &ctx]() { return execute_scenario(*plan, opts->out, ctx); };
   });
 }

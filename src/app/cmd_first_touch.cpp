@@ -18,7 +18,7 @@
 #include "firsttouch/host_analogue.hpp"
 #include "firsttouch/runner.hpp"
 #include "report/first_touch_report.hpp"
-#include "report/report.hpp"
+#include "report/output_file.hpp"
 
 namespace xb::app {
 namespace {
@@ -58,7 +58,7 @@ void write_outputs(const firsttouch::Result& result, const FirstTouchArgs& args,
             << std::flush;
   if (args.output.file.empty()) return;
   const auto file_format = args.output.file_is_csv() ? report::FirstTouchFormat::csv : report::FirstTouchFormat::json;
-  report::write_file_atomic(args.output.file, report::render_first_touch(result, file_format, argv));
+  report::write_output_file(args.output.file, report::render_first_touch(result, file_format, argv));
 }
 
 // The communicator's launch errors name pingpong; say first-touch instead.
@@ -121,6 +121,7 @@ void add_first_touch_command(CLI::App& root, Context& ctx) {
     args->raw.sweep = sweep->count() > 0;
     // Converting here reports bad values before MPI or any GPU starts.
     const firsttouch::Options options = firsttouch::to_options(args->raw);
+    ctx.plan = options;
     if (options.host_analogue) {
       ctx.action = [args, options, &ctx] { return run_host(*args, options, ctx.argv); };
     } else {

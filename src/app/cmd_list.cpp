@@ -4,13 +4,15 @@
 #include "app/output.hpp"
 #include "core/topology.hpp"
 #include "report/list_csv.hpp"
+#include "report/output_file.hpp"
 #include "report/report.hpp"
 
 namespace xb::app {
 
 void add_list_command(CLI::App& root, Context& ctx) {
   auto* cmd = root.add_subcommand(
-      "list", "Devices, links, NUMA nodes and the theoretical peak of every link (with its formula)");
+      "list", "Devices, links, NUMA nodes and the theoretical peak of every link (with its formula); "
+              "also 'xferbench --list'");
   auto out = std::make_shared<OutputOptions>();
   add_output_options(*cmd, *out, true);
   cmd->callback([&ctx, out]() {
@@ -25,7 +27,7 @@ void add_list_command(CLI::App& root, Context& ctx) {
         report::text_list(std::cout, sys);
       }
       if (!out->file.empty())
-        report::write_file_atomic(out->file, out->file_is_csv() ? report::system_csv(sys)
+        report::write_output_file(out->file, out->file_is_csv() ? report::system_csv(sys)
                                                                 : report::system_json(sys).dump(2) + "\n");
       return 0;
     };
@@ -38,6 +40,7 @@ void add_cases_command(CLI::App& root, Context& ctx) {
   add_output_options(*cmd, *out, true);
   cmd->callback([&ctx, out]() {
     ctx.action = [out]() {
+      check_output_writable(*out);
       if (out->format == "json") {
         std::cout << report::cases_json().dump(2) << "\n";
       } else if (out->format == "csv") {
@@ -46,7 +49,7 @@ void add_cases_command(CLI::App& root, Context& ctx) {
         report::text_cases(std::cout);
       }
       if (!out->file.empty())
-        report::write_file_atomic(out->file, out->file_is_csv() ? report::cases_csv() : report::cases_json().dump(2) + "\n");
+        report::write_output_file(out->file, out->file_is_csv() ? report::cases_csv() : report::cases_json().dump(2) + "\n");
       return 0;
     };
   });

@@ -16,6 +16,7 @@
 
 #include "app/command.hpp"
 #include "core/error.hpp"
+#include "report/output_file.hpp"
 
 namespace xb::app {
 namespace {
@@ -80,6 +81,7 @@ int run_python(const std::string& python, const std::vector<std::string>& args) 
 }
 
 int execute(const PlotArgs& a) {
+  report::check_output_file(a.output);  // before drawing: a directory or an unwritable path ends here with exit 7
   const std::string python = find_on_path("python3");
   if (python.empty())
     fail(ErrorKind::usage, "xferbench plot needs python3 on PATH with matplotlib (pip install ./python)");

@@ -13,6 +13,7 @@
 #include "app/run_options.hpp"
 #include "core/runner.hpp"
 #include "core/topology.hpp"
+#include "report/output_file.hpp"
 #include "report/report.hpp"
 
 namespace xb::app {
@@ -37,6 +38,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
   header_only.settings.statistic = req.use_mean ? "mean" : "median";
   header_only.settings.measure = req.measure;
   if (text) report::text_run_header(std::cout, header_only);
+  std::cout.flush();  // a piped run shows the header now, and each case as it ends
   Progress progress(progress_enabled(ctx), std::cerr);
   if (text) {
     req.on_stability_start = [&progress](const Stability& s) {
@@ -61,7 +63,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
   if (opts.out.format == "json") std::cout << report::run_json(run).dump(2) << "\n";
   if (opts.out.format == "csv") std::cout << report::run_csv(run);
   if (!opts.out.file.empty())
-    report::write_file_atomic(opts.out.file, opts.out.file_is_csv() ? report::run_csv(run) : report::run_json(run).dump(2) + "\n");
+    report::write_output_file(opts.out.file, opts.out.file_is_csv() ? report::run_csv(run) : report::run_json(run).dump(2) + "\n");
   return all_passed(run) ? 0 : 1;
 }
 
@@ -76,16 +78,17 @@ void add_run_command(CLI::App& root, Context& ctx) {
       "Concurrent transfers: --do=SPEC (repeatable) as multi-gpu-bwtest, e.g. --do=all:1024:both or\n"
       "--do=0:DtoH:64M:mapped; extensions DtoD with peer=N, pageable/managed, numa=N, engine=ce|sm.\n"
       "CUts flags: --htod=ID --dtoh=ID --dtod=DST,SRC --iterations N --size BYTES -n ('xferbench cuts'\n"
-      "takes CUts' own short options). multi-gpu-bwtest's --list is 'xferbench list'. See docs/concurrent.md.");
+      "takes CUts' own short options). multi-gpu-bwtest's --list is 'xferbench --list'. See docs/concurrent.md.");
   cmd->callback([&ctx, opts, cmd]() {
     // Validate now so argument errors surface before any GPU is touched.
     if (opts->concurrent.any_transfer()) {
       record_cuts_order(*cmd, opts->cuts_flags, opts->concurrent);
       auto plan = std::make_shared<ScenarioPlan>(build_scenario_plan(*opts, ctx.argv));
+      ctx.plan = *plan;
       ctx.action = [plan, opts, &ctx]() { return execute_scenario(*plan, opts->out, ctx); };
       return;
     }
-    if (!opts->list) build_request(*opts, ctx.argv);
+    if (!opts->list) ctx.plan = build_request(*opts, ctx.argv);
     ctx.action = [opts, &ctx]() { return execute(*opts, ctx); };
   });
 }

@@ -5,17 +5,19 @@
 #include <memory>
 
 #include <fmt/format.h>
-#include <fmt/ostream.h>
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
 #include "app/output.hpp"
+#include "app/progress.hpp"
 #include "app/run_options.hpp"
+#include "app/validators.hpp"
 #include "core/error.hpp"
 #include "core/sweep.hpp"
 #include "core/topology.hpp"
 #include "core/units.hpp"
 #include "frontends/spec.hpp"
+#include "report/output_file.hpp"
 #include "report/report.hpp"
 #include "report/sweep_report.hpp"
 
@@ -45,7 +47,8 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_option("--step", o.step, "Add BYTES each step instead of multiplying");
   cmd.add_option("--streams", o.streams, "Stream mode for --do: per-transfer, per-device, only-one")->capture_default_str();
   RunOptions& s = o.sampling;
-  cmd.add_option("-i,--samples", s.samples, "Take exactly N samples per size (default: adaptive)");
+  cmd.add_option("-i,--samples", s.samples, "Take exactly N samples per size (default: adaptive)")
+      ->check(int_at_least("-i/--samples", 1));
   cmd.add_option("--min-samples", s.min_samples, "Adaptive sampling: at least N samples")->capture_default_str();
   cmd.add_option("--max-samples", s.max_samples, "Adaptive sampling: at most N samples")->capture_default_str();
   cmd.add_option("--target-error", s.target_error_pct, "Adaptive sampling: median relative error goal, percent")
@@ -106,15 +109,26 @@ int execute(SweepPlan plan, const OutputOptions& out, const Context& ctx) {
   check_output_writable(out);
   const System sys = discover_system(false);
   if (!plan.req.named_case) plan.req.scenario = expand_requests(plan.transfers, sys.gpu_count(), plan.streams);
-  const bool progress = progress_enabled(ctx);
-  const SweepResult r = run_sweep(sys, plan.req, [&](std::uint64_t bytes, std::size_t done, std::size_t total) {
-    if (progress) fmt::print(std::cerr, "[{}/{}] {} bytes\n", done, total, bytes);
+  // Text rows go out as each size is measured (flushed, so a pipe sees them
+  // too); on a terminal the progress line stays below them.
+  const bool text = out.format == "text";
+  Progress progress(progress_enabled(ctx), std::cerr);
+  std::vector<std::size_t> printed;
+  const SweepResult r = run_sweep(sys, plan.req, [&](const SweepResult& partial, std::size_t done, std::size_t total) {
+    if (text) {
+      progress.print_above([&] {
+        std::cout << (done == 0 ? report::sweep_text_header(partial) : report::sweep_text_new_rows(partial, printed))
+                  << std::flush;
+      });
+    }
+    if (done < total) progress.update(fmt::format("[{}/{}] {} bytes", done + 1, total, partial.sizes[done]));
   });
-  if (out.format == "text") std::cout << report::sweep_text(r);
+  progress.finish();
+  if (text) std::cout << report::sweep_text_footer(r);
   if (out.format == "json") std::cout << report::sweep_json(r).dump(2) << "\n";
   if (out.format == "csv") std::cout << report::sweep_csv(r);
   if (!out.file.empty())
-    report::write_file_atomic(out.file, out.file_is_csv() ? report::sweep_csv(r) : report::sweep_json(r).dump(2) + "\n");
+    report::write_output_file(out.file, out.file_is_csv() ? report::sweep_csv(r) : report::sweep_json(r).dump(2) + "\n");
   return r.status == SweepStatus::failed ? 1 : 0;
 }
 
@@ -126,10 +140,12 @@ void add_sweep_command(CLI::App& root, Context& ctx) {
   auto opts = std::make_shared<SweepOptions>();
   add_sweep_options(*cmd, *opts);
   cmd->footer(
-      "Rows: size, time per copy, bandwidth and % of the link's peak; then per series a least-squares fit of\n"
+      "Rows, printed as each size is measured: size, time per copy, bandwidth, % of the link's peak, series;\n"
+      "then per series its link, peak and a least-squares fit of\n"
       "time = startup + size / asymptotic bandwidth (relative residuals), and n_half, the size reaching half of it.\n"
       "Sweeps between processes are 'mpirun -np 2 xferbench pingpong -n N' (its table is a size sweep).\n"
-      "Exit codes: 0 passed or waived; 1 a size failed (verification or error); 2 bad arguments.");
+      "Exit codes: 0 passed or waived; 1 a size failed (verification or error); 2 bad arguments;\n"
+      "3 no usable GPU; 7 the -o file cannot be written (checked before measuring).");
   cmd->callback([&ctx, opts, cmd]() {
     opts->factor_given = cmd->count("--factor") > 0;
     auto plan = std::make_shared<SweepPlan>(build_plan(*opts, ctx.argv));

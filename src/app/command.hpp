@@ -5,6 +5,7 @@
 // GPU is touched, and maps xb::Error kinds to exit codes in one place.
 #pragma once
 
+#include <any>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,6 +20,11 @@ using Action = std::function<int()>;
 struct Context {
   std::vector<std::string> argv;  // the full command line, for JSON output
   Action action;                  // set by the selected subcommand
+  // What the action will do, as the validated request it carries out
+  // (ScenarioPlan, RunRequest, firsttouch::Options), so tests read what a
+  // command line means without running it. Empty for commands that need
+  // no request (list, cases, compare, plot).
+  std::any plan;
   bool quiet = false;             // --quiet: no progress on stderr
 };
 

@@ -1,11 +1,7 @@
 #include "app/output.hpp"
 
-#include <cstdio>
-#include <fstream>
-
-#include <fmt/format.h>
-
-#include "core/error.hpp"
+#include "app/validators.hpp"
+#include "report/output_file.hpp"
 
 namespace xb::app {
 
@@ -20,17 +16,12 @@ void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv) {
   cmd.add_flag_callback("-j,--json", [&out]() { out.format = "json"; }, "Same as --format json");
   cmd.add_option("-o,--output", out.file,
                  allow_csv ? "Also write results to FILE: CSV if it ends in .csv, JSON otherwise"
-                           : "Also write results as JSON to FILE");
+                           : "Also write results as JSON to FILE")
+      ->check(non_empty("-o/--output"));
 }
 
 void check_output_writable(const OutputOptions& out) {
-  if (out.file.empty()) return;
-  const std::string probe = out.file + ".tmp";
-  {
-    std::ofstream f(probe, std::ios::binary | std::ios::trunc);
-    if (!f) fail(ErrorKind::io, fmt::format("cannot write output file '{}'", out.file));
-  }
-  std::remove(probe.c_str());
+  if (!out.file.empty()) report::check_output_file(out.file);
 }
 
 }  // namespace xb::app

@@ -17,8 +17,9 @@ struct OutputOptions {
 // Adds --format/-j/--output to a subcommand.
 void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv = true);
 
-// Checks that the output file can be created, before any measurement, so a
-// long run never ends in "cannot write". Throws Error(io).
+// Checks that the output file can be written (report::check_output_file:
+// not a directory, its directory takes new files), before any GPU or MPI
+// work, so a long run never ends in "cannot write". Throws Error(io).
 void check_output_writable(const OutputOptions& out);
 
 }  // namespace xb::app

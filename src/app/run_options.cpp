@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "app/validators.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "frontends/cuts.hpp"
@@ -15,7 +16,7 @@ void add_transfer_options(CLI::App& cmd, RunOptions& o) {
   ConcurrentOptions& c = o.concurrent;
   cmd.add_option("--do", c.specs,
                  "Concurrent transfer, multi-gpu-bwtest grammar <device>[:<direction>][:<size>][:<options>], "
-                 "e.g. --do=all:1024:both (repeatable; docs/concurrent.md). bwtest's --list is 'xferbench list'")
+                 "e.g. --do=all:1024:both (repeatable; docs/concurrent.md). bwtest's --list is 'xferbench --list'")
       ->allow_extra_args(false);
   cmd.add_option("--streams", c.streams, "Stream mode for transfers: per-transfer (default), per-device, only-one");
   o.cuts_flags.htod = cmd.add_option("--htod", c.htod, "CUts: a host-to-device transfer with GPU ID (repeatable)")
@@ -24,8 +25,9 @@ void add_transfer_options(CLI::App& cmd, RunOptions& o) {
                           ->allow_extra_args(false);
   o.cuts_flags.dtod =
       cmd.add_option("--dtod", c.dtod, "CUts: a peer copy given as DST,SRC (repeatable)")->allow_extra_args(false);
-  cmd.add_option("--iterations", c.iterations, "CUts: copies per transfer per sample (default 100)");
-  cmd.add_option("--size", c.size, "CUts: bytes per copy, K/M/G binary (default 1G)");
+  cmd.add_option("--iterations", c.iterations, "CUts: copies per transfer per sample (default 100)")
+      ->check(non_empty("--iterations"));
+  cmd.add_option("--size", c.size, "CUts: bytes per copy, K/M/G binary (default 1G)")->check(non_empty("--size"));
   cmd.add_flag("-n,--no-numa-affinity", c.no_numa_affinity, "CUts: do not place host buffers on the GPU's NUMA node");
 }
 
@@ -47,9 +49,12 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("-t,--testcase", o.testcases, "Case(s) by name or index (see 'xferbench cases')")->take_all();
   cmd.add_option("-p,--testcase-prefix", o.prefixes, "Every case whose name starts with PREFIX")->take_all();
   cmd.add_option("--suite", o.suite, "quick (default) or full (all 35 cases)");
-  cmd.add_option("-b,--buffer-mib", o.buffer_mib, "Buffer size in MiB, as nvbandwidth (default 512)");
-  cmd.add_option("--buffer-size", o.buffer_size, "Buffer size in bytes; K/M/G suffixes are binary (1K = 1024)");
-  cmd.add_option("-i,--samples", o.samples, "Take exactly N samples per cell (default: adaptive)");
+  cmd.add_option("-b,--buffer-mib", o.buffer_mib, "Buffer size in MiB, as nvbandwidth (default 512)")
+      ->check(non_empty("-b/--buffer-mib"));
+  cmd.add_option("--buffer-size", o.buffer_size, "Buffer size in bytes; K/M/G suffixes are binary (1K = 1024)")
+      ->check(non_empty("--buffer-size"));
+  cmd.add_option("-i,--samples", o.samples, "Take exactly N samples per cell (default: adaptive)")
+      ->check(int_at_least("-i/--samples", 1));
   cmd.add_option("--min-samples", o.min_samples, "Adaptive sampling: at least N samples")->capture_default_str();
   cmd.add_option("--max-samples", o.max_samples, "Adaptive sampling: at most N samples")->capture_default_str();
   cmd.add_option("--target-error", o.target_error_pct,

@@ -28,6 +28,8 @@ ErrorKind classify(cudaError_t err) {
 }  // namespace
 
 void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line) {
+  if (err == cudaErrorInsufficientDriver)
+    throw Error(ErrorKind::no_device, fmt::format("{} (in {} at {}:{})", no_gpu_message(err), expr, base_name(file), line));
   throw Error(classify(err), fmt::format("{} ({}) in {} at {}:{}", cudaGetErrorName(err),
                                          cudaGetErrorString(err), expr, base_name(file), line));
 }
@@ -48,6 +50,21 @@ void report_cuda_error_nothrow(cudaError_t err, const char* expr, const char* fi
 }  // namespace xb::detail
 
 namespace xb {
+
+std::string no_gpu_message(cudaError_t err) {
+  int driver = 0;
+  int runtime = 0;
+  // cudaDriverGetVersion gives 0 when no driver is installed.
+  if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0)
+    return fmt::format("no NVIDIA driver or GPU found: the NVIDIA driver (libcuda.so.1) is not installed or cannot "
+                       "be loaded ({})", cudaGetErrorName(err));
+  if (err == cudaErrorInsufficientDriver && cudaRuntimeGetVersion(&runtime) == cudaSuccess)
+    return fmt::format("the NVIDIA driver supports CUDA {}.{}, older than the CUDA {}.{} runtime xferbench is built "
+                       "with: update the driver ({})", driver / 1000, driver % 1000 / 10, runtime / 1000,
+                       runtime % 1000 / 10, cudaGetErrorName(err));
+  return fmt::format("no CUDA GPU found ({}: {})", cudaGetErrorName(err), cudaGetErrorString(err));
+}
+
 const char* deferred_cuda_error() noexcept {
   return detail::g_has_deferred.load() ? detail::g_deferred : "";
 }

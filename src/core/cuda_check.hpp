@@ -5,6 +5,17 @@
 
 #include <cuda_runtime_api.h>
 
+#include <string>
+
+namespace xb {
+// Why there is no usable GPU, in words a user can act on, for an error of
+// cudaGetDeviceCount or the first CUDA call. Without the NVIDIA driver
+// (libcuda absent) the runtime reports cudaErrorInsufficientDriver, "CUDA
+// driver version is insufficient", which would send users to upgrade a
+// driver they do not have; this says "no NVIDIA driver or GPU found".
+std::string no_gpu_message(cudaError_t err);
+}  // namespace xb
+
 namespace xb::detail {
 [[noreturn]] void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line);
 void report_cuda_error_nothrow(cudaError_t err, const char* expr, const char* file, int line) noexcept;

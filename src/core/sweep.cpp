@@ -234,6 +234,7 @@ SweepResult run_sweep(const System& sys, const SweepRequest& req, const SweepCal
   if (!req.named_case)
     for (const auto& t : req.scenario.transfers)
       if (!t.src.on_host() && !t.dst.on_host() && t.src.device != t.dst.device) enable_peer_access(t.src.device, t.dst.device);
+  if (on_size) on_size(out, 0, req.sizes.size());
   for (std::size_t i = 0; i < req.sizes.size(); ++i) {
     try {
       if (req.named_case) {
@@ -244,7 +245,7 @@ SweepResult run_sweep(const System& sys, const SweepRequest& req, const SweepCal
     } catch (const Error& e) {
       fail_with(out, fmt::format("at {} bytes: {}", req.sizes[i], e.what()));
     }
-    if (on_size) on_size(req.sizes[i], i + 1, req.sizes.size());
+    if (on_size) on_size(out, i + 1, req.sizes.size());
   }
   fit_series(out);
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -108,8 +108,10 @@ struct SweepResult {
   SweepTimeline timeline;       // specs only: at the largest size measured
 };
 
-// Called after each size, e.g. for progress.
-using SweepCallback = std::function<void(std::uint64_t bytes, std::size_t done, std::size_t total)>;
+// Called once before the first size (done 0: `partial` holds the request's
+// fields, no rows) and after each size (its rows added), so callers print
+// progress and rows as they are measured.
+using SweepCallback = std::function<void(const SweepResult& partial, std::size_t done, std::size_t total)>;
 
 // Measures every size, then fits each series. Errors at one size become
 // messages (status failed) and the other sizes still run.

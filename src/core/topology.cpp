@@ -33,8 +33,7 @@ int cuda_device_count() {
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
     (void)cudaGetLastError();
-    fail(ErrorKind::no_device, fmt::format("no CUDA GPU found ({}: {})", cudaGetErrorName(err),
-                                           cudaGetErrorString(err)));
+    fail(ErrorKind::no_device, no_gpu_message(err == cudaSuccess ? cudaErrorNoDevice : err));
   }
   return count;
 }

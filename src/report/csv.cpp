@@ -1,9 +1,5 @@
-#include <cstdio>
-#include <fstream>
-
 #include <fmt/format.h>
 
-#include "core/error.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {
@@ -42,24 +38,6 @@ std::string run_csv(const RunResult& run) {
     }
   }
   return out;
-}
-
-void write_file_atomic(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) fail(ErrorKind::io, fmt::format("cannot write '{}': cannot create '{}'", path, tmp));
-    f << content;
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      fail(ErrorKind::io, fmt::format("cannot write '{}': write failed", path));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    fail(ErrorKind::io, fmt::format("cannot write '{}': rename failed", path));
-  }
 }
 
 }  // namespace xb::report

@@ -1,9 +1,5 @@
 #include "report/pingpong_report.hpp"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
@@ -202,21 +198,6 @@ std::string render_pingpong(const Result& r, PingpongFormat f, const std::vector
     case PingpongFormat::csv: return pingpong_csv(r);
   }
   return "";
-}
-
-void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << content;
-    f.flush();
-    if (!f) fail(ErrorKind::io, fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    fail(ErrorKind::io, fmt::format("cannot rename {} to {}: {}", tmp, path, why));
-  }
 }
 
 }  // namespace xb::report

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pingpong/result.hpp"
+#include "report/output_file.hpp"
 
 namespace xb::report {
 
@@ -22,8 +23,10 @@ std::string pingpong_json(const pingpong::Result& r, const std::vector<std::stri
 std::string pingpong_csv(const pingpong::Result& r);
 std::string render_pingpong(const pingpong::Result& r, PingpongFormat f, const std::vector<std::string>& argv);
 
-// Writes `path`.tmp and renames it over `path`, so a reader never sees a
-// half-written report. Error(io) naming the path on failure.
-void write_file_atomically(const std::string& path, const std::string& content);
+// The one output writer (report/output_file.hpp), under the name
+// cmd_pingpong.cpp calls.
+inline void write_file_atomically(const std::string& path, const std::string& content) {
+  write_output_file(path, content);
+}
 
 }  // namespace xb::report

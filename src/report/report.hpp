@@ -35,9 +35,4 @@ nlohmann::json cases_json();
 std::string run_csv(const RunResult& run);
 std::string csv_escape(const std::string& field);
 
-// Writes `content` to `path` atomically (a temporary file in the same
-// directory, then rename), so an output file is never left half-written.
-// Throws Error(io) naming the path.
-void write_file_atomic(const std::string& path, const std::string& content);
-
 }  // namespace xb::report

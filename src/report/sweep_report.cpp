@@ -56,35 +56,60 @@ std::string fit_line(const SweepSeries& s) {
                      s.label, f.startup_s * 1e6, f.asymptotic_gbps, half, f.points, f.rms_relative_residual * 100);
 }
 
-std::string series_table(const SweepSeries& s) {
-  std::string out = fmt::format("# series {} over {}", s.label, s.link.empty() ? "unknown link" : s.link);
-  out += s.peak.known() ? fmt::format(", peak {:.2f} GB/s = {}\n", s.peak.gbps, s.peak.formula) : ", peak unknown\n";
-  out += fmt::format("#{:>15} {:>16} {:>14} {:>8} {:>8} {:>8}  {}\n", "bytes", "time/copy (us)", "GB/s", "% peak",
-                     "samples", "CoV %", "check");
-  for (const SweepRow& r : s.rows) {
-    out += fmt::format("{:>16} {:>16.3f} {:>14.3f} {:>8} {:>8} {:>8.2f}  {}\n", r.bytes, r.seconds_per_copy * 1e6,
-                       r.value_gbps, r.invalid ? "INVALID" : s.peak.known() ? fmt::format("{:.1f}", r.efficiency * 100) : "-",
-                       r.stats.count, r.stats.cov * 100, to_string(r.verification));
-  }
-  return out + fit_line(s);
+std::string row_line(const SweepSeries& s, const SweepRow& r) {
+  return fmt::format("{:>16} {:>16.3f} {:>14.3f} {:>8} {:>8} {:>8.2f}  {:<7} {}\n", r.bytes, r.seconds_per_copy * 1e6,
+                     r.value_gbps, r.invalid ? "INVALID" : s.peak.known() ? fmt::format("{:.1f}", r.efficiency * 100) : "-",
+                     r.stats.count, r.stats.cov * 100, to_string(r.verification), s.label);
 }
 
 }  // namespace
 
-std::string sweep_text(const SweepResult& r) {
+std::string sweep_text_header(const SweepResult& r) {
   const System& sys = r.system;
   std::string out = fmt::format("# xferbench {} sweep on {} ({} GPU{}), driver {}\n", XFERBENCH_VERSION, sys.hostname,
                                 sys.gpu_count(), sys.gpu_count() == 1 ? "" : "s", sys.driver_version);
   out += r.source == "case" ? fmt::format("# case {}", r.what)
                             : fmt::format("# spec '{}', streams {}", r.what, r.stream_mode);
   if (!r.sizes.empty())
-    out += fmt::format(", {} sizes from {} to {} bytes, {} of samples\n", r.sizes.size(), r.sizes.front(), r.sizes.back(),
+    out += fmt::format(", {} sizes from {} to {} bytes, {} of samples", r.sizes.size(), r.sizes.front(), r.sizes.back(),
                        r.statistic);
-  out += "# GB/s = 1e9 bytes/s; fit: time = startup + bytes / asymptotic bandwidth; n_half reaches half of it\n";
-  for (const auto& s : r.series) out += series_table(s);
+  out += "\n# GB/s = 1e9 bytes/s; fit: time = startup + bytes / asymptotic bandwidth; n_half reaches half of it\n";
+  out += fmt::format("#{:>15} {:>16} {:>14} {:>8} {:>8} {:>8}  {:<7} {}\n", "bytes", "time/copy (us)", "GB/s", "% peak",
+                     "samples", "CoV %", "check", "series");
+  return out;
+}
+
+std::string sweep_text_new_rows(const SweepResult& r, std::vector<std::size_t>& printed) {
+  printed.resize(r.series.size(), 0);
+  std::string out;
+  // Size by size, so the rows of one size stay together: each measured size
+  // added one row to every series.
+  for (bool more = true; more;) {
+    more = false;
+    for (std::size_t i = 0; i < r.series.size(); ++i) {
+      if (printed[i] >= r.series[i].rows.size()) continue;
+      out += row_line(r.series[i], r.series[i].rows[printed[i]++]);
+      more = true;
+    }
+  }
+  return out;
+}
+
+std::string sweep_text_footer(const SweepResult& r) {
+  std::string out;
+  for (const auto& s : r.series) {
+    out += fmt::format("# series {} over {}", s.label, s.link.empty() ? "unknown link" : s.link);
+    out += s.peak.known() ? fmt::format(", peak {:.2f} GB/s = {}\n", s.peak.gbps, s.peak.formula) : ", peak unknown\n";
+    out += fit_line(s);
+  }
   for (const auto& m : r.messages) out += fmt::format("# {}: {}\n", r.status == SweepStatus::waived ? "WAIVED" : "ERROR", m);
   out += fmt::format("# {}: {} series, wall time {:.1f} s\n", to_string(r.status), r.series.size(), r.wall_seconds);
   return out;
+}
+
+std::string sweep_text(const SweepResult& r) {
+  std::vector<std::size_t> printed;
+  return sweep_text_header(r) + sweep_text_new_rows(r, printed) + sweep_text_footer(r);
 }
 
 json sweep_json(const SweepResult& r) {

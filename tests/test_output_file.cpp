@@ -1,0 +1,199 @@
+// The output writer on files made for the test in a temporary directory:
+// regular files and new paths are replaced whole, a failed write keeps the
+// previous file, symbolic links are followed, a FIFO (standing in for a
+// device node such as /dev/stdout) is written through and stays a FIFO, a
+// directory is refused. No real /dev node is touched.
+#include <dirent.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "report/output_file.hpp"
+
+namespace {
+
+using xb::report::check_output_file;
+using xb::report::write_output_file;
+
+class OutputFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = ::testing::TempDir() + "/xb_output_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr) << std::strerror(errno);
+    dir_ = tmpl;
+  }
+  void TearDown() override { EXPECT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0); }
+
+  std::string at(const std::string& name) const { return dir_ + "/" + name; }
+
+  // Every name in the directory: no temporary file may be left behind.
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    DIR* d = opendir(dir_.c_str());
+    while (dirent* e = d ? readdir(d) : nullptr) {
+      const std::string n = e->d_name;
+      if (n != "." && n != "..") out.push_back(n);
+    }
+    if (d) closedir(d);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  std::string dir_;
+};
+
+std::string read(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+mode_t lmode(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(lstat(path.c_str(), &st), 0) << path;
+  return st.st_mode;
+}
+
+// The message of the Error(io) that `fn` throws, or "" (and a failure).
+template <typename Fn>
+std::string io_error(Fn fn) {
+  try {
+    fn();
+  } catch (const xb::Error& e) {
+    EXPECT_EQ(e.kind(), xb::ErrorKind::io) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error thrown";
+  return "";
+}
+
+TEST_F(OutputFile, ANewPathAndARegularFileAreReplacedWhole) {
+  const std::string path = at("r.json");
+  write_output_file(path, "first\n");
+  EXPECT_EQ(read(path), "first\n");
+  ASSERT_EQ(chmod(path.c_str(), 0640), 0);
+  write_output_file(path, "second\n");
+  EXPECT_EQ(read(path), "second\n");
+  EXPECT_TRUE(S_ISREG(lmode(path)));
+  EXPECT_EQ(lmode(path) & 07777, 0640u) << "a replaced file keeps its permissions";
+  EXPECT_EQ(names(), std::vector<std::string>{"r.json"});
+}
+
+TEST_F(OutputFile, AFailedWriteKeepsThePreviousFileAndNamesTheCause) {
+  const std::string path = at("r.json");
+  write_output_file(path, "previous\n");
+  // A file size limit makes write() fail with EFBIG, as a full disk fails
+  // with ENOSPC, for root too; SIGXFSZ would otherwise end the process.
+  struct rlimit old {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct sigaction ignore {}, old_action {};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(sigaction(SIGXFSZ, &ignore, &old_action), 0);
+  struct rlimit small = old;
+  small.rlim_cur = 16;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  const std::string msg = io_error([&] { write_output_file(path, std::string(4096, 'x')); });
+  setrlimit(RLIMIT_FSIZE, &old);
+  sigaction(SIGXFSZ, &old_action, nullptr);
+  EXPECT_NE(msg.find("cannot write output file '" + path + "'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(std::strerror(EFBIG)), std::string::npos) << msg;
+  EXPECT_EQ(read(path), "previous\n");
+  EXPECT_EQ(names(), std::vector<std::string>{"r.json"});
+}
+
+TEST_F(OutputFile, ASymlinkIsFollowedAndStaysALink) {
+  write_output_file(at("target.json"), "old\n");
+  ASSERT_EQ(symlink("target.json", at("link.json").c_str()), 0);  // relative to the link's directory
+  write_output_file(at("link.json"), "new\n");
+  EXPECT_TRUE(S_ISLNK(lmode(at("link.json"))));
+  EXPECT_EQ(read(at("target.json")), "new\n");
+  // A chain of links, and a link whose target does not exist yet.
+  ASSERT_EQ(symlink(at("link.json").c_str(), at("chain.json").c_str()), 0);
+  write_output_file(at("chain.json"), "chained\n");
+  EXPECT_EQ(read(at("target.json")), "chained\n");
+  ASSERT_EQ(symlink("later.json", at("dangling.json").c_str()), 0);
+  write_output_file(at("dangling.json"), "created\n");
+  EXPECT_TRUE(S_ISLNK(lmode(at("dangling.json"))));
+  EXPECT_EQ(read(at("later.json")), "created\n");
+  EXPECT_EQ(names(), (std::vector<std::string>{"chain.json", "dangling.json", "later.json", "link.json", "target.json"}));
+}
+
+// Up to `want` bytes from `fd`, waiting at most 5 s for them.
+std::string read_for(int fd, std::size_t want) {
+  std::string got;
+  char buf[256];
+  pollfd p{fd, POLLIN, 0};
+  while (got.size() < want && poll(&p, 1, 5000) > 0) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    got.append(buf, static_cast<std::size_t>(n));
+  }
+  return got;
+}
+
+// A FIFO with a reader stands in for a device node or a pipe: it is
+// written in place and is still a FIFO afterwards. The reader holds the
+// FIFO open read-write (Linux), so neither side blocks in open() and a
+// writer that wrongly replaced the FIFO fails the test instead of hanging it.
+TEST_F(OutputFile, AFifoIsWrittenThroughNotReplaced) {
+  const std::string fifo = at("pipe");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(symlink("pipe", at("pipe_link").c_str()), 0);
+  const int reader = open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+  ASSERT_GE(reader, 0) << std::strerror(errno);
+  for (const std::string& path : {fifo, at("pipe_link")}) {
+    const std::string content = "through " + path + "\n";
+    write_output_file(path, content);
+    EXPECT_EQ(read_for(reader, content.size()), content);
+    EXPECT_TRUE(S_ISFIFO(lmode(fifo)));
+  }
+  close(reader);
+  EXPECT_EQ(names(), (std::vector<std::string>{"pipe", "pipe_link"}));
+}
+
+TEST_F(OutputFile, ADirectoryIsRefusedByTheWriterAndTheCheck) {
+  ASSERT_EQ(mkdir(at("d.json").c_str(), 0755), 0);
+  ASSERT_EQ(symlink("d.json", at("dir_link").c_str()), 0);
+  for (const std::string& path : {at("d.json"), at("dir_link")}) {
+    std::string msg = io_error([&] { check_output_file(path); });
+    EXPECT_NE(msg.find("'" + path + "'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("it is a directory"), std::string::npos) << msg;
+    msg = io_error([&] { write_output_file(path, "x"); });
+    EXPECT_NE(msg.find("it is a directory"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(names(), (std::vector<std::string>{"d.json", "dir_link"}));
+}
+
+TEST_F(OutputFile, TheCheckFindsAMissingDirectoryAndLeavesNothingBehind) {
+  const std::string missing = at("no-such-dir/r.json");
+  const std::string msg = io_error([&] { check_output_file(missing); });
+  EXPECT_NE(msg.find("cannot write output file '" + missing + "': " + std::strerror(ENOENT)), std::string::npos) << msg;
+  io_error([&] { write_output_file(missing, "x"); });
+  // Writable targets pass without being created or changed; a FIFO with no
+  // reader passes without waiting for one.
+  check_output_file(at("new.json"));
+  write_output_file(at("old.json"), "kept\n");
+  check_output_file(at("old.json"));
+  ASSERT_EQ(mkfifo(at("pipe").c_str(), 0600), 0);
+  check_output_file(at("pipe"));
+  EXPECT_EQ(read(at("old.json")), "kept\n");
+  EXPECT_EQ(names(), (std::vector<std::string>{"old.json", "pipe"}));
+}
+
+}  // namespace
