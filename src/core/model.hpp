@@ -49,6 +49,10 @@ struct Transfer {
   Engine engine = Engine::copy_engine;
   int exec_device = 0;       // GPU whose stream (and SMs for Engine::sm) does the work
   std::uint64_t bytes = 0;   // bytes per copy
+  // Copies of this transfer per copy of the others: interfering copies that
+  // must outlast the measured one run twice instead of being twice as large,
+  // so they need no larger buffers.
+  int repeat = 1;
   std::string label;         // e.g. "host->gpu0"; filled by the front-end
 };
 

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nvml.h>
@@ -29,6 +30,7 @@ struct Nvml::Api {
   decltype(&nvmlDeviceGetFieldValues) field_values = nullptr;
   decltype(&nvmlDeviceGetMaxClockInfo) max_clock = nullptr;
   decltype(&nvmlDeviceGetP2PStatus) p2p_status = nullptr;
+  decltype(&nvmlDeviceGetComputeRunningProcesses_v3) processes = nullptr;
 };
 
 namespace {
@@ -116,6 +118,7 @@ std::shared_ptr<Nvml> Nvml::load() {
   resolve(api->handle, api->field_values, "nvmlDeviceGetFieldValues");
   resolve(api->handle, api->max_clock, "nvmlDeviceGetMaxClockInfo");
   resolve(api->handle, api->p2p_status, "nvmlDeviceGetP2PStatus");
+  resolve(api->handle, api->processes, "nvmlDeviceGetComputeRunningProcesses_v3");
   return std::shared_ptr<Nvml>(new Nvml(std::move(api)));
 }
 
@@ -177,6 +180,27 @@ bool Nvml::nvlink_p2p(const std::string& bus_a, const std::string& bus_b) const 
     return false;
   nvmlGpuP2PStatus_t status{};
   return api_->p2p_status(a, b, NVML_P2P_CAPS_INDEX_NVLINK, &status) == NVML_SUCCESS && status == NVML_P2P_STATUS_OK;
+}
+
+std::optional<std::uint64_t> Nvml::process_memory(const std::string& pci_bus_id, unsigned pid) const {
+  nvmlDevice_t dev{};
+  if (!api_->by_bus_id || !api_->processes || api_->by_bus_id(pci_bus_id.c_str(), &dev) != NVML_SUCCESS)
+    return std::nullopt;
+  std::vector<nvmlProcessInfo_t> infos(64);
+  unsigned count = static_cast<unsigned>(infos.size());
+  nvmlReturn_t rc = api_->processes(dev, &count, infos.data());
+  if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
+    infos.resize(count + 16);  // processes may start between the calls
+    count = static_cast<unsigned>(infos.size());
+    rc = api_->processes(dev, &count, infos.data());
+  }
+  if (rc != NVML_SUCCESS) return std::nullopt;
+  for (unsigned i = 0; i < count && i < infos.size(); ++i) {
+    if (infos[i].pid != pid) continue;
+    if (infos[i].usedGpuMemory == static_cast<unsigned long long>(NVML_VALUE_NOT_AVAILABLE)) return std::nullopt;
+    return infos[i].usedGpuMemory;
+  }
+  return std::nullopt;
 }
 
 }  // namespace xb

@@ -3,7 +3,9 @@
 // topology needs are exposed, already translated into plain values.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,9 @@ class Nvml {
   NvmlLinkInfo link_info(const std::string& pci_bus_id) const;
   // Whether NVML reports NVLink peer-to-peer between the two GPUs.
   bool nvlink_p2p(const std::string& bus_a, const std::string& bus_b) const;
+  // GPU memory process `pid` uses on this GPU (its context included), when
+  // NVML lists the process there with a known amount.
+  std::optional<std::uint64_t> process_memory(const std::string& pci_bus_id, unsigned pid) const;
 
   struct Api;  // resolved NVML entry points (defined in nvml.cpp)
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct RunRequest {
   bool use_mean = false;
   MeasureOptions measure;
   std::vector<std::string> command_line;
+  // --max-memory; without it the pool's budget is the largest need of any
+  // one cell of the run (memory_plan.hpp, docs/memory.md).
+  std::optional<MemoryLimit> max_memory;
 };
 
 // Called after each case, e.g. for progress on stderr.
@@ -32,6 +36,8 @@ void flag_outliers(Matrix& m);
 
 // True when every case passed or was waived.
 bool all_passed(const RunResult& r);
+// True when cells were waived because their buffers did not fit (exit 10).
+bool memory_partial(const RunResult& r);
 
 std::string utc_now_iso8601();
 

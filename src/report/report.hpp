@@ -19,6 +19,8 @@ inline constexpr const char* kSchemaName = "xferbench-run";
 void text_run_header(std::ostream& os, const RunResult& run);
 void text_case(std::ostream& os, const CaseResult& c);
 void text_run_footer(std::ostream& os, const RunResult& run);
+// One line: measured peak GPU memory per GPU, peak host RSS, the pool's budget.
+void text_memory_line(std::ostream& os, const MemoryCost& m);
 void text_list(std::ostream& os, const System& sys);
 void text_cases(std::ostream& os);  // the catalogue
 
