@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/cases.hpp"
+#include "core/error.hpp"
 #include "core/measure.hpp"
 #include "core/runner.hpp"
 #include "core/topology.hpp"
@@ -95,4 +96,21 @@ TEST(GpuMemory, RepeatedInterferenceVerifies) {
   const xb::RunResult run = xb::run_cases(sys, req);
   for (const auto& c : run.cases) EXPECT_EQ(c.status, xb::CaseStatus::passed) << c.name << ": " << c.message;
   EXPECT_FALSE(xb::memory_partial(run));
+}
+
+// A buffer larger than a GPU's free memory stops the run before anything is
+// measured, naming the size and the free memory (exit 4 in main).
+TEST(GpuMemory, BufferLargerThanFreeMemoryFailsBeforeMeasuring) {
+  REQUIRE_GPU_FOR_MEMORY();
+  const xb::System sys = xb::discover_system(false);
+  xb::RunRequest req;
+  req.cases = xb::select_cases({"host_to_device_memcpy_ce"}, {});
+  req.buffer_bytes = sys.gpus[0].memory_bytes + kMiB;
+  try {
+    xb::run_cases(sys, req);
+    FAIL() << "expected Error(resources)";
+  } catch (const xb::Error& e) {
+    EXPECT_EQ(e.kind(), xb::ErrorKind::resources);
+    EXPECT_NE(std::string(e.what()).find("free"), std::string::npos) << e.what();
+  }
 }
