@@ -114,16 +114,32 @@ TEST(Plan, HostToDeviceOneCellPerGpu) {
   }
 }
 
-TEST(Plan, BidirectionalInterferenceIsTwiceAsLong) {
+TEST(Plan, BidirectionalInterferenceRunsTwiceAsLongWithSameSizeBuffers) {
   const auto sys = fake_system(1);
   const auto plan = xb::plan_case(*select_cases({"host_to_device_bidirectional_memcpy_ce"}, {})[0], sys, 1000);
   ASSERT_EQ(plan.cells.size(), 1u);
   const auto& t = plan.cells[0].scenario.transfers;
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(t[0].bytes, 1000u);
+  EXPECT_EQ(t[0].repeat, 1);
   EXPECT_TRUE(t[0].src.on_host());
-  EXPECT_EQ(t[1].bytes, 2000u);
+  EXPECT_EQ(t[1].bytes, 1000u);
+  EXPECT_EQ(t[1].repeat, 2);
   EXPECT_TRUE(t[1].dst.on_host());
+}
+
+TEST(Plan, AllBidirInterferersOnEveryOtherGpuRepeatBothWays) {
+  const auto sys = fake_system(3);
+  const auto plan = xb::plan_case(*select_cases({"host_to_all_bidirectional_memcpy_ce"}, {})[0], sys, 1000);
+  ASSERT_EQ(plan.cells.size(), 3u);
+  const auto& t = plan.cells[1].scenario.transfers;
+  ASSERT_EQ(t.size(), 6u);  // measured + reverse on gpu1, both ways on gpu0 and gpu2
+  EXPECT_EQ(t[0].exec_device, 1);
+  EXPECT_EQ(t[0].repeat, 1);
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    EXPECT_EQ(t[i].bytes, 1000u);
+    EXPECT_EQ(t[i].repeat, 2);
+  }
 }
 
 TEST(Plan, ReadIsIssuedByTheRowGpuAndPullsColumnMemory) {
@@ -186,6 +202,12 @@ TEST(OutputValue, TransferSumAndTotal) {
   EXPECT_DOUBLE_EQ(xb::output_value(o, sc, s, 0), 4.0);
   o.kind = xb::Output::Kind::total;
   EXPECT_DOUBLE_EQ(xb::output_value(o, sc, s, 0), 1.5);
+  // A transfer repeated twice per copy moved twice its bytes.
+  sc.transfers[1].repeat = 2;
+  EXPECT_DOUBLE_EQ(xb::output_value(o, sc, s, 0), 2.5);
+  o.kind = xb::Output::Kind::transfer;
+  o.first = 1;
+  EXPECT_DOUBLE_EQ(xb::output_value(o, sc, s, 0), 4.0);
 }
 
 // Managed migration: one column per GPU, GB/s plus ns per 4 KiB and per

@@ -35,7 +35,8 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
   app->footer(
       "Exit codes: 0 success; 1 a measurement or verification failed (check: FAIL); 2 bad arguments;\n"
       "3 no usable GPU; 4 not enough memory; 5 NVML unavailable; 6 MPI/launch problem;\n"
-      "7 file I/O error; 8 CUDA error; 9 timeout; 70 internal error.");
+      "7 file I/O error; 8 CUDA error; 9 timeout; 10 partial result (cells waived: not enough\n"
+      "memory or --max-memory); 70 internal error.");
   return app;
 }
 

@@ -64,7 +64,8 @@ int execute(const RunOptions& opts, const Context& ctx) {
   if (opts.out.format == "csv") std::cout << report::run_csv(run);
   if (!opts.out.file.empty())
     report::write_output_file(opts.out.file, opts.out.file_is_csv() ? report::run_csv(run) : report::run_json(run).dump(2) + "\n");
-  return all_passed(run) ? 0 : 1;
+  if (!all_passed(run)) return 1;
+  return memory_partial(run) ? kExitPartial : 0;
 }
 
 }  // namespace

@@ -31,7 +31,32 @@ void add_transfer_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("-n,--no-numa-affinity", c.no_numa_affinity, "CUts: do not place host buffers on the GPU's NUMA node");
 }
 
+// Bounded memory (docs/memory.md).
+void add_memory_options(CLI::App& cmd, RunOptions& o) {
+  cmd.add_option("--max-memory", o.max_memory,
+                 "Most memory the buffers of named cases may hold, per GPU and on the host, as GPU,HOST "
+                 "(e.g. 8G,16G); cells needing more are waived (exit 10). Default: what the largest cell needs");
+}
+
 }  // namespace
+
+MemoryLimit parse_max_memory(const std::string& text) {
+  const auto comma = text.find(',');
+  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
+    fail(ErrorKind::usage, fmt::format("invalid --max-memory '{}': expected GPU,HOST sizes such as 8G,16G", text));
+  auto size = [&](const std::string& part, const char* which) {
+    try {
+      return parse_size(part, which);
+    } catch (const Error&) {
+      fail(ErrorKind::usage, fmt::format("invalid --max-memory '{}': the {} size '{}' is not a size such as 8G "
+                                         "(expected GPU,HOST)", text, which, part));
+    }
+  };
+  MemoryLimit m;
+  m.gpu = size(text.substr(0, comma), "GPU");
+  m.host = size(text.substr(comma + 1), "HOST");
+  return m;
+}
 
 void record_cuts_order(const CLI::App& cmd, const CutsFlagOptions& flags, ConcurrentOptions& o) {
   o.order.clear();
@@ -79,6 +104,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--drift-tolerance", o.drift_tolerance_pct,
                  "Drift in percent above which the run is reported unstable")->capture_default_str();
   add_transfer_options(cmd, o);
+  add_memory_options(cmd, o);
   add_output_options(cmd, o.out);
 }
 
@@ -177,6 +203,9 @@ void check_option_mix(const RunOptions& o) {
     fail(ErrorKind::usage, fmt::format("{} applies to CUts transfers (--htod, --dtoh, --dtod){}", cuts_only,
                                        c.specs.empty() ? "" : "; a --do spec takes its size as a field (0:HtoD:64M) "
                                                               "and its NUMA node as numa=N"));
+  if (!o.max_memory.empty() && c.any_transfer())
+    fail(ErrorKind::usage, fmt::format("--max-memory '{}' applies to named cases, not to transfers (--do, --htod, "
+                                       "--dtoh, --dtod): they allocate what they name", o.max_memory));
   if (!c.streams.empty() && !c.any_transfer())
     fail(ErrorKind::usage, fmt::format("--streams '{}' applies to transfers (--do, --htod, --dtoh, --dtod), not to "
                                        "named cases", c.streams));
@@ -259,6 +288,7 @@ RunRequest build_request(const RunOptions& o, const std::vector<std::string>& co
     fail(ErrorKind::usage, fmt::format("invalid --drift-tolerance '{}': must be greater than 0", o.drift_tolerance_pct));
   req.stability_check = o.drift_check == "on" || (o.drift_check == "auto" && req.cases.size() >= 3);
   req.stability_tolerance_pct = o.drift_tolerance_pct;
+  if (!o.max_memory.empty()) req.max_memory = parse_max_memory(o.max_memory);
   return req;
 }
 

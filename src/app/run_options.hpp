@@ -55,12 +55,17 @@ struct RunOptions {
   bool sm_launch_per_copy = false;     // --sm-launch-per-copy
   std::string drift_check = "auto";    // --drift-check on|off|auto
   double drift_tolerance_pct = 2.0;    // --drift-tolerance
+  std::string max_memory;              // --max-memory GPU,HOST
   OutputOptions out;
   ConcurrentOptions concurrent;
   CutsFlagOptions cuts_flags;
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& opts);
+
+// --max-memory GPU,HOST: two sizes with K/M/G/T suffixes ("8G,16G").
+// Throws Error(usage) naming the text.
+MemoryLimit parse_max_memory(const std::string& text);
 
 // Named cases. Throws Error(usage) naming the bad value, also for options
 // that only apply to concurrent transfers (--streams, --size, ...).

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/latency.hpp"
 #include "core/migration.hpp"
+#include "core/memory_plan.hpp"
 #include "core/stats.hpp"
 
 namespace xb {
@@ -82,19 +83,21 @@ void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CaseP
   for (int g = 0; g < n; ++g) {
     CellPlan c;
     c.col = g;
-    auto add = [&](int dev, bool h2d, std::uint64_t b) {
+    auto add = [&](int dev, bool h2d, int repeat) {
       const Location dl = device_memory(dev);
-      c.scenario.transfers.push_back(h2d ? make_transfer(kHost, dl, engine, dev, b)
-                                         : make_transfer(dl, kHost, engine, dev, b));
+      c.scenario.transfers.push_back(h2d ? make_transfer(kHost, dl, engine, dev, bytes)
+                                         : make_transfer(dl, kHost, engine, dev, bytes));
+      c.scenario.transfers.back().repeat = repeat;
       c.scenario.transfers.back().repeat_in_place = split && !def.streaming;
     };
-    add(g, to_dev, bytes);
-    // Interfering copies are twice as long so they cover the measured one.
-    if (bidir && !split) add(g, !to_dev, 2 * bytes);
+    add(g, to_dev, 1);
+    // Interfering copies run twice per measured copy so they cover it (as
+    // nvbandwidth's copies of twice the size do) with buffers of one size.
+    if (bidir && !split) add(g, !to_dev, 2);
     for (int d = 0; all && d < n; ++d) {
       if (d == g) continue;
-      add(d, to_dev, 2 * bytes);
-      if (bidir && !split) add(d, !to_dev, 2 * bytes);
+      add(d, to_dev, 2);
+      if (bidir && !split) add(d, !to_dev, 2);
     }
     c.outputs.push_back(host_output(sys.gpus[g]));
     if (split) c.outputs.back().scale = 0.5;
@@ -245,7 +248,7 @@ void plan_latency(const CaseDef& def, const System& sys, CasePlan& plan) {
 
 // Managed pages faulting across the host link: one column per GPU, three
 // matrices (GB/s with every byte read; ns per 4 KiB and per 2 MiB page).
-void plan_migration(const CaseDef& def, const System& sys, CasePlan& plan) {
+void plan_migration(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
   const int n = sys.gpu_count();
   plan.migration = true;
   const bool to_dev = def.pattern == P::managed_migration_to_device;
@@ -264,7 +267,7 @@ void plan_migration(const CaseDef& def, const System& sys, CasePlan& plan) {
     CellPlan cell;
     cell.col = g;
     const Location managed{MemKind::managed, g, -1};
-    cell.scenario.transfers.push_back(make_transfer(managed, managed, def.engine, g, 0));
+    cell.scenario.transfers.push_back(make_transfer(managed, managed, def.engine, g, bytes));
     for (int m = 0; m < 3; ++m) {
       Output o = host_output(sys.gpus[g], m);
       if (m > 0) o.peak = Peak{};
@@ -292,7 +295,7 @@ CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes) {
       plan_local(def, sys, bytes, plan);
       break;
     case P::managed_migration_to_device: case P::managed_migration_to_host:
-      plan_migration(def, sys, plan);
+      plan_migration(def, sys, bytes, plan);
       break;
     default:
       plan_host(def, sys, bytes, plan);
@@ -302,7 +305,8 @@ CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes) {
 
 double output_value(const Output& out, const Scenario& sc, const ScenarioSamples& s, std::size_t i) {
   const double copies = s.copies_per_sample;
-  auto bw = [&](int t) { return gbps(static_cast<double>(sc.transfers[t].bytes) * copies, s.transfers[t].seconds[i]); };
+  auto moved = [&](const Transfer& t) { return static_cast<double>(t.bytes) * t.repeat * copies; };
+  auto bw = [&](int t) { return gbps(moved(sc.transfers[t]), s.transfers[t].seconds[i]); };
   switch (out.kind) {
     case Output::Kind::transfer: return out.scale * bw(out.first);
     case Output::Kind::sum: {
@@ -312,7 +316,7 @@ double output_value(const Output& out, const Scenario& sc, const ScenarioSamples
     }
     case Output::Kind::total: {
       double bytes = 0;
-      for (const auto& t : sc.transfers) bytes += static_cast<double>(t.bytes) * copies;
+      for (const auto& t : sc.transfers) bytes += moved(t);
       return gbps(bytes, s.total_seconds[i]);
     }
   }
@@ -409,6 +413,19 @@ void measure_cell(const CaseDef& def, Measurer& measurer, const CellPlan& cp, st
   }
 }
 
+// A case whose every cell was waived is waived; otherwise the message
+// counts the waived cells unless a failure already fills it.
+void note_waived_cells(std::size_t planned, CaseResult& result) {
+  if (result.waived_cells.empty()) return;
+  const std::string& first = result.waived_cells.front().reason;
+  if (result.waived_cells.size() == planned) {
+    result.status = CaseStatus::waived;
+    result.message = first;
+  } else if (result.message.empty()) {
+    result.message = fmt::format("{} of {} cells waived: {}", result.waived_cells.size(), planned, first);
+  }
+}
+
 }  // namespace
 
 double measure_one_cell(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, int row, int col) {
@@ -430,11 +447,18 @@ void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes,
                     const CellHook& on_cell) {
   CasePlan plan = plan_case(def, measurer.system(), bytes);
   for (const CellPlan& cp : plan.cells) {
+    // Checked before any buffer of the cell is allocated, so a cell that
+    // cannot fit is waived with the numbers instead of failing midway.
+    if (auto why = measurer.preflight(memory_need(cell_requests(plan, cp)))) {
+      result.waived_cells.push_back({cp.row, cp.col, *why});
+      continue;
+    }
     if (on_cell) on_cell(def, cp.row, cp.col, true);
     measure_cell(def, measurer, cp, bytes, use_mean, plan, result);
     if (on_cell) on_cell(def, cp.row, cp.col, false);
   }
   result.matrices = std::move(plan.matrices);
+  note_waived_cells(plan.cells.size(), result);
 }
 
 }  // namespace xb

@@ -22,6 +22,9 @@ enum class ErrorKind {
 
 // Documented exit codes (README "Exit codes"); main() is the only user.
 int exit_code(ErrorKind kind) noexcept;
+// A partial result: cells waived because they did not fit in memory or the
+// --max-memory budget (the run itself succeeded).
+constexpr int kExitPartial = 10;
 const char* to_string(ErrorKind kind) noexcept;
 
 class Error : public std::runtime_error {

@@ -14,9 +14,7 @@
 namespace xb {
 namespace {
 
-constexpr std::uint64_t kChaseBytes = 2ull << 20;
 constexpr std::uint64_t kHopSlots = 16;  // 16 x 8 B = 128 B: one cache line per hop
-constexpr int kChaseSlot = 1000;         // buffer-cache slot reserved for chase rings
 constexpr std::uint64_t kAccessesPerSm = 400;  // per SM per sample
 
 // Writes the ring: slot i points to slot (i + 16) mod n, as device addresses.
@@ -33,7 +31,7 @@ void build_ring(Buffer& buf) {
 
 LatencySamples measure_latency(Measurer& measurer, int gpu, const Location& target) {
   const MeasureOptions& opts = measurer.options();
-  Buffer& ring = measurer.cache().get(measurer.resolve(target, gpu), kChaseBytes, kChaseSlot);
+  Buffer& ring = *measurer.acquire({{measurer.resolve(target, gpu), kChaseBytes, false}}).at(0);
   XB_CUDA_CHECK(cudaSetDevice(gpu));
   build_ring(ring);
 

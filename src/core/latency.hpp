@@ -13,6 +13,9 @@ namespace xb {
 
 class Measurer;
 
+// Bytes of one pointer-chase ring.
+constexpr std::uint64_t kChaseBytes = 2ull << 20;
+
 struct LatencySamples {
   std::vector<double> ns_per_access;  // one value per sample
   std::uint64_t accesses_per_sample = 0;

@@ -10,6 +10,8 @@
 #include "core/cuda_check.hpp"
 #include "core/cuda_raii.hpp"
 #include "core/error.hpp"
+#include "core/memory_plan.hpp"
+#include "core/memory_probe.hpp"
 #include "core/numa.hpp"
 #include "core/sm_shape.hpp"
 #include "core/stats.hpp"
@@ -80,7 +82,7 @@ Measurer::Measurer(const System& sys, MeasureOptions opts) : sys_(sys), opts_(op
 }
 
 Measurer::~Measurer() {
-  cache_.clear();
+  pool_.clear();
   XB_CUDA_CHECK_NOTHROW(cudaFreeHost(const_cast<int*>(release_)));
 }
 
@@ -104,12 +106,26 @@ SmCopySite Measurer::sm_site(const Plan& plan, std::size_t i) const {
   return site;
 }
 
+std::vector<Buffer*> Measurer::acquire(const std::vector<BufferRequest>& requests) {
+  const std::uint64_t before = pool_.allocations();
+  std::vector<Buffer*> out = pool_.acquire(requests);
+  if (probe_ && pool_.allocations() != before) probe_->sample();
+  return out;
+}
+
+std::optional<std::string> Measurer::preflight(const MemoryAmount& need) {
+  if (pool_.fixed())
+    if (auto why = budget_shortfall(need, pool_.budget())) return why;
+  return memory_shortfall(need, query_memory_available(need, pool_));
+}
+
 void Measurer::prepare_buffers(Plan& plan) {
+  const std::vector<Buffer*> buffers = acquire(
+      scenario_requests(*plan.scenario, [this](const Location& loc, int gpu) { return resolve(loc, gpu); }));
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const Transfer& t = plan.t(i);
-    const int slot = static_cast<int>(i);
-    plan.src.push_back(&cache_.get(resolve(t.src, t.exec_device), t.bytes, 2 * slot));
-    plan.dst.push_back(&cache_.get(resolve(t.dst, t.exec_device), t.bytes, 2 * slot + 1));
+    plan.src.push_back(buffers[2 * i]);
+    plan.dst.push_back(buffers[2 * i + 1]);
     if (t.engine != Engine::copy_engine && (!plan.src.back()->kernel_ptr() || !plan.dst.back()->kernel_ptr()))
       fail(ErrorKind::usage, fmt::format("{}: the sm engine cannot reach pageable host memory; use the ce engine",
                                          t.label));
@@ -145,6 +161,7 @@ void Measurer::prepare_split(Buffer& src, Buffer& dst, const Transfer& t) {
 void Measurer::enqueue_copy(const Plan& plan, std::size_t i, int reps) {
   const Transfer& t = plan.t(i);
   const Stream& s = plan.stream(i);
+  reps *= t.repeat;
   if (t.engine == Engine::copy_engine) {
     for (int r = 0; r < reps; ++r)
       XB_CUDA_CHECK(cudaMemcpyAsync(plan.dst[i]->ptr(), plan.src[i]->ptr(), t.bytes, cudaMemcpyDefault, s.get()));
@@ -201,7 +218,10 @@ void Measurer::warm_up(Plan& plan) {
     plan.copies = opts_.copies_per_sample;
   } else {
     const double n = slowest_copy_s > 0 ? std::ceil(opts_.target_sample_s / slowest_copy_s) : 1;
-    plan.copies = static_cast<int>(std::clamp(n, 1.0, 1000.0));
+    // At most 1000 copies queued per stream behind the gate.
+    int max_repeat = 1;
+    for (std::size_t i = 0; i < plan.size(); ++i) max_repeat = std::max(max_repeat, plan.t(i).repeat);
+    plan.copies = static_cast<int>(std::clamp(n, 1.0, 1000.0 / max_repeat));
   }
 }
 

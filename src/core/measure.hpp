@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 namespace xb {
 
 class Event;
+class MemoryProbe;
 
 struct MeasureOptions {
   int copies_per_sample = 0;       // 0: chosen from the warm-up so a sample lasts ~target_sample_s
@@ -83,7 +85,15 @@ class Measurer {
 
   const MeasureOptions& options() const noexcept { return opts_; }
   const System& system() const noexcept { return sys_; }
-  BufferCache& cache() noexcept { return cache_; }
+  BufferPool& pool() noexcept { return pool_; }
+  // Buffers for one set of requests (buffer_pool.hpp); samples the memory
+  // probe when new memory was allocated, the only time the footprint grows.
+  std::vector<Buffer*> acquire(const std::vector<BufferRequest>& requests);
+  // Why buffers needing `need` at once cannot be had now: above a fixed
+  // (--max-memory) budget, or more than the free memory plus what the pool
+  // holds; nullopt when they fit.
+  std::optional<std::string> preflight(const MemoryAmount& need);
+  void set_memory_probe(MemoryProbe* probe) noexcept { probe_ = probe; }
   // Host location with its NUMA node resolved for a transfer executed by `gpu`.
   Location resolve(const Location& loc, int gpu) const;
 
@@ -101,7 +111,8 @@ class Measurer {
 
   const System& sys_;
   MeasureOptions opts_;
-  BufferCache cache_;
+  BufferPool pool_{allocate_buffer};
+  MemoryProbe* probe_ = nullptr;
   volatile int* release_ = nullptr;  // host-mapped gate flag
   int* timed_out_ = nullptr;         // host-mapped, set by a gate that gave up
 };

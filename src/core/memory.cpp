@@ -172,11 +172,8 @@ std::uint64_t verify_buffer(const Buffer& buf, std::uint64_t bytes, std::uint64_
   return result == ~0ull ? bytes : result;
 }
 
-Buffer& BufferCache::get(const Location& loc, std::uint64_t bytes, int slot) {
-  const Key key{static_cast<int>(loc.kind), loc.device, loc.numa, bytes, slot};
-  auto it = buffers_.find(key);
-  if (it == buffers_.end()) it = buffers_.emplace(key, std::make_unique<Buffer>(loc, bytes)).first;
-  return *it->second;
+std::unique_ptr<Buffer> allocate_buffer(const Location& loc, std::uint64_t bytes) {
+  return std::make_unique<Buffer>(loc, bytes);
 }
 
 void fill_pattern_host(void* buf, std::uint64_t bytes, std::uint64_t seed) {

@@ -4,13 +4,12 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
-#include <tuple>
 
 #include <cuda_runtime_api.h>
 
+#include "core/buffer_pool.hpp"
 #include "core/model.hpp"
 
 namespace xb {
@@ -57,18 +56,8 @@ void fill_buffer(Buffer& buf, std::uint64_t bytes, std::uint64_t seed, int devic
 // Returns the first differing byte offset, or `bytes` when all match.
 std::uint64_t verify_buffer(const Buffer& buf, std::uint64_t bytes, std::uint64_t seed, int device);
 
-// Keeps buffers alive across cells and cases: page-locking and mapping host
-// memory costs far more than a copy, and nvbandwidth-style suites reuse the
-// same few buffers many times.
-class BufferCache {
- public:
-  // `slot` tells apart several buffers of the same place and size.
-  Buffer& get(const Location& loc, std::uint64_t bytes, int slot);
-  void clear() noexcept { buffers_.clear(); }
-
- private:
-  using Key = std::tuple<int, int, int, std::uint64_t, int>;
-  std::map<Key, std::unique_ptr<Buffer>> buffers_;
-};
+// The pool of real buffers (buffer_pool.hpp); allocate_buffer is its allocator.
+using BufferPool = BasicBufferPool<Buffer>;
+std::unique_ptr<Buffer> allocate_buffer(const Location& loc, std::uint64_t bytes);
 
 }  // namespace xb

@@ -53,6 +53,10 @@ struct Transfer {
   // sm_split only: repeat each part in place before moving on (nvbandwidth's
   // order) instead of walking the whole buffer once per copy.
   bool repeat_in_place = false;
+  // Copies of this transfer per copy of the others: interfering copies that
+  // must outlast the measured one run twice instead of being twice as large,
+  // so they need no larger buffers.
+  int repeat = 1;
   std::string label;         // e.g. "host->gpu0"; filled by the front-end
 };
 

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nvml.h>
@@ -42,6 +43,7 @@ struct Nvml::Api {
   decltype(&nvmlDeviceGetRemappedRows) remapped_rows = nullptr;
   decltype(&nvmlDeviceGetMigMode) mig_mode = nullptr;
   decltype(&nvmlSystemGetConfComputeState) cc_state = nullptr;
+  decltype(&nvmlDeviceGetComputeRunningProcesses_v3) processes = nullptr;
 };
 
 static_assert(clock_reason::gpu_idle == nvmlClocksEventReasonGpuIdle &&
@@ -156,6 +158,7 @@ std::shared_ptr<Nvml> Nvml::load() {
   resolve(api->handle, api->max_clock, "nvmlDeviceGetMaxClockInfo");
   resolve(api->handle, api->p2p_status, "nvmlDeviceGetP2PStatus");
   resolve_health(*api);
+  resolve(api->handle, api->processes, "nvmlDeviceGetComputeRunningProcesses_v3");
   return std::shared_ptr<Nvml>(new Nvml(std::move(api)));
 }
 
@@ -350,6 +353,27 @@ std::optional<bool> Nvml::confidential_compute() const {
   nvmlConfComputeSystemState_t state{};
   if (!api_->cc_state || api_->cc_state(&state) != NVML_SUCCESS) return std::nullopt;
   return state.ccFeature == NVML_CC_SYSTEM_FEATURE_ENABLED;
+}
+
+std::optional<std::uint64_t> Nvml::process_memory(const std::string& pci_bus_id, unsigned pid) const {
+  nvmlDevice_t dev{};
+  if (!api_->by_bus_id || !api_->processes || api_->by_bus_id(pci_bus_id.c_str(), &dev) != NVML_SUCCESS)
+    return std::nullopt;
+  std::vector<nvmlProcessInfo_t> infos(64);
+  unsigned count = static_cast<unsigned>(infos.size());
+  nvmlReturn_t rc = api_->processes(dev, &count, infos.data());
+  if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
+    infos.resize(count + 16);  // processes may start between the calls
+    count = static_cast<unsigned>(infos.size());
+    rc = api_->processes(dev, &count, infos.data());
+  }
+  if (rc != NVML_SUCCESS) return std::nullopt;
+  for (unsigned i = 0; i < count && i < infos.size(); ++i) {
+    if (infos[i].pid != pid) continue;
+    if (infos[i].usedGpuMemory == static_cast<unsigned long long>(NVML_VALUE_NOT_AVAILABLE)) return std::nullopt;
+    return infos[i].usedGpuMemory;
+  }
+  return std::nullopt;
 }
 
 }  // namespace xb

@@ -91,6 +91,9 @@ class Nvml final : public NvmlQueries {
   NvmlHealth health(const std::string& pci_bus_id) const override;
   NvmlSample sample(const std::string& pci_bus_id) const override;
   std::optional<bool> confidential_compute() const override;
+  // GPU memory process `pid` uses on this GPU (its context included), when
+  // NVML lists the process there with a known amount.
+  std::optional<std::uint64_t> process_memory(const std::string& pci_bus_id, unsigned pid) const;
 
   struct Api;  // resolved NVML entry points (defined in nvml.cpp)
 

@@ -8,6 +8,7 @@
 
 #include "core/measure.hpp"
 #include "core/stability.hpp"
+#include "core/memory_types.hpp"
 #include "core/stats.hpp"
 #include "core/topology.hpp"
 
@@ -44,6 +45,12 @@ struct Matrix {
   std::vector<Cell> cells;          // only the measured cells
 };
 
+// A cell not run because its buffers did not fit (memory or --max-memory).
+struct WaivedCell {
+  int row = 0, col = 0;
+  std::string reason;
+};
+
 enum class CaseStatus { passed, failed, waived, error };
 const char* to_string(CaseStatus s) noexcept;
 
@@ -54,12 +61,24 @@ struct CaseResult {
   std::string message;              // waiver reason, error, or first verification failure
   std::vector<Matrix> matrices;
   double wall_seconds = 0;
+  std::vector<WaivedCell> waived_cells;  // a partial result when not empty
 };
 
 struct RunSettings {
   std::uint64_t buffer_bytes = 0;
   std::string statistic = "median";
   MeasureOptions measure;
+};
+
+// What the run cost in memory: measured peaks (memory_probe.hpp), and the
+// budget the buffer pool kept to with the planned peak it came from.
+struct MemoryCost {
+  std::vector<GpuMemoryPeak> gpus;
+  std::uint64_t host_peak_rss_bytes = 0;  // getrusage ru_maxrss
+  MemoryAmount planned;                   // the largest cell of the run (memory_plan.hpp)
+  MemoryAmount budget;
+  bool budget_fixed = false;              // --max-memory
+  PoolStats pool;
 };
 
 struct RunResult {
@@ -70,6 +89,7 @@ struct RunResult {
   System system;
   std::vector<CaseResult> cases;
   Stability stability;  // checked == false when the run did not measure it
+  MemoryCost memory;
 };
 
 }  // namespace xb

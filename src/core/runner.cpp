@@ -11,6 +11,8 @@
 #include "core/error.hpp"
 #include "core/case_plan.hpp"
 #include "core/measure.hpp"
+#include "core/memory_plan.hpp"
+#include "core/memory_probe.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
 
@@ -26,6 +28,13 @@ void check_fits(const System& sys, std::uint64_t bytes) {
       fail(ErrorKind::resources, fmt::format("buffer size {} does not fit in gpu{}'s free memory ({} free)",
                                              bytes_label(bytes), g.index, bytes_label(free_b >> 20 << 20)));
   }
+}
+
+MemoryAmount budget_of(const MemoryLimit& limit, const System& sys) {
+  MemoryAmount b;
+  b.gpu.assign(static_cast<std::size_t>(sys.gpu_count()), limit.gpu);
+  b.host = b.host_locked = limit.host;
+  return b;
 }
 
 }  // namespace
@@ -85,6 +94,12 @@ bool all_passed(const RunResult& r) {
   return true;
 }
 
+bool memory_partial(const RunResult& r) {
+  for (const auto& c : r.cases)
+    if (!c.waived_cells.empty()) return true;
+  return false;
+}
+
 RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback& on_case) {
   const auto t0 = std::chrono::steady_clock::now();
   RunResult run;
@@ -96,6 +111,13 @@ RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback
   run.system = sys;
   check_fits(sys, req.buffer_bytes);
   Measurer measurer(run.system, req.measure);
+  run.memory.planned = run_memory_need(req.cases, sys, req.buffer_bytes);
+  run.memory.budget_fixed = req.max_memory.has_value();
+  run.memory.budget = req.max_memory ? budget_of(*req.max_memory, sys) : run.memory.planned;
+  measurer.pool().set_budget(run.memory.budget, run.memory.budget_fixed);
+  // After the measurer, so a rise of used memory leaves out its contexts.
+  MemoryProbe probe(run.system);
+  measurer.set_memory_probe(&probe);
   StabilityCheck stability(reference_cells(run.system),
                            [&](const ReferenceCell& ref) {
                              const CaseDef& def = *select_cases({ref.case_name}, {}).at(0);
@@ -125,6 +147,10 @@ RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback
       run.stability.error = e.what();
     }
   }
+  probe.sample();
+  run.memory.gpus = probe.gpu_peaks();
+  run.memory.host_peak_rss_bytes = peak_rss_bytes();
+  run.memory.pool = measurer.pool().stats();
   run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
 }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct RunRequest {
   // Called once the start values of the reference cells are known.
   std::function<void(const Stability&)> on_stability_start;
   CellHook on_cell;  // optional: called around every cell (telemetry)
+  // --max-memory; without it the pool's budget is the largest need of any
+  // one cell of the run (memory_plan.hpp, docs/memory.md).
+  std::optional<MemoryLimit> max_memory;
 };
 
 // Called after each case, e.g. for progress on stderr.
@@ -48,6 +52,8 @@ void mark_impossible_cells(CaseResult& c);
 
 // True when every case passed or was waived.
 bool all_passed(const RunResult& r);
+// True when cells were waived because their buffers did not fit (exit 10).
+bool memory_partial(const RunResult& r);
 
 std::string utc_now_iso8601();
 

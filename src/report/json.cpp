@@ -82,8 +82,42 @@ json matrix_json(const Matrix& m) {
 json case_json(const CaseResult& c) {
   json matrices = json::array();
   for (const auto& m : c.matrices) matrices.push_back(matrix_json(m));
-  return {{"index", c.index}, {"name", c.name}, {"description", c.description}, {"status", to_string(c.status)},
-          {"message", c.message}, {"wall_seconds", c.wall_seconds}, {"matrices", matrices}};
+  json j = {{"index", c.index}, {"name", c.name}, {"description", c.description}, {"status", to_string(c.status)},
+            {"message", c.message}, {"wall_seconds", c.wall_seconds}, {"matrices", matrices}};
+  if (!c.waived_cells.empty()) {
+    json cells = json::array();
+    for (const auto& w : c.waived_cells) cells.push_back({{"row", w.row}, {"col", w.col}, {"reason", w.reason}});
+    j["waived_cells"] = cells;
+  }
+  return j;
+}
+
+json amount_json(const MemoryAmount& a) {
+  return {{"gpu_bytes", a.gpu}, {"host_bytes", a.host}, {"host_page_locked_bytes", a.host_locked}};
+}
+
+// Measured peaks, and the budget the buffer pool kept to (docs/memory.md).
+json memory_json(const MemoryCost& m) {
+  json gpus = json::array();
+  for (const auto& g : m.gpus) gpus.push_back({{"index", g.gpu}, {"peak_bytes", g.peak_bytes}, {"source", g.source}});
+  json budget = amount_json(m.budget);
+  budget["mode"] = m.budget_fixed ? "max-memory" : "largest cell";
+  return {{"peak_host_rss_bytes", m.host_peak_rss_bytes},
+          {"host_source", "getrusage ru_maxrss"},
+          {"peak_gpu", gpus},
+          {"gpu_sources",
+           {{"nvml_process", "NVML's memory of this process on the GPU, CUDA context included"},
+            {"cuda_used_rise", "rise of the GPU's used memory (cudaMemGetInfo) since the run started: buffers, "
+                               "not the CUDA context; other processes' allocations included"}}},
+          {"gpu_sampling", "after every buffer allocation"},
+          {"planned_peak", amount_json(m.planned)},
+          {"budget", budget},
+          {"pool", {{"host_allocations", m.pool.host_allocations},
+                    {"host_allocation_seconds", m.pool.host_allocation_seconds},
+                    {"gpu_allocations", m.pool.gpu_allocations},
+                    {"gpu_allocation_seconds", m.pool.gpu_allocation_seconds},
+                    {"evictions", m.pool.evictions},
+                    {"eviction_seconds", m.pool.eviction_seconds}}}};
 }
 
 }  // namespace
@@ -138,6 +172,7 @@ json run_json(const RunResult& run) {
           {"wall_seconds", run.wall_seconds},
           {"status", all_passed(run) ? "passed" : "failed"},
           {"stability", stability_json(run.stability)},
+          {"status", !all_passed(run) ? "failed" : memory_partial(run) ? "partial" : "passed"},
           {"settings",
            {{"buffer_bytes", run.settings.buffer_bytes},
             {"statistic", run.settings.statistic},
@@ -152,6 +187,7 @@ json run_json(const RunResult& run) {
             {"numa_affinity", m.numa_affinity},
             {"sm_repeat_in_kernel", m.sm_repeat_in_kernel}}},
           {"environment", system_json(run.system)},
+          {"memory", memory_json(run.memory)},
           {"cases", cases}};
 }
 

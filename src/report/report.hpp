@@ -22,6 +22,8 @@ void text_run_footer(std::ostream& os, const RunResult& run);
 // "# reference cells at the start: ..." (the drift check's first half).
 void text_stability_start(std::ostream& os, const Stability& s);
 nlohmann::json stability_json(const Stability& s);
+// One line: measured peak GPU memory per GPU, peak host RSS, the pool's budget.
+void text_memory_line(std::ostream& os, const MemoryCost& m);
 void text_list(std::ostream& os, const System& sys);
 void text_cases(std::ostream& os);  // the catalogue
 

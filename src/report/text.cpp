@@ -55,6 +55,16 @@ void text_matrix(std::ostream& os, const Matrix& m) {
 }
 
 std::string gb(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30)); }
+std::string mib(std::uint64_t bytes) { return fmt::format("{:.0f} MiB", static_cast<double>(bytes) / (1ull << 20)); }
+
+// Row or column label of matrix `m` of a case, or the index when absent.
+std::string label_at(const CaseResult& c, std::size_t m, int index, bool row) {
+  if (m < c.matrices.size()) {
+    const auto& labels = row ? c.matrices[m].row_labels : c.matrices[m].col_labels;
+    if (index >= 0 && static_cast<std::size_t>(index) < labels.size()) return labels[static_cast<std::size_t>(index)];
+  }
+  return std::to_string(index);
+}
 
 }  // namespace
 
@@ -79,6 +89,8 @@ void text_case(std::ostream& os, const CaseResult& c) {
     return;
   }
   for (const auto& m : c.matrices) text_matrix(os, m);
+  for (const auto& w : c.waived_cells)
+    fmt::print(os, "# cell [{},{}] WAIVED: {}\n", label_at(c, 0, w.row, true), label_at(c, 0, w.col, false), w.reason);
   if (c.status == CaseStatus::error) fmt::print(os, "# ERROR: {}\n", c.message);
   if (c.status == CaseStatus::failed) fmt::print(os, "# FAILED: {}\n", c.message);
   fmt::print(os, "# {} in {:.2f} s\n\n", to_string(c.status), c.wall_seconds);
@@ -126,6 +138,18 @@ void text_run_footer(std::ostream& os, const RunResult& run) {
   for (const auto& c : run.cases) ++counts[static_cast<int>(c.status)];
   fmt::print(os, "# {} cases: {} passed, {} failed, {} waived, {} errors; wall time {:.1f} s\n", run.cases.size(),
              counts[0], counts[1], counts[2], counts[3], run.wall_seconds);
+  text_memory_line(os, run.memory);
+}
+
+void text_memory_line(std::ostream& os, const MemoryCost& m) {
+  std::string gpus;
+  for (const auto& g : m.gpus)
+    gpus += fmt::format("{}gpu{} {}", gpus.empty() ? "" : ", ", g.gpu, mib(g.peak_bytes));
+  const bool rise = std::any_of(m.gpus.begin(), m.gpus.end(), [](const GpuMemoryPeak& g) { return g.source != "nvml_process"; });
+  fmt::print(os, "# memory: peak GPU {} ({}); peak host RSS {}; buffer budget per GPU {}, host {} ({})\n",
+             gpus.empty() ? "-" : gpus, rise ? "rise of used memory, without the CUDA context" : "per process, NVML",
+             mib(m.host_peak_rss_bytes), mib(m.budget.gpu.empty() ? 0 : *std::max_element(m.budget.gpu.begin(), m.budget.gpu.end())),
+             mib(m.budget.host), m.budget_fixed ? "--max-memory" : "largest cell");
 }
 
 void text_list(std::ostream& os, const System& s) {

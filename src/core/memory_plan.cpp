@@ -1,0 +1,108 @@
+#include "core/memory_plan.hpp"
+
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+
+namespace xb {
+namespace {
+
+std::string up_to_mib(std::uint64_t bytes) { return bytes_label((bytes + (1ull << 20) - 1) >> 20 << 20); }
+std::string down_to_mib(std::uint64_t bytes) { return bytes_label(bytes >> 20 << 20); }
+
+int group_count(const MemoryAmount& a, const MemoryAmount& b) {
+  return static_cast<int>(std::max(a.gpu.size(), b.gpu.size()));
+}
+
+}  // namespace
+
+std::vector<BufferRequest> scenario_requests(const Scenario& sc, const LocationResolver& resolve) {
+  std::vector<BufferRequest> out;
+  for (const Transfer& t : sc.transfers) {
+    const Location src = resolve ? resolve(t.src, t.exec_device) : t.src;
+    const Location dst = resolve ? resolve(t.dst, t.exec_device) : t.dst;
+    out.push_back({src, t.bytes, true});
+    out.push_back({dst, t.bytes, false});
+  }
+  return out;
+}
+
+std::vector<BufferRequest> cell_requests(const CasePlan& plan, const CellPlan& cell, const LocationResolver& resolve) {
+  const Transfer& t = cell.scenario.transfers.at(0);
+  // Migration cells allocate one managed buffer of their own (migration.cpp).
+  if (plan.migration) return {{t.src, t.bytes, false}};
+  if (!plan.latency) return scenario_requests(cell.scenario, resolve);
+  return {{resolve ? resolve(t.src, t.exec_device) : t.src, kChaseBytes, false}};
+}
+
+MemoryAmount case_memory_need(const CaseDef& def, const System& sys, std::uint64_t bytes) {
+  MemoryAmount need;
+  need.gpu.assign(static_cast<std::size_t>(sys.gpu_count()), 0);
+  const CasePlan plan = plan_case(def, sys, bytes);
+  for (const CellPlan& cell : plan.cells) need = max_of(need, memory_need(cell_requests(plan, cell)));
+  return need;
+}
+
+MemoryAmount run_memory_need(const std::vector<const CaseDef*>& cases, const System& sys, std::uint64_t bytes) {
+  MemoryAmount need;
+  need.gpu.assign(static_cast<std::size_t>(sys.gpu_count()), 0);
+  for (const CaseDef* def : cases)
+    if (!waive_reason(*def, sys)) need = max_of(need, case_memory_need(*def, sys, bytes));
+  return need;
+}
+
+std::optional<std::string> memory_shortfall(const MemoryAmount& need, const MemoryAvailable& avail) {
+  for (int g = 0; g < group_count(need, avail.free); ++g) {
+    if (need.get(g) > avail.free.get(g))
+      return fmt::format("needs {} of gpu{} memory at once, {} free; lower -b or free memory on gpu{}",
+                         up_to_mib(need.get(g)), g, down_to_mib(avail.free.get(g)), g);
+  }
+  if (need.host > avail.free.host)
+    return fmt::format("needs {} of host memory at once, {} available (MemAvailable); lower -b or free host memory",
+                       up_to_mib(need.host), down_to_mib(avail.free.host));
+  if (need.host_locked > avail.locked_limit)
+    return fmt::format("needs {} of page-locked host memory, above the locked-memory limit of {}; raise it "
+                       "(ulimit -l) or lower -b",
+                       up_to_mib(need.host_locked), down_to_mib(avail.locked_limit));
+  return std::nullopt;
+}
+
+std::optional<std::string> budget_shortfall(const MemoryAmount& need, const MemoryAmount& budget) {
+  for (int g = kHostGroup; g < group_count(need, budget); ++g)
+    if (need.get(g) > budget.get(g)) return over_budget_message(g, need.get(g), budget.get(g));
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> parse_mem_available(const std::string& meminfo) {
+  std::istringstream in(meminfo);
+  std::string key, unit;
+  std::uint64_t value = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    if (!(ls >> key >> value)) continue;
+    if (key != "MemAvailable:") continue;
+    ls >> unit;
+    return unit == "kB" ? value * 1024 : value;
+  }
+  return std::nullopt;
+}
+
+bool parse_cap_ipc_lock(const std::string& proc_status) {
+  constexpr unsigned kCapIpcLock = 14;
+  std::istringstream in(proc_status);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("CapEff:", 0) != 0) continue;
+    try {
+      return (std::stoull(line.substr(7), nullptr, 16) >> kCapIpcLock & 1) != 0;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace xb

@@ -1,0 +1,46 @@
+// What a run needs in memory, worked out without touching a GPU: the buffers
+// of each cell (they must coexist), the largest cell of each case (its
+// planned peak), and whether a need fits the memory there is now.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/buffer_pool.hpp"
+#include "core/case_plan.hpp"
+#include "core/latency.hpp"
+
+namespace xb {
+
+// Host locations with numa -1 resolved for the transfer's GPU; identity
+// when empty (the need does not depend on the node).
+using LocationResolver = std::function<Location(const Location&, int gpu)>;
+
+// The buffers of one scenario, in transfer order: source then destination.
+std::vector<BufferRequest> scenario_requests(const Scenario& sc, const LocationResolver& resolve = {});
+// The buffers of one planned cell (a latency cell needs one ring).
+std::vector<BufferRequest> cell_requests(const CasePlan& plan, const CellPlan& cell,
+                                         const LocationResolver& resolve = {});
+
+// Per GPU and host: the most any one cell of the case needs at once.
+// Pure (no CUDA), for --dry-run and for the pool's default budget.
+MemoryAmount case_memory_need(const CaseDef& def, const System& sys, std::uint64_t bytes);
+// The most any one cell of these cases needs (cases waived here skipped).
+MemoryAmount run_memory_need(const std::vector<const CaseDef*>& cases, const System& sys, std::uint64_t bytes);
+
+// Why `need` cannot be met, naming needed and free bytes and the option
+// that would help; nullopt when it fits.
+std::optional<std::string> memory_shortfall(const MemoryAmount& need, const MemoryAvailable& avail);
+// Why `need` exceeds a --max-memory budget; nullopt when it fits.
+std::optional<std::string> budget_shortfall(const MemoryAmount& need, const MemoryAmount& budget);
+
+// /proc parsing, separate from the reads so it is tested with fixed text.
+// MemAvailable of /proc/meminfo in bytes; nullopt when absent.
+std::optional<std::uint64_t> parse_mem_available(const std::string& meminfo);
+// Whether CapEff of /proc/self/status holds CAP_IPC_LOCK (locks any amount).
+bool parse_cap_ipc_lock(const std::string& proc_status);
+
+}  // namespace xb
