@@ -72,6 +72,18 @@ std::string Communicator::recv_string(int peer, int tag, Seconds timeout) {
   return text;
 }
 
+std::vector<int> Communicator::node_ranks() const {
+  if (local_size() == 1) return {rank()};
+  fail(ErrorKind::internal, fmt::format("communicator '{}' does not list the ranks of its node", name()));
+}
+
+bool Communicator::test(Request& request) {
+  if (!request.active) return true;
+  fail(ErrorKind::internal, fmt::format("communicator '{}' cannot test a request", name()));
+}
+
+void Communicator::cancel(Request& request) { request.active = false; }
+
 int Communicator::next_collective_tag() {
   const int tag = kReservedTagBase + collective_seq_;
   collective_seq_ = (collective_seq_ + 1) % kCollectiveTagWindow;

@@ -34,6 +34,13 @@ class InprocWorld {
     return n;
   }
 
+  std::vector<int> node_ranks(int rank) const {
+    std::vector<int> out;
+    for (int r = 0; r < size_; ++r)
+      if (hosts_[r] == hosts_[rank]) out.push_back(r);
+    return out;
+  }
+
   void post(int src, int dst, int tag, const void* data, std::size_t bytes) {
     const auto* p = static_cast<const unsigned char*>(data);
     {
@@ -95,6 +102,23 @@ Request InprocComm::irecv(int peer, int tag, void* data, std::size_t bytes) {
   r.tag = tag;
   r.active = true;
   return r;
+}
+
+std::vector<int> InprocComm::node_ranks() const { return world_->node_ranks(rank_); }
+
+bool InprocComm::test(Request& request) {
+  if (!request.active) return true;
+  PendingRecv p{};
+  std::memcpy(&p, request.storage.data(), sizeof p);
+  std::vector<unsigned char> msg;
+  if (!world_->take(request.peer, rank_, request.tag, msg, std::chrono::steady_clock::now())) return false;
+  request.active = false;
+  if (msg.size() != p.bytes) {
+    fail(ErrorKind::comm, fmt::format("rank {}: message from rank {} (tag {}) has {} bytes, expected {}", rank_,
+                                      request.peer, request.tag, msg.size(), p.bytes));
+  }
+  if (!msg.empty()) std::memcpy(p.data, msg.data(), msg.size());
+  return true;
 }
 
 void InprocComm::wait_all(Request* requests, std::size_t count, Seconds timeout) {
