@@ -22,11 +22,12 @@ fail() {
   failures=$((failures + 1))
 }
 
-# run NAME CMD...: runs with a timeout, stdout in $dir/out, stderr in $dir/err, exit code in $rc.
+# run NAME CMD...: stdout in $dir/out, stderr in $dir/err, exit code in $rc
+# (every command below is bounded by timeout).
 run() {
   local name=$1
   shift
-  timeout 120 "$@" >"$dir/out" 2>"$dir/err"
+  "$@" >"$dir/out" 2>"$dir/err"
   rc=$?
   [[ $rc -eq 124 ]] && fail "$name: timed out"
 }
@@ -34,11 +35,11 @@ run() {
 count() { grep -c -- "$1" "$2"; }
 
 # 1. One node (4 processes on this machine): exactly what one process does.
-run plain "$xb" -q run -t 0 -o "$dir/s.json"
+run plain timeout 120 "$xb" -q run -t 0 -o "$dir/s.json"
 plain_rc=$rc
 cp "$dir/out" "$dir/plain.out"
 grep '^xferbench:' "$dir/err" >"$dir/plain.err"
-run one_node "${mpirun[@]}" -np 4 "$xb" -q run -t 0 -o "$dir/f.json"
+run one_node timeout 120 "${mpirun[@]}" -np 4 "$xb" -q run -t 0 -o "$dir/f.json"
 grep '^xferbench:' "$dir/err" >"$dir/mpi.err"
 if [[ $rc -ne $plain_rc ]]; then fail "one_node: exit $rc, a single process exits $plain_rc"
 elif [[ $has_gpu -eq 0 ]] && ! cmp -s "$dir/plain.out" "$dir/out"; then fail "one_node: stdout differs from a single process"
@@ -50,7 +51,7 @@ rm -f "$dir/f.json" "$dir/s.json"
 
 # 2. Two simulated nodes, 1 and 3 processes: one fleet table, one file.
 fleet() {  # fleet ARGS...: 2 simulated nodes (1 + 3 processes) running xferbench ARGS
-  "${mpirun[@]}" -np 1 -x XFERBENCH_NODE_NAME=nodeA "$xb" "$@" : -np 3 -x XFERBENCH_NODE_NAME=nodeB "$xb" "$@"
+  timeout 120 "${mpirun[@]}" -np 1 -x XFERBENCH_NODE_NAME=nodeA "$xb" "$@" : -np 3 -x XFERBENCH_NODE_NAME=nodeB "$xb" "$@"
 }
 run two_nodes fleet -q run -t 0 -o "$dir/f.json"
 if [[ $rc -ne 3 ]]; then fail "two_nodes: exit $rc, want 3 (every node: no GPU)"
@@ -66,7 +67,7 @@ else echo "ok   two_nodes (exit 3, one table, one file with 2 error rows)"; fi
 run fleet_json fleet -q run -t 0 --format json
 if [[ $rc -ne 3 ]] || [[ $(count '"schema": "xferbench-fleet"' "$dir/out") -ne 1 ]]; then fail "fleet_json: exit $rc"
 else echo "ok   fleet_json"; fi
-run compare_fleets "$xb" compare "$dir/f.json" "$dir/f.json"
+run compare_fleets timeout 120 "$xb" compare "$dir/f.json" "$dir/f.json"
 if [[ $rc -ne 0 ]] || ! grep -q "compare (xferbench-fleet)" "$dir/out"; then fail "compare_fleets: exit $rc"
 else echo "ok   compare_fleets"; fi
 

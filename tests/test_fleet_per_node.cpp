@@ -39,7 +39,7 @@ double thread_cpu_seconds() {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
 }
 
-struct Run {
+struct Gathered {
   std::mutex m;
   std::vector<fleet::NodeRecord> records;  // from rank 0
   std::map<int, int> codes;                // finish() per rank
@@ -51,7 +51,7 @@ struct Run {
 };
 
 TEST(FleetPerNode, OneMeasurementPerNodeByItsFirstRank) {
-  Run run;
+  Gathered run;
   comm::run_ranks(world({2, 1, 3}), [&](comm::Communicator& c) {
     fleet::Session s(c, {});
     EXPECT_EQ(s.node_count(), 3u);
@@ -77,7 +77,7 @@ TEST(FleetPerNode, OneMeasurementPerNodeByItsFirstRank) {
 }
 
 TEST(FleetPerNode, NodeErrorsAreRecordsAndTheOthersAreKept) {
-  Run run;
+  Gathered run;
   comm::run_ranks(world({1, 2, 1}), [&](comm::Communicator& c) {
     fleet::Session s(c, {});
     auto records = s.gather([&]() -> fleet::NodeOutcome {
@@ -99,16 +99,16 @@ TEST(FleetPerNode, NodeErrorsAreRecordsAndTheOthersAreKept) {
 }
 
 TEST(FleetPerNode, DeputyReportsAMeasuringRankThatDied) {
-  Run run;
+  Gathered run;
   std::atomic<bool> dead{false};
   fleet::Options opt;
-  opt.process_alive = [&](int rank, long) { return !(rank == 2 && dead); };
+  opt.process_alive = [&](int rank, long) { return !(rank == 1 && dead); };
   bool died = false;
   try {
     comm::run_ranks(world({1, 3}), [&](comm::Communicator& c) {
       fleet::Session s(c, opt);
       auto records = s.gather([&]() -> fleet::NodeOutcome {
-        if (c.rank() == 2) {
+        if (c.rank() == 1) {
           dead = true;
           throw SimulatedDeath{};
         }
@@ -125,14 +125,14 @@ TEST(FleetPerNode, DeputyReportsAMeasuringRankThatDied) {
   EXPECT_TRUE(died);
   ASSERT_EQ(run.records.size(), 2u);
   EXPECT_EQ(run.records[1].error_kind, "comm");
-  EXPECT_NE(run.records[1].error.find("rank 2 (pid"), std::string::npos) << run.records[1].error;
+  EXPECT_NE(run.records[1].error.find("rank 1 (pid"), std::string::npos) << run.records[1].error;
   EXPECT_NE(run.records[1].error.find("died before reporting"), std::string::npos);
-  // Every live rank got rank 0's code; rank 2 never came back.
-  EXPECT_EQ(run.codes, (std::map<int, int>{{0, 6}, {1, 6}, {3, 6}, {4, 6}}));
+  // Every live rank got rank 0's code; rank 1 never came back.
+  EXPECT_EQ(run.codes, (std::map<int, int>{{0, 6}, {2, 6}, {3, 6}}));
 }
 
 TEST(FleetPerNode, SilentNodeBecomesATimeoutRecord) {
-  Run run;
+  Gathered run;
   fleet::Options opt;
   opt.timeout = comm::Seconds(0.3);
   comm::run_ranks(world({1, 1}), [&](comm::Communicator& c) {

@@ -31,12 +31,15 @@ int publish(const FleetJob& job, std::vector<fleet::NodeRecord> records, const s
   f.start_time_utc = start_utc;
   f.wall_seconds = wall_s;
   if (job.out.format == "text") out << report::fleet_text(f);
-  if (job.out.format == "json") out << report::fleet_json(f).dump(2) << "\n";
   if (job.out.format == "csv") out << report::fleet_csv(f);
+  // One JSON text for stdout and the file: a thousand nodes make it large.
+  std::string json_text;
+  if (job.out.format == "json" || (!job.out.file.empty() && !job.out.file_is_csv()))
+    json_text = report::fleet_json(f).dump(2) + "\n";
+  if (job.out.format == "json") out << json_text;
   out.flush();
   if (!job.out.file.empty())
-    report::write_file_atomic(job.out.file, job.out.file_is_csv() ? report::fleet_csv(f)
-                                                                  : report::fleet_json(f).dump(2) + "\n");
+    report::write_file_atomic(job.out.file, job.out.file_is_csv() ? report::fleet_csv(f) : json_text);
   return f.exit_code;
 }
 

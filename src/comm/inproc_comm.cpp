@@ -1,5 +1,6 @@
 #include "comm/inproc_comm.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -15,7 +16,8 @@ namespace xb::comm {
 
 class InprocWorld {
  public:
-  explicit InprocWorld(const InprocOptions& options) : size_(options.size), hosts_(options.hosts) {
+  explicit InprocWorld(const InprocOptions& options)
+      : size_(options.size), hosts_(options.hosts), arrived_(static_cast<std::size_t>(std::max(options.size, 0))) {
     if (hosts_.empty()) hosts_.assign(size_, "node0");
     if (static_cast<int>(hosts_.size()) != size_) {
       fail(ErrorKind::internal, "inproc world: one host name per rank is needed");
@@ -47,7 +49,7 @@ class InprocWorld {
       std::lock_guard<std::mutex> lock(mutex_);
       boxes_[{src, dst, tag}].emplace_back(p, p + bytes);
     }
-    cv_.notify_all();
+    arrived_[static_cast<std::size_t>(dst)].notify_all();
   }
 
   // Takes the oldest message from src to dst with tag, or returns false at
@@ -56,7 +58,8 @@ class InprocWorld {
             std::chrono::steady_clock::time_point deadline) {
     std::unique_lock<std::mutex> lock(mutex_);
     auto& box = boxes_[{src, dst, tag}];
-    if (!cv_.wait_until(lock, deadline, [&] { return !box.empty(); })) return false;
+    auto& cv = arrived_[static_cast<std::size_t>(dst)];
+    if (!cv.wait_until(lock, deadline, [&] { return !box.empty(); })) return false;
     out = std::move(box.front());
     box.pop_front();
     return true;
@@ -66,7 +69,9 @@ class InprocWorld {
   int size_;
   std::vector<std::string> hosts_;
   std::mutex mutex_;
-  std::condition_variable cv_;
+  // One per receiver: a message wakes only the rank it is for (with one
+  // shared variable, 1,024 simulated ranks spent their time waking up).
+  std::vector<std::condition_variable> arrived_;
   std::map<std::tuple<int, int, int>, std::deque<std::vector<unsigned char>>> boxes_;
 };
 

@@ -30,7 +30,9 @@ bool verification_failed(const json& v) {
 
 void run_cells(const json& doc, std::vector<FleetCell>& out) {
   for (const json& c : doc.at("cases")) {
-    for (const json& m : c.value("matrices", json::array())) {
+    const json& matrices = member(c, "matrices");
+    if (!matrices.is_array()) continue;
+    for (const json& m : matrices) {
       const bool latency = m.value("metric", "") == "latency_ns";
       const auto& rows = m.at("row_labels");
       const auto& cols = m.at("col_labels");
@@ -94,6 +96,13 @@ void scenario_cells(const json& doc, std::vector<FleetCell>& out) {
 
 }  // namespace
 
+const json& member(const json& obj, const std::string& key) {
+  static const json null_value;
+  if (!obj.is_object()) return null_value;
+  const auto it = obj.find(key);
+  return it == obj.end() ? null_value : *it;
+}
+
 std::vector<FleetCell> cells_of(const json& doc) {
   const std::string schema = doc.value("schema", "");
   std::vector<FleetCell> out;
@@ -110,8 +119,9 @@ std::vector<FleetCell> cells_of(const json& doc) {
 
 std::string gpu_group_of(const json& doc) {
   std::map<std::string, int> models;
-  const json& gpus = doc.value("environment", json::object()).value("gpus", json::array());
-  for (const json& g : gpus) ++models[g.value("name", "unknown GPU")];
+  const json& gpus = member(member(doc, "environment"), "gpus");
+  if (gpus.is_array())
+    for (const json& g : gpus) ++models[g.value("name", "unknown GPU")];
   if (models.empty()) return "no GPU";
   std::string out;
   for (const auto& [name, count] : models) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", count, name);

@@ -3,6 +3,7 @@
 
 #include "core/compare.hpp"
 #include "core/error.hpp"
+#include "fleet/summary.hpp"
 
 namespace xb {
 namespace {
@@ -19,7 +20,7 @@ const json& nodes_of(const json& doc, const std::string& name) {
   return doc["nodes"];
 }
 
-bool has_result(const json& node) { return node.is_object() && node.value("result", json()).is_object(); }
+bool has_result(const json& node) { return fleet::member(node, "result").is_object(); }
 
 std::string why_no_result(const json& node) {
   if (node.contains("error") && node["error"].is_object()) return node["error"].value("message", "error");

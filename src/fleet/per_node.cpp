@@ -205,7 +205,7 @@ void Session::watch_leader() {
 NodeRecord Session::receive_node(const Node& node) {
   NodeRecord r;
   r.node = node;
-  const auto deadline = after(start_, options_.timeout);
+  auto deadline = after(start_, options_.timeout);
   try {
     if (node.ranks.size() > 1) {
       const json verdict = json::parse(comm::idle_recv_string(
@@ -214,10 +214,11 @@ NodeRecord Session::receive_node(const Node& node) {
         set_error(r, ErrorKind::comm, verdict.at("message").get<std::string>());
         return r;
       }
+      // The deputy saw the record posted: it is on its way.
+      deadline = std::max(deadline, after(Clock::now(), kGrace));
     }
-    const auto record_deadline = std::max(deadline, after(Clock::now(), kGrace));
     const std::string wire = comm::idle_recv_string(
-        comm_, node.ranks[0], kTagRecord, wait_for(fmt::format("node {}'s result", node.host), record_deadline, false));
+        comm_, node.ranks[0], kTagRecord, wait_for(fmt::format("node {}'s result", node.host), deadline, false));
     record_from_wire(from_bytes(wire, "node record"), r);
   } catch (const Error& e) {
     const std::string why = e.kind() == ErrorKind::timeout

@@ -67,6 +67,10 @@ struct FleetSummary {
 FleetSummary summarize_fleet(const std::vector<NodeCells>& nodes, double threshold);
 bool is_outlier(double value, double median, bool lower_is_better, double threshold);
 
+// obj[key] without copying it (nlohmann's value() copies), or a null when
+// obj is not an object or lacks the key.
+const nlohmann::json& member(const nlohmann::json& obj, const std::string& key);
+
 // Cells of a result document by its schema (xferbench-run, -sweep,
 // -scenario); Error(usage) for another schema. Cells whose data
 // verification failed are left out: their value means nothing.

@@ -1,4 +1,7 @@
 // JSON and CSV of a fleet (text: fleet_report.cpp).
+#include <map>
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -24,9 +27,11 @@ json node_json(const FleetNode& n) {
             {"ranks", r.node.ranks},
             {"status", !r.ok() ? "error" : r.exit_code == 0 ? "passed" : "failed"},
             {"exit_code", r.exit_code},
-            {"gpu_group", n.gpu_group.empty() ? json(nullptr) : json(n.gpu_group)},
-            {"result", r.result}};
+            {"gpu_group", n.gpu_group.empty() ? json(nullptr) : json(n.gpu_group)}};
   if (!r.ok()) j["error"] = {{"kind", r.error_kind}, {"message", r.error}};
+  // Assigned, not in the initializer list, which would copy the whole
+  // result twice (it matters for a thousand nodes).
+  j["result"] = r.result;
   return j;
 }
 
@@ -67,9 +72,7 @@ json fleet_section(const Fleet& f) {
 }  // namespace
 
 json fleet_json(const Fleet& f) {
-  json nodes = json::object();
-  for (const auto& n : f.nodes) nodes[n.key] = node_json(n);
-  return {{"schema", kFleetSchemaName},
+  json doc = {{"schema", kFleetSchemaName},
           {"schema_version", kFleetSchemaVersion},
           {"tool", {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}}},
           {"command", f.command},
@@ -79,13 +82,17 @@ json fleet_json(const Fleet& f) {
           {"status", f.exit_code == 0 ? "passed" : "failed"},
           {"exit_code", f.exit_code},
           {"launch", {{"processes", f.processes}, {"nodes", f.nodes.size()}}},
-          {"fleet", fleet_section(f)},
-          {"nodes", nodes}};
+          {"fleet", fleet_section(f)}};
+  json& nodes = doc["nodes"] = json::object();
+  for (const auto& n : f.nodes) nodes[n.key] = node_json(n);
+  return doc;
 }
 
 std::string fleet_csv(const Fleet& f) {
   std::string out = "node,gpu_group,status,exit_code,test,group,cell,link,unit,value,fleet_median,ratio_to_median,"
                     "outlier,error\n";
+  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>, double> medians;
+  for (const auto& s : f.summary.stats) medians[{s.gpu_group, s.test, s.group, s.link, s.unit}] = s.median;
   for (const auto& n : f.nodes) {
     const std::string head = fmt::format("{},{},{},{}", csv_escape(n.key), csv_escape(n.gpu_group),
                                          !n.record.ok() ? "error" : n.record.exit_code == 0 ? "passed" : "failed",
@@ -95,10 +102,8 @@ std::string fleet_csv(const Fleet& f) {
       continue;
     }
     for (const FleetCell& c : n.cells) {
-      double median = 0;
-      for (const auto& s : f.summary.stats)
-        if (s.gpu_group == n.gpu_group && s.test == c.test && s.group == c.group && s.link == c.link && s.unit == c.unit)
-          median = s.median;
+      const auto it = medians.find({n.gpu_group, c.test, c.group, c.link, c.unit});
+      const double median = it == medians.end() ? 0.0 : it->second;
       const bool outlier = fleet::is_outlier(c.value, median, c.lower_is_better, f.summary.threshold);
       out += fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.6g},{},\n", head, csv_escape(c.test), csv_escape(c.group),
                          csv_escape(c.cell), csv_escape(c.link), c.unit, c.value, median,

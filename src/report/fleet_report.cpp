@@ -91,12 +91,14 @@ std::string shown_text(const Shown& s) {
 // The first case error or failure of a node's result, for its row.
 std::string failure_reason(const json& result) {
   if (!result.is_object()) return "";
-  for (const json& c : result.value("cases", json::array())) {
-    const std::string st = c.value("status", "");
-    if (st == "failed" || st == "error") return fmt::format("{}: {}", c.value("name", ""), c.value("message", ""));
+  const json& cases = fleet::member(result, "cases");
+  for (std::size_t i = 0; cases.is_array() && i < cases.size(); ++i) {
+    const std::string st = cases[i].value("status", "");
+    if (st == "failed" || st == "error")
+      return fmt::format("{}: {}", cases[i].value("name", ""), cases[i].value("message", ""));
   }
-  const json& messages = result.value("messages", json::array());
-  if (!messages.empty() && messages.front().is_string()) return messages.front().get<std::string>();
+  const json& messages = fleet::member(result, "messages");
+  if (messages.is_array() && !messages.empty() && messages.front().is_string()) return messages.front().get<std::string>();
   return "";
 }
 
@@ -178,6 +180,7 @@ std::string header_text(const Fleet& f) {
 }
 
 std::string legend_text(const Layout& l) {
+  if (l.columns.empty()) return "# columns: none (no node has a result)\n";
   std::string out = "# columns:";
   for (std::size_t i = 0; i < l.columns.size(); ++i)
     out += fmt::format("{} {} = {}", i == 0 ? "" : ";", short_name(l.columns[i]), l.columns[i]);
