@@ -149,6 +149,9 @@ TEST(FleetReport, TextJsonCsvShowNodesOutliersAndErrors) {
   const std::string text = xb::report::fleet_text(f);
   EXPECT_NE(text.find("beta"), std::string::npos);
   EXPECT_NE(text.find("20.00 !"), std::string::npos) << text;
+  EXPECT_NE(text.find("#   beta gpu1: 1 cell, worst host_to_device_memcpy_ce [host,gpu1] over PCIe Gen5 x16: 20.00"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("OUTLIER: gpu1"), std::string::npos) << text;
   EXPECT_NE(text.find("ERROR (exit 3): no CUDA GPU found"), std::string::npos) << text;
   EXPECT_NE(text.find("# FAILED: 3 nodes, 1 failed, 1 with outliers; exit code 3"), std::string::npos) << text;

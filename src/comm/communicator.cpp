@@ -1,6 +1,8 @@
 #include "comm/communicator.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -80,6 +82,20 @@ std::vector<int> Communicator::node_ranks() const {
 bool Communicator::test(Request& request) {
   if (!request.active) return true;
   fail(ErrorKind::internal, fmt::format("communicator '{}' cannot test a request", name()));
+}
+
+bool Communicator::wait_for(Request* requests, std::size_t count, Seconds at_most, Seconds max_sleep) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(at_most);
+  Seconds pause(20e-6);
+  while (true) {
+    bool done = true;
+    for (std::size_t i = 0; i < count; ++i) done = test(requests[i]) && done;
+    if (done) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) return false;
+    std::this_thread::sleep_for(std::min<Seconds>(pause, until - now));
+    pause = std::min(pause * 2, max_sleep);
+  }
 }
 
 void Communicator::cancel(Request& request) { request.active = false; }

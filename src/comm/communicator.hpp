@@ -71,6 +71,11 @@ class Communicator {
   virtual std::vector<int> node_ranks() const;
   // Completes `request` if it is done, without waiting: true when done.
   virtual bool test(Request& request);
+  // Waits up to `at_most` for every request to complete, without using a
+  // core meanwhile: true when all are done; false with the rest still
+  // pending (and still valid). The default polls test() with growing
+  // sleeps (at most `max_sleep` apart); the in-process communicator blocks.
+  virtual bool wait_for(Request* requests, std::size_t count, Seconds at_most, Seconds max_sleep);
   // Abandons a pending request whose peer may be dead: a late message can no
   // longer land in the caller's buffer, and the process then skips waiting
   // for the others at exit (MPI_Finalize).

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -27,30 +26,24 @@ int first_pending_peer(const Request* requests, std::size_t count) {
 
 void idle_wait(Communicator& comm, Request* requests, std::size_t count, const IdleWait& how) {
   const auto start = Clock::now();
-  auto next_check = start + std::chrono::seconds(1);
-  std::chrono::duration<double> pause(20e-6);
   while (true) {
-    bool done = true;
-    for (std::size_t i = 0; i < count; ++i) done = comm.test(requests[i]) && done;
-    if (done) return;
+    // Slices of at most a second, so `check` runs about once a second.
     const auto now = Clock::now();
-    if (now >= how.deadline) {
+    const auto slice = std::min<std::chrono::duration<double>>(std::chrono::seconds(1), how.deadline - now);
+    if (comm.wait_for(requests, count, std::max(slice, std::chrono::duration<double>(0)), how.max_sleep)) return;
+    if (Clock::now() >= how.deadline) {
       const int peer = first_pending_peer(requests, count);
       cancel_pending(comm, requests, count);
       fail(ErrorKind::timeout, fmt::format("no answer from rank {} ({}) within {:.0f} s", peer, how.what,
-                                           std::chrono::duration<double>(now - start).count()));
+                                           std::chrono::duration<double>(Clock::now() - start).count()));
     }
-    if (how.check && now >= next_check) {
-      next_check = now + std::chrono::seconds(1);
-      try {
-        how.check();
-      } catch (...) {
-        cancel_pending(comm, requests, count);
-        throw;
-      }
+    if (!how.check) continue;
+    try {
+      how.check();
+    } catch (...) {
+      cancel_pending(comm, requests, count);
+      throw;
     }
-    std::this_thread::sleep_for(pause);
-    pause = std::min<std::chrono::duration<double>>(pause * 2, how.max_sleep);
   }
 }
 

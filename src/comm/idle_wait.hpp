@@ -1,9 +1,10 @@
 // Waiting that leaves the core to others. A process that may wait minutes
-// (for its node's measuring process, or for another node's result) tests
-// its requests with growing sleeps in between instead of spinning in MPI's
-// progress loop: about 50 polls a second once the wait is long, so a
-// waiting process costs well under 1% of a core, and a message that is
-// already there is taken at once.
+// (for its node's measuring process, or for another node's result) waits
+// through Communicator::wait_for: over MPI that tests its requests with
+// growing sleeps in between instead of spinning in MPI's progress loop
+// (about 50 polls a second once the wait is long, so a waiting process
+// costs well under 1% of a core, and a message that is already there is
+// taken at once); the in-process communicator blocks on a condition.
 #pragma once
 
 #include <chrono>

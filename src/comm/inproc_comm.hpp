@@ -30,6 +30,13 @@ class InprocComm final : public Communicator {
   void wait_all(Request* requests, std::size_t count, Seconds timeout) override;
   std::vector<int> node_ranks() const override;
   bool test(Request& request) override;
+  bool wait_for(Request* requests, std::size_t count, Seconds at_most, Seconds max_sleep) override;
+
+ private:
+  // Takes the message of a pending receive by `deadline`: false if none came.
+  bool complete(Request& request, std::chrono::steady_clock::time_point deadline);
+
+ public:
 
  private:
   std::shared_ptr<InprocWorld> world_;

@@ -84,7 +84,7 @@ std::string value_text(double v, const std::string& unit) {
 }
 
 std::string shown_text(const Shown& s) {
-  if (!s.present) return "-";
+  if (!s.present) return "-  ";
   return value_text(s.value, s.unit) + (s.outlier ? " !" : "  ");
 }
 
@@ -152,7 +152,7 @@ std::string group_rows(const Fleet& f, const Layout& l, const std::string& group
   for (std::size_t i = 0; i < l.columns.size(); ++i) {
     bool latency = false;
     for (const auto& s : f.summary.stats) latency = latency || (s.test == l.columns[i] && s.unit == "ns");
-    mid.push_back(per_column[i].empty() ? "-" : value_text(median(per_column[i]), latency ? "ns" : "GB/s") + "  ");
+    mid.push_back(per_column[i].empty() ? "-  " : value_text(median(per_column[i]), latency ? "ns" : "GB/s") + "  ");
   }
   return out + row_text(l, "# median", mid, "");
 }
@@ -162,7 +162,7 @@ Layout make_layout(const Fleet& f) {
   l.columns = fleet_columns(f, 9);
   for (const auto& n : f.nodes) l.node_width = std::max(l.node_width, n.key.size());
   l.node_width = std::max<std::size_t>(l.node_width, 8);
-  for (const auto& c : l.columns) l.widths.push_back(std::max<std::size_t>(short_name(c).size(), 10));
+  for (const auto& c : l.columns) l.widths.push_back(std::max<std::size_t>(short_name(c).size() + 2, 10));
   return l;
 }
 
@@ -187,17 +187,38 @@ std::string legend_text(const Layout& l) {
   return out + "\n";
 }
 
+// How far an outlier is from its median, worst first: bandwidth below,
+// latency above.
+double badness(const fleet::Outlier& o) { return o.cell.lower_is_better ? o.ratio : 1 / o.ratio; }
+
+std::string outlier_cell_text(const fleet::Outlier& o) {
+  const FleetCell& c = o.cell;
+  return fmt::format("{}{}{} over {}: {} {} = {:.1f}% of the fleet median {}", c.test, c.group.empty() ? "" : " " + c.group,
+                     c.cell.empty() ? "" : " " + c.cell, c.link.empty() ? "unknown link" : c.link,
+                     value_text(c.value, c.unit), c.unit, o.ratio * 100, value_text(o.fleet_median, c.unit));
+}
+
+// One line per outlier node: its GPUs, how many cells, the worst one; every
+// cell is in the JSON file's fleet.outliers.
 std::string outliers_text(const Fleet& f) {
   if (f.summary.outliers.empty()) return "# outliers: none\n";
-  std::string out = fmt::format("# outliers: {} cell{} on {} node{}\n", f.summary.outliers.size(),
-                                f.summary.outliers.size() == 1 ? "" : "s", f.summary.outlier_nodes.size(),
-                                f.summary.outlier_nodes.size() == 1 ? "" : "s");
-  for (const auto& o : f.summary.outliers) {
-    const FleetCell& c = o.cell;
-    out += fmt::format("#   {}: {}{}{} over {}: {} {} = {:.1f}% of the fleet median {}\n", o.node, c.test,
-                       c.group.empty() ? "" : " " + c.group, c.cell.empty() ? "" : " " + c.cell,
-                       c.link.empty() ? "unknown link" : c.link, value_text(c.value, c.unit), c.unit, o.ratio * 100,
-                       value_text(o.fleet_median, c.unit));
+  std::string out = fmt::format("# outliers: {} cell{} on {} node{} (each listed in the JSON file)\n",
+                                f.summary.outliers.size(), f.summary.outliers.size() == 1 ? "" : "s",
+                                f.summary.outlier_nodes.size(), f.summary.outlier_nodes.size() == 1 ? "" : "s");
+  for (const auto& node : f.summary.outlier_nodes) {
+    const fleet::Outlier* worst = nullptr;
+    std::set<std::string> gpus;
+    int cells = 0;
+    for (const auto& o : f.summary.outliers) {
+      if (o.node != node) continue;
+      ++cells;
+      gpus.insert(o.cell.gpus.begin(), o.cell.gpus.end());
+      if (!worst || badness(o) > badness(*worst)) worst = &o;
+    }
+    std::string where;
+    for (const auto& g : gpus) where += " " + g;
+    out += fmt::format("#   {}{}: {} cell{}, worst {}\n", node, where, cells, cells == 1 ? "" : "s",
+                       outlier_cell_text(*worst));
   }
   return out;
 }
@@ -230,7 +251,7 @@ std::string fleet_text(const Fleet& f) {
   const Layout l = make_layout(f);
   std::string out = header_text(f) + "\n";
   std::vector<std::string> headers;
-  for (const auto& c : l.columns) headers.push_back(short_name(c));
+  for (const auto& c : l.columns) headers.push_back(short_name(c) + "  ");  // values end in "  " or " !
   out += row_text(l, "node", headers, "status");
   std::map<std::string, int> groups;
   for (const auto& n : f.nodes)
@@ -248,7 +269,7 @@ std::string fleet_text(const Fleet& f) {
     if (n.record.ok()) continue;
     if (!header) out += "# nodes without a result\n";
     header = true;
-    out += row_text(l, n.key, std::vector<std::string>(l.columns.size(), "-"), node_status(f, n));
+    out += row_text(l, n.key, std::vector<std::string>(l.columns.size(), "-  "), node_status(f, n));
   }
   return out + legend_text(l) + outliers_text(f) + footer_text(f);
 }
