@@ -17,7 +17,9 @@
 
 #include <fmt/format.h>
 
+#include "app/cli.hpp"
 #include "app/fleet_launch.hpp"
+#include "comm/launch_env.hpp"
 #include "comm/inproc_comm.hpp"
 #include "core/error.hpp"
 #include "fleet/summary.hpp"
@@ -158,6 +160,56 @@ TEST(FleetSimulation, SixtyFourNodesFindExactlyTheInjectedSlowGpus) {
   EXPECT_EQ(headers, 1u);
   // Kept for reading (docs/fleet.md quotes this table).
   std::ofstream(::testing::TempDir() + "fleet_sim.txt") << printed;
+}
+
+}  // namespace
+
+namespace {
+
+std::map<std::string, std::string> g_env;
+const char* fake_getenv(const char* name) {
+  const auto it = g_env.find(name);
+  return it == g_env.end() ? nullptr : it->second.c_str();
+}
+
+TEST(FleetLaunch, LauncherEnvironmentDecidesTheMode) {
+  g_env = {};
+  EXPECT_EQ(xb::comm::launcher_world_size(fake_getenv), 0);
+  EXPECT_EQ(xb::comm::launcher_world_rank(fake_getenv), -1);
+  g_env = {{"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_COMM_WORLD_RANK", "3"}};
+  EXPECT_EQ(xb::comm::launcher_world_size(fake_getenv), 4);
+  EXPECT_EQ(xb::comm::launcher_world_rank(fake_getenv), 3);
+  // A Slurm batch script outside srun: one process, SLURM_PROCID means nothing.
+  g_env = {{"SLURM_NTASKS", "16"}, {"SLURM_PROCID", "0"}};
+  EXPECT_EQ(xb::comm::launcher_world_size(fake_getenv), 0);
+  EXPECT_EQ(xb::comm::launcher_world_rank(fake_getenv), -1);
+  g_env = {{"SLURM_STEP_NUM_TASKS", "128"}, {"SLURM_PROCID", "17"}};
+  EXPECT_EQ(xb::comm::launcher_world_size(fake_getenv), 128);
+  EXPECT_EQ(xb::comm::launcher_world_rank(fake_getenv), 17);
+  g_env = {{"PMIX_RANK", "2"}};
+  EXPECT_EQ(xb::comm::launcher_world_size(fake_getenv), -1);  // only MPI knows
+  g_env = {{"PMI_SIZE", "x2"}};
+  EXPECT_EQ(xb::comm::launcher_world_size(fake_getenv), 0);  // malformed: not trusted
+}
+
+int parse(const std::vector<std::string>& args, std::string& err_text) {
+  xb::app::Context ctx;
+  ctx.argv.push_back("xferbench");
+  auto app = xb::app::make_app(ctx);
+  std::ostringstream out, err;
+  const int code = xb::app::parse_args(*app, ctx, args, out, err);
+  err_text = err.str();
+  return code;
+}
+
+TEST(FleetLaunch, BadFleetOptionsAreUsageErrors) {
+  std::string err;
+  EXPECT_EQ(parse({"run", "--fleet-threshold", "0"}, err), 2);
+  EXPECT_NE(err.find("invalid --fleet-threshold '0'"), std::string::npos) << err;
+  EXPECT_EQ(parse({"run", "--fleet-threshold", "100.5"}, err), 2);
+  EXPECT_EQ(parse({"sweep", "--do", "0:HtoD", "--min", "1K", "--max", "2K", "--fleet-timeout", "-1"}, err), 2);
+  EXPECT_NE(err.find("invalid --fleet-timeout '-1'"), std::string::npos) << err;
+  EXPECT_EQ(parse({"run", "--fleet-threshold", "85", "--fail-on-outlier", "--fleet-timeout", "600"}, err), -1) << err;
 }
 
 }  // namespace

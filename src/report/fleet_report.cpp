@@ -131,7 +131,9 @@ std::string row_text(const Layout& l, const std::string& name, const std::vector
                      const std::string& status) {
   std::string out = fmt::format("{:<{}}", name, l.node_width);
   for (std::size_t i = 0; i < cells.size(); ++i) out += fmt::format(" {:>{}}", cells[i], l.widths[i]);
-  return out + "  " + status + "\n";
+  if (status.empty()) out.erase(out.find_last_not_of(' ') + 1);
+  else out += "  " + status;
+  return out + "\n";
 }
 
 std::string group_rows(const Fleet& f, const Layout& l, const std::string& group) {
@@ -173,8 +175,8 @@ std::string header_text(const Fleet& f) {
                                 "process\n# command: xferbench{}\n",
                                 XFERBENCH_VERSION, f.nodes.size(), f.nodes.size() == 1 ? "" : "s", f.processes,
                                 f.processes == 1 ? "" : "es", cmd);
-  out += fmt::format("# each column: the node's slowest cell of that case (GB/s; latency in ns); '!' marks a node "
-                     "with a cell below {:.0f}% of its fleet median (latency: above median / {:.2f})\n",
+  out += fmt::format("# each column: the node's slowest cell of that case (GB/s; latency in ns); '!': a cell of that "
+                     "case on that node is below {:.0f}% of its fleet median (latency: above median / {:.2f})\n",
                      f.summary.threshold * 100, f.summary.threshold);
   return out;
 }
