@@ -11,6 +11,7 @@
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
+#include "app/fleet_launch.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
@@ -83,17 +84,32 @@ void write_outputs(const ScenarioPlan& plan, const ScenarioResult& r, const Outp
                                                           : report::scenario_json(r).dump(2) + "\n");
 }
 
-}  // namespace
-
-int execute_scenario(const ScenarioPlan& plan, const OutputOptions& out, const Context& ctx) {
-  check_output_writable(out);
-  const System sys = discover_for(plan.requests);
+// The plan expanded for this machine's GPUs and checked (peer access and
+// ids), before any allocation.
+ScenarioRequest scenario_request(const ScenarioPlan& plan, const System& sys) {
   ScenarioRequest req;
   req.scenario = expand_requests(plan.requests, sys.gpu_count(), plan.streams);
   req.front_end = plan.front_end;
   req.use_mean = plan.use_mean;
   req.command_line = plan.command_line;
-  check_scenario(sys, req.scenario);  // peer access and ids, before any allocation
+  check_scenario(sys, req.scenario);
+  return req;
+}
+
+}  // namespace
+
+fleet::NodeOutcome measure_scenario_node(const ScenarioPlan& plan) {
+  const System sys = discover_for(plan.requests);
+  const ScenarioRequest req = scenario_request(plan, sys);
+  Measurer measurer(sys, plan.measure);
+  const ScenarioResult r = run_scenario(measurer, req);
+  return {report::scenario_json(r), all_verified(r) ? 0 : 1};
+}
+
+int execute_scenario(const ScenarioPlan& plan, const OutputOptions& out, const Context& ctx) {
+  check_output_writable(out);
+  const System sys = discover_for(plan.requests);
+  const ScenarioRequest req = scenario_request(plan, sys);
   Measurer measurer(sys, plan.measure);
   if (out.format == "text" && plan.front_end == "cuts") {
     report::cuts_launch_text(std::cout, describe_scenario(sys, req.scenario, [&measurer](const Location& l, int gpu) {

@@ -8,6 +8,7 @@
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
+#include "app/fleet_launch.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
@@ -68,6 +69,12 @@ int execute(const RunOptions& opts, const Context& ctx) {
   return memory_partial(run) ? kExitPartial : 0;
 }
 
+// The same cases, silent, for one node of a fleet (docs/fleet.md).
+fleet::NodeOutcome measure_node(const RunOptions& opts, const Context& ctx) {
+  const RunResult run = run_cases(discover_system(false), build_request(opts, ctx.argv));
+  return {report::run_json(run), all_passed(run) ? 0 : 1};
+}
+
 }  // namespace
 
 void add_run_command(CLI::App& root, Context& ctx) {
@@ -75,22 +82,35 @@ void add_run_command(CLI::App& root, Context& ctx) {
                                          "transfers given as --do specs (multi-gpu-bwtest) or CUts flags");
   auto opts = std::make_shared<RunOptions>();
   add_run_options(*cmd, *opts);
+  auto fleet_opts = std::make_shared<FleetOptions>();
+  add_fleet_options(*cmd, *fleet_opts);
   cmd->footer(
       "Concurrent transfers: --do=SPEC (repeatable) as multi-gpu-bwtest, e.g. --do=all:1024:both or\n"
       "--do=0:DtoH:64M:mapped; extensions DtoD with peer=N, pageable/managed, numa=N, engine=ce|sm.\n"
       "CUts flags: --htod=ID --dtoh=ID --dtod=DST,SRC --iterations N --size BYTES -n ('xferbench cuts'\n"
-      "takes CUts' own short options). multi-gpu-bwtest's --list is 'xferbench --list'. See docs/concurrent.md.");
-  cmd->callback([&ctx, opts, cmd]() {
+      "takes CUts' own short options). multi-gpu-bwtest's --list is 'xferbench --list'. See docs/concurrent.md.\n"
+      "Under mpirun/srun each node is measured once by its first process; several nodes give one fleet table\n"
+      "and file (docs/fleet.md).");
+  cmd->callback([&ctx, opts, fleet_opts, cmd]() {
     // Validate now so argument errors surface before any GPU is touched.
+    check_fleet_options(*fleet_opts);
     if (opts->concurrent.any_transfer()) {
       record_cuts_order(*cmd, opts->cuts_flags, opts->concurrent);
       auto plan = std::make_shared<ScenarioPlan>(build_scenario_plan(*opts, ctx.argv));
       ctx.plan = *plan;
-      ctx.action = [plan, opts, &ctx]() { return execute_scenario(*plan, opts->out, ctx); };
+      ctx.action = [plan, opts, fleet_opts, &ctx]() {
+        return run_single_or_per_node(ctx, {"run", opts->out, *fleet_opts,
+                                            [&] { return execute_scenario(*plan, opts->out, ctx); },
+                                            [&] { return measure_scenario_node(*plan); }});
+      };
       return;
     }
     if (!opts->list) ctx.plan = build_request(*opts, ctx.argv);
-    ctx.action = [opts, &ctx]() { return execute(*opts, ctx); };
+    ctx.action = [opts, fleet_opts, &ctx]() {
+      fleet::MeasureNode measure;
+      if (!opts->list) measure = [&] { return measure_node(*opts, ctx); };
+      return run_single_or_per_node(ctx, {"run", opts->out, *fleet_opts, [&] { return execute(*opts, ctx); }, measure});
+    };
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
+#include "app/fleet_launch.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
@@ -132,6 +133,14 @@ int execute(SweepPlan plan, const OutputOptions& out, const Context& ctx) {
   return r.status == SweepStatus::failed ? 1 : 0;
 }
 
+// The same sweep, silent, for one node of a fleet (docs/fleet.md).
+fleet::NodeOutcome measure_node(SweepPlan plan) {
+  const System sys = discover_system(false);
+  if (!plan.req.named_case) plan.req.scenario = expand_requests(plan.transfers, sys.gpu_count(), plan.streams);
+  const SweepResult r = run_sweep(sys, plan.req);
+  return {report::sweep_json(r), r.status == SweepStatus::failed ? 1 : 0};
+}
+
 }  // namespace
 
 void add_sweep_command(CLI::App& root, Context& ctx) {
@@ -139,17 +148,25 @@ void add_sweep_command(CLI::App& root, Context& ctx) {
                                            "of startup time and asymptotic bandwidth");
   auto opts = std::make_shared<SweepOptions>();
   add_sweep_options(*cmd, *opts);
+  auto fleet_opts = std::make_shared<FleetOptions>();
+  add_fleet_options(*cmd, *fleet_opts);
   cmd->footer(
       "Rows, printed as each size is measured: size, time per copy, bandwidth, % of the link's peak, series;\n"
       "then per series its link, peak and a least-squares fit of\n"
       "time = startup + size / asymptotic bandwidth (relative residuals), and n_half, the size reaching half of it.\n"
       "Sweeps between processes are 'mpirun -np 2 xferbench pingpong -n N' (its table is a size sweep).\n"
+      "Under mpirun/srun each node is swept once by its first process; several nodes give a fleet (docs/fleet.md).\n"
       "Exit codes: 0 passed or waived; 1 a size failed (verification or error); 2 bad arguments;\n"
       "3 no usable GPU; 7 the -o file cannot be written (checked before measuring).");
-  cmd->callback([&ctx, opts, cmd]() {
+  cmd->callback([&ctx, opts, fleet_opts, cmd]() {
     opts->factor_given = cmd->count("--factor") > 0;
+    check_fleet_options(*fleet_opts);
     auto plan = std::make_shared<SweepPlan>(build_plan(*opts, ctx.argv));
-    ctx.action = [plan, opts, &ctx]() { return execute(*plan, opts->sampling.out, ctx); };
+    ctx.action = [plan, opts, fleet_opts, &ctx]() {
+      return run_single_or_per_node(ctx, {"sweep", opts->sampling.out, *fleet_opts,
+                                          [&] { return execute(*plan, opts->sampling.out, ctx); },
+                                          [&] { return measure_node(*plan); }});
+    };
   });
 }
 

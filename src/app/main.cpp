@@ -1,8 +1,11 @@
+#include <chrono>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/cli.hpp"
+#include "comm/launch_env.hpp"
 
 #ifdef XFERBENCH_HAVE_PINGPONG
 #include "app/seed_args.hpp"
@@ -18,7 +21,16 @@ int main(int argc, char** argv) {
   xb::app::add_first_touch_command(*app, ctx);
   args = xb::app::normalize_seed_args(std::move(args));
 #endif
-  const int code = xb::app::parse_args(*app, ctx, std::move(args), std::cout, std::cerr);
+  // Under mpirun or srun every process parses the same arguments: rank 0's
+  // help or usage error is enough.
+  std::ostream silent(nullptr);
+  const bool echo = xb::comm::launcher_world_rank(xb::comm::process_getenv) <= 0;
+  const int code = xb::app::parse_args(*app, ctx, std::move(args), echo ? std::cout : silent, echo ? std::cerr : silent);
+  if (code > 0 && !echo) {
+    // mpirun ends every process at the first nonzero exit: leave rank 0
+    // the moment it needs to print the message.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
   if (code >= 0) return code;
   return xb::app::run_action(ctx, std::cerr);
 }

@@ -1,6 +1,8 @@
 #include "comm/communicator.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -71,6 +73,32 @@ std::string Communicator::recv_string(int peer, int tag, Seconds timeout) {
   if (n > 0) recv(peer, tag, text.data(), text.size(), timeout);
   return text;
 }
+
+std::vector<int> Communicator::node_ranks() const {
+  if (local_size() == 1) return {rank()};
+  fail(ErrorKind::internal, fmt::format("communicator '{}' does not list the ranks of its node", name()));
+}
+
+bool Communicator::test(Request& request) {
+  if (!request.active) return true;
+  fail(ErrorKind::internal, fmt::format("communicator '{}' cannot test a request", name()));
+}
+
+bool Communicator::wait_for(Request* requests, std::size_t count, Seconds at_most, Seconds max_sleep) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(at_most);
+  Seconds pause(20e-6);
+  while (true) {
+    bool done = true;
+    for (std::size_t i = 0; i < count; ++i) done = test(requests[i]) && done;
+    if (done) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) return false;
+    std::this_thread::sleep_for(std::min<Seconds>(pause, until - now));
+    pause = std::min(pause * 2, max_sleep);
+  }
+}
+
+void Communicator::cancel(Request& request) { request.active = false; }
 
 int Communicator::next_collective_tag() {
   const int tag = kReservedTagBase + collective_seq_;

@@ -65,6 +65,22 @@ class Communicator {
   void send_string(int peer, int tag, const std::string& text, Seconds timeout);
   std::string recv_string(int peer, int tag, Seconds timeout);
 
+  // Node-local view, for electing one process per node (src/fleet): the
+  // world ranks on this node, ascending, as the launcher placed them (MPI:
+  // MPI_Comm_split_type SHARED; in-process: ranks with the same host name).
+  virtual std::vector<int> node_ranks() const;
+  // Completes `request` if it is done, without waiting: true when done.
+  virtual bool test(Request& request);
+  // Waits up to `at_most` for every request to complete, without using a
+  // core meanwhile: true when all are done; false with the rest still
+  // pending (and still valid). The default polls test() with growing
+  // sleeps (at most `max_sleep` apart); the in-process communicator blocks.
+  virtual bool wait_for(Request* requests, std::size_t count, Seconds at_most, Seconds max_sleep);
+  // Abandons a pending request whose peer may be dead: a late message can no
+  // longer land in the caller's buffer, and the process then skips waiting
+  // for the others at exit (MPI_Finalize).
+  virtual void cancel(Request& request);
+
   // Collectives built on point-to-point messages (gather to rank 0, then
   // broadcast) so they honour the same timeout as everything else.
   void barrier(Seconds timeout);

@@ -28,6 +28,15 @@ class InprocComm final : public Communicator {
   Request isend(int peer, int tag, const void* data, std::size_t bytes) override;
   Request irecv(int peer, int tag, void* data, std::size_t bytes) override;
   void wait_all(Request* requests, std::size_t count, Seconds timeout) override;
+  std::vector<int> node_ranks() const override;
+  bool test(Request& request) override;
+  bool wait_for(Request* requests, std::size_t count, Seconds at_most, Seconds max_sleep) override;
+
+ private:
+  // Takes the message of a pending receive by `deadline`: false if none came.
+  bool complete(Request& request, std::chrono::steady_clock::time_point deadline);
+
+ public:
 
  private:
   std::shared_ptr<InprocWorld> world_;

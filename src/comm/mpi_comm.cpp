@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <climits>
@@ -20,6 +21,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -121,6 +123,41 @@ class Watchdog {
   std::thread thread_;
 };
 
+// Splits a node's communicator by a name every rank gives (the first rank
+// with the same name picks the color), so one machine can stand for several
+// nodes in tests. Frees `local`.
+MPI_Comm split_by_name(MPI_Comm local, const std::string& name) {
+  int size = 0, me = 0;
+  MPI_Comm_size(local, &size);
+  MPI_Comm_rank(local, &me);
+  std::vector<char> mine(MPI_MAX_PROCESSOR_NAME, '\0'), all(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+  std::memcpy(mine.data(), name.data(), std::min<std::size_t>(name.size(), MPI_MAX_PROCESSOR_NAME - 1));
+  check(MPI_Allgather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, local),
+        "MPI_Allgather");
+  int color = me;
+  for (int r = 0; r < size; ++r) {
+    if (std::memcmp(all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME, mine.data(),
+                    MPI_MAX_PROCESSOR_NAME) == 0) {
+      color = r;
+      break;
+    }
+  }
+  MPI_Comm split;
+  check(MPI_Comm_split(local, color, me, &split), "MPI_Comm_split");
+  MPI_Comm_free(&local);
+  return split;
+}
+
+// World ranks of the members of `local`, ascending.
+std::vector<int> world_ranks_of(MPI_Comm local, int world_rank) {
+  int size = 0;
+  MPI_Comm_size(local, &size);
+  std::vector<int> ranks(static_cast<std::size_t>(size));
+  check(MPI_Allgather(&world_rank, 1, MPI_INT, ranks.data(), 1, MPI_INT, local), "MPI_Allgather");
+  std::sort(ranks.begin(), ranks.end());
+  return ranks;
+}
+
 class MpiComm final : public Communicator {
  public:
   MpiComm();
@@ -138,6 +175,9 @@ class MpiComm final : public Communicator {
   void wait_all(Request* requests, std::size_t count, Seconds timeout) override;
   void send(int peer, int tag, const void* data, std::size_t bytes, Seconds timeout) override;
   void recv(int peer, int tag, void* data, std::size_t bytes, Seconds timeout) override;
+  std::vector<int> node_ranks() const override { return node_ranks_; }
+  bool test(Request& request) override;
+  void cancel(Request& request) override;
 
  private:
   [[noreturn]] void give_up(Request* requests, std::size_t count, Seconds timeout);
@@ -147,6 +187,7 @@ class MpiComm final : public Communicator {
 
   int rank_ = 0, size_ = 0, local_rank_ = 0, local_size_ = 1;
   std::string host_;
+  std::vector<int> node_ranks_;
   GpuBuffers gpu_buffers_ = GpuBuffers::unknown;
   bool initialized_here_ = false;
   // After a timeout a peer may be dead; MPI_Finalize would then wait for it
@@ -172,13 +213,18 @@ MpiComm::MpiComm() {
   MPI_Comm local;
   check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
         "MPI_Comm_split_type");
-  MPI_Comm_rank(local, &local_rank_);
-  MPI_Comm_size(local, &local_size_);
-  MPI_Comm_free(&local);
   char name[MPI_MAX_PROCESSOR_NAME];
   int len = 0;
   MPI_Get_processor_name(name, &len);
   host_.assign(name, static_cast<std::size_t>(len));
+  if (const char* simulated = std::getenv(kSimulatedNodeVariable); simulated != nullptr && *simulated != '\0') {
+    local = split_by_name(local, simulated);
+    host_ = simulated;
+  }
+  MPI_Comm_rank(local, &local_rank_);
+  MPI_Comm_size(local, &local_size_);
+  node_ranks_ = world_ranks_of(local, rank_);
+  MPI_Comm_free(&local);
   gpu_buffers_ = query_cuda_support();
 }
 
@@ -260,6 +306,26 @@ void MpiComm::wait_all(Request* requests, std::size_t count, Seconds timeout) {
       give_up(requests, count, timeout);
     }
   }
+}
+
+bool MpiComm::test(Request& request) {
+  if (!request.active) return true;
+  MPI_Request m = get(request);
+  int done = 0;
+  check(MPI_Test(&m, &done, MPI_STATUS_IGNORE), "MPI_Test");
+  std::memcpy(request.storage.data(), &m, sizeof m);
+  if (done) request.active = false;
+  return done != 0;
+}
+
+void MpiComm::cancel(Request& request) {
+  // The peer may be dead: MPI_Finalize could then wait for it forever.
+  healthy_ = false;
+  if (!request.active) return;
+  MPI_Request m = get(request);
+  MPI_Cancel(&m);
+  MPI_Request_free(&m);
+  request.active = false;
 }
 
 void MpiComm::give_up(Request* requests, std::size_t count, Seconds timeout) {

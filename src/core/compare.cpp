@@ -233,6 +233,8 @@ CompareResult compare_documents(const json& old_doc, const json& new_doc, const 
                                 const std::string& old_name, const std::string& new_name) {
   if (!(opts.tolerance_pct >= 0)) bad(fmt::format("invalid --tolerance '{}': must be 0 or more", opts.tolerance_pct));
   if (!(opts.noise_k >= 0)) bad(fmt::format("invalid --noise-k '{}': must be 0 or more", opts.noise_k));
+  if (is_fleet_document(old_doc) || is_fleet_document(new_doc))
+    return compare_fleets(old_doc, new_doc, opts, old_name, new_name);
   const std::string schema = schema_of(old_doc, old_name);
   const std::string new_schema = schema_of(new_doc, new_name);
   if (schema != new_schema)

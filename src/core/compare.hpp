@@ -65,4 +65,14 @@ CompareEntry compare_values(const std::string& key, const std::string& unit, dou
 CompareResult compare_documents(const nlohmann::json& old_doc, const nlohmann::json& new_doc, const CompareOptions& opts,
                                 const std::string& old_name = "OLD", const std::string& new_name = "NEW");
 
+// Two fleet results (schema "xferbench-fleet", docs/fleet.md): the nodes
+// present in both are compared as above, their keys prefixed with the node
+// ("host: case [row,col]"); a node in OLD that is missing or has no result
+// in NEW is one "failed" entry, a node without a result in OLD or new in
+// NEW one "skipped" entry. Error(usage) when only one of them is a fleet.
+// Defined in fleet/compare_fleet.cpp; compare_documents() calls it.
+CompareResult compare_fleets(const nlohmann::json& old_doc, const nlohmann::json& new_doc, const CompareOptions& opts,
+                             const std::string& old_name, const std::string& new_name);
+bool is_fleet_document(const nlohmann::json& doc);
+
 }  // namespace xb

@@ -1,0 +1,122 @@
+#include "app/fleet_launch.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "comm/launch_env.hpp"
+#include "core/error.hpp"
+#include "core/runner.hpp"
+#include "fleet/summary.hpp"
+#include "report/fleet_report.hpp"
+#include "report/report.hpp"
+
+#ifdef XFERBENCH_HAVE_MPI
+#include "comm/mpi_comm.hpp"
+#endif
+
+namespace xb::app {
+namespace {
+
+// Rank 0: the fleet table, JSON or CSV on `out`, the file; returns the
+// fleet's exit code.
+int publish(const FleetJob& job, std::vector<fleet::NodeRecord> records, const std::vector<std::string>& argv,
+            const std::string& start_utc, double wall_s, std::ostream& out) {
+  fleet::Fleet f = fleet::build_fleet(std::move(records), job.options.threshold_pct / 100, job.options.fail_on_outlier);
+  f.command = job.command;
+  f.command_line = argv;
+  f.start_time_utc = start_utc;
+  f.wall_seconds = wall_s;
+  if (job.out.format == "text") out << report::fleet_text(f);
+  if (job.out.format == "csv") out << report::fleet_csv(f);
+  // One JSON text for stdout and the file: a thousand nodes make it large.
+  std::string json_text;
+  if (job.out.format == "json" || (!job.out.file.empty() && !job.out.file_is_csv()))
+    json_text = report::fleet_json(f).dump(2) + "\n";
+  if (job.out.format == "json") out << json_text;
+  out.flush();
+  if (!job.out.file.empty())
+    report::write_file_atomic(job.out.file, job.out.file_is_csv() ? report::fleet_csv(f) : json_text);
+  return f.exit_code;
+}
+
+// A rank other than 0 waits, measures its node, or reports its leader's
+// death; it prints only when everything else failed (rank 0 is gone), and
+// then only the node's first two ranks do.
+int follow(comm::Communicator& comm, fleet::Session& session, const FleetJob& job, std::ostream& err) {
+  try {
+    if (!session.stop() && !session.single_node() && job.measure) session.gather(job.measure);
+    return session.finish(0);
+  } catch (const Error& e) {
+    if (session.measures() || session.deputy()) fmt::print(err, "xferbench: error: rank {}: {}\n", comm.rank(), e.what());
+    return exit_code(e.kind());
+  }
+}
+
+}  // namespace
+
+void add_fleet_options(CLI::App& cmd, FleetOptions& o) {
+  cmd.add_option("--fleet-threshold", o.threshold_pct,
+                 "Under mpirun/srun on several nodes: cells below PCT% of the fleet median are outliers")
+      ->capture_default_str();
+  cmd.add_flag("--fail-on-outlier", o.fail_on_outlier, "Under mpirun/srun on several nodes: exit 1 if any node is an outlier");
+  cmd.add_option("--fleet-timeout", o.timeout_s,
+                 "Under mpirun/srun on several nodes: seconds a node's measurement may take before it is an error row")
+      ->capture_default_str();
+}
+
+void check_fleet_options(const FleetOptions& o) {
+  if (!(o.threshold_pct > 0 && o.threshold_pct <= 100))
+    fail(ErrorKind::usage,
+         fmt::format("invalid --fleet-threshold '{}': must be above 0 and at most 100 (percent of the fleet median)",
+                     o.threshold_pct));
+  if (!(o.timeout_s > 0) || !std::isfinite(o.timeout_s))
+    fail(ErrorKind::usage, fmt::format("invalid --fleet-timeout '{}': must be a number of seconds above 0", o.timeout_s));
+}
+
+int run_fleet(comm::Communicator& comm, const FleetJob& job, const std::vector<std::string>& argv, std::ostream& out,
+              std::ostream& err, fleet::Options session_options) {
+  session_options.timeout = comm::Seconds(job.options.timeout_s);
+  session_options.before_measuring = [&job] { check_output_writable(job.out); };
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string start_utc = utc_now_iso8601();
+  fleet::Session session(comm, session_options);
+  if (comm.rank() != 0) return follow(comm, session, job, err);
+  int code = 0;
+  try {
+    if (session.stop()) throw *session.stop();
+    if (session.single_node() || !job.measure) {
+      code = job.single();
+    } else {
+      auto records = session.gather(job.measure);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      code = publish(job, std::move(records), argv, start_utc, wall, out);
+    }
+  } catch (const Error& e) {
+    fmt::print(err, "xferbench: error: {}\n", e.what());
+    code = exit_code(e.kind());
+  } catch (const std::exception& e) {
+    fmt::print(err, "xferbench: internal error: {}\n", e.what());
+    code = exit_code(ErrorKind::internal);
+  }
+  err.flush();
+  return session.finish(code);
+}
+
+int run_single_or_per_node(const Context& ctx, const FleetJob& job) {
+#ifdef XFERBENCH_HAVE_MPI
+  const int launched = comm::launcher_world_size(comm::process_getenv);
+  if (launched == 0 || launched == 1) return job.single();
+  const auto comm = comm::make_mpi_communicator(1);
+  if (comm->size() == 1) return job.single();
+  return run_fleet(*comm, job, ctx.argv, std::cout, std::cerr);
+#else
+  (void)ctx;
+  return job.single();
+#endif
+}
+
+}  // namespace xb::app

@@ -1,0 +1,58 @@
+// The hook that makes a measuring command launcher-aware (docs/fleet.md).
+// Started by mpirun or srun with several processes, `run` and `sweep`
+// measure each node once (its first process), the other processes wait
+// without touching a GPU, and rank 0 prints and writes one result: with a
+// single node exactly what a single-process run prints and writes, with
+// several nodes a fleet (a row per node, outliers against the fleet
+// median). Not launched, or launched as one process: the command as usual.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app/command.hpp"
+#include "app/output.hpp"
+#include "app/run_options.hpp"
+#include "comm/communicator.hpp"
+#include "fleet/per_node.hpp"
+
+namespace xb::app {
+
+struct FleetOptions {
+  double threshold_pct = 90;   // --fleet-threshold: percent of the fleet median
+  bool fail_on_outlier = false;
+  double timeout_s = 3600;     // --fleet-timeout: longest a node's measurement may take
+};
+
+// Adds --fleet-threshold, --fail-on-outlier and --fleet-timeout.
+void add_fleet_options(CLI::App& cmd, FleetOptions& o);
+// Throws Error(usage) naming the bad value.
+void check_fleet_options(const FleetOptions& o);
+
+struct FleetJob {
+  std::string command;          // "run", "sweep": recorded in the fleet file
+  OutputOptions out;
+  FleetOptions options;
+  std::function<int()> single;  // the ordinary single-process command: prints, writes, returns the exit code
+  fleet::MeasureNode measure;   // measures this node silently, returns its result document;
+                                // empty: the command measures nothing, rank 0 runs `single` alone
+};
+
+// The one call a command makes: its single-process path, or one
+// measurement per node when a launcher started several processes.
+int run_single_or_per_node(const Context& ctx, const FleetJob& job);
+
+// The multi-process part, on any communicator (tests use the in-process
+// one). Only rank 0 writes to `out`; every rank returns the same code.
+int run_fleet(comm::Communicator& comm, const FleetJob& job, const std::vector<std::string>& argv, std::ostream& out,
+              std::ostream& err, fleet::Options session_options = {});
+
+// Measures a concurrent scenario on this node without printing (defined in
+// cmd_cuts.cpp next to execute_scenario).
+fleet::NodeOutcome measure_scenario_node(const ScenarioPlan& plan);
+
+}  // namespace xb::app

@@ -1,0 +1,41 @@
+#include "comm/launch_env.hpp"
+
+#include <cstdlib>
+#include <string>
+
+namespace xb::comm {
+namespace {
+
+// A non-negative integer, or -1 for a missing or malformed value.
+int env_int(GetenvFn getenv_fn, const char* name) {
+  const char* v = getenv_fn(name);
+  if (v == nullptr || *v == '\0') return -1;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (*end != '\0' || n < 0 || n > 1 << 30) return -1;
+  return static_cast<int>(n);
+}
+
+bool in_srun_step(GetenvFn getenv_fn) { return env_int(getenv_fn, "SLURM_STEP_NUM_TASKS") >= 0; }
+
+}  // namespace
+
+int launcher_world_size(GetenvFn getenv_fn) {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"}) {
+    const int n = env_int(getenv_fn, var);
+    if (n >= 0) return n;
+  }
+  return env_int(getenv_fn, "PMIX_RANK") >= 0 ? -1 : 0;
+}
+
+int launcher_world_rank(GetenvFn getenv_fn) {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
+    const int r = env_int(getenv_fn, var);
+    if (r >= 0) return r;
+  }
+  return in_srun_step(getenv_fn) ? env_int(getenv_fn, "SLURM_PROCID") : -1;
+}
+
+const char* process_getenv(const char* name) { return std::getenv(name); }
+
+}  // namespace xb::comm

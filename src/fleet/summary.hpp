@@ -1,0 +1,110 @@
+// The fleet summary: the same values measured on many nodes, side by side,
+// and the ones that fall behind their peers. Works on any node result that
+// can be flattened into cells (test, group, cell, link, value): run, sweep
+// and scenario results have extractors here (cells_of); another command
+// (check) supplies its own cells or reuses cells_of on a run document.
+//
+// Statistics are per GPU group (the GPU model and count of a node, e.g.
+// "2 x NVIDIA H200"): nodes with other GPUs are never compared with each
+// other. Within a group, for each (test, group, link, unit): the minimum,
+// median and maximum over every cell of every node, and as outliers the
+// cells below `threshold` x that median (latency: above median / threshold).
+// The median over all cells of all nodes is the fleet's typical value: one
+// slow GPU of one node cannot move it, while comparing node medians would
+// hide that GPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fleet/per_node.hpp"
+
+namespace xb::fleet {
+
+struct FleetCell {
+  std::string test;     // case name, sweep series or transfer label: a column of the fleet table
+  std::string group;    // finer group inside the test: matrix name ("write1"), sweep size ("1048576 B")
+  std::string cell;     // position inside the group: "[host,gpu1]"
+  std::string link;     // "PCIe Gen5 x16", "NVLink x18"
+  std::string unit;     // "GB/s" or "ns"
+  bool lower_is_better = false;
+  double value = 0;
+  std::vector<std::string> gpus;  // GPUs the cell involves ("gpu1"), from its labels
+  bool key = true;      // counts for the test's column in the table (sweeps: the largest size only)
+};
+
+struct NodeCells {
+  std::string node;
+  std::string gpu_group;
+  std::vector<FleetCell> cells;
+};
+
+struct FleetStat {
+  std::string gpu_group, test, group, link, unit;
+  bool lower_is_better = false;
+  int nodes = 0, cells = 0;
+  double min = 0, median = 0, max = 0;
+  std::string min_node, max_node;
+};
+
+struct Outlier {
+  std::string node, gpu_group;
+  FleetCell cell;
+  double fleet_median = 0;
+  double ratio = 0;  // value / fleet median
+};
+
+struct FleetSummary {
+  double threshold = 0.9;
+  std::vector<FleetStat> stats;
+  std::vector<Outlier> outliers;
+  std::vector<std::string> outlier_nodes;  // once each, in input order
+};
+
+// Pure; exact unit tests in tests/test_fleet_summary.cpp.
+FleetSummary summarize_fleet(const std::vector<NodeCells>& nodes, double threshold);
+bool is_outlier(double value, double median, bool lower_is_better, double threshold);
+
+// obj[key] without copying it (nlohmann's value() copies), or a null when
+// obj is not an object or lacks the key.
+const nlohmann::json& member(const nlohmann::json& obj, const std::string& key);
+
+// Cells of a result document by its schema (xferbench-run, -sweep,
+// -scenario); Error(usage) for another schema. Cells whose data
+// verification failed are left out: their value means nothing.
+std::vector<FleetCell> cells_of(const nlohmann::json& doc);
+// "2 x NVIDIA H200", "1 x NVIDIA A100 + 1 x NVIDIA H100", or "no GPU".
+std::string gpu_group_of(const nlohmann::json& doc);
+
+// A fleet: every node's record plus the summary, as reporters read it.
+struct FleetNode {
+  NodeRecord record;
+  std::string key;        // unique name: the host name, "host/rankN" when a host name repeats
+  std::string gpu_group;  // "" for a node without a result
+  std::vector<FleetCell> cells;
+};
+
+struct Fleet {
+  std::string command;                // "run", "sweep"
+  std::vector<std::string> command_line;
+  std::string start_time_utc;
+  double wall_seconds = 0;
+  int processes = 0;
+  bool fail_on_outlier = false;
+  std::vector<FleetNode> nodes;
+  std::string main_gpu_group;         // the group with the most nodes
+  FleetSummary summary;
+  int exit_code = 0;
+};
+
+// Builds the fleet from gathered records (summary, keys, exit code).
+Fleet build_fleet(std::vector<NodeRecord> records, double threshold, bool fail_on_outlier);
+
+// 0 when every node passed (and, with fail_on_outlier, none is an
+// outlier); else the failing nodes' exit code when they all share one,
+// 1 otherwise (and 1 for outliers alone).
+int fleet_exit_code(const std::vector<FleetNode>& nodes, const FleetSummary& s, bool fail_on_outlier);
+
+}  // namespace xb::fleet

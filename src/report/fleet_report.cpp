@@ -1,0 +1,279 @@
+#include "report/fleet_report.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/stats.hpp"
+#include "report/report.hpp"
+
+namespace xb::report {
+namespace {
+
+using json = nlohmann::json;
+using fleet::Fleet;
+using fleet::FleetCell;
+using fleet::FleetNode;
+
+// Cases an admin looks at first, in column order.
+const std::vector<std::string>& key_cases() {
+  static const std::vector<std::string> k = {
+      "host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "device_to_device_memcpy_read_ce",
+      "device_to_device_memcpy_write_ce", "device_local_copy", "host_device_latency_sm",
+      "device_to_device_latency_sm", "host_to_device_memcpy_sm", "device_to_host_memcpy_sm",
+      "device_to_device_memcpy_read_sm", "device_to_device_memcpy_write_sm"};
+  return k;
+}
+
+std::string short_name(std::string s) {
+  static const std::vector<std::pair<std::string, std::string>> words = {
+      {"host_device_latency", "h-d lat"}, {"device_to_device_latency", "d2d lat"}, {"host_to_device", "h2d"},
+      {"device_to_host", "d2h"}, {"device_to_device", "d2d"}, {"bidirectional", "bidir"}, {"_memcpy", ""},
+      {"device_local_copy", "local copy"}};
+  for (const auto& [from, to] : words)
+    for (auto pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) s.replace(pos, from.size(), to);
+  std::replace(s.begin(), s.end(), '_', ' ');
+  return s;
+}
+
+using StatKey = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+
+std::map<StatKey, double> medians(const Fleet& f) {
+  std::map<StatKey, double> out;
+  for (const auto& s : f.summary.stats) out[{s.gpu_group, s.test, s.group, s.link, s.unit}] = s.median;
+  return out;
+}
+
+bool is_outlier_cell(const Fleet& f, const FleetNode& n, const FleetCell& c) {
+  for (const auto& o : f.summary.outliers)
+    if (o.node == n.key && o.cell.test == c.test && o.cell.group == c.group && o.cell.cell == c.cell) return true;
+  return false;
+}
+
+// The node's worst key cell of a test, relative to its fleet median.
+struct Shown {
+  bool present = false;
+  double value = 0;
+  std::string unit;
+  bool outlier = false;
+};
+
+Shown column_value(const Fleet& f, const FleetNode& n, const std::string& test, const std::map<StatKey, double>& med) {
+  Shown s;
+  double worst = 0;
+  for (const FleetCell& c : n.cells) {
+    if (c.test != test) continue;
+    s.outlier = s.outlier || is_outlier_cell(f, n, c);
+    if (!c.key) continue;
+    const auto it = med.find({n.gpu_group, c.test, c.group, c.link, c.unit});
+    const double m = it == med.end() || it->second <= 0 ? 1.0 : it->second;
+    const double ratio = c.lower_is_better ? m / c.value : c.value / m;
+    if (!s.present || ratio < worst) {
+      s = {true, c.value, c.unit, s.outlier};
+      worst = ratio;
+    }
+  }
+  return s;
+}
+
+std::string value_text(double v, const std::string& unit) {
+  return unit == "ns" ? fmt::format("{:.0f}", v) : fmt::format("{:.2f}", v);
+}
+
+std::string shown_text(const Shown& s) {
+  if (!s.present) return "-  ";
+  return value_text(s.value, s.unit) + (s.outlier ? " !" : "  ");
+}
+
+// The first case error or failure of a node's result, for its row.
+std::string failure_reason(const json& result) {
+  if (!result.is_object()) return "";
+  const json& cases = fleet::member(result, "cases");
+  for (std::size_t i = 0; cases.is_array() && i < cases.size(); ++i) {
+    const std::string st = cases[i].value("status", "");
+    if (st == "failed" || st == "error")
+      return fmt::format("{}: {}", cases[i].value("name", ""), cases[i].value("message", ""));
+  }
+  const json& messages = fleet::member(result, "messages");
+  if (messages.is_array() && !messages.empty() && messages.front().is_string()) return messages.front().get<std::string>();
+  return "";
+}
+
+std::string node_status(const Fleet& f, const FleetNode& n) {
+  const auto& r = n.record;
+  if (!r.ok()) return fmt::format("ERROR (exit {}): {}", r.exit_code, r.error);
+  std::string st = r.exit_code == 0 ? "ok" : fmt::format("FAILED (exit {}): {}", r.exit_code, failure_reason(r.result));
+  std::set<std::string> where;
+  for (const auto& o : f.summary.outliers) {
+    if (o.node != n.key) continue;
+    if (o.cell.gpus.empty()) where.insert(o.cell.test);
+    for (const auto& g : o.cell.gpus) where.insert(g);
+  }
+  if (!where.empty()) {
+    st += "; OUTLIER:";
+    for (const auto& w : where) st += " " + w;
+  }
+  if (n.gpu_group != f.main_gpu_group)
+    st += fmt::format("; other GPUs than most nodes ({})", f.main_gpu_group);
+  return st;
+}
+
+struct Layout {
+  std::vector<std::string> columns;
+  std::vector<std::size_t> widths;
+  std::size_t node_width = 4;
+};
+
+std::string row_text(const Layout& l, const std::string& name, const std::vector<std::string>& cells,
+                     const std::string& status) {
+  std::string out = fmt::format("{:<{}}", name, l.node_width);
+  for (std::size_t i = 0; i < cells.size(); ++i) out += fmt::format(" {:>{}}", cells[i], l.widths[i]);
+  if (status.empty()) out.erase(out.find_last_not_of(' ') + 1);
+  else out += "  " + status;
+  return out + "\n";
+}
+
+std::string group_rows(const Fleet& f, const Layout& l, const std::string& group) {
+  const auto med = medians(f);
+  std::string out;
+  std::vector<std::vector<double>> per_column(l.columns.size());
+  for (const FleetNode& n : f.nodes) {
+    if (!n.record.ok() || n.gpu_group != group) continue;
+    std::vector<std::string> cells;
+    for (std::size_t i = 0; i < l.columns.size(); ++i) {
+      const Shown s = column_value(f, n, l.columns[i], med);
+      cells.push_back(shown_text(s));
+      if (s.present) per_column[i].push_back(s.value);
+    }
+    out += row_text(l, n.key, cells, node_status(f, n));
+  }
+  std::vector<std::string> mid;
+  for (std::size_t i = 0; i < l.columns.size(); ++i) {
+    bool latency = false;
+    for (const auto& s : f.summary.stats) latency = latency || (s.test == l.columns[i] && s.unit == "ns");
+    mid.push_back(per_column[i].empty() ? "-  " : value_text(median(per_column[i]), latency ? "ns" : "GB/s") + "  ");
+  }
+  return out + row_text(l, "# median", mid, "");
+}
+
+Layout make_layout(const Fleet& f) {
+  Layout l;
+  l.columns = fleet_columns(f, 9);
+  for (const auto& n : f.nodes) l.node_width = std::max(l.node_width, n.key.size());
+  l.node_width = std::max<std::size_t>(l.node_width, 8);
+  for (const auto& c : l.columns) l.widths.push_back(std::max<std::size_t>(short_name(c).size() + 2, 10));
+  return l;
+}
+
+std::string header_text(const Fleet& f) {
+  std::string cmd;
+  for (std::size_t i = 1; i < f.command_line.size(); ++i) cmd += " " + f.command_line[i];
+  std::string out = fmt::format("# xferbench {} fleet: {} node{}, {} process{}; each node measured once by its first "
+                                "process\n# command: xferbench{}\n",
+                                XFERBENCH_VERSION, f.nodes.size(), f.nodes.size() == 1 ? "" : "s", f.processes,
+                                f.processes == 1 ? "" : "es", cmd);
+  out += fmt::format("# each column: the node's slowest cell of that case (GB/s; latency in ns); '!': a cell of that "
+                     "case on that node is below {:.0f}% of its fleet median (latency: above median / {:.2f})\n",
+                     f.summary.threshold * 100, f.summary.threshold);
+  return out;
+}
+
+std::string legend_text(const Layout& l) {
+  if (l.columns.empty()) return "# columns: none (no node has a result)\n";
+  std::string out = "# columns:";
+  for (std::size_t i = 0; i < l.columns.size(); ++i)
+    out += fmt::format("{} {} = {}", i == 0 ? "" : ";", short_name(l.columns[i]), l.columns[i]);
+  return out + "\n";
+}
+
+// How far an outlier is from its median, worst first: bandwidth below,
+// latency above.
+double badness(const fleet::Outlier& o) { return o.cell.lower_is_better ? o.ratio : 1 / o.ratio; }
+
+std::string outlier_cell_text(const fleet::Outlier& o) {
+  const FleetCell& c = o.cell;
+  return fmt::format("{}{}{} over {}: {} {} = {:.1f}% of the fleet median {}", c.test, c.group.empty() ? "" : " " + c.group,
+                     c.cell.empty() ? "" : " " + c.cell, c.link.empty() ? "unknown link" : c.link,
+                     value_text(c.value, c.unit), c.unit, o.ratio * 100, value_text(o.fleet_median, c.unit));
+}
+
+// One line per outlier node: its GPUs, how many cells, the worst one; every
+// cell is in the JSON file's fleet.outliers.
+std::string outliers_text(const Fleet& f) {
+  if (f.summary.outliers.empty()) return "# outliers: none\n";
+  std::string out = fmt::format("# outliers: {} cell{} on {} node{} (each listed in the JSON file)\n",
+                                f.summary.outliers.size(), f.summary.outliers.size() == 1 ? "" : "s",
+                                f.summary.outlier_nodes.size(), f.summary.outlier_nodes.size() == 1 ? "" : "s");
+  for (const auto& node : f.summary.outlier_nodes) {
+    const fleet::Outlier* worst = nullptr;
+    std::set<std::string> gpus;
+    int cells = 0;
+    for (const auto& o : f.summary.outliers) {
+      if (o.node != node) continue;
+      ++cells;
+      gpus.insert(o.cell.gpus.begin(), o.cell.gpus.end());
+      if (!worst || badness(o) > badness(*worst)) worst = &o;
+    }
+    std::string where;
+    for (const auto& g : gpus) where += " " + g;
+    out += fmt::format("#   {}{}: {} cell{}, worst {}\n", node, where, cells, cells == 1 ? "" : "s",
+                       outlier_cell_text(*worst));
+  }
+  return out;
+}
+
+std::string footer_text(const Fleet& f) {
+  int failed = 0;
+  for (const auto& n : f.nodes) failed += n.record.exit_code != 0 ? 1 : 0;
+  return fmt::format("# {}: {} node{}, {} failed, {} with outliers{}; exit code {}\n",
+                     f.exit_code == 0 ? "passed" : "FAILED", f.nodes.size(), f.nodes.size() == 1 ? "" : "s", failed,
+                     f.summary.outlier_nodes.size(), f.fail_on_outlier ? " (--fail-on-outlier)" : "", f.exit_code);
+}
+
+}  // namespace
+
+std::vector<std::string> fleet_columns(const Fleet& f, std::size_t max_columns) {
+  std::vector<std::string> seen;
+  for (const auto& n : f.nodes)
+    for (const auto& c : n.cells)
+      if (c.key && std::find(seen.begin(), seen.end(), c.test) == seen.end()) seen.push_back(c.test);
+  std::vector<std::string> out;
+  for (const auto& k : key_cases())
+    if (std::find(seen.begin(), seen.end(), k) != seen.end()) out.push_back(k);
+  for (const auto& t : seen)
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  if (out.size() > max_columns) out.resize(max_columns);
+  return out;
+}
+
+std::string fleet_text(const Fleet& f) {
+  const Layout l = make_layout(f);
+  std::string out = header_text(f) + "\n";
+  std::vector<std::string> headers;
+  for (const auto& c : l.columns) headers.push_back(short_name(c) + "  ");  // values end in "  " or " !
+  out += row_text(l, "node", headers, "status");
+  std::map<std::string, int> groups;
+  for (const auto& n : f.nodes)
+    if (n.record.ok()) ++groups[n.gpu_group];
+  std::vector<std::string> order = {f.main_gpu_group};
+  for (const auto& [g, count] : groups)
+    if (g != f.main_gpu_group) order.push_back(g);
+  for (const auto& g : order) {
+    if (!groups.count(g)) continue;
+    out += fmt::format("# {} node{} with {}\n", groups[g], groups[g] == 1 ? "" : "s", g);
+    out += group_rows(f, l, g);
+  }
+  bool header = false;
+  for (const auto& n : f.nodes) {
+    if (n.record.ok()) continue;
+    if (!header) out += "# nodes without a result\n";
+    header = true;
+    out += row_text(l, n.key, std::vector<std::string>(l.columns.size(), "-  "), node_status(f, n));
+  }
+  return out + legend_text(l) + outliers_text(f) + footer_text(f);
+}
+
+}  // namespace xb::report
