@@ -68,7 +68,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                "Do not place host buffers and the measuring thread on the GPU's NUMA node");
   cmd.add_flag("-l,--list", o.list, "List the cases and exit (as 'xferbench cases')");
   add_transfer_options(cmd, o);
-  add_output_options(cmd, o.out);
+  add_nvbandwidth_spellings(cmd, o);
+  add_output_options(cmd, o.out, true, {"nvbandwidth", "nvbandwidth-json"});
 }
 
 namespace {
@@ -231,6 +232,7 @@ CutsOptions cuts_options(const ConcurrentOptions& c) {
 
 RunRequest build_request(const RunOptions& o, const std::vector<std::string>& command_line) {
   check_option_mix(o);
+  check_run_features(o);
   RunRequest req;
   req.command_line = command_line;
   if (!o.suite.empty() && (!o.testcases.empty() || !o.prefixes.empty()))

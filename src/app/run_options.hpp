@@ -56,9 +56,22 @@ struct RunOptions {
   OutputOptions out;
   ConcurrentOptions concurrent;
   CutsFlagOptions cuts_flags;
+  // Set by nvbandwidth's spellings (add_nvbandwidth_spellings): -v prints
+  // per-sample lines; -H and -P fill the fields of the huge-page and
+  // pair-sampling features, refused by check_run_features until they exist.
+  bool verbose = false;
+  std::string host_mem;  // "hugepages" from -H/--useHugePages
+  int sample_pairs = 0;  // -P/--targetNumPairs N; 0: every pair
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& opts);
+
+// nvbandwidth's names for run options (--bufferSize, --testSamples,
+// --useMean, --loopCount = --copies, ...), -v/--verbose, -H and -P.
+// Defined in run_spellings.cpp.
+void add_nvbandwidth_spellings(CLI::App& cmd, RunOptions& opts);
+// Error(usage) for an option whose feature this build lacks (-H, -P).
+void check_run_features(const RunOptions& opts);
 
 // Named cases. Throws Error(usage) naming the bad value, also for options
 // that only apply to concurrent transfers (--streams, --size, ...).
