@@ -82,31 +82,35 @@ struct Expect {
   bool verbose = false, list = false, affinity = true;
 };
 
+Expect expect(int code, std::vector<int> cases = {}) {
+  Expect e;
+  e.code = code;
+  e.cases = std::move(cases);
+  return e;
+}
+
 // What each README line means, under the nvbandwidth name.
 std::map<std::string, Expect> expectations() {
   std::vector<int> all;
   for (int i = 0; i < 35; ++i) all.push_back(i);
   std::map<std::string, Expect> e;
-  e["-h"] = {0};
-  e["--help"] = {0};
-  e[""] = {-1, all};
-  e["-t device_to_device_memcpy_read_ce"] = {-1, {4}};
-  e["-t 0"] = {-1, {0}};
-  e["--testcase 0"] = {-1, {0}};
-  e["--bufferSize 64"] = {-1, all, 64ull << 20};
-  e["--loopCount 16"] = {-1, all, 512ull << 20, 16};
-  Expect list{-1};
-  list.list = true;
-  e["-l"] = list;
-  e["--list"] = list;
-  Expect verbose{-1, all};
-  verbose.verbose = true;
-  e["-v"] = verbose;
-  e["--verbose"] = verbose;
-  Expect no_affinity{-1, all};
-  no_affinity.affinity = false;
-  e["-d"] = no_affinity;
-  e["--disableAffinity"] = no_affinity;
+  e["-h"] = e["--help"] = expect(0);
+  e[""] = expect(-1, all);
+  e["-t device_to_device_memcpy_read_ce"] = expect(-1, {4});
+  e["-t 0"] = e["--testcase 0"] = expect(-1, {0});
+  e["--bufferSize 64"] = expect(-1, all);
+  e["--bufferSize 64"].buffer = 64ull << 20;
+  e["--loopCount 16"] = expect(-1, all);
+  e["--loopCount 16"].copies = 16;
+  e["-l"] = expect(-1);
+  e["-l"].list = true;
+  e["--list"] = e["-l"];
+  e["-v"] = expect(-1, all);
+  e["-v"].verbose = true;
+  e["--verbose"] = e["-v"];
+  e["-d"] = expect(-1, all);
+  e["-d"].affinity = false;
+  e["--disableAffinity"] = e["-d"];
   return e;
 }
 
@@ -154,7 +158,9 @@ void check_as_xferbench(const std::vector<std::string>& args, const Expect& want
   app.parse(rev);
   const xb::RunRequest req = xb::app::build_request(o, {});
   // With no case named, xferbench runs its quick suite, not the catalogue.
-  if (!o.testcases.empty()) EXPECT_EQ(indices(req.cases), want.cases);
+  if (!o.testcases.empty()) {
+    EXPECT_EQ(indices(req.cases), want.cases);
+  }
   EXPECT_EQ(req.buffer_bytes, want.buffer);
   EXPECT_EQ(req.measure.copies_per_sample, want.copies);
   EXPECT_EQ(o.verbose, want.verbose);

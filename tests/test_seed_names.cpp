@@ -11,6 +11,7 @@
 
 #include "app/nvbandwidth_cli.hpp"
 #include "app/seed_names.hpp"
+#include "core/error.hpp"
 #include "core/topology.hpp"
 #include "report/seed_formats.hpp"
 #include "cli_parse.hpp"
@@ -26,12 +27,12 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-struct Run {
+struct Outcome {
   int code;
   std::string out, err;
 };
 
-Run front_end(SeedTool tool, const std::vector<std::string>& args) {
+Outcome front_end(SeedTool tool, const std::vector<std::string>& args) {
   xb::app::Context ctx;
   ctx.argv = {xb::app::seed_tool_name(tool)};
   std::ostringstream out, err;
@@ -39,7 +40,7 @@ Run front_end(SeedTool tool, const std::vector<std::string>& args) {
   return {code, out.str(), err.str()};
 }
 
-Run nvbandwidth(const std::vector<std::string>& args) {
+Outcome nvbandwidth(const std::vector<std::string>& args) {
   xb::app::NvbInvocation inv;
   std::ostringstream out, err;
   const int code = xb::app::parse_nvbandwidth(args, inv, out, err);
@@ -72,7 +73,7 @@ TEST(SeedNames, VersionSaysWhatTheProgramIs) {
   EXPECT_EQ(x.code, 0);
   EXPECT_NE(x.out.find(std::string("xferbench ") + XFERBENCH_VERSION), std::string::npos);
   for (SeedTool t : {SeedTool::nvbandwidth, SeedTool::bwtest, SeedTool::cuts, SeedTool::overalloc}) {
-    const Run r = front_end(t, {"--version"});
+    const Outcome r = front_end(t, {"--version"});
     EXPECT_EQ(r.code, 0);
     EXPECT_NE(r.out.find(std::string("xferbench ") + XFERBENCH_VERSION), std::string::npos);
     EXPECT_NE(r.out.find(std::string("Run as ") + xb::app::seed_tool_name(t)), std::string::npos) << r.out;
@@ -94,11 +95,11 @@ TEST(SeedNames, CutsAndOverallocAreXferbenchCommandsWithTheirOwnOutput) {
 }
 
 TEST(SeedNames, NvbandwidthUnknownCaseGetsItsOwnErrorLine) {
-  const Run r = nvbandwidth({"-t", "host_to_device_memcpy_ce", "nosuch_case", "99"});
+  const Outcome r = nvbandwidth({"-t", "host_to_device_memcpy_ce", "nosuch_case", "99"});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.out, "ERROR: Testcase nosuch_case not found!\nERROR: Testcase index 99 out of bound!\n");
   EXPECT_EQ(r.err, "");
-  const Run j = nvbandwidth({"-j", "-t", "nosuch_case"});
+  const Outcome j = nvbandwidth({"-j", "-t", "nosuch_case"});
   EXPECT_EQ(j.code, 2);
   const auto doc = nlohmann::json::parse(j.out);
   EXPECT_EQ(doc["nvbandwidth"]["testcases"][0]["status"], "Not Found");
@@ -121,14 +122,14 @@ TEST(SeedNames, NvbandwidthBadValuesGetOneLineAndExitTwo) {
       {{"-b"}, "-b"},
   };
   for (const auto& [args, needle] : bad) {
-    const Run r = nvbandwidth(args);
+    const Outcome r = nvbandwidth(args);
     EXPECT_EQ(r.code, 2) << args[0];
     EXPECT_NE(r.err.find(needle), std::string::npos) << args[0] << ": " << r.err;
     EXPECT_NE(r.err.find("nvbandwidth (xferbench): error: "), std::string::npos) << r.err;
     EXPECT_EQ(r.out, "") << args[0];
   }
   // With -j the error also comes as nvbandwidth's JSON "error" field.
-  const Run j = nvbandwidth({"-j", "-p", "zzz"});
+  const Outcome j = nvbandwidth({"-j", "-p", "zzz"});
   EXPECT_EQ(j.code, 2);
   EXPECT_NE(nlohmann::json::parse(j.out)["nvbandwidth"]["error"].get<std::string>().find("zzz"), std::string::npos);
 }
@@ -172,18 +173,18 @@ TEST(SeedNames, XferbenchRunTakesNvbandwidthSpellingsAndFormats) {
 }
 
 TEST(SeedNames, BwtestFrontEnd) {
-  const Run help = front_end(SeedTool::bwtest, {"--help"});
+  const Outcome help = front_end(SeedTool::bwtest, {"--help"});
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("--do"), std::string::npos);
   EXPECT_NE(help.out.find("--streams"), std::string::npos);
   EXPECT_EQ(front_end(SeedTool::bwtest, {"--do=0:sideways"}).code, 2);
   EXPECT_EQ(front_end(SeedTool::bwtest, {"--streams=many", "--do=0"}).code, 2);
-  const Run none = front_end(SeedTool::bwtest, {});
+  const Outcome none = front_end(SeedTool::bwtest, {});
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.err.find("no transfer given"), std::string::npos) << none.err;
   EXPECT_EQ(front_end(SeedTool::bwtest, {"--bogus"}).code, 2);
   if (!have_gpu()) {
-    const Run list = front_end(SeedTool::bwtest, {"--list"});
+    const Outcome list = front_end(SeedTool::bwtest, {"--list"});
     EXPECT_EQ(list.code, 3);
     EXPECT_NE(list.err.find("no CUDA GPU"), std::string::npos);
   }
