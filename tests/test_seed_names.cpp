@@ -165,7 +165,9 @@ TEST(SeedNames, XferbenchRunTakesNvbandwidthSpellingsAndFormats) {
            {{"run", "-P", "8"}, "not supported in this build"},
            {{"run", "--useHugePages"}, "not supported in this build"},
            {{"run", "--bufferSize", "0"}, "'0'"},
-           {{"run", "--testSamples", "0"}, "'0'"}}) {
+           {{"run", "--testSamples", "0"}, "'0'"},
+           {{"run", "--do=0:HtoD", "--format", "nvbandwidth"}, "--format nvbandwidth applies to named cases"},
+           {{"run", "--htod=0", "-v"}, "-v/--verbose applies to named cases"}}) {
     const Parsed p = parse(args);
     EXPECT_EQ(p.code, 2) << args[1];
     EXPECT_NE(p.err.find(needle), std::string::npos) << p.err;

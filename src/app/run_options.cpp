@@ -249,6 +249,7 @@ RunRequest build_request(const RunOptions& o, const std::vector<std::string>& co
 
 ScenarioPlan build_scenario_plan(const RunOptions& o, const std::vector<std::string>& command_line) {
   check_option_mix(o);
+  check_run_features(o);
   const ConcurrentOptions& c = o.concurrent;
   if (!c.any_transfer()) fail(ErrorKind::usage, "no transfer given (use --do=SPEC or --htod/--dtoh/--dtod)");
   ScenarioPlan plan;

@@ -70,7 +70,9 @@ void add_run_options(CLI::App& cmd, RunOptions& opts);
 // --useMean, --loopCount = --copies, ...), -v/--verbose, -H and -P.
 // Defined in run_spellings.cpp.
 void add_nvbandwidth_spellings(CLI::App& cmd, RunOptions& opts);
-// Error(usage) for an option whose feature this build lacks (-H, -P).
+// Error(usage) for an option whose feature this build lacks (-H, -P), or
+// one that applies only to named cases given with transfers (-v, --format
+// nvbandwidth).
 void check_run_features(const RunOptions& opts);
 
 // Named cases. Throws Error(usage) naming the bad value, also for options

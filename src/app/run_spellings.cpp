@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "app/nvbandwidth_cli.hpp"
 #include "app/run_options.hpp"
 #include "core/error.hpp"
 
@@ -48,6 +49,9 @@ void add_nvbandwidth_spellings(CLI::App& cmd, RunOptions& o) {
 }
 
 void check_run_features(const RunOptions& o) {
+  if (o.concurrent.any_transfer() && (is_nvbandwidth_format(o.out.format) || o.verbose))
+    fail(ErrorKind::usage, fmt::format("{} applies to named cases (-t, -p, --suite), not to transfers (--do, --htod, "
+                                       "--dtoh, --dtod)", o.verbose ? "-v/--verbose" : "--format " + o.out.format));
   if (!o.host_mem.empty())
     fail(ErrorKind::usage, fmt::format("-H/--useHugePages (host memory '{}') is not supported in this build",
                                        o.host_mem));
