@@ -47,6 +47,16 @@ if [[ $rc -ne 0 || -s "$dir/err" || $(grep -cE '^[0-9]+, [a-z_]+:$' <<<"$list") 
 else
   echo "ok: nvbandwidth --list -> 35 cases"; passes=$((passes+1))
 fi
+# The overalloc reproducer's own lines and nothing else (host buffers: no GPU needed).
+if command -v mpirun >/dev/null; then
+  seed=$(timeout 60 mpirun --allow-run-as-root --oversubscribe -np 2 "$dir/gpudirect_p2p_overalloc" --memory host 2 3 1024 1048576 1 2>&1); rc=$?
+  if [[ $rc -ne 0 || "$seed" != *"[1:2] time: "* || "$seed" != "p2p_size: 1024"* || $(grep -c '^#' <<<"$seed") -ne 0 ]]; then
+    echo "FAIL: mpirun -np 2 gpudirect_p2p_overalloc --memory host 2 3 1024 1048576 1 -> exit $rc: ${seed:0:400}"
+    fails=$((fails+1))
+  else
+    echo "ok: gpudirect_p2p_overalloc under mpirun prints the seed's lines only"; passes=$((passes+1))
+  fi
+fi
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
   check nvbandwidth 3 err "no CUDA GPU found" -- -t 0
   check bwtest 3 err "no CUDA GPU found" -- --do=0:HtoD
