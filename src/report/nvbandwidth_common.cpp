@@ -36,6 +36,8 @@ bool host_row(Pattern p) {
   }
 }
 
+constexpr int kNvbandwidthCatalogue = 35;  // nvbandwidth v0.8's cases: indices 0-34
+
 std::string capitalized(std::string s) {
   if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
   return s;
@@ -67,8 +69,11 @@ NvbMatrixStats nvb_matrix_stats(const Matrix& m) {
 }
 
 std::string nvb_description(const CaseResult& c, std::size_t index) {
+  if (index >= c.matrices.size()) return "";
+  // nvbandwidth's own header for its 35 cases; xferbench's title for the
+  // cases it adds (indices 35 and up), which nvbandwidth never printed.
   const CaseDef* def = nvb_case_def(c.name);
-  if (!def || index >= c.matrices.size()) return index < c.matrices.size() ? c.matrices[index].title : "";
+  if (!def || def->index >= kNvbandwidthCatalogue) return c.matrices[index].title;
   const std::string engine = def->engine == Engine::sm ? "SM" : "CE";
   switch (def->pattern) {
     case Pattern::host_device_latency: return "memory latency SM CPU(row) <-> GPU(column) (ns)";
