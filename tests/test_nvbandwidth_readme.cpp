@@ -194,6 +194,10 @@ TEST(NvbandwidthReadme, SeveralCasesAfterOneFlagAndNvbandwidthSpellings) {
                                        out, err), -1) << err.str();
   EXPECT_EQ(indices(inv.request.cases), (std::vector<int>{5, 34, 0}));
   EXPECT_EQ(inv.request.measure.min_samples, 5);
+  xb::app::NvbInvocation twice;
+  ASSERT_EQ(xb::app::parse_nvbandwidth({"-t", "0", "-t", "1"}, twice, out, err), -1) << err.str();
+  EXPECT_EQ(indices(twice.request.cases), (std::vector<int>{0, 1}));  // documented: both, where Boost refuses
+  EXPECT_EQ(xb::app::parse_nvbandwidth({"--buffer", "64"}, twice, out, err), 2);  // documented: no abbreviations
   EXPECT_EQ(inv.request.measure.max_samples, 5);
   EXPECT_TRUE(inv.request.use_mean);
   EXPECT_FALSE(inv.request.measure.verify);
