@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "app/seed_names.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 
@@ -20,7 +21,7 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
       "With no command, runs the quick suite on every GPU (same as 'xferbench run').\n"
       "'xferbench --list' lists the devices (same as 'xferbench list', as multi-gpu-bwtest's --list).",
       "xferbench");
-  app->set_version_flag("-V,--version", std::string("xferbench ") + XFERBENCH_VERSION);
+  app->set_version_flag("-V,--version", version_text(SeedTool::none));
   app->add_flag("-q,--quiet", ctx.quiet, "No progress lines on stderr");
   app->require_subcommand(0, 1);
   app->fallthrough();

@@ -22,6 +22,7 @@
 #include "report/output_file.hpp"
 #include "report/report.hpp"
 #include "report/scenario_report.hpp"
+#include "report/seed_formats.hpp"
 
 namespace xb::app {
 namespace {
@@ -48,7 +49,7 @@ void add_cuts_options(CLI::App& cmd, RunOptions& o) {
       ->check(int_at_least("--samples", 1));
   cmd.add_flag("--skip-verification", o.skip_verification, "Do not verify data after the timed copies");
   cmd.add_option("--gate-timeout", o.gate_timeout_s, "Seconds the gate kernel waits")->capture_default_str();
-  add_output_options(cmd, o.out);
+  add_output_options(cmd, o.out, true, {"cuts"});
 }
 
 // discover_system, with the spec that needed a GPU named when there is none.
@@ -70,6 +71,9 @@ std::string scenario_progress(const ScenarioPlan& plan, std::size_t transfers) {
 }
 
 void write_outputs(const ScenarioPlan& plan, const ScenarioResult& r, const OutputOptions& out) {
+  // The seed tools' own output alone (run under their names).
+  if (out.format == "bwtest") report::bwtest_text(std::cout, r);
+  if (out.format == "cuts") report::cuts_result_text(std::cout, r);
   if (out.format == "text") {
     if (plan.front_end == "cuts") {
       report::cuts_result_text(std::cout, r);
@@ -111,7 +115,7 @@ int execute_scenario(const ScenarioPlan& plan, const OutputOptions& out, const C
   const System sys = discover_for(plan.requests);
   const ScenarioRequest req = scenario_request(plan, sys);
   Measurer measurer(sys, plan.measure);
-  if (out.format == "text" && plan.front_end == "cuts") {
+  if ((out.format == "text" || out.format == "cuts") && plan.front_end == "cuts") {
     report::cuts_launch_text(std::cout, describe_scenario(sys, req.scenario, [&measurer](const Location& l, int gpu) {
       return measurer.resolve(l, gpu);
     }));
@@ -135,7 +139,8 @@ void add_cuts_command(CLI::App& root, Context& ctx) {
       "Example: xferbench cuts --dtoh=0 --htod=1 --dtod=1,0\n"
       "Each transfer runs --iterations copies of --size bytes at the same time as the others (one sample,\n"
       "as CUts; --samples N repeats it). Prints CUts' lines, then the xferbench table, the span, aggregate\n"
-      "bandwidth, overlap and timeline. Same as 'xferbench run --htod/--dtoh/--dtod'. See docs/concurrent.md.\n"
+      "bandwidth, overlap and timeline (--format cuts: CUts' lines only, as the 'cuts' name prints).\n"
+      "Same as 'xferbench run --htod/--dtoh/--dtod'. See docs/concurrent.md.\n"
       "Exit codes: 0 passed; 1 verification failed; 2 bad arguments (also a GPU pair without peer access);\n"
       "3 no usable GPU; 7 the -o file cannot be written (checked before measuring).");
   cmd->callback([&ctx, opts, cmd]() {

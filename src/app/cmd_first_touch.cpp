@@ -49,7 +49,7 @@ CLI::Option* add_options(CLI::App& cmd, FirstTouchArgs& a) {
   cmd.add_option("--cuda-aware", a.raw.cuda_aware, "Whether MPI accepts GPU pointers: yes, no or auto (detect)")
       ->capture_default_str();
   cmd.add_option("--timeout", a.raw.timeout_s, "Seconds to wait for a peer before giving up")->capture_default_str();
-  add_output_options(cmd, a.output);
+  add_output_options(cmd, a.output, true, {"seed"});
   return sweep;
 }
 

@@ -9,12 +9,14 @@
 #include "app/cli.hpp"
 #include "app/command.hpp"
 #include "app/fleet_launch.hpp"
+#include "app/nvbandwidth_cli.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
 #include "core/runner.hpp"
 #include "core/topology.hpp"
 #include "report/output_file.hpp"
+#include "report/nvbandwidth.hpp"
 #include "report/report.hpp"
 
 namespace xb::app {
@@ -25,6 +27,7 @@ std::string case_progress(const RunRequest& req, std::size_t index) {
 }
 
 int execute(const RunOptions& opts, const Context& ctx) {
+  if (is_nvbandwidth_format(opts.out.format)) return execute_nvbandwidth_format(opts, ctx);
   if (opts.list) {
     report::text_cases(std::cout);
     return 0;
@@ -55,6 +58,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
     if (text) {
       progress.print_above([&] {
         report::text_case(std::cout, c);
+        if (opts.verbose) report::nvb_sample_lines(std::cout, c);
         std::cout.flush();
       });
     }

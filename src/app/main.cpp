@@ -6,6 +6,7 @@
 
 #include "app/cli.hpp"
 #include "comm/launch_env.hpp"
+#include "app/seed_names.hpp"
 
 #ifdef XFERBENCH_HAVE_PINGPONG
 #include "app/seed_args.hpp"
@@ -15,6 +16,14 @@ int main(int argc, char** argv) {
   xb::app::Context ctx;
   ctx.argv.push_back(argv[0]);
   std::vector<std::string> args(argv + 1, argv + argc);
+  // Under a seed tool's name (a symbolic link), behave as that tool.
+  const xb::app::SeedTool tool = xb::app::seed_tool_of(argv[0]);
+  if (tool != xb::app::SeedTool::none) {
+    const int code = xb::app::run_seed_front_end(tool, ctx, args, std::cout, std::cerr);
+    if (code >= 0) return code;
+    ctx.argv.resize(1);
+    args = xb::app::seed_command_line(tool, std::move(args));
+  }
   auto app = xb::app::make_app(ctx);
 #ifdef XFERBENCH_HAVE_PINGPONG
   xb::app::add_pingpong_command(*app, ctx);

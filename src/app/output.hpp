@@ -14,8 +14,10 @@ struct OutputOptions {
   bool file_is_csv() const;
 };
 
-// Adds --format/-j/--output to a subcommand.
-void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv = true);
+// Adds --format/-j/--output to a subcommand; `extra_formats` are further
+// --format values that subcommand understands.
+void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv = true,
+                        const std::vector<std::string>& extra_formats = {});
 
 // Checks that the output file can be written (report::check_output_file:
 // not a directory, its directory takes new files), before any GPU or MPI

@@ -105,7 +105,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                  "Drift in percent above which the run is reported unstable")->capture_default_str();
   add_transfer_options(cmd, o);
   add_memory_options(cmd, o);
-  add_output_options(cmd, o.out);
+  add_nvbandwidth_spellings(cmd, o);
+  add_output_options(cmd, o.out, true, {"nvbandwidth", "nvbandwidth-json"});
 }
 
 namespace {
@@ -271,6 +272,7 @@ CutsOptions cuts_options(const ConcurrentOptions& c) {
 
 RunRequest build_request(const RunOptions& o, const std::vector<std::string>& command_line) {
   check_option_mix(o);
+  check_run_features(o);
   RunRequest req;
   req.command_line = command_line;
   if (!o.suite.empty() && (!o.testcases.empty() || !o.prefixes.empty()))
@@ -294,6 +296,7 @@ RunRequest build_request(const RunOptions& o, const std::vector<std::string>& co
 
 ScenarioPlan build_scenario_plan(const RunOptions& o, const std::vector<std::string>& command_line) {
   check_option_mix(o);
+  check_run_features(o);
   const ConcurrentOptions& c = o.concurrent;
   if (!c.any_transfer()) fail(ErrorKind::usage, "no transfer given (use --do=SPEC or --htod/--dtoh/--dtod)");
   ScenarioPlan plan;

@@ -59,6 +59,12 @@ struct RunOptions {
   OutputOptions out;
   ConcurrentOptions concurrent;
   CutsFlagOptions cuts_flags;
+  // Set by nvbandwidth's spellings (add_nvbandwidth_spellings): -v prints
+  // per-sample lines; -H and -P fill the fields of the huge-page and
+  // pair-sampling features, refused by check_run_features until they exist.
+  bool verbose = false;
+  std::string host_mem;  // "hugepages" from -H/--useHugePages
+  int sample_pairs = 0;  // -P/--targetNumPairs N; 0: every pair
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& opts);
@@ -66,6 +72,14 @@ void add_run_options(CLI::App& cmd, RunOptions& opts);
 // --max-memory GPU,HOST: two sizes with K/M/G/T suffixes ("8G,16G").
 // Throws Error(usage) naming the text.
 MemoryLimit parse_max_memory(const std::string& text);
+// nvbandwidth's names for run options (--bufferSize, --testSamples,
+// --useMean, --loopCount = --copies, ...), -v/--verbose, -H and -P.
+// Defined in run_spellings.cpp.
+void add_nvbandwidth_spellings(CLI::App& cmd, RunOptions& opts);
+// Error(usage) for an option whose feature this build lacks (-H, -P), or
+// one that applies only to named cases given with transfers (-v, --format
+// nvbandwidth).
+void check_run_features(const RunOptions& opts);
 
 // Named cases. Throws Error(usage) naming the bad value, also for options
 // that only apply to concurrent transfers (--streams, --size, ...).

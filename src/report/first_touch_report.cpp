@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "report/seed_formats.hpp"
 
 namespace xb::report {
 
@@ -18,7 +19,8 @@ FirstTouchFormat parse_first_touch_format(const std::string& text) {
   if (text == "text") return FirstTouchFormat::text;
   if (text == "json") return FirstTouchFormat::json;
   if (text == "csv") return FirstTouchFormat::csv;
-  fail(ErrorKind::usage, fmt::format("invalid --format '{}': use text, json or csv", text));
+  if (text == "seed") return FirstTouchFormat::seed;
+  fail(ErrorKind::usage, fmt::format("invalid --format '{}': use text, json, csv or seed", text));
 }
 
 namespace {
@@ -188,6 +190,7 @@ std::string render_first_touch(const Result& r, FirstTouchFormat f, const std::v
     case FirstTouchFormat::text: return first_touch_text(r);
     case FirstTouchFormat::json: return first_touch_json(r, argv);
     case FirstTouchFormat::csv: return first_touch_csv(r);
+    case FirstTouchFormat::seed: return first_touch_seed_text(r);
   }
   return "";
 }

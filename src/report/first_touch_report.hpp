@@ -15,7 +15,8 @@ namespace xb::report {
 inline constexpr const char* kFirstTouchSchema = "xferbench-first-touch";
 inline constexpr int kFirstTouchSchemaVersion = 1;
 
-enum class FirstTouchFormat { text, json, csv };
+// seed: the reproducer's own lines only (report/seed_formats.hpp).
+enum class FirstTouchFormat { text, json, csv, seed };
 FirstTouchFormat parse_first_touch_format(const std::string& text);  // Error(usage)
 
 std::string first_touch_text(const firsttouch::Result& r);

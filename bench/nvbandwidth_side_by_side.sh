@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# xferbench run as nvbandwidth (a link named nvbandwidth) next to the real
+# nvbandwidth on the same machine in one call: text and -j JSON from both, a
+# diff of the two texts with every number masked, and a per-cell table of
+# xferbench / real (cells beyond 2% marked '!').
+# usage: bench/nvbandwidth_side_by_side.sh BIN_DIR OUT_DIR REAL_NVBANDWIDTH [ARGS...]
+#   ARGS go to both tools, e.g. -t 0 1 4 5 to shorten the run.
+# Then, once each, the other seed names (bwtest, cuts, gpudirect_p2p_overalloc
+# under mpirun) and 'xferbench run --format nvbandwidth -v' (about 60 s).
+# Time: the full catalogue takes about 75 s for the real v0.8 and 25 s for
+# xferbench on an H200 x2, twice each (text, JSON): about 4.5 minutes in
+# all. With -t lists the nvbandwidth part is proportionally shorter.
+[[ $# -ge 3 ]] || { echo "usage: $0 BIN_DIR OUT_DIR REAL_NVBANDWIDTH [ARGS...]" >&2; exit 2; }
+. "$(dirname "$0")/common.sh" "$@"
+real="$(readlink -f "$3")"
+shift 3
+mkdir -p "$out/bin"
+ln -sf "$x" "$out/bin/nvbandwidth"
+ours="$out/bin/nvbandwidth"
+{ date -u; nvidia-smi -L; "$x" --version; "$real" --help 2>&1 | head -3; } > "$out/machine.txt" 2>&1
+"$x" list > "$out/list.txt" 2>&1
+
+# run NAME BINARY ARGS...: stdout, stderr, exit code and wall time under OUT_DIR.
+run() {
+  local name="$1"; shift
+  local t0 t1
+  t0=$(date +%s.%N)
+  timeout 140 "$@" > "$out/$name" 2> "$out/$name.err"
+  echo $? > "$out/$name.rc"
+  t1=$(date +%s.%N)
+  python3 -c "print(f'{$t1 - $t0:.1f}')" > "$out/$name.seconds"
+}
+run real.txt "$real" "$@"
+run ours.txt "$ours" "$@"
+run real.json "$real" -j "$@"
+run ours.json "$ours" -j "$@"
+
+# The other names, for their output layouts (nothing to compare against here).
+for name in bwtest cuts gpudirect_p2p_overalloc; do ln -sf "$x" "$out/bin/$name"; done
+others=()
+# other LABEL SECONDS COMMAND...: output appended to other_names.txt, exit code kept for the summary.
+other() {
+  local label="$1" secs="$2"; shift 2
+  echo "== $label" >> "$out/other_names.txt"
+  timeout "$secs" "$@" >> "$out/other_names.txt" 2>&1
+  others+=("$(printf '%-58s exit %s' "$label" "$?")")
+}
+other "bwtest --list" 30 "$out/bin/bwtest" --list
+other "bwtest --do=all:1024:both" 60 "$out/bin/bwtest" --do=all:1024:both
+other "bwtest --do=0:DtoH:6684672:mapped --do=1:1024:HtoD" 60 \
+  "$out/bin/bwtest" --do=0:DtoH:$((64 * 1024 * 102)):mapped --do=1:1024:HtoD
+other "cuts --dtoh=0 --htod=1 --size=268435456 --iter=20" 60 "$out/bin/cuts" --dtoh=0 --htod=1 --size=268435456 --iter=20
+other "mpirun -np 2 gpudirect_p2p_overalloc 5 3 1024 1073741824 1" 120 \
+  mpirun --allow-run-as-root -np 2 "$out/bin/gpudirect_p2p_overalloc" 5 3 1024 1073741824 1
+other "xferbench run --format nvbandwidth -v -t 0 5" 60 "$x" run -q --format nvbandwidth -v -t 0 5
+other "xferbench run --format nvbandwidth-json -t 32" 60 "$x" run -q --format nvbandwidth-json -t 32
+
+mask() { sed -E 's/[0-9]+(\.[0-9]+)?/#/g' "$1"; }
+diff -u <(mask "$out/real.txt") <(mask "$out/ours.txt") > "$out/masked.diff"
+python3 "$here/nvbandwidth_compare.py" "$out/real.txt" "$out/ours.txt" "$out/real.json" "$out/ours.json" \
+  > "$out/compare.txt" 2>&1
+
+{
+  echo "# nvbandwidth side by side, $(date -u +%F), $(nvidia-smi -L | wc -l) GPU(s): $(nvidia-smi -L | head -1)"
+  echo "# args: ${*:-(none: the full catalogue)}"
+  printf '%-10s %-6s %-6s %s\n' run exit secs "stdout lines"
+  for f in real.txt ours.txt real.json ours.json; do
+    printf '%-10s %-6s %-6s %s\n' "$f" "$(cat "$out/$f.rc")" "$(cat "$out/$f.seconds")" "$(wc -l < "$out/$f")"
+  done
+  echo "masked diff: $(grep -c '^-[^-]' "$out/masked.diff") lines only in real, $(grep -c '^+[^+]' "$out/masked.diff") only in xferbench"
+  grep -E '^[-+][^-+]' "$out/masked.diff" | sort | uniq -c | sort -rn | head -12
+  tail -4 "$out/compare.txt"
+  printf '%s\n' "${others[@]}"
+} | tee "$out/summary.txt"

@@ -1,0 +1,145 @@
+#include "app/seed_names.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "app/cli.hpp"
+#include "app/nvbandwidth_cli.hpp"
+#include "app/run_options.hpp"
+#include "core/error.hpp"
+#include "core/topology.hpp"
+#include "report/seed_formats.hpp"
+
+namespace xb::app {
+namespace {
+
+int nvbandwidth_main(Context& ctx, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  auto inv = std::make_shared<NvbInvocation>();
+  const int code = parse_nvbandwidth(args, *inv, out, err);
+  if (code >= 0) return code;
+  ctx.quiet = true;  // nvbandwidth draws no progress line
+  ctx.action = [inv, &ctx]() { return run_nvbandwidth(*inv, ctx); };
+  return run_action(ctx, err);
+}
+
+// multi-gpu-bwtest's options: --do (repeatable), --streams, --list, --help.
+int bwtest_main(Context& ctx, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  auto opts = std::make_shared<RunOptions>();
+  bool list = false;
+  CLI::App app(fmt::format("bwtest: xferbench {} with multi-gpu-bwtest's options and output: concurrent host <-> GPU "
+                           "copies, one stream per transfer by default", XFERBENCH_VERSION),
+               "bwtest");
+  app.add_option("--do", opts->concurrent.specs,
+                 "Transfer spec <device>[:<direction>][:<size>][:<memory options>], e.g. all:1024:both (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--streams", opts->concurrent.streams, "per-transfer (default), per-device or only-one");
+  app.add_flag("--list", list, "List the CUDA devices and exit");
+  app.footer("See docs/concurrent.md for the spec grammar and xferbench's extensions.");
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    fmt::print(err, "bwtest (xferbench): error: {}\nRun 'bwtest --help' for usage.\n", e.what());
+    return exit_code(ErrorKind::usage);
+  }
+  if (list) {
+    ctx.action = []() {
+      report::bwtest_list(std::cout, discover_system(false));
+      return 0;
+    };
+    return run_action(ctx, err);
+  }
+  opts->out.format = "bwtest";
+  std::shared_ptr<ScenarioPlan> plan;
+  try {
+    plan = std::make_shared<ScenarioPlan>(build_scenario_plan(*opts, ctx.argv));
+  } catch (const Error& e) {
+    fmt::print(err, "bwtest (xferbench): error: {}\n", e.what());
+    return exit_code(e.kind());
+  }
+  ctx.action = [plan, opts, &ctx]() { return execute_scenario(*plan, opts->out, ctx); };
+  return run_action(ctx, err);
+}
+
+bool has_format(const std::vector<std::string>& args) {
+  return std::any_of(args.begin(), args.end(), [](const std::string& a) {
+    return a == "--format" || a.rfind("--format=", 0) == 0 || a == "-j" || a == "--json";
+  });
+}
+
+}  // namespace
+
+SeedTool seed_tool_of(const std::string& argv0) {
+  const auto slash = argv0.find_last_of('/');
+  const std::string base = slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
+  for (SeedTool t : {SeedTool::nvbandwidth, SeedTool::bwtest, SeedTool::cuts, SeedTool::overalloc})
+    if (base == seed_tool_name(t)) return t;
+  return SeedTool::none;
+}
+
+const char* seed_tool_name(SeedTool tool) {
+  switch (tool) {
+    case SeedTool::nvbandwidth: return "nvbandwidth";
+    case SeedTool::bwtest: return "bwtest";
+    case SeedTool::cuts: return "cuts";
+    case SeedTool::overalloc: return "gpudirect_p2p_overalloc";
+    case SeedTool::none: break;
+  }
+  return "xferbench";
+}
+
+std::string version_text(SeedTool tool) {
+  const std::string self = fmt::format("xferbench {}: host <-> GPU, GPU <-> GPU and process <-> process transfer "
+                                       "bandwidth and latency against each link's theoretical peak",
+                                       XFERBENCH_VERSION);
+  switch (tool) {
+    case SeedTool::none:
+      return self + "\nInstalled as nvbandwidth, bwtest, cuts or gpudirect_p2p_overalloc it takes that tool's "
+                    "options and prints its output.";
+    case SeedTool::nvbandwidth:
+      return self + "\nRun as nvbandwidth: nvbandwidth's options, defaults and output (text as v0.10 prints it, -j "
+                    "JSON); this is not NVIDIA's nvbandwidth.";
+    case SeedTool::bwtest: return self + "\nRun as bwtest: multi-gpu-bwtest's options and output.";
+    case SeedTool::cuts: return self + "\nRun as cuts: CUts' options and output ('xferbench cuts --format cuts').";
+    case SeedTool::overalloc:
+      return self + "\nRun as gpudirect_p2p_overalloc: the reproducer's five values and its output "
+                    "('xferbench first-touch --format seed').";
+  }
+  return self;
+}
+
+int run_seed_front_end(SeedTool tool, Context& ctx, const std::vector<std::string>& args, std::ostream& out,
+                       std::ostream& err) {
+  if (tool == SeedTool::none) return -1;
+  ctx.argv.insert(ctx.argv.end(), args.begin(), args.end());  // the command line recorded in results
+  // CUts spells it -V as well (xferbench's own -V, too).
+  const bool version = std::find(args.begin(), args.end(), "--version") != args.end() ||
+                       (tool == SeedTool::cuts && std::find(args.begin(), args.end(), "-V") != args.end());
+  if (version) {
+    out << version_text(tool) << "\n";
+    return 0;
+  }
+  if (tool == SeedTool::nvbandwidth) return nvbandwidth_main(ctx, args, out, err);
+  if (tool == SeedTool::bwtest) return bwtest_main(ctx, args, out, err);
+  return -1;
+}
+
+std::vector<std::string> seed_command_line(SeedTool tool, std::vector<std::string> args) {
+  if (tool != SeedTool::cuts && tool != SeedTool::overalloc) return args;
+  std::vector<std::string> out = {tool == SeedTool::cuts ? "cuts" : "first-touch"};
+  if (!has_format(args)) {
+    out.push_back("--format");
+    out.push_back(tool == SeedTool::cuts ? "cuts" : "seed");
+  }
+  out.insert(out.end(), args.begin(), args.end());
+  return out;
+}
+
+}  // namespace xb::app

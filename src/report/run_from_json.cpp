@@ -1,0 +1,200 @@
+// The inverse of report/json.cpp for run documents: field names, units and
+// nesting as run_json() and system_json() write them.
+#include "report/run_from_json.hpp"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "report/report.hpp"
+
+namespace xb::report {
+namespace {
+
+using json = nlohmann::json;
+
+Peak peak_from(const json& j) {
+  Peak p;
+  if (j.is_null()) return p;
+  p.gbps = j.at("gbps").get<double>();
+  p.formula = j.at("formula").get<std::string>();
+  p.source = j.at("source").get<std::string>();
+  return p;
+}
+
+GpuInfo gpu_from(const json& j) {
+  GpuInfo g;
+  g.index = j.at("index").get<int>();
+  g.name = j.at("name").get<std::string>();
+  g.pci_bus_id = j.at("pci_bus_id").get<std::string>();
+  const std::string cc = j.at("compute_capability").get<std::string>();
+  if (std::sscanf(cc.c_str(), "%d.%d", &g.cc_major, &g.cc_minor) != 2)
+    fail(ErrorKind::usage, fmt::format("gpu {}: compute_capability '{}' is not MAJOR.MINOR", g.index, cc));
+  g.sm_count = j.at("sm_count").get<int>();
+  g.memory_bytes = j.at("memory_bytes").get<std::uint64_t>();
+  g.numa_node = j.at("numa_node").get<int>();
+  const json& pcie = j.at("pcie");
+  g.pcie_gen_current = pcie.at("generation_current").get<int>();
+  g.pcie_gen_max = pcie.at("generation_max").get<int>();
+  g.pcie_width_current = pcie.at("width_current").get<int>();
+  g.pcie_width_max = pcie.at("width_max").get<int>();
+  const json& nvlink = j.at("nvlink");
+  g.nvlink_count = nvlink.at("active_links").get<int>();
+  g.nvlink_gbps_per_link = nvlink.at("gbps_per_link").get<double>();
+  g.nvlink_rate_source = nvlink.value("rate_source", "");
+  g.nvlink_remote_bus_ids = nvlink.value("remote_bus_ids", std::vector<std::string>{});
+  g.managed_memory = j.at("managed_memory").get<bool>();
+  g.unified_addressing = j.at("unified_addressing").get<bool>();
+  g.can_map_host_memory = j.at("can_map_host_memory").get<bool>();
+  g.copy_engines = j.at("copy_engines").get<int>();
+  g.pcie = peak_from(j.at("peak_host_link"));
+  g.memory = peak_from(j.at("peak_device_memory"));
+  return g;
+}
+
+LinkKind link_kind_from(const std::string& s) {
+  for (LinkKind k : {LinkKind::self, LinkKind::nvlink, LinkKind::pcie, LinkKind::none})
+    if (s == to_string(k)) return k;
+  fail(ErrorKind::usage, fmt::format("unknown link kind '{}'", s));
+}
+
+Verification verification_from(const json& j) {
+  Verification v;
+  const std::string s = j.at("status").get<std::string>();
+  if (s == "passed") v.status = Verification::Status::passed;
+  else if (s == "failed") v.status = Verification::Status::failed;
+  else if (s == "skipped") v.status = Verification::Status::skipped;
+  else fail(ErrorKind::usage, fmt::format("unknown verification status '{}'", s));
+  v.first_bad_offset = j.value("first_bad_offset", std::uint64_t{0});
+  return v;
+}
+
+Cell cell_from(const json& j, Metric metric) {
+  const std::string unit = metric == Metric::bandwidth_gbps ? "gbps" : "ns";
+  Cell c;
+  c.row = j.at("row").get<int>();
+  c.col = j.at("col").get<int>();
+  c.value = j.at("value_" + unit).get<double>();
+  const json& st = j.at("stats");
+  c.stats.count = j.at("samples").get<int>();
+  c.stats.median = st.at("median_" + unit).get<double>();
+  c.stats.mean = st.at("mean_" + unit).get<double>();
+  c.stats.min = st.at("min_" + unit).get<double>();
+  c.stats.max = st.at("max_" + unit).get<double>();
+  c.stats.stddev = st.at("stddev_" + unit).get<double>();
+  c.stats.cov = st.at("cov").get<double>();
+  c.samples = j.at("samples_" + unit).get<std::vector<double>>();
+  c.link = j.at("link").get<std::string>();
+  c.outlier = j.at("outlier").get<bool>();
+  c.note = j.value("note", "");
+  if (metric == Metric::bandwidth_gbps) {
+    c.bytes_per_copy = j.at("bytes_per_copy").get<std::uint64_t>();
+    c.copies_per_sample = j.at("copies_per_sample").get<int>();
+    c.gated = j.at("gated").get<bool>();
+    c.peak = peak_from(j.at("peak"));
+    c.efficiency = j.at("efficiency").is_null() ? 0.0 : j.at("efficiency").get<double>();
+    c.verification = verification_from(j.at("verification"));
+  } else {
+    c.bytes_per_copy = j.at("buffer_bytes").get<std::uint64_t>();
+    c.copies_per_sample = j.at("accesses_per_sample").get<int>();
+  }
+  return c;
+}
+
+Matrix matrix_from(const json& j) {
+  Matrix m;
+  m.name = j.at("name").get<std::string>();
+  m.title = j.at("title").get<std::string>();
+  m.metric = j.at("metric").get<std::string>() == to_string(Metric::latency_ns) ? Metric::latency_ns
+                                                                                : Metric::bandwidth_gbps;
+  m.row_labels = j.at("row_labels").get<std::vector<std::string>>();
+  m.col_labels = j.at("col_labels").get<std::vector<std::string>>();
+  for (const json& c : j.at("cells")) m.cells.push_back(cell_from(c, m.metric));
+  return m;
+}
+
+CaseStatus status_from(const std::string& s) {
+  for (CaseStatus k : {CaseStatus::passed, CaseStatus::failed, CaseStatus::waived, CaseStatus::error})
+    if (s == to_string(k)) return k;
+  fail(ErrorKind::usage, fmt::format("unknown case status '{}'", s));
+}
+
+CaseResult case_from(const json& j) {
+  CaseResult c;
+  c.index = j.at("index").get<int>();
+  c.name = j.at("name").get<std::string>();
+  c.description = j.at("description").get<std::string>();
+  c.status = status_from(j.at("status").get<std::string>());
+  c.message = j.at("message").get<std::string>();
+  c.wall_seconds = j.at("wall_seconds").get<double>();
+  for (const json& m : j.at("matrices")) c.matrices.push_back(matrix_from(m));
+  return c;
+}
+
+void settings_from(const json& j, RunSettings& s) {
+  s.buffer_bytes = j.at("buffer_bytes").get<std::uint64_t>();
+  s.statistic = j.at("statistic").get<std::string>();
+  MeasureOptions& m = s.measure;
+  m.copies_per_sample = j.at("copies_per_sample").get<int>();
+  m.target_sample_s = j.at("target_sample_seconds").get<double>();
+  m.warmup_copies = j.at("warmup_copies").get<int>();
+  m.min_samples = j.at("min_samples").get<int>();
+  m.max_samples = j.at("max_samples").get<int>();
+  m.target_rel_error = j.at("target_relative_error").get<double>();
+  m.budget_s = j.at("budget_seconds_per_cell").get<double>();
+  m.verify = j.at("verify").get<bool>();
+  m.numa_affinity = j.at("numa_affinity").get<bool>();
+}
+
+}  // namespace
+
+System system_from_json(const json& env) {
+  try {
+    System s;
+    s.hostname = env.at("hostname").get<std::string>();
+    s.driver_version = env.at("driver_version").get<std::string>();
+    s.cuda_driver_version = env.at("cuda_driver_version").get<int>();
+    s.cuda_runtime_version = env.at("cuda_runtime_version").get<int>();
+    s.nvml_available = env.at("nvml_available").get<bool>();
+    s.nvml_error = env.value("nvml_error", "");
+    for (const json& g : env.at("gpus")) s.gpus.push_back(gpu_from(g));
+    s.links.assign(s.gpus.size(), std::vector<PeerLink>(s.gpus.size()));
+    for (const json& l : env.at("gpu_links")) {
+      PeerLink& link = s.links.at(l.at("from").get<std::size_t>()).at(l.at("to").get<std::size_t>());
+      link.kind = link_kind_from(l.at("kind").get<std::string>());
+      link.nvlinks = l.at("nvlinks").get<int>();
+      link.peer_access = l.at("peer_access").get<bool>();
+      link.peak = peak_from(l.at("peak"));
+    }
+    for (const json& n : env.at("numa_nodes"))
+      s.numa.push_back({n.at("id").get<int>(), n.at("cpus").get<std::string>(), n.at("memory_bytes").get<std::uint64_t>(),
+                        n.at("free_bytes").get<std::uint64_t>()});
+    s.host_memory_bytes = env.value("host_memory_bytes", std::uint64_t{0});
+    return s;
+  } catch (const json::exception& e) {
+    fail(ErrorKind::usage, fmt::format("environment: {}", e.what()));
+  } catch (const std::out_of_range& e) {
+    fail(ErrorKind::usage, fmt::format("environment: a gpu_links entry names a GPU that is not listed ({})", e.what()));
+  }
+}
+
+RunResult run_from_json(const json& doc) {
+  if (!doc.is_object() || doc.value("schema", "") != kSchemaName || doc.value("schema_version", 0) != kSchemaVersion)
+    fail(ErrorKind::usage, fmt::format("not an xferbench run document (want schema '{}' version {})", kSchemaName,
+                                       kSchemaVersion));
+  try {
+    RunResult r;
+    r.command_line = doc.at("command_line").get<std::vector<std::string>>();
+    r.start_time_utc = doc.at("start_time_utc").get<std::string>();
+    r.wall_seconds = doc.at("wall_seconds").get<double>();
+    settings_from(doc.at("settings"), r.settings);
+    r.system = system_from_json(doc.at("environment"));
+    for (const json& c : doc.at("cases")) r.cases.push_back(case_from(c));
+    return r;
+  } catch (const json::exception& e) {
+    fail(ErrorKind::usage, fmt::format("run document: {}", e.what()));
+  }
+}
+
+}  // namespace xb::report
