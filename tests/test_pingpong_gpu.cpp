@@ -1,6 +1,8 @@
-// GPU paths of pingpong that run inside one process: staged and nccl
-// between two threads (ipc needs two processes: see docs/pingpong.md for the
-// mpirun checks). Skipped, with the reason, where there is no GPU or NCCL.
+// GPU paths of pingpong that run inside one process: staged (pipelined),
+// nccl and the device transport between a host thread and a GPU kernel, as
+// two threads (ipc and the device transport between two GPUs need two
+// processes: bench/pingpong_device.sh runs them under mpirun). Skipped,
+// with the reason, where there is no GPU or NCCL.
 #include <gtest/gtest.h>
 
 #if __has_include(<nccl.h>)
@@ -59,6 +61,34 @@ TEST(PingpongGpu, StagedGpuToGpuAndGpuToHostVerifyInEveryMode) {
   for (Mode mode : {Mode::pingpong, Mode::bw, Mode::bibw}) {
     expect_verified_run(gpu_options(gpu0, gpu_last, TransportKind::staged, mode), "staged");
     expect_verified_run(gpu_options(host, gpu0, TransportKind::staged, mode), "staged");
+  }
+}
+
+TEST(PingpongGpu, StagedMessagesLargerThanAChunkArePipelinedAndVerify) {
+  if (device_count_or_zero() < 1) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const Endpoint gpu0{true, 0}, host{};
+  for (Mode mode : {Mode::pingpong, Mode::bw, Mode::bibw}) {
+    Options o = gpu_options(gpu0, gpu0, TransportKind::staged, mode);
+    o.num_sizes = 15;  // 8 B .. 128 KiB: up to 32 chunks of 4 KiB
+    o.stage_chunk_bytes = 4096;
+    expect_verified_run(o, "staged");
+    o.dev1 = host;
+    expect_verified_run(o, "staged");
+  }
+}
+
+// The device transport between a CPU thread and a kernel: the CPU side is
+// one in-process rank, the GPU side the other, mailboxes in shared memory.
+TEST(PingpongGpu, DeviceTransportBetweenHostAndGpuVerifiesInEveryMode) {
+  if (device_count_or_zero() < 1) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const Endpoint gpu0{true, 0}, host{};
+  for (Mode mode : {Mode::pingpong, Mode::bw, Mode::bibw}) {
+    Options o = gpu_options(host, gpu0, TransportKind::device, mode);
+    o.num_sizes = 18;  // 8 B .. 1 MiB: LL words up to 1 KiB, stores and flags above (several blocks)
+    o.ll_max_bytes = 1024;
+    expect_verified_run(o, "device");
+    std::swap(o.dev1, o.dev2);  // the GPU initiates and times
+    expect_verified_run(o, "device");
   }
 }
 

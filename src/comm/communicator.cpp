@@ -58,6 +58,11 @@ void Communicator::recv(int peer, int tag, void* data, std::size_t bytes, Second
   wait_all(&r, 1, timeout);
 }
 
+bool Communicator::test(Request& r) {
+  wait_all(&r, 1, Seconds(1e9));
+  return true;
+}
+
 void Communicator::send_string(int peer, int tag, const std::string& text, Seconds timeout) {
   const std::uint64_t n = text.size();
   send(peer, tag, &n, sizeof n, timeout);

@@ -56,6 +56,11 @@ class Communicator {
   // Completes every active request; throws Error(timeout) naming the peer of
   // the first request still pending when `timeout` has passed.
   virtual void wait_all(Request* requests, std::size_t count, Seconds timeout) = 0;
+  // Completes `r` if that needs no waiting; true once it is complete (or was
+  // not active). For pipelines that poll several things at once. The default
+  // waits for it, which is correct but overlaps nothing; implementations
+  // override it with a real test.
+  virtual bool test(Request& r);
 
   // Blocking send/receive with a deadline. The default posts a request and
   // waits on it; an implementation may use a faster blocking path as long as

@@ -28,6 +28,7 @@ class InprocComm final : public Communicator {
   Request isend(int peer, int tag, const void* data, std::size_t bytes) override;
   Request irecv(int peer, int tag, void* data, std::size_t bytes) override;
   void wait_all(Request* requests, std::size_t count, Seconds timeout) override;
+  bool test(Request& r) override;
 
  private:
   std::shared_ptr<InprocWorld> world_;

@@ -136,6 +136,7 @@ class MpiComm final : public Communicator {
   Request isend(int peer, int tag, const void* data, std::size_t bytes) override;
   Request irecv(int peer, int tag, void* data, std::size_t bytes) override;
   void wait_all(Request* requests, std::size_t count, Seconds timeout) override;
+  bool test(Request& r) override;
   void send(int peer, int tag, const void* data, std::size_t bytes, Seconds timeout) override;
   void recv(int peer, int tag, void* data, std::size_t bytes, Seconds timeout) override;
 
@@ -260,6 +261,16 @@ void MpiComm::wait_all(Request* requests, std::size_t count, Seconds timeout) {
       give_up(requests, count, timeout);
     }
   }
+}
+
+bool MpiComm::test(Request& r) {
+  if (!r.active) return true;
+  MPI_Request m = get(r);
+  int done = 0;
+  check(MPI_Test(&m, &done, MPI_STATUS_IGNORE), "MPI_Test");
+  std::memcpy(r.storage.data(), &m, sizeof m);
+  if (done) r.active = false;
+  return done != 0;
 }
 
 void MpiComm::give_up(Request* requests, std::size_t count, Seconds timeout) {
