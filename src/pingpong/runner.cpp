@@ -167,6 +167,7 @@ std::string describe_path(const PairContext& ctx, const Transport& t) {
     return mine;
   }
   const std::string theirs = ctx.comm->recv_string(ctx.peer, kTagDescribe, ctx.timeout);
+  if (mine == theirs && !mine.empty()) return fmt::format("both ranks: {}", mine);
   std::string out;
   if (!mine.empty()) out = fmt::format("rank {}: {}", ctx.comm->rank(), mine);
   if (!theirs.empty()) out += fmt::format("{}rank {}: {}", out.empty() ? "" : "; ", ctx.peer, theirs);

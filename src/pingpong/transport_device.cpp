@@ -149,7 +149,8 @@ class CpuSide final : public DeviceTransportBase {
   }
 
   std::string describe() const override {
-    return fmt::format("a CPU thread on this rank's side, mailboxes in shared memory; LL words up to {} B",
+    return fmt::format("a CPU thread stores into the peer's mailbox in shared memory (LL words up to {} B, above "
+                       "that a copy and a release flag)",
                        ctx_.ll_max_bytes);
   }
 
