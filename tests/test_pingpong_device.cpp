@@ -20,6 +20,7 @@
 #include "pingpong/host_endpoint.hpp"
 #include "pingpong/pattern.hpp"
 #include "pingpong/runner.hpp"
+#include "fault_transports.hpp"
 #include "rank_outcomes.hpp"
 
 namespace xb::pingpong {
@@ -314,33 +315,12 @@ TEST(PingpongDevice, AllPairsMeasuresEveryPairOverSharedMemory) {
   }
 }
 
-// Passes everything to the real transport but flips byte 5 of what the
-// initiator received, as a link that corrupts data would.
-class Corrupting final : public Transport {
- public:
-  explicit Corrupting(std::unique_ptr<Transport> inner) : inner_(std::move(inner)) {}
-  TransportKind kind() const override { return inner_->kind(); }
-  void connect() override { inner_->connect(); }
-  void prepare(std::size_t bytes, std::uint64_t seed) override { inner_->prepare(bytes, seed); }
-  std::vector<double> run(Mode m, std::size_t bytes, int reps, int window) override {
-    return inner_->run(m, bytes, reps, window);
-  }
-  std::vector<unsigned char> received(std::size_t bytes) override {
-    auto data = inner_->received(bytes);
-    if (data.size() > 5) data[5] ^= 0x40;
-    return data;
-  }
-
- private:
-  std::unique_ptr<Transport> inner_;
-};
-
 TEST(PingpongDevice, CorruptedDataFailsTheRunWithTheFirstBadOffset) {
   Environment env = default_environment();
   env.make_transport = [](TransportKind k, const PairContext& ctx) -> std::unique_ptr<Transport> {
     auto t = make_transport(k, ctx);
     if (!ctx.initiator) return t;
-    return std::make_unique<Corrupting>(std::move(t));
+    return std::make_unique<CorruptingTransport>(std::move(t), 5);
   };
   Options o = device_options(Mode::pingpong);
   o.num_sizes = 2;
@@ -360,23 +340,10 @@ TEST(PingpongDevice, CorruptedDataFailsTheRunWithTheFirstBadOffset) {
 
 TEST(PingpongDevice, ARankThatNeverRunsItsSideEndsTheRunWithATimeoutNamingIt) {
   Environment env = default_environment();
-  // The responder's transport connects but never takes part in a run.
-  class Silent final : public Transport {
-   public:
-    explicit Silent(std::unique_ptr<Transport> t) : t_(std::move(t)) {}
-    TransportKind kind() const override { return t_->kind(); }
-    void connect() override { t_->connect(); }
-    void prepare(std::size_t bytes, std::uint64_t seed) override { t_->prepare(bytes, seed); }
-    std::vector<double> run(Mode, std::size_t, int reps, int) override { return std::vector<double>(reps, 0.0); }
-    std::vector<unsigned char> received(std::size_t bytes) override { return t_->received(bytes); }
-
-   private:
-    std::unique_ptr<Transport> t_;
-  };
   env.make_transport = [](TransportKind k, const PairContext& ctx) -> std::unique_ptr<Transport> {
     auto t = make_transport(k, ctx);
     if (ctx.initiator) return t;
-    return std::make_unique<Silent>(std::move(t));
+    return std::make_unique<SilentTransport>(std::move(t));  // connects, never runs its side
   };
   Options o = device_options(Mode::pingpong);
   o.timeout_s = 0.3;

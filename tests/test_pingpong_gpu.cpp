@@ -9,7 +9,11 @@
 #include <nccl.h>
 #endif
 
+#include <chrono>
+
 #include "comm/inproc_comm.hpp"
+#include "core/cuda_check.hpp"
+#include "fault_transports.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/nccl_api.hpp"
 #include "pingpong/runner.hpp"
@@ -90,6 +94,38 @@ TEST(PingpongGpu, DeviceTransportBetweenHostAndGpuVerifiesInEveryMode) {
     std::swap(o.dev1, o.dev2);  // the GPU initiates and times
     expect_verified_run(o, "device");
   }
+}
+
+// A peer that never starts its side: the kernel gives up after the timeout
+// (read from %globaltimer), says what it waited for, and the GPU is idle.
+TEST(PingpongGpu, DeviceKernelGivesUpOnASilentPeerAndLeavesTheGpuIdle) {
+  if (device_count_or_zero() < 1) GTEST_SKIP() << "no CUDA GPU on this machine";
+  Environment env = default_environment();
+  env.make_transport = [](TransportKind k, const PairContext& ctx) -> std::unique_ptr<Transport> {
+    auto t = make_transport(k, ctx);
+    if (ctx.initiator) return t;
+    return std::make_unique<SilentTransport>(std::move(t));
+  };
+  Options o = gpu_options(Endpoint{true, 0}, Endpoint{}, TransportKind::device, Mode::pingpong);
+  o.num_sizes = 1;
+  o.timeout_s = 0.5;
+  std::optional<Error> err;
+  comm::run_ranks({2, {}}, [&](comm::Communicator& c) {
+    try {
+      run(c, o, env);
+    } catch (const Error& e) {
+      if (c.rank() == 0) err = e;
+    }
+  });
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err->kind(), ErrorKind::timeout);
+  EXPECT_NE(std::string(err->what()).find("rank 0 (gpu 0): rank 1 (host) did not answer within 0.5 s: the device "
+                                          "kernel on gpu 0 gave up waiting for the peer to start run 1"),
+            std::string::npos)
+      << err->what();
+  const auto t0 = std::chrono::steady_clock::now();
+  XB_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(100)) << "the GPU was still busy";
 }
 
 TEST(PingpongGpu, NcclBetweenTwoGpusVerifiesInEveryMode) {
