@@ -36,6 +36,22 @@ __device__ __forceinline__ void st_pair(std::uint64_t* p, std::uint64_t a, std::
 
 __device__ __forceinline__ bool lead_thread() { return blockIdx.x == 0 && threadIdx.x == 0; }
 
+// The timeout of one wait. The clock is read only every 64 polls (from the
+// 64th on), so a wait that succeeds at once never reads %globaltimer and
+// the poll loop stays one load long.
+struct Patience {
+  std::uint64_t limit_ns;
+  std::uint64_t start = 0;
+  std::uint32_t polls = 0;
+  __device__ explicit Patience(std::uint64_t limit) : limit_ns(limit) {}
+  __device__ bool exhausted() {
+    if ((++polls & 63U) != 0) return false;
+    const std::uint64_t now = global_ns();
+    if (start == 0) start = now;
+    return now - start > limit_ns;
+  }
+};
+
 __device__ void report_timeout(const DeviceRunArgs& a, WaitFor what, std::uint64_t seq, std::uint64_t seen,
                                std::uint32_t rep) {
   volatile KernelStatus* s = a.status;
@@ -54,10 +70,10 @@ __device__ bool block_wait_word(const DeviceRunArgs& a, const std::uint64_t* wor
                                 WaitFor what, std::uint32_t rep) {
   bool ok = true;
   if (threadIdx.x == 0) {
-    const std::uint64_t t0 = global_ns();
+    Patience patience(a.spec.timeout_ns);
     std::uint64_t seen;
     while ((seen = ld_acquire(word)) < target) {
-      if (global_ns() - t0 > a.spec.timeout_ns) {
+      if (patience.exhausted()) {
         report_timeout(a, what, target, seen, rep);
         ok = false;
         break;
@@ -71,10 +87,10 @@ __device__ bool block_wait_word(const DeviceRunArgs& a, const std::uint64_t* wor
 __device__ bool block_wait_parts(const DeviceRunArgs& a, std::uint64_t seq, std::uint32_t rep) {
   bool ok = true;
   for (std::uint32_t b = threadIdx.x; b < a.spec.peer_parts && ok; b += blockDim.x) {
-    const std::uint64_t t0 = global_ns();
+    Patience patience(a.spec.timeout_ns);
     std::uint64_t seen;
     while ((seen = ld_acquire(&a.links.in.flags->parts[b])) < seq) {
-      if (global_ns() - t0 > a.spec.timeout_ns) {
+      if (patience.exhausted()) {
         report_timeout(a, WaitFor::message, seq, seen, rep);
         ok = false;
         break;
@@ -141,11 +157,11 @@ __device__ bool ll_receive(const DeviceRunArgs& a, std::uint64_t seq, std::uint3
   const std::uint64_t bytes = a.spec.bytes;
   bool ok = true;
   for (std::uint64_t v = threadIdx.x, n = ll_pairs(bytes); v < n && ok; v += blockDim.x) {
-    const std::uint64_t t0 = global_ns();
+    Patience patience(a.spec.timeout_ns);
     std::uint64_t lo, hi;
     ld_pair(a.links.in.ll + 2 * v, lo, hi);
     while (!(ll_at_least(lo, seq) && ll_at_least(hi, seq))) {
-      if (global_ns() - t0 > a.spec.timeout_ns) {
+      if (patience.exhausted()) {
         report_timeout(a, WaitFor::message, seq, (ll_at_least(lo, seq) ? hi : lo) >> 32, rep);
         ok = false;
         break;

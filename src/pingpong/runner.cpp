@@ -216,6 +216,11 @@ PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vect
     r.error = e.what();
     r.error_kind = e.kind();
     r.sizes.clear();
+  } catch (const std::bad_alloc&) {
+    r.error = fmt::format("rank {}: out of host memory for {} repetitions (--loop-count) of up to {} bytes",
+                          c.rank(), std::max(o.loop_count, o.warmup), ctx.max_bytes);
+    r.error_kind = ErrorKind::resources;
+    r.sizes.clear();
   }
   return r;
 }

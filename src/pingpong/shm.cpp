@@ -33,8 +33,14 @@ unsigned char* map(int fd, std::size_t bytes, const std::string& name) {
 
 SharedSegment SharedSegment::create(std::size_t bytes) {
   SharedSegment s;
-  s.name_ = unique_name();
-  const int fd = shm_open(s.name_.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  int fd = -1;
+  // A name can be taken by a segment that a killed run left behind (same
+  // pid, reused): try the next one.
+  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+    s.name_ = unique_name();
+    fd = shm_open(s.name_.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0 && errno != EEXIST) break;
+  }
   if (fd < 0) fail(ErrorKind::resources, fmt::format("cannot create shared memory {}: {}", s.name_, std::strerror(errno)));
   s.owner_ = true;
   // posix_fallocate reserves the pages now: a /dev/shm too small for the
