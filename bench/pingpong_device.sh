@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Issue 13 on nvidia-h200-x2 in one call (about 90 s): the GPU unit tests;
+# Issue 13 on nvidia-h200-x2 in one call (about 100 s): the GPU unit tests;
 # 8 B one-way latency over the device transport (GPU <-> GPU, host -> GPU,
 # GPU -> host) next to ipc, nccl, staged and host MPI; 512 MiB windowed
 # bandwidth over device, ipc, nccl and staged (three chunk sizes) next to
 # host MPI and `run -t device_to_device_memcpy_write_sm`; the staged
-# pingpong at 512 MiB; what auto picks; a device sweep 8 B .. 512 MiB; the
+# pingpong at 512 MiB; what auto picks; device sweeps (8 B .. 128 MiB); the
 # all-pairs matrix; and a fault check (kill -STOP of rank 1: rank 0 must
 # exit 9 within the timeout). Every run's text and JSON land in OUT_DIR;
 # bench/pingpong_summary.py prints the table against the issue's targets.
@@ -47,7 +47,7 @@ pp bw_mpi_host --dev1 host --dev2 host --transport mpi "${bw[@]}"
 timeout 60 "$x" run -t device_to_device_memcpy_write_sm -o "$out/write_sm.json" >"$out/write_sm.txt" 2>&1
 echo "exit $?" >>"$out/write_sm.txt"
 
-pp sweep_device --dev1 gpu --dev2 gpu --transport device -n 27 --loop-count 50 --warmup 5
+pp sweep_device --dev1 gpu --dev2 gpu --transport device -n 25 --loop-count 50 --warmup 5
 pp sweep_device_host_gpu --dev1 host --dev2 gpu --transport device -n 24 --loop-count 50 --warmup 5
 pp all_pairs_device --dev1 gpu --dev2 gpu --transport device --all-pairs -n 1 --loop-count 2000 --warmup 200
 
@@ -60,26 +60,31 @@ pp all_pairs_device --dev1 gpu --dev2 gpu --transport device --all-pairs -n 1 --
 fault() {
   timeout 60 "${mpi[@]}" "$x" pingpong --dev1 gpu --dev2 gpu --transport device -n 12 --loop-count 1000000 \
     --warmup 10 --timeout 3 >"$out/fault.txt" 2>&1 &
-  local waiter=$! launcher="" rank1="" p
+  local waiter=$! launcher="" rank0="" rank1="" p r
   sleep 5
   launcher=$(pgrep -P "$waiter" | head -1)
   for p in $(pgrep -P "${launcher:-0}"); do
-    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then rank1=$p; fi
+    r=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+    [[ "$r" == 0 ]] && rank0=$p
+    [[ "$r" == 1 ]] && rank1=$p
   done
-  if [[ -z "$rank1" ]]; then
-    echo "fault check: rank 1 not found (launcher ${launcher:-none})" >>"$out/fault.txt"
+  if [[ -z "$rank0" || -z "$rank1" ]]; then
+    echo "fault check: ranks not found (launcher ${launcher:-none})" >>"$out/fault.txt"
     wait "$waiter"
     return
   fi
   local t0 t1 code
   t0=$(date +%s.%N)
   kill -STOP "$rank1"
-  wait "$waiter"
-  code=$?
+  # Rank 0 must end on its own; a stopped rank 1 could keep mpirun from
+  # finishing, so it is woken only after rank 0 is gone (or 20 s passed).
+  for _ in $(seq 200); do kill -0 "$rank0" 2>/dev/null || break; sleep 0.1; done
   t1=$(date +%s.%N)
   kill -CONT "$rank1" 2>/dev/null
+  wait "$waiter"
+  code=$?
   kill -KILL "$rank1" 2>/dev/null
-  echo "fault check: exit $code, $(python3 -c "print(f'{$t1 - $t0:.1f}')") s after SIGSTOP of rank 1 (pid $rank1)" >>"$out/fault.txt"
+  echo "fault check: exit $code, rank 0 ended $(python3 -c "print(f'{$t1 - $t0:.1f}')") s after SIGSTOP of rank 1" >>"$out/fault.txt"
 }
 fault
 python3 "$here/pingpong_summary.py" "$out" | tee "$out/summary.txt"

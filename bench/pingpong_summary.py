@@ -101,7 +101,7 @@ def main(out):
     try:
         with open(os.path.join(out, "fault.txt"), encoding="utf-8") as f:
             text = f.read()
-        m = re.search(r"fault check: exit (\d+), ([0-9.]+) s", text)
+        m = re.search(r"fault check: exit (\d+), rank 0 ended ([0-9.]+) s", text)
         err = [l for l in text.splitlines() if "error" in l]
         ok = bool(m) and m.group(1) == "9" and float(m.group(2)) <= 3 + 3  # timeout + a kernel run under way
         print(f"{'fault: rank 1 stopped -> rank 0':44} {(m.group(0) if m else 'no result'):>16} {'exit 9':>12} "

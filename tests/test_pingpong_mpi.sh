@@ -95,6 +95,39 @@ once unknown_option_3_ranks_printed_once
 expect first_touch_bad_value 2 "ITERATIONS must" "${mpirun[@]}" -np 2 "$xb" first-touch 0 3 1K 1G 1
 once first_touch_bad_value_printed_once
 
+# A peer that stops (SIGSTOP) in the middle of a device run: rank 0 gives
+# up after the 2 s timeout and exits 9 naming both ranks, without waiting
+# for the stopped rank at shutdown.
+stopped_peer() {
+  timeout 60 "${mpirun[@]}" -np 2 "$xb" pingpong --transport device -n 12 --loop-count 2000000 --timeout 2 \
+    >"$out" 2>&1 &
+  local waiter=$! launcher rank0="" rank1="" p r t0 t1 code
+  for _ in $(seq 100); do
+    launcher=$(pgrep -P "$waiter" | head -1)
+    for p in $(pgrep -P "${launcher:-0}"); do
+      r=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+      [[ "$r" == 0 ]] && rank0=$p
+      [[ "$r" == 1 ]] && rank1=$p
+    done
+    grep -q "Data Size" "$out" && [[ -n "$rank0" && -n "$rank1" ]] && break
+    sleep 0.1
+  done
+  t0=$(date +%s.%N)
+  kill -STOP "$rank1"
+  for _ in $(seq 200); do kill -0 "$rank0" 2>/dev/null || break; sleep 0.1; done
+  t1=$(date +%s.%N)
+  kill -CONT "$rank1"
+  wait "$waiter"
+  code=$?
+  if [[ $code -ne 9 ]] || ! grep -q "rank 0 (host): rank 1 (host) did not answer within 2 s" "$out" ||
+    ! awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 8) }'; then
+    fail "stopped_peer_is_a_timeout: exit $code (want 9), rank 0 ended $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s after the stop (want < 8)"
+  else
+    echo "ok   stopped_peer_is_a_timeout"
+  fi
+}
+stopped_peer
+
 # Issue 12: rows are printed as each size is measured, also through a pipe.
 # Every line is stamped as it arrives; with rows held back to the end they
 # would all arrive together.

@@ -11,7 +11,10 @@
 namespace xb::app {
 
 int finish_with_agreed_error(comm::Communicator& comm, const Error& e) {
-  if (e.kind() == ErrorKind::timeout) throw e;
+  if (e.kind() == ErrorKind::timeout) {
+    comm.mark_peer_lost();  // MPI_Finalize would wait for the silent peer
+    throw e;
+  }
   if (comm.rank() == 0) std::cerr << fmt::format("xferbench: error: {}\n", e.what()) << std::flush;
   try {
     comm.barrier(comm::Seconds(5));

@@ -61,6 +61,10 @@ class Communicator {
   // waits for it, which is correct but overlaps nothing; implementations
   // override it with a real test.
   virtual bool test(Request& r);
+  // A peer stopped answering (a timeout found outside this communicator,
+  // say in a GPU kernel): shutting down must not wait for it, as
+  // MPI_Finalize would. The default has nothing to skip.
+  virtual void mark_peer_lost() {}
 
   // Blocking send/receive with a deadline. The default posts a request and
   // waits on it; an implementation may use a faster blocking path as long as
