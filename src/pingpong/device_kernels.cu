@@ -36,16 +36,21 @@ __device__ __forceinline__ void st_pair(std::uint64_t* p, std::uint64_t a, std::
 
 __device__ __forceinline__ bool lead_thread() { return blockIdx.x == 0 && threadIdx.x == 0; }
 
-// The timeout of one wait. The clock is read only every 64 polls (from the
-// 64th on), so a wait that succeeds at once never reads %globaltimer and
-// the poll loop stays one load long.
+// Called after each unsuccessful poll of one wait. The clock is read only
+// every 64 polls, so a wait that succeeds soon never reads %globaltimer and
+// the poll loop stays one load long. A wait longer than 64 polls (tens of
+// microseconds: a large message or a whole window) sleeps briefly between
+// polls, so hundreds of blocks polling the same flags do not crowd the L2
+// slice that the incoming data also goes through.
 struct Patience {
   std::uint64_t limit_ns;
   std::uint64_t start = 0;
   std::uint32_t polls = 0;
   __device__ explicit Patience(std::uint64_t limit) : limit_ns(limit) {}
   __device__ bool exhausted() {
-    if ((++polls & 63U) != 0) return false;
+    if (++polls < 64) return false;
+    __nanosleep(128);
+    if ((polls & 63U) != 0) return false;
     const std::uint64_t now = global_ns();
     if (start == 0) start = now;
     return now - start > limit_ns;

@@ -13,8 +13,9 @@
 //    8-byte word, written and polled with 16-byte volatile vector accesses
 //    (each 8-byte element is single-copy atomic), so no fence is needed;
 //  - ready and ack flags: st.release.sys / ld.acquire.sys.
-// Timeout: every wait that lasts more than 64 polls reads %globaltimer
-// (every 64 polls) and gives up after spec.timeout_ns; it then records what it waited for in `status` (mapped
+// Timeout: a wait that lasts more than 64 polls sleeps 128 ns between
+// polls, reads %globaltimer every 64 polls and gives up after
+// spec.timeout_ns; it then records what it waited for in `status` (mapped
 // host memory) and the kernel returns, so a dead peer never leaves the GPU
 // spinning. Blocks are launched cooperatively: all are resident at once,
 // which the flag waits need (a block may wait for a message that depends on
