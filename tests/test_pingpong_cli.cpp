@@ -43,7 +43,7 @@ TEST(PingpongCli, TheSeedsCommandLineParses) {
 TEST(PingpongCli, EveryOptionReachesTheOptions) {
   const auto o = parse({"pingpong", "--dev1", "gpu:1", "--dev2", "host", "--min-size", "1K", "-n", "4", "--warmup", "0",
                         "--transport", "staged", "--mode", "bibw", "--window", "16", "--all-pairs", "--cuda-aware",
-                        "yes", "--timeout", "2.5", "--seed", "9"});
+                        "yes", "--timeout", "2.5", "--seed", "9", "--ll-max", "4K", "--staged-chunk", "1M"});
   EXPECT_EQ(o.dev1.device, 1);
   EXPECT_EQ(o.min_bytes, 1024u);
   EXPECT_EQ(o.warmup, 0);
@@ -54,6 +54,21 @@ TEST(PingpongCli, EveryOptionReachesTheOptions) {
   EXPECT_EQ(o.cuda_aware, pingpong::CudaAware::yes);
   EXPECT_DOUBLE_EQ(o.timeout_s, 2.5);
   EXPECT_EQ(o.seed, 9u);
+  EXPECT_EQ(o.ll_max_bytes, 4096u);
+  EXPECT_EQ(o.stage_chunk_bytes, 1u << 20);
+  EXPECT_EQ(parse({"pingpong", "--transport", "device", "--ll-max", "0"}).transport, pingpong::TransportKind::device);
+}
+
+// Issue 12: a huge window was a bad_alloc (exit 70); it is a usage error
+// naming the value, found before MPI or any GPU starts.
+TEST(PingpongCli, AHugeWindowIsAUsageErrorNamingIt) {
+  try {
+    parse({"pingpong", "--mode", "bw", "--window", "2000000000"});
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("--window 2000000000 is too large"), std::string::npos) << e.what();
+  }
 }
 
 TEST(PingpongCli, BadValuesAreUsageErrors) {
@@ -61,7 +76,9 @@ TEST(PingpongCli, BadValuesAreUsageErrors) {
                                                                 {"pingpong", "--transport", "tcp"},
                                                                 {"pingpong", "-loop_count", "0"},
                                                                 {"pingpong", "--cuda-aware", "maybe"},
-                                                                {"pingpong", "-n", "40"}}) {
+                                                                {"pingpong", "-n", "40"},
+                                                                {"pingpong", "--ll-max", "2M"},
+                                                                {"pingpong", "--staged-chunk", "1"}}) {
     try {
       parse(args);
       ADD_FAILURE() << args[1] << " accepted";

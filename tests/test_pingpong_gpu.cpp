@@ -1,13 +1,19 @@
-// GPU paths of pingpong that run inside one process: staged and nccl
-// between two threads (ipc needs two processes: see docs/pingpong.md for the
-// mpirun checks). Skipped, with the reason, where there is no GPU or NCCL.
+// GPU paths of pingpong that run inside one process: staged (pipelined),
+// nccl and the device transport between a host thread and a GPU kernel, as
+// two threads (ipc and the device transport between two GPUs need two
+// processes: bench/pingpong_device.sh runs them under mpirun). Skipped,
+// with the reason, where there is no GPU or NCCL.
 #include <gtest/gtest.h>
 
 #if __has_include(<nccl.h>)
 #include <nccl.h>
 #endif
 
+#include <chrono>
+
 #include "comm/inproc_comm.hpp"
+#include "core/cuda_check.hpp"
+#include "fault_transports.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/nccl_api.hpp"
 #include "pingpong/runner.hpp"
@@ -60,6 +66,66 @@ TEST(PingpongGpu, StagedGpuToGpuAndGpuToHostVerifyInEveryMode) {
     expect_verified_run(gpu_options(gpu0, gpu_last, TransportKind::staged, mode), "staged");
     expect_verified_run(gpu_options(host, gpu0, TransportKind::staged, mode), "staged");
   }
+}
+
+TEST(PingpongGpu, StagedMessagesLargerThanAChunkArePipelinedAndVerify) {
+  if (device_count_or_zero() < 1) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const Endpoint gpu0{true, 0}, host{};
+  for (Mode mode : {Mode::pingpong, Mode::bw, Mode::bibw}) {
+    Options o = gpu_options(gpu0, gpu0, TransportKind::staged, mode);
+    o.num_sizes = 15;  // 8 B .. 128 KiB: up to 32 chunks of 4 KiB
+    o.stage_chunk_bytes = 4096;
+    expect_verified_run(o, "staged");
+    o.dev1 = host;
+    expect_verified_run(o, "staged");
+  }
+}
+
+// The device transport between a CPU thread and a kernel: the CPU side is
+// one in-process rank, the GPU side the other, mailboxes in shared memory.
+TEST(PingpongGpu, DeviceTransportBetweenHostAndGpuVerifiesInEveryMode) {
+  if (device_count_or_zero() < 1) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const Endpoint gpu0{true, 0}, host{};
+  for (Mode mode : {Mode::pingpong, Mode::bw, Mode::bibw}) {
+    Options o = gpu_options(host, gpu0, TransportKind::device, mode);
+    o.num_sizes = 18;  // 8 B .. 1 MiB: LL words up to 1 KiB, stores and flags above (several blocks)
+    o.ll_max_bytes = 1024;
+    expect_verified_run(o, "device");
+    std::swap(o.dev1, o.dev2);  // the GPU initiates and times
+    expect_verified_run(o, "device");
+  }
+}
+
+// A peer that never starts its side: the kernel gives up after the timeout
+// (read from %globaltimer), says what it waited for, and the GPU is idle.
+TEST(PingpongGpu, DeviceKernelGivesUpOnASilentPeerAndLeavesTheGpuIdle) {
+  if (device_count_or_zero() < 1) GTEST_SKIP() << "no CUDA GPU on this machine";
+  Environment env = default_environment();
+  env.make_transport = [](TransportKind k, const PairContext& ctx) -> std::unique_ptr<Transport> {
+    auto t = make_transport(k, ctx);
+    if (ctx.initiator) return t;
+    return std::make_unique<SilentTransport>(std::move(t));
+  };
+  Options o = gpu_options(Endpoint{true, 0}, Endpoint{}, TransportKind::device, Mode::pingpong);
+  o.num_sizes = 1;
+  o.timeout_s = 0.5;
+  std::optional<Error> err;
+  comm::run_ranks({2, {}}, [&](comm::Communicator& c) {
+    try {
+      run(c, o, env);
+    } catch (const Error& e) {
+      if (c.rank() == 0) err = e;
+    }
+  });
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err->kind(), ErrorKind::timeout);
+  EXPECT_NE(std::string(err->what()).find("rank 0 (gpu 0): rank 1 (host) did not answer within 0.5 s: the device "
+                                          "kernel on gpu 0 gave up waiting for the peer to start run 1"),
+            std::string::npos)
+      << err->what();
+  const auto t0 = std::chrono::steady_clock::now();
+  XB_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(100)) << "the GPU was still busy";
 }
 
 TEST(PingpongGpu, NcclBetweenTwoGpusVerifiesInEveryMode) {

@@ -1,51 +1,149 @@
 #!/bin/bash
-# End-to-end pingpong checks through mpirun that need no GPU: launch
-# mistakes and bad input end every rank with a nonzero status and a
-# one-line message; --all-pairs on an odd rank count gives byes.
+# End-to-end pingpong checks through mpirun that need no GPU: real runs on
+# host buffers (the table, JSON, the device protocol through shared
+# memory), launch mistakes and bad input (every rank ends with one status,
+# one message), and output rules (rows streamed through a pipe, no progress
+# line there). Every check tests the exit code and the output.
 # Usage: test_pingpong_mpi.sh XFERBENCH MPIRUN
 set -u
 xb=$1
 mpirun=("$2" --allow-run-as-root --oversubscribe)
 failures=0
 out=$(mktemp)
-trap 'rm -f "$out" "$out".json' EXIT
+trap 'rm -f "$out" "$out".json "$out".stamped' EXIT
+
+fail() {
+  echo "FAIL $1"
+  sed 's/^/    /' "$out"
+  failures=$((failures + 1))
+}
 
 # expect NAME EXIT_CODE PATTERN COMMAND...: the command exits with EXIT_CODE and
-# its output matches the extended regular expression PATTERN.
+# its output (stdout and stderr) matches the extended regular expression PATTERN.
 expect() {
   local name=$1 code=$2 pattern=$3
   shift 3
   timeout 120 "$@" >"$out" 2>&1
   local got=$?
   if [[ $got -ne $code ]] || ! grep -Eq -- "$pattern" "$out"; then
-    echo "FAIL $name: exit $got (want $code), output:"
-    sed 's/^/    /' "$out"
-    failures=$((failures + 1))
+    fail "$name: exit $got (want $code), output:"
   else
     echo "ok   $name"
   fi
 }
 
+# once NAME: the last command printed exactly one "xferbench: error:" line.
+once() {
+  local n
+  n=$(grep -c "xferbench: error:" "$out")
+  if [[ $n -ne 1 ]]; then fail "$1: $n error lines (want 1)"; else echo "ok   $1"; fi
+}
+
+row='\|[ ]+[0-9]+\|[ ]+[0-9]+\.[0-9]+\|[ ]+[0-9]+\.[0-9]+\|[ ]+[0-9]+\.[0-9]+\|[ ]+[0-9]+\.[0-9]+\|[ ]+[0-9]+\.[0-9]+\|[ ]+[0-9]+\.[0-9]+\|'
+header='\| Data Size \(B\) \| Avg Transfer Time \(s\) \| Bandwidth \(GB/s\) \| Min Time \(s\) \| Median Time \(s\) \| p99 Time \(s\) \| Max Time \(s\) \|'
+
+# Real runs.
+expect host_2ranks 0 "# data verified: all 6 sizes passed" \
+  "${mpirun[@]}" -np 2 "$xb" pingpong --dev1 host --dev2 host -n 6 --loop-count 5
+grep -Eq "transport mpi" "$out" && grep -Eq "$header" "$out" && [[ $(grep -Ec "^$row\$" "$out") -eq 6 ]] ||
+  fail "host_2ranks: header, transport or 6 rows missing"
+expect seed_spellings 0 "# data verified: all 4 sizes passed" \
+  "${mpirun[@]}" -np 2 "$xb" pingpong -dev1 vh -dev2 vh -n 4 -loop_count 3
+# Issue 12: the pingpong JSON is versioned like the other schemas.
+expect bw_json_schema_version 0 '"schema_version": 1' \
+  "${mpirun[@]}" -np 2 "$xb" pingpong -n 4 --loop-count 3 --mode bw --format json
+grep -q '"schema": "xferbench-pingpong"' "$out" && grep -q '"p99"' "$out" && grep -q '"status": "ok"' "$out" ||
+  fail "bw_json_schema_version: schema, p99 or status missing"
+# The device protocol with host buffers on both ranks: two CPU threads
+# through shared memory, LL words for 8..32 B, stores and flags above.
+for mode in pingpong bw bibw; do
+  expect "device_host_host_$mode" 0 "# data verified: all 6 sizes passed" \
+    "${mpirun[@]}" -np 2 "$xb" pingpong --transport device --mode $mode -n 6 --ll-max 32 --loop-count 20
+  grep -q "transport device" "$out" && grep -q "# path: both ranks: a CPU thread" "$out" ||
+    fail "device_host_host_$mode: transport or path line missing"
+done
+expect device_all_pairs 0 "# r1-r2: transport device, verified" \
+  "${mpirun[@]}" -np 3 "$xb" pingpong --transport device --all-pairs -n 2 --loop-count 2
+
+# Launch mistakes and bad input.
 expect no_launcher 6 "launch it with: mpirun -np 2 xferbench pingpong" env -u OMPI_COMM_WORLD_SIZE "$xb" pingpong -n 2
 expect one_rank 6 "started with 1 MPI process\(es\), 2 or more are needed; launch it with" \
   "${mpirun[@]}" -np 1 "$xb" pingpong -n 2
 expect three_ranks_without_all_pairs 2 "needs exactly 2 ranks, got 3; use --all-pairs" \
   "${mpirun[@]}" -np 3 "$xb" pingpong -n 2
 expect bad_transport 2 "invalid transport 'tcp'" "${mpirun[@]}" -np 2 "$xb" pingpong --transport tcp
+once bad_transport_printed_once
 expect ipc_with_host_buffers 2 "ipc needs GPU buffers on both ranks" \
   "${mpirun[@]}" -np 2 "$xb" pingpong -n 2 --transport ipc
+once error_printed_once
 expect all_pairs_odd_count 0 "# r1-r2: transport mpi, verified" \
   "${mpirun[@]}" -np 3 "$xb" pingpong -n 2 --loop-count 2 --all-pairs
 expect output_file 0 "# data verified" \
   "${mpirun[@]}" -np 2 "$xb" pingpong -n 2 --loop-count 2 --output "$out.json"
-if ! grep -q '"schema": "xferbench-pingpong/1"' "$out.json" 2>/dev/null || [[ -e "$out.json.tmp" ]]; then
-  echo "FAIL output_file: $out.json missing, not pingpong JSON, or its .tmp left behind"
-  failures=$((failures + 1))
+if ! grep -q '"schema": "xferbench-pingpong"' "$out.json" 2>/dev/null || [[ -e "$out.json.tmp" ]]; then
+  fail "output_file: $out.json missing, not pingpong JSON, or its .tmp left behind"
 fi
-# The one-line error is printed once (by rank 0), not once per rank.
-expect error_printed_once 2 "ipc needs GPU" "${mpirun[@]}" -np 2 "$xb" pingpong -n 2 --transport ipc
-if [[ $(grep -c "xferbench: error:" "$out") -ne 1 ]]; then
-  echo "FAIL error_printed_once: $(grep -c 'xferbench: error:' "$out") error lines"
-  failures=$((failures + 1))
+# Issue 12: a huge window is a usage error, not a bad_alloc (exit 70).
+expect window_too_large 2 "--window 2000000000 is too large" \
+  "${mpirun[@]}" -np 2 "$xb" pingpong --mode bw --window 2000000000
+once window_too_large_printed_once
+# Issue 12: argument errors are printed once (by rank 0), every rank exits 2.
+expect bad_count_4_ranks 2 "-n must be at least 1" "${mpirun[@]}" -np 4 "$xb" pingpong -n 0
+once bad_count_4_ranks_printed_once
+expect unknown_option_3_ranks 2 "--bogus" "${mpirun[@]}" -np 3 "$xb" pingpong --bogus
+once unknown_option_3_ranks_printed_once
+expect first_touch_bad_value 2 "ITERATIONS must" "${mpirun[@]}" -np 2 "$xb" first-touch 0 3 1K 1G 1
+once first_touch_bad_value_printed_once
+
+# A peer that stops (SIGSTOP) in the middle of a device run: rank 0 gives
+# up after the 2 s timeout and exits 9 naming both ranks, without waiting
+# for the stopped rank at shutdown.
+stopped_peer() {
+  timeout 60 "${mpirun[@]}" -np 2 "$xb" pingpong --transport device -n 12 --loop-count 2000000 --timeout 2 \
+    >"$out" 2>&1 &
+  local waiter=$! launcher rank0="" rank1="" p r t0 t1 code
+  for _ in $(seq 100); do
+    launcher=$(pgrep -P "$waiter" | head -1)
+    for p in $(pgrep -P "${launcher:-0}"); do
+      r=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+      [[ "$r" == 0 ]] && rank0=$p
+      [[ "$r" == 1 ]] && rank1=$p
+    done
+    grep -q "Data Size" "$out" && [[ -n "$rank0" && -n "$rank1" ]] && break
+    sleep 0.1
+  done
+  t0=$(date +%s.%N)
+  kill -STOP "$rank1"
+  for _ in $(seq 200); do kill -0 "$rank0" 2>/dev/null || break; sleep 0.1; done
+  t1=$(date +%s.%N)
+  kill -CONT "$rank1"
+  wait "$waiter"
+  code=$?
+  if [[ $code -ne 9 ]] || ! grep -q "rank 0 (host): rank 1 (host) did not answer within 2 s" "$out" ||
+    ! awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 8) }'; then
+    fail "stopped_peer_is_a_timeout: exit $code (want 9), rank 0 ended $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s after the stop (want < 8)"
+  else
+    echo "ok   stopped_peer_is_a_timeout"
+  fi
+}
+stopped_peer
+
+# Issue 12: rows are printed as each size is measured, also through a pipe.
+# Every line is stamped as it arrives; with rows held back to the end they
+# would all arrive together.
+set -o pipefail
+timeout 120 "${mpirun[@]}" -np 2 "$xb" pingpong -n 20 --loop-count 30 2>&1 |
+  while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >"$out.stamped"
+code=$?
+set +o pipefail
+cp "$out.stamped" "$out"
+first=$(grep -E "^[0-9.]+ \|[ ]+8\|" "$out.stamped" | cut -d' ' -f1)
+last=$(grep -E "^[0-9.]+ \|[ ]+4194304\|" "$out.stamped" | cut -d' ' -f1)
+if [[ $code -ne 0 || -z "$first" || -z "$last" ]] || ! awk -v a="$first" -v b="$last" 'BEGIN { exit !(b - a > 0.2) }'; then
+  fail "rows_stream_through_a_pipe: exit $code, first row at ${first:-none}, last at ${last:-none} (want > 0.2 s apart)"
+else
+  echo "ok   rows_stream_through_a_pipe ($(awk -v a="$first" -v b="$last" 'BEGIN { printf "%.2f", b - a }') s between the first and last row)"
 fi
+# The progress line is for terminals: through a pipe there is none.
+if grep -q $'\r' "$out.stamped"; then fail "no_progress_line_in_a_pipe: carriage returns in piped output"; else echo "ok   no_progress_line_in_a_pipe"; fi
 exit $((failures > 0))

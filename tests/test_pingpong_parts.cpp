@@ -31,9 +31,10 @@ TEST(PingpongOptions, SizesAboveMpisIntCountAreRefused) {
 
 TEST(PingpongOptions, ValidateRejectsOutOfRangeCounts) {
   using Breaker = void (*)(Options&);
-  const Breaker breakers[] = {[](Options& o) { o.num_sizes = 0; }, [](Options& o) { o.loop_count = 0; },
-                              [](Options& o) { o.window = 0; }, [](Options& o) { o.timeout_s = 0; },
-                              [](Options& o) { o.warmup = -1; }};
+  const Breaker breakers[] = {[](Options& o) { o.num_sizes = 0; },        [](Options& o) { o.loop_count = 0; },
+                              [](Options& o) { o.window = 0; },           [](Options& o) { o.timeout_s = 0; },
+                              [](Options& o) { o.warmup = -1; },          [](Options& o) { o.window = 2000000000; },
+                              [](Options& o) { o.ll_max_bytes = 2 << 20; }, [](Options& o) { o.stage_chunk_bytes = 1; }};
   for (Breaker bad : breakers) {
     Options o;
     bad(o);
@@ -55,7 +56,9 @@ TEST(PingpongOptions, EndpointsAcceptOurAndTheSeedsSpellings) {
 }
 
 TEST(PingpongOptions, EnumNamesRoundTrip) {
-  for (const char* t : {"auto", "mpi", "staged", "ipc", "nccl"}) EXPECT_STREQ(to_string(parse_transport(t)), t);
+  for (const char* t : {"auto", "mpi", "staged", "ipc", "nccl", "device"}) {
+    EXPECT_STREQ(to_string(parse_transport(t)), t);
+  }
   for (const char* m : {"pingpong", "bw", "bibw"}) EXPECT_STREQ(to_string(parse_mode(m)), m);
   EXPECT_THROW(parse_transport("tcp"), Error);
   EXPECT_THROW(parse_mode("latency"), Error);
@@ -144,6 +147,55 @@ TEST(PingpongSelect, AutomaticPicksTheBestPathPerPair) {
   EXPECT_EQ(choose_transport(auto_, aware, 0, aware_b, 0), TransportKind::mpi);
 }
 
+// Ranks on one host whose GPUs (bus ids) reach each other, or not.
+std::pair<RankInfo, RankInfo> gpu_pair(bool peers) {
+  auto a = info(0, "n0", false, comm::GpuBuffers::no);
+  auto b = info(1, "n0", false, comm::GpuBuffers::no);
+  a.bus_as_dev1 = "0000:19:00.0";
+  b.bus_as_dev2 = "0000:3b:00.0";
+  a.peers_as_dev1 = {a.bus_as_dev1};
+  b.peers_as_dev2 = {b.bus_as_dev2};
+  if (peers) {
+    a.peers_as_dev1.push_back(b.bus_as_dev2);
+    b.peers_as_dev2.push_back(a.bus_as_dev1);
+  }
+  return {a, b};
+}
+
+TEST(PingpongSelect, AutomaticPicksTheDevicePathWhereThePeersReachEachOther) {
+  const auto [a, b] = gpu_pair(true);
+  EXPECT_TRUE(peer_access(a, b));
+  EXPECT_EQ(choose_transport(TransportKind::automatic, a, 0, b, 1), TransportKind::device);
+  const auto [c, d] = gpu_pair(false);
+  EXPECT_FALSE(peer_access(c, d));
+  EXPECT_EQ(choose_transport(TransportKind::automatic, c, 0, d, 1), TransportKind::ipc);
+  // Host buffers keep their paths: the device path is asked for by name.
+  EXPECT_EQ(choose_transport(TransportKind::automatic, a, -1, b, 1), TransportKind::staged);
+  EXPECT_EQ(choose_transport(TransportKind::device, a, -1, b, 1), TransportKind::device);
+  EXPECT_EQ(choose_transport(TransportKind::device, a, -1, b, -1), TransportKind::device);
+}
+
+TEST(PingpongSelect, TheDevicePathWithoutPeerAccessOrAcrossHostsNamesTheAlternatives) {
+  const auto message = [](auto fn) {
+    try {
+      fn();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto [a, b] = gpu_pair(false);
+  const auto no_peer = message([&] { choose_transport(TransportKind::device, a, 0, b, 1); });
+  EXPECT_NE(no_peer.find("needs peer access between gpu 0 of rank 0 and gpu 1 of rank 1"), std::string::npos)
+      << no_peer;
+  EXPECT_NE(no_peer.find("use --transport ipc, nccl or staged"), std::string::npos) << no_peer;
+  auto far = b;
+  far.host = "n1";
+  const auto two_hosts = message([&] { choose_transport(TransportKind::device, a, -1, far, 1); });
+  EXPECT_NE(two_hosts.find("needs both ranks on one host"), std::string::npos) << two_hosts;
+}
+
 TEST(PingpongSelect, ImpossibleRequestsNameTheAlternatives) {
   using comm::GpuBuffers;
   const auto a = info(0, "n0", false, GpuBuffers::no);
@@ -175,7 +227,12 @@ TEST(PingpongSelect, RankInfoSurvivesItsWireFormat) {
   r.local_rank = 1;
   r.gpu_as_dev1 = 1;
   r.gpu_as_dev2 = -1;
+  r.bus_as_dev1 = "0000:19:00.0";
+  r.peers_as_dev1 = {"0000:19:00.0", "0000:3b:00.0"};
   const RankInfo back = rank_info_from_json(to_json(r));
+  EXPECT_EQ(back.bus_as_dev1, r.bus_as_dev1);
+  EXPECT_EQ(back.peers_as_dev1, r.peers_as_dev1);
+  EXPECT_TRUE(back.peers_as_dev2.empty());
   EXPECT_EQ(back.rank, 3);
   EXPECT_EQ(back.host, "node-7");
   EXPECT_EQ(back.local_rank, 1);
@@ -226,6 +283,7 @@ TEST(PingpongResult, PairsSurviveTheirWireFormat) {
   p.host_b = "y";
   p.gpu_a = 1;
   p.transport = "nccl";
+  p.path = "rank 2: through the network";
   p.sizes.push_back(summarize_size(Mode::pingpong, 64, 1, {1e-6, 3e-6}));
   p.sizes[0].verified = true;
   const auto back = pairs_from_wire(pairs_to_wire({p}));
@@ -234,9 +292,11 @@ TEST(PingpongResult, PairsSurviveTheirWireFormat) {
   EXPECT_EQ(back[0].gpu_a, 1);
   EXPECT_EQ(back[0].gpu_b, -1);
   EXPECT_EQ(back[0].transport, "nccl");
+  EXPECT_EQ(back[0].path, p.path);
   ASSERT_EQ(back[0].sizes.size(), 1u);
   EXPECT_DOUBLE_EQ(back[0].sizes[0].one_way_s.mean, p.sizes[0].one_way_s.mean);
   EXPECT_DOUBLE_EQ(back[0].sizes[0].bandwidth_gbps, p.sizes[0].bandwidth_gbps);
+  EXPECT_DOUBLE_EQ(back[0].sizes[0].one_way_p99_s, 1.5e-6);
   EXPECT_TRUE(back[0].sizes[0].verified);
 }
 

@@ -44,12 +44,15 @@ Result two_rank_result() {
   return r;
 }
 
-TEST(PingpongReport, TextHasTheSeedColumnsPlusMinMaxInFixedWidthRows) {
+TEST(PingpongReport, TextHasTheSeedColumnsPlusTheDistributionInFixedWidthRows) {
   const std::string text = pingpong_text(two_rank_result());
-  EXPECT_NE(text.find("| Data Size (B) | Avg Transfer Time (s) | Bandwidth (GB/s) | Min Time (s) | Max Time (s) |"),
+  EXPECT_NE(text.find("| Data Size (B) | Avg Transfer Time (s) | Bandwidth (GB/s) | Min Time (s) | Median Time (s) | "
+                      "p99 Time (s) | Max Time (s) |"),
             std::string::npos);
-  // 8 B, round trips 2 us and 4 us: one-way 1 and 2 us, mean 1.5 us.
-  EXPECT_NE(text.find("|              8|            0.000001500|       0.005333333|   0.000001000|   0.000002000|"),
+  // 8 B, round trips 2 us and 4 us: one-way 1 and 2 us, mean and median
+  // 1.5 us, p99 (nearest rank of two values) 2 us.
+  EXPECT_NE(text.find("|              8|            0.000001500|       0.005333333|   0.000001000|      0.000001500|"
+                      "   0.000002000|   0.000002000|"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("# rank 0 (node0, gpu0) <-> rank 1 (node1, host), transport staged"), std::string::npos);
@@ -58,6 +61,16 @@ TEST(PingpongReport, TextHasTheSeedColumnsPlusMinMaxInFixedWidthRows) {
   for (std::string line; std::getline(lines, line);) {
     EXPECT_TRUE(line[0] == '#' || line[0] == '|') << line;
   }
+}
+
+TEST(PingpongReport, TheStreamedPiecesMakeTheSameTable) {
+  Result r = two_rank_result();
+  r.pairs[0].path = "rank 0: a persistent kernel";
+  std::string pieces = pingpong_text_header(r) + pingpong_pair_head(r.pairs[0]);
+  for (const auto& s : r.pairs[0].sizes) pieces += pingpong_size_row(s);
+  pieces += pingpong_pair_foot(r.pairs[0]);
+  EXPECT_EQ(pieces, pingpong_text(r));
+  EXPECT_NE(pieces.find("# path: rank 0: a persistent kernel\n"), std::string::npos) << pieces;
 }
 
 TEST(PingpongReport, TextFlagsFailedVerification) {
@@ -70,7 +83,8 @@ TEST(PingpongReport, TextFlagsFailedVerification) {
 
 TEST(PingpongReport, JsonCarriesSchemaUnitsTransportHostsAndGpus) {
   const auto j = nlohmann::json::parse(pingpong_json(two_rank_result(), {"pingpong", "-n", "2"}));
-  EXPECT_EQ(j.at("schema"), "xferbench-pingpong/1");
+  EXPECT_EQ(j.at("schema"), "xferbench-pingpong");
+  EXPECT_EQ(j.at("schema_version"), 1);
   EXPECT_EQ(j.at("status"), "ok");
   EXPECT_EQ(j.at("command_line").size(), 3u);
   const auto& p = j.at("pairs").at(0);
@@ -81,6 +95,9 @@ TEST(PingpongReport, JsonCarriesSchemaUnitsTransportHostsAndGpus) {
   const auto& s = p.at("sizes").at(0);
   EXPECT_EQ(s.at("bytes"), 8);
   EXPECT_DOUBLE_EQ(s.at("one_way_time_s").at("mean").get<double>(), 1.5e-6);
+  EXPECT_DOUBLE_EQ(s.at("one_way_time_s").at("median").get<double>(), 1.5e-6);
+  EXPECT_DOUBLE_EQ(s.at("one_way_time_s").at("p99").get<double>(), 2e-6);
+  EXPECT_DOUBLE_EQ(s.at("one_way_time_s").at("max").get<double>(), 2e-6);
   EXPECT_NEAR(s.at("bandwidth_gbps").get<double>(), 8 / 1.5e-6 / 1e9, 1e-12);
   EXPECT_TRUE(s.at("verified").get<bool>());
 }
@@ -107,6 +124,7 @@ TEST(PingpongReport, CsvHasAHeaderAndOneRowPerSize) {
   }
   EXPECT_EQ(rows, 2);
   EXPECT_NE(csv.find("0,1,node0,node1,gpu0,host,staged,pingpong,8,1.500000000e-06,"), std::string::npos) << csv;
+  EXPECT_NE(header.find(",one_way_time_median_s,one_way_time_p99_s,"), std::string::npos) << header;
 }
 
 TEST(PingpongReport, AllPairsPrintsMirroredMatricesAndMarksFailedPairs) {
@@ -123,6 +141,11 @@ TEST(PingpongReport, AllPairsPrintsMirroredMatricesAndMarksFailedPairs) {
   const std::regex row2("r2 +0\\.003 +ERR +-\n");
   EXPECT_TRUE(std::regex_search(text, row2)) << text;
   EXPECT_NE(text.find("# r1-r2: transport staged, error: rank 2: timeout"), std::string::npos);
+  // Latency matrices at 8 B: one-way 1 and 2 us -> median 1.5, p99 2.
+  EXPECT_TRUE(std::regex_search(text, std::regex("median one-way time \\(us\\)[^\n]*\n[^\n]*\n +r0 +- +1\\.500 +1\\.500\n")))
+      << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("p99 one-way time \\(us\\)[^\n]*\n[^\n]*\n +r0 +- +2\\.000 +2\\.000\n")))
+      << text;
 }
 
 TEST(PingpongReport, FilesAreWrittenAtomically) {

@@ -87,7 +87,11 @@ TEST(PingpongRun, MoreThanTwoRanksNeedAllPairs) {
 }
 
 Environment fake_gpus(int count, bool nccl) {
-  return Environment{[count] { return count; }, [nccl] { return nccl; }};
+  Environment env = default_environment();
+  env.device_count = [count] { return count; };
+  env.nccl_available = [nccl] { return nccl; };
+  env.gpu_identity = [](int d) { return GpuIdentity{"bus" + std::to_string(d), {"bus" + std::to_string(d)}}; };
+  return env;
 }
 
 TEST(PingpongRun, AGpuIdOutOfRangeOnOneRankStopsEveryRank) {

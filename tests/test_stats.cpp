@@ -10,6 +10,18 @@ TEST(Stats, MedianOddEven) {
   EXPECT_DOUBLE_EQ(xb::median({}), 0.0);
 }
 
+TEST(Stats, PercentileIsTheNearestRank) {
+  std::vector<double> hundred;
+  for (int i = 100; i >= 1; --i) hundred.push_back(i);
+  EXPECT_DOUBLE_EQ(xb::percentile(hundred, 0.99), 99.0);
+  EXPECT_DOUBLE_EQ(xb::percentile(hundred, 0.5), 50.0);
+  EXPECT_DOUBLE_EQ(xb::percentile(hundred, 1.0), 100.0);
+  // With fewer than 100 values the 99th percentile is the maximum.
+  EXPECT_DOUBLE_EQ(xb::percentile({3, 1, 2}, 0.99), 3.0);
+  EXPECT_DOUBLE_EQ(xb::percentile({5}, 0.99), 5.0);
+  EXPECT_DOUBLE_EQ(xb::percentile({}, 0.99), 0.0);
+}
+
 TEST(Stats, SummaryExact) {
   const xb::Summary s = xb::summarize({2, 4, 4, 4, 5, 5, 7, 9});
   EXPECT_EQ(s.count, 8);

@@ -74,6 +74,15 @@ def test_pingpong_curves(tmp_path):
     assert "1M" in svg
 
 
+def test_pingpong_before_schema_version_still_reads(tmp_path):
+    # The recorded result predates schema_version: its schema is "xferbench-pingpong/1".
+    with open(fixture("recorded_h200x2_pingpong_host.json"), encoding="utf-8") as f:
+        assert json.load(f)["schema"] == "xferbench-pingpong/1"
+    out = tmp_path / "old.svg"
+    assert plot(fixture("recorded_h200x2_pingpong_host.json"), "-o", out) == 0
+    assert "r0-r1 host-&gt;host mpi (pingpong)" in out.read_text()
+
+
 def test_run_heatmap_one_panel_per_matrix_with_values(tmp_path):
     svg_out, png_out = tmp_path / "run.svg", tmp_path / "run.png"
     assert plot(fixture("run_h200x2.json"), "-o", svg_out) == 0
@@ -123,6 +132,7 @@ def test_timeline_of_a_scenario_document(tmp_path):
     ({"schema": "nvbandwidth", "x": 1}, "schema 'nvbandwidth'"),
     ({"schema": "xferbench-run", "schema_version": 2, "cases": []}, "schema_version 2"),
     ({"schema": "xferbench-pingpong/9", "pairs": []}, "xferbench-pingpong/9"),
+    ({"schema": "xferbench-pingpong", "schema_version": 2, "pairs": []}, "schema_version 2"),
     ({"no": "schema"}, "no \"schema\" field"),
 ])
 def test_unknown_schema_or_version_writes_nothing(tmp_path, capsys, doc, needle):

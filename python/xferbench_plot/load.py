@@ -8,9 +8,11 @@ import json
 import os
 
 # Schemas this plotter reads, with the versions it knows.
-VERSIONED = {"xferbench-run": {1}, "xferbench-sweep": {1}, "xferbench-scenario": {1}}
+VERSIONED = {"xferbench-run": {1}, "xferbench-sweep": {1}, "xferbench-scenario": {1}, "xferbench-pingpong": {1}}
+# Pingpong results written before the schema_version field carried the
+# version in the name; "xferbench-pingpong/1" is schema_version 1.
 PINGPONG_PREFIX = "xferbench-pingpong/"
-PINGPONG_VERSIONS = {"1"}
+LEGACY_PINGPONG = {"xferbench-pingpong/1"}
 
 
 class InputError(Exception):
@@ -39,11 +41,10 @@ def load(path):
     schema = doc.get("schema") if isinstance(doc, dict) else None
     if not isinstance(schema, str):
         raise InputError(f"'{path}' is not an xferbench result: no \"schema\" field")
-    if schema.startswith(PINGPONG_PREFIX):
-        version = schema[len(PINGPONG_PREFIX):]
-        if version not in PINGPONG_VERSIONS:
-            raise InputError(f"'{path}' has schema '{schema}': this plotter reads xferbench-pingpong/1")
+    if schema in LEGACY_PINGPONG:
         return Result(path, "xferbench-pingpong", doc)
+    if schema.startswith(PINGPONG_PREFIX):
+        raise InputError(f"'{path}' has schema '{schema}': this plotter reads xferbench-pingpong schema_version 1")
     if schema not in VERSIONED:
         raise InputError(f"'{path}' has schema '{schema}': this plotter reads "
                          "xferbench-run, xferbench-sweep, xferbench-pingpong and xferbench-scenario results")

@@ -38,7 +38,9 @@ void add_pingpong_options(CLI::App& cmd, PingpongArgs& a) {
   cmd.add_option("--min-size", a.min_size, "First message size (K, M, G binary suffixes)")->capture_default_str();
   cmd.add_option("--loop-count", a.loop_count, "Timed repetitions per size")->capture_default_str();
   cmd.add_option("--warmup", a.warmup, "Untimed repetitions per size before timing")->capture_default_str();
-  cmd.add_option("--transport", a.transport, "auto, mpi, staged, ipc or nccl (auto: the best path available)")
+  cmd.add_option("--transport", a.transport,
+                 "auto, mpi, staged, ipc, nccl or device (auto: the best path available; device: a persistent "
+                 "kernel stores into the peer's memory and raises flags)")
       ->capture_default_str();
   cmd.add_option("--mode", a.mode, "pingpong (round trips), bw or bibw (windowed, as osu_bw / osu_bibw)")
       ->capture_default_str();
@@ -49,6 +51,14 @@ void add_pingpong_options(CLI::App& cmd, PingpongArgs& a) {
       ->capture_default_str();
   cmd.add_option("--timeout", a.timeout_s, "Seconds to wait for a peer before giving up")->capture_default_str();
   cmd.add_option("--seed", a.seed, "Seed of the data pattern that is verified after timing")->capture_default_str();
+  cmd.add_option("--ll-max", a.ll_max,
+                 "device transport: messages up to SIZE travel as LL words (4 data bytes and a sequence number per "
+                 "8 bytes, no fence); larger ones as stores plus a release flag. 0: never LL")
+      ->capture_default_str();
+  cmd.add_option("--staged-chunk", a.staged_chunk,
+                 "staged transport: larger messages are split into chunks of SIZE whose GPU copies overlap the "
+                 "MPI transfer")
+      ->capture_default_str();
   add_output_options(cmd, a.output);
 }
 
@@ -67,6 +77,8 @@ pingpong::Options to_options(const PingpongArgs& a) {
   o.cuda_aware = pingpong::parse_cuda_aware(a.cuda_aware);
   o.timeout_s = a.timeout_s;
   o.seed = a.seed;
+  o.ll_max_bytes = parse_size(a.ll_max, "--ll-max");
+  o.stage_chunk_bytes = parse_size(a.staged_chunk, "--staged-chunk");
   pingpong::validate(o);
   return o;
 }

@@ -36,6 +36,8 @@ struct PingpongArgs {
   std::string cuda_aware = "auto";
   double timeout_s = 30;
   std::uint64_t seed = 42;
+  std::string ll_max = "16K";
+  std::string staged_chunk = "4M";
   OutputOptions output;
 };
 

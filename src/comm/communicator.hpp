@@ -56,6 +56,10 @@ class Communicator {
   // Completes every active request; throws Error(timeout) naming the peer of
   // the first request still pending when `timeout` has passed.
   virtual void wait_all(Request* requests, std::size_t count, Seconds timeout) = 0;
+  // A peer stopped answering (a timeout found outside this communicator,
+  // say in a GPU kernel): shutting down must not wait for it, as
+  // MPI_Finalize would. The default has nothing to skip.
+  virtual void mark_peer_lost() {}
 
   // Blocking send/receive with a deadline. The default posts a request and
   // waits on it; an implementation may use a faster blocking path as long as

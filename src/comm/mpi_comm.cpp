@@ -173,6 +173,7 @@ class MpiComm final : public Communicator {
   Request isend(int peer, int tag, const void* data, std::size_t bytes) override;
   Request irecv(int peer, int tag, void* data, std::size_t bytes) override;
   void wait_all(Request* requests, std::size_t count, Seconds timeout) override;
+  void mark_peer_lost() override { healthy_ = false; }
   void send(int peer, int tag, const void* data, std::size_t bytes, Seconds timeout) override;
   void recv(int peer, int tag, void* data, std::size_t bytes, Seconds timeout) override;
   std::vector<int> node_ranks() const override { return node_ranks_; }

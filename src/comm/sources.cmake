@@ -13,10 +13,17 @@ target_sources(xferbench_core PRIVATE
   ${_xb_src}/pingpong/nccl_api.cpp
   ${_xb_src}/pingpong/nccl_pair.cpp
   ${_xb_src}/pingpong/transport_mpi.cpp
+  ${_xb_src}/pingpong/staged_pipeline.cpp
+  ${_xb_src}/pingpong/transport_staged.cpp
   ${_xb_src}/pingpong/queued_transport.cpp
   ${_xb_src}/pingpong/transport_ipc.cpp
   ${_xb_src}/pingpong/transport_nccl.cpp
   ${_xb_src}/pingpong/ipc_kernels.cu
+  ${_xb_src}/pingpong/shm.cpp
+  ${_xb_src}/pingpong/host_endpoint.cpp
+  ${_xb_src}/pingpong/transport_device.cpp
+  ${_xb_src}/pingpong/transport_device_gpu.cpp
+  ${_xb_src}/pingpong/device_kernels.cu
   ${_xb_src}/pingpong/runner.cpp
   ${_xb_src}/report/pingpong_report.cpp
 )

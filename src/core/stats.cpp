@@ -17,6 +17,17 @@ double median(std::vector<double> values) {
   return (lower + upper) / 2.0;
 }
 
+double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0.0;
+  const double n = static_cast<double>(values.size());
+  // Nearest rank: ceil(p * n), 1-based; the small epsilon keeps 0.99 * 100
+  // from rounding up to 100 in floating point.
+  auto rank = static_cast<std::size_t>(std::ceil(p * n - 1e-9));
+  rank = std::min(std::max<std::size_t>(rank, 1), values.size());
+  std::nth_element(values.begin(), values.begin() + static_cast<long>(rank - 1), values.end());
+  return values[rank - 1];
+}
+
 Summary summarize(const std::vector<double>& values) {
   Summary s;
   s.count = static_cast<int>(values.size());

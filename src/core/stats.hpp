@@ -13,6 +13,10 @@ struct Summary {
 };
 
 double median(std::vector<double> values);
+// The p-quantile (0 < p <= 1) by the nearest-rank method: the smallest value
+// with at least p of the values at or below it; with fewer than 1 / (1 - p)
+// values that is the maximum. 0 for no values.
+double percentile(std::vector<double> values, double p);
 Summary summarize(const std::vector<double>& values);
 
 // Relative standard error of the median, estimated as

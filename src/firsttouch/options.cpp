@@ -119,6 +119,10 @@ void validate(const Options& o) {
                                        o.p2p_bytes));
   }
   if (!(o.timeout_s > 0)) fail(ErrorKind::usage, fmt::format("--timeout must be positive, got {}", o.timeout_s));
+  if (o.transport == pingpong::TransportKind::device) {
+    fail(ErrorKind::usage, "first-touch has no device transport (it measures the first send of a library path); "
+                           "use auto, mpi, staged, ipc or nccl");
+  }
   const bool gpu_only = o.transport == pingpong::TransportKind::ipc || o.transport == pingpong::TransportKind::nccl;
   if (o.memory == Memory::host && gpu_only) {
     fail(ErrorKind::usage, fmt::format("--transport {} needs GPU buffers; use --memory gpu, or mpi for host buffers",

@@ -197,6 +197,7 @@ std::unique_ptr<Path> make_path(pingpong::TransportKind kind, const PathContext&
     case pingpong::TransportKind::staged: return make_mpi_path(ctx, true);
     case pingpong::TransportKind::ipc: return make_ipc_path(ctx);
     case pingpong::TransportKind::nccl: return make_nccl_path(ctx);
+    case pingpong::TransportKind::device:  // refused by validate(): first-touch measures library paths
     case pingpong::TransportKind::automatic: break;
   }
   fail(ErrorKind::internal, "make_path: the transport must be chosen first");

@@ -16,6 +16,7 @@ const char* to_string(TransportKind t) noexcept {
     case TransportKind::staged: return "staged";
     case TransportKind::ipc: return "ipc";
     case TransportKind::nccl: return "nccl";
+    case TransportKind::device: return "device";
   }
   return "?";
 }
@@ -31,10 +32,10 @@ const char* to_string(Mode m) noexcept {
 
 TransportKind parse_transport(const std::string& text) {
   for (auto t : {TransportKind::automatic, TransportKind::mpi, TransportKind::staged, TransportKind::ipc,
-                 TransportKind::nccl}) {
+                 TransportKind::nccl, TransportKind::device}) {
     if (text == to_string(t)) return t;
   }
-  fail(ErrorKind::usage, fmt::format("invalid transport '{}': use auto, mpi, staged, ipc or nccl", text));
+  fail(ErrorKind::usage, fmt::format("invalid transport '{}': use auto, mpi, staged, ipc, nccl or device", text));
 }
 
 Mode parse_mode(const std::string& text) {
@@ -88,6 +89,16 @@ void validate(const Options& o) {
   if (o.loop_count < 1) fail(ErrorKind::usage, "--loop-count must be at least 1");
   if (o.warmup < 0) fail(ErrorKind::usage, "--warmup must not be negative");
   if (o.window < 1) fail(ErrorKind::usage, "--window must be at least 1");
+  if (o.window > kMaxWindow) {
+    fail(ErrorKind::usage, fmt::format("--window {} is too large: at most {} messages in flight", o.window, kMaxWindow));
+  }
+  if (o.ll_max_bytes > kMaxLLBytes) {
+    fail(ErrorKind::usage, fmt::format("--ll-max {} is too large: at most {} bytes", o.ll_max_bytes, kMaxLLBytes));
+  }
+  if (o.stage_chunk_bytes < kMinStageChunk || o.stage_chunk_bytes > static_cast<std::uint64_t>(INT_MAX)) {
+    fail(ErrorKind::usage, fmt::format("--staged-chunk {} is out of range: {} bytes to 2 GiB - 1",
+                                       o.stage_chunk_bytes, kMinStageChunk));
+  }
   if (!(o.timeout_s > 0)) fail(ErrorKind::usage, "--timeout must be above 0 seconds");
   message_sizes(o);
 }

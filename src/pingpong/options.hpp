@@ -8,7 +8,7 @@
 
 namespace xb::pingpong {
 
-enum class TransportKind { automatic, mpi, staged, ipc, nccl };
+enum class TransportKind { automatic, mpi, staged, ipc, nccl, device };
 enum class Mode { pingpong, bw, bibw };
 enum class CudaAware { automatic, yes, no };
 
@@ -43,7 +43,15 @@ struct Options {
   CudaAware cuda_aware = CudaAware::automatic;
   double timeout_s = 30;     // longest wait for any peer
   std::uint64_t seed = 42;   // data pattern seed
+  std::uint64_t ll_max_bytes = 16 << 10;      // device transport: LL words up to this size
+  std::uint64_t stage_chunk_bytes = 4 << 20;  // staged transport: pipeline chunk
 };
+
+// Limits checked by validate(): a window is a count of messages in flight
+// (MPI requests, queued copies), not memory the user asked for.
+constexpr int kMaxWindow = 1 << 20;
+constexpr std::uint64_t kMaxLLBytes = 1 << 20;
+constexpr std::uint64_t kMinStageChunk = 4 << 10;
 
 // Message sizes of the sweep; Error(usage) when one would exceed 2 GiB - 1
 // (MPI's int count) or the options are out of range.

@@ -5,6 +5,18 @@
 
 namespace xb::pingpong {
 
+Result result_header(const Options& o, int world_size) {
+  Result r;
+  r.mode = o.mode;
+  r.loop_count = o.loop_count;
+  r.warmup = o.warmup;
+  r.window = o.window;
+  r.world_size = world_size;
+  r.all_pairs = o.all_pairs;
+  r.requested_transport = to_string(o.transport);
+  return r;
+}
+
 double bytes_per_one_way(Mode mode, std::uint64_t message_bytes) {
   const double b = static_cast<double>(message_bytes);
   return mode == Mode::bibw ? 2 * b : b;
@@ -18,6 +30,7 @@ SizeResult summarize_size(Mode mode, std::uint64_t bytes, int window, const std:
   SizeResult s;
   s.bytes = bytes;
   s.one_way_s = summarize(one_way);
+  s.one_way_p99_s = percentile(one_way, 0.99);
   const double moved = bytes_per_one_way(mode, bytes);
   const auto gbps = [moved](double seconds) { return seconds > 0 ? moved / seconds / 1e9 : 0.0; };
   s.bandwidth_gbps = gbps(s.one_way_s.mean);
@@ -47,7 +60,7 @@ namespace {
 nlohmann::json size_to_json(const SizeResult& s) {
   const auto& t = s.one_way_s;
   return {{"bytes", s.bytes},
-          {"t", {t.count, t.median, t.mean, t.min, t.max, t.stddev, t.cov}},
+          {"t", {t.count, t.median, t.mean, t.min, t.max, t.stddev, t.cov, s.one_way_p99_s}},
           {"bw", {s.bandwidth_gbps, s.bandwidth_min_gbps, s.bandwidth_max_gbps}},
           {"verified", s.verified},
           {"verify_error", s.verify_error}};
@@ -64,6 +77,7 @@ SizeResult size_from_json(const nlohmann::json& j) {
   s.one_way_s.max = t.at(4).get<double>();
   s.one_way_s.stddev = t.at(5).get<double>();
   s.one_way_s.cov = t.at(6).get<double>();
+  s.one_way_p99_s = t.at(7).get<double>();
   const auto& bw = j.at("bw");
   s.bandwidth_gbps = bw.at(0).get<double>();
   s.bandwidth_min_gbps = bw.at(1).get<double>();
@@ -81,7 +95,7 @@ std::string pairs_to_wire(const std::vector<PairResult>& pairs) {
     nlohmann::json sizes = nlohmann::json::array();
     for (const auto& s : p.sizes) sizes.push_back(size_to_json(s));
     out.push_back({{"a", p.rank_a}, {"b", p.rank_b}, {"host_a", p.host_a}, {"host_b", p.host_b},
-                   {"gpu_a", p.gpu_a}, {"gpu_b", p.gpu_b}, {"transport", p.transport}, {"sizes", sizes},
+                   {"gpu_a", p.gpu_a}, {"gpu_b", p.gpu_b}, {"transport", p.transport}, {"path", p.path}, {"sizes", sizes},
                    {"error", p.error}, {"error_kind", static_cast<int>(p.error_kind)}});
   }
   return out.dump();
@@ -98,6 +112,7 @@ std::vector<PairResult> pairs_from_wire(const std::string& text) {
     p.gpu_a = j.at("gpu_a").get<int>();
     p.gpu_b = j.at("gpu_b").get<int>();
     p.transport = j.at("transport").get<std::string>();
+    p.path = j.at("path").get<std::string>();
     for (const auto& s : j.at("sizes")) p.sizes.push_back(size_from_json(s));
     p.error = j.at("error").get<std::string>();
     p.error_kind = static_cast<ErrorKind>(j.at("error_kind").get<int>());

@@ -17,6 +17,7 @@ namespace xb::pingpong {
 struct SizeResult {
   std::uint64_t bytes = 0;
   Summary one_way_s;               // per repetition: round trip / 2, or window time / window
+  double one_way_p99_s = 0;        // 99th percentile (nearest rank) of the same values
   double bandwidth_gbps = 0;       // bytes moved per one-way time, from the mean (1e9 B/s)
   double bandwidth_min_gbps = 0;   // from the slowest repetition
   double bandwidth_max_gbps = 0;   // from the fastest repetition
@@ -30,6 +31,7 @@ struct PairResult {
   std::string host_a, host_b;
   int gpu_a = -1, gpu_b = -1;  // -1: host buffers
   std::string transport;       // the path actually used
+  std::string path;            // how that path moves data, per side (may be empty)
   std::vector<SizeResult> sizes;
   std::string error;           // non-empty: the pair could not be measured
   ErrorKind error_kind = ErrorKind::internal;
@@ -43,6 +45,9 @@ struct Result {
   std::string requested_transport;
   std::vector<PairResult> pairs;  // sorted by (rank_a, rank_b)
 };
+
+// A Result with the run's settings and no pairs yet (what a report header needs).
+Result result_header(const Options& o, int world_size);
 
 // Bytes one "one-way time" carries: bibw counts both directions, as osu_bibw.
 double bytes_per_one_way(Mode mode, std::uint64_t message_bytes);

@@ -1,6 +1,7 @@
 #include "pingpong/runner.hpp"
 
 #include <algorithm>
+#include <new>
 #include <optional>
 #include <tuple>
 
@@ -16,7 +17,8 @@
 namespace xb::pingpong {
 
 Environment default_environment() {
-  return Environment{device_count_or_zero, [] { return nccl::available(); }};
+  return Environment{device_count_or_zero, [] { return nccl::available(); }, gpu_identity,
+                     [](TransportKind k, const PairContext& ctx) { return make_transport(k, ctx); }};
 }
 
 namespace {
@@ -47,6 +49,16 @@ RankInfo local_info(const comm::Communicator& c, const Options& o, const Environ
   const int count = env.device_count();
   if (holds_dev1) info.gpu_as_dev1 = resolve_device(o.dev1, info.local_rank, count);
   if (holds_dev2) info.gpu_as_dev2 = resolve_device(o.dev2, info.local_rank, count);
+  if (info.gpu_as_dev1 >= 0) {
+    const GpuIdentity id = env.gpu_identity(info.gpu_as_dev1);
+    info.bus_as_dev1 = id.bus;
+    info.peers_as_dev1 = id.peers;
+  }
+  if (info.gpu_as_dev2 >= 0) {
+    const GpuIdentity id = env.gpu_identity(info.gpu_as_dev2);
+    info.bus_as_dev2 = id.bus;
+    info.peers_as_dev2 = id.peers;
+  }
   info.nccl = env.nccl_available();
   return info;
 }
@@ -86,6 +98,10 @@ void checkpointed(const PairContext& ctx, Fn&& step) {
     step();
   } catch (const Error& e) {
     err = e;
+  } catch (const std::bad_alloc&) {
+    err = Error(ErrorKind::resources, fmt::format("out of host memory while setting up buffers for messages of up "
+                                                  "to {} bytes",
+                                                  ctx.max_bytes));
   }
   pair_checkpoint(ctx, err);
 }
@@ -137,13 +153,29 @@ SizeResult measure_size(Transport& t, const PairContext& ctx, const Options& o, 
     return SizeResult{};
   }
   const std::string theirs = ctx.comm->recv_string(ctx.peer, kTagVerify, ctx.timeout);
-  SizeResult s = summarize_size(o.mode, bytes, o.window, times);
+  SizeResult s = summarize_size(o.mode, bytes, o.window, times);  // the initiator's clock
   s.verify_error = !mine.empty() ? mine : theirs;
   s.verified = s.verify_error.empty();
   return s;
 }
 
-PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vector<RankInfo>& infos, Pair pair) {
+// Both sides' account of how the path moves data, as the initiator reports it.
+std::string describe_path(const PairContext& ctx, const Transport& t) {
+  const std::string mine = t.describe();
+  if (!ctx.initiator) {
+    ctx.comm->send_string(ctx.peer, kTagDescribe, mine, ctx.timeout);
+    return mine;
+  }
+  const std::string theirs = ctx.comm->recv_string(ctx.peer, kTagDescribe, ctx.timeout);
+  if (mine == theirs && !mine.empty()) return fmt::format("both ranks: {}", mine);
+  std::string out;
+  if (!mine.empty()) out = fmt::format("rank {}: {}", ctx.comm->rank(), mine);
+  if (!theirs.empty()) out += fmt::format("{}rank {}: {}", out.empty() ? "" : "; ", ctx.peer, theirs);
+  return out;
+}
+
+PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vector<RankInfo>& infos, Pair pair,
+                        const Environment& env, const Observer& obs) {
   const RankInfo& a = infos.at(pair.first);
   const RankInfo& b = infos.at(pair.second);
   PairResult r;
@@ -160,6 +192,8 @@ PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vect
   ctx.my_device = ctx.initiator ? r.gpu_a : r.gpu_b;
   ctx.peer_device = ctx.initiator ? r.gpu_b : r.gpu_a;
   ctx.timeout = timeout_of(o);
+  ctx.ll_max_bytes = o.ll_max_bytes;
+  ctx.stage_chunk_bytes = o.stage_chunk_bytes;
   const auto sizes = message_sizes(o);
   ctx.max_bytes = sizes.back();
   try {
@@ -167,14 +201,25 @@ PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vect
     const TransportKind kind = choose_transport(o.transport, a, r.gpu_a, b, r.gpu_b);
     r.transport = to_string(kind);
     std::unique_ptr<Transport> t;
-    checkpointed(ctx, [&] { t = make_transport(kind, ctx); });
+    checkpointed(ctx, [&] { t = env.make_transport(kind, ctx); });
     checkpointed(ctx, [&] { t->connect(); });
-    for (auto bytes : sizes) r.sizes.push_back(measure_size(*t, ctx, o, bytes));
+    r.path = describe_path(ctx, *t);
+    if (ctx.initiator && obs.pair_started) obs.pair_started(r);
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      if (ctx.initiator && obs.size_started) obs.size_started(r, sizes[i], i, sizes.size());
+      r.sizes.push_back(measure_size(*t, ctx, o, sizes[i]));
+      if (ctx.initiator && obs.size_done) obs.size_done(r, r.sizes.back());
+    }
     // Neither rank frees memory the other may still have mapped (ipc).
     checkpointed(ctx, [] {});
   } catch (const Error& e) {
     r.error = e.what();
     r.error_kind = e.kind();
+    r.sizes.clear();
+  } catch (const std::bad_alloc&) {
+    r.error = fmt::format("rank {}: out of host memory for {} repetitions (--loop-count) of up to {} bytes",
+                          c.rank(), std::max(o.loop_count, o.warmup), ctx.max_bytes);
+    r.error_kind = ErrorKind::resources;
     r.sizes.clear();
   }
   return r;
@@ -192,7 +237,7 @@ std::vector<std::vector<Pair>> schedule(const comm::Communicator& c, const Optio
 
 }  // namespace
 
-Result run(comm::Communicator& comm, const Options& options, const Environment& env) {
+Result run(comm::Communicator& comm, const Options& options, const Environment& env, const Observer& observer) {
   validate(options);
   const auto rounds = schedule(comm, options);
   const auto infos = announce(comm, options, env);
@@ -200,20 +245,14 @@ Result run(comm::Communicator& comm, const Options& options, const Environment& 
   for (const auto& round : rounds) {
     for (const Pair& p : round) {
       if (p.first != comm.rank() && p.second != comm.rank()) continue;
-      PairResult r = measure_pair(comm, options, infos, p);
+      PairResult r = measure_pair(comm, options, infos, p, env, observer);
+      if (!r.error.empty() && r.error_kind == ErrorKind::timeout) throw Error(r.error_kind, r.error);
       if (p.first == comm.rank()) mine.push_back(std::move(r));
     }
     // Rounds do not overlap, so one pair's traffic never skews another's.
     if (options.all_pairs) comm.barrier(timeout_of(options));
   }
-  Result result;
-  result.mode = options.mode;
-  result.loop_count = options.loop_count;
-  result.warmup = options.warmup;
-  result.window = options.window;
-  result.world_size = comm.size();
-  result.all_pairs = options.all_pairs;
-  result.requested_transport = to_string(options.transport);
+  Result result = result_header(options, comm.size());
   for (const auto& wire : comm.allgather(pairs_to_wire(mine), timeout_of(options))) {
     for (auto& p : pairs_from_wire(wire)) result.pairs.push_back(std::move(p));
   }

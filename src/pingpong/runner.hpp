@@ -3,11 +3,14 @@
 // rank of the communicator must call it. Never prints.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 #include "comm/communicator.hpp"
 #include "pingpong/options.hpp"
 #include "pingpong/result.hpp"
+#include "pingpong/select.hpp"
+#include "pingpong/transport.hpp"
 
 namespace xb::pingpong {
 
@@ -16,14 +19,31 @@ namespace xb::pingpong {
 struct Environment {
   std::function<int()> device_count;    // default: device_count_or_zero
   std::function<bool()> nccl_available; // default: nccl::available
+  std::function<GpuIdentity(int)> gpu_identity;  // default: gpu_identity (bus id, peer access)
+  // default: make_transport; tests wrap it to inject faults
+  std::function<std::unique_ptr<Transport>(TransportKind, const PairContext&)> make_transport;
 };
 Environment default_environment();
+
+// Called on the initiating rank of each pair as the run goes, so a caller
+// can print rows as soon as they are measured. Any member may be empty.
+struct Observer {
+  // The pair is connected: hosts, GPUs, transport and path are filled in.
+  std::function<void(const PairResult&)> pair_started;
+  // Size `index` of `count` (`bytes`) is about to be measured.
+  std::function<void(const PairResult&, std::uint64_t bytes, std::size_t index, std::size_t count)> size_started;
+  // A size is measured and verified on both ranks.
+  std::function<void(const PairResult&, const SizeResult&)> size_done;
+};
 
 // Errors that concern the whole run (bad options, a GPU id out of range on
 // any rank, a dead peer) are thrown on every rank, agreed over `comm`. In a
 // two-rank run a failed pair is thrown too; with --all-pairs it becomes
 // data in its PairResult (error) so the other pairs still report, and
-// first_failure() gives the exit status.
-Result run(comm::Communicator& comm, const Options& options, const Environment& env = default_environment());
+// first_failure() gives the exit status. A timeout is thrown at once in
+// both cases: a peer that stopped answering would make every later
+// collective wait for it too.
+Result run(comm::Communicator& comm, const Options& options, const Environment& env = default_environment(),
+           const Observer& observer = {});
 
 }  // namespace xb::pingpong

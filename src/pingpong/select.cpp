@@ -1,8 +1,12 @@
 #include "pingpong/select.hpp"
 
+#include <algorithm>
+
+#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "pingpong/transport.hpp"
 
@@ -15,7 +19,11 @@ std::string to_json(const RankInfo& info) {
                             {"gpu_as_dev1", info.gpu_as_dev1},
                             {"gpu_as_dev2", info.gpu_as_dev2},
                             {"nccl", info.nccl},
-                            {"mpi_gpu", static_cast<int>(info.mpi_gpu)}};
+                            {"mpi_gpu", static_cast<int>(info.mpi_gpu)},
+                            {"bus_as_dev1", info.bus_as_dev1},
+                            {"bus_as_dev2", info.bus_as_dev2},
+                            {"peers_as_dev1", info.peers_as_dev1},
+                            {"peers_as_dev2", info.peers_as_dev2}};
   return j.dump();
 }
 
@@ -29,7 +37,37 @@ RankInfo rank_info_from_json(const std::string& text) {
   info.gpu_as_dev2 = j.at("gpu_as_dev2").get<int>();
   info.nccl = j.at("nccl").get<bool>();
   info.mpi_gpu = static_cast<comm::GpuBuffers>(j.at("mpi_gpu").get<int>());
+  info.bus_as_dev1 = j.at("bus_as_dev1").get<std::string>();
+  info.bus_as_dev2 = j.at("bus_as_dev2").get<std::string>();
+  info.peers_as_dev1 = j.at("peers_as_dev1").get<std::vector<std::string>>();
+  info.peers_as_dev2 = j.at("peers_as_dev2").get<std::vector<std::string>>();
   return info;
+}
+
+GpuIdentity gpu_identity(int device) {
+  const auto bus_of = [](int d) {
+    char id[32] = {};
+    XB_CUDA_CHECK(cudaDeviceGetPCIBusId(id, sizeof id, d));
+    return std::string(id);
+  };
+  GpuIdentity out;
+  out.bus = bus_of(device);
+  out.peers.push_back(out.bus);
+  int count = 0;
+  XB_CUDA_CHECK(cudaGetDeviceCount(&count));
+  for (int d = 0; d < count; ++d) {
+    int can = 0;
+    if (d != device) XB_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, device, d));
+    if (can != 0) out.peers.push_back(bus_of(d));
+  }
+  return out;
+}
+
+bool peer_access(const RankInfo& a, const RankInfo& b) {
+  const auto reaches = [](const std::vector<std::string>& peers, const std::string& bus) {
+    return !bus.empty() && std::find(peers.begin(), peers.end(), bus) != peers.end();
+  };
+  return a.host == b.host && reaches(a.peers_as_dev1, b.bus_as_dev2) && reaches(b.peers_as_dev2, a.bus_as_dev1);
 }
 
 int resolve_device(const Endpoint& e, int local_rank, int device_count) {
@@ -64,6 +102,20 @@ void require_gpus(const char* name, int gpu_a, int gpu_b) {
   }
 }
 
+TransportKind require_device_path(const RankInfo& a, int gpu_a, const RankInfo& b, int gpu_b) {
+  if (a.host != b.host) {
+    fail(ErrorKind::usage, fmt::format("--transport device needs both ranks on one host, but rank {} is on {} and "
+                                       "rank {} on {}; use nccl or staged",
+                                       a.rank, a.host, b.rank, b.host));
+  }
+  if (gpu_a >= 0 && gpu_b >= 0 && !peer_access(a, b)) {
+    fail(ErrorKind::usage, fmt::format("--transport device needs peer access between gpu {} of rank {} and gpu {} of "
+                                       "rank {}, and CUDA reports none; use --transport ipc, nccl or staged",
+                                       gpu_a, a.rank, gpu_b, b.rank));
+  }
+  return TransportKind::device;
+}
+
 void require_nccl(const RankInfo& r) {
   if (!r.nccl) {
     fail(ErrorKind::comm, fmt::format("nccl transport unavailable on rank {} ({}): cannot load libnccl.so.2; "
@@ -82,7 +134,7 @@ TransportKind choose_transport(TransportKind requested, const RankInfo& a, int g
   switch (requested) {
     case TransportKind::automatic: {
       if (!any_gpu) return TransportKind::mpi;
-      if (both_gpu && same_host) return TransportKind::ipc;
+      if (both_gpu && same_host) return peer_access(a, b) ? TransportKind::device : TransportKind::ipc;
       if (both_gpu && a.nccl && b.nccl) return TransportKind::nccl;
       const bool aware = (gpu_a < 0 || a.mpi_gpu == comm::GpuBuffers::yes) &&
                          (gpu_b < 0 || b.mpi_gpu == comm::GpuBuffers::yes);
@@ -108,6 +160,7 @@ TransportKind choose_transport(TransportKind requested, const RankInfo& a, int g
       require_nccl(a);
       require_nccl(b);
       return TransportKind::nccl;
+    case TransportKind::device: return require_device_path(a, gpu_a, b, gpu_b);
   }
   fail(ErrorKind::internal, "unknown transport");
 }
@@ -118,6 +171,7 @@ std::unique_ptr<Transport> make_transport(TransportKind kind, const PairContext&
     case TransportKind::staged: return make_mpi_transport(ctx, true);
     case TransportKind::ipc: return make_ipc_transport(ctx);
     case TransportKind::nccl: return make_nccl_transport(ctx);
+    case TransportKind::device: return make_device_transport(ctx);
     case TransportKind::automatic: break;
   }
   fail(ErrorKind::internal, "make_transport: the transport must be chosen first");

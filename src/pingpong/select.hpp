@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "comm/communicator.hpp"
 #include "pingpong/options.hpp"
@@ -17,7 +18,19 @@ struct RankInfo {
   int gpu_as_dev2 = -1;
   bool nccl = false;     // libnccl.so.2 loads here
   comm::GpuBuffers mpi_gpu = comm::GpuBuffers::unknown;  // after --cuda-aware
+  // PCI bus id of each GPU above, and the bus ids that GPU reaches by peer
+  // access (itself included). Bus ids, not CUDA ordinals, because ranks may
+  // see different CUDA_VISIBLE_DEVICES.
+  std::string bus_as_dev1, bus_as_dev2;
+  std::vector<std::string> peers_as_dev1, peers_as_dev2;
 };
+
+// A GPU's PCI bus id and the bus ids it can reach by peer access.
+struct GpuIdentity {
+  std::string bus;
+  std::vector<std::string> peers;
+};
+GpuIdentity gpu_identity(int device);  // asks CUDA
 
 std::string to_json(const RankInfo& info);
 RankInfo rank_info_from_json(const std::string& text);
@@ -27,11 +40,16 @@ RankInfo rank_info_from_json(const std::string& text);
 // there is none, Error(usage) when the id is out of range.
 int resolve_device(const Endpoint& e, int local_rank, int device_count);
 
+// Whether a's dev1 GPU and b's dev2 GPU are on one host and reach each
+// other by peer access (both directions: each side stores into the other).
+bool peer_access(const RankInfo& a, const RankInfo& b);
+
 // The transport for initiator `a` (holding dev1's buffer on gpu_a, -1 for
 // host) and responder `b`. `requested` automatic picks the best path:
-// host-host mpi; GPUs on one host ipc; GPUs on two hosts nccl; else mpi
-// when the GPU side's MPI is CUDA-aware, else staged. An explicit request
-// that cannot work throws Error(usage) naming the alternatives.
+// host-host mpi; GPUs on one host with peer access device, without it ipc;
+// GPUs on two hosts nccl; else mpi when the GPU side's MPI is CUDA-aware,
+// else staged. An explicit request that cannot work throws Error(usage)
+// naming the alternatives.
 TransportKind choose_transport(TransportKind requested, const RankInfo& a, int gpu_a, const RankInfo& b,
                                int gpu_b);
 

@@ -16,7 +16,15 @@
 namespace xb::pingpong {
 
 // Message tags used between the two ranks of a pair.
-enum Tag : int { kTagData = 1, kTagAck = 2, kTagSync = 3, kTagStatus = 4, kTagVerify = 5, kTagConnect = 6 };
+enum Tag : int {
+  kTagData = 1,
+  kTagAck = 2,
+  kTagSync = 3,
+  kTagStatus = 4,
+  kTagVerify = 5,
+  kTagConnect = 6,
+  kTagDescribe = 7
+};
 
 struct PairContext {
   comm::Communicator* comm = nullptr;
@@ -26,6 +34,8 @@ struct PairContext {
   int peer_device = -1;
   std::size_t max_bytes = 0;
   comm::Seconds timeout{30};
+  std::uint64_t ll_max_bytes = 0;       // device transport: largest LL message
+  std::uint64_t stage_chunk_bytes = 0;  // staged transport: pipeline chunk
 };
 
 class Transport {
@@ -43,13 +53,20 @@ class Transport {
   virtual std::vector<double> run(Mode mode, std::size_t bytes, int reps, int window) = 0;
   // The receive buffer's first `bytes`, copied to the host.
   virtual std::vector<unsigned char> received(std::size_t bytes) = 0;
+  // How the path moves data, for the report ("" when the name says it all).
+  virtual std::string describe() const { return ""; }
 };
 
-// mpi (staging = false) or staged (staging = true; only the GPU side
-// stages, a host side passes its buffer straight to MPI).
+// mpi (staging = false) or staged (staging = true: make_staged_transport).
 std::unique_ptr<Transport> make_mpi_transport(const PairContext& ctx, bool staging);
+// Pipelined staging through pinned host chunks (transport_staged.cpp); a
+// host side sends the same chunks straight from its buffer.
+std::unique_ptr<Transport> make_staged_transport(const PairContext& ctx);
 std::unique_ptr<Transport> make_ipc_transport(const PairContext& ctx);
 std::unique_ptr<Transport> make_nccl_transport(const PairContext& ctx);
+// Device-initiated: a persistent kernel per GPU (or a CPU thread for a host
+// buffer) stores into the peer's memory and raises flags (transport_device.cpp).
+std::unique_ptr<Transport> make_device_transport(const PairContext& ctx);
 
 std::unique_ptr<Transport> make_transport(TransportKind kind, const PairContext& ctx);
 

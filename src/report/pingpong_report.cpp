@@ -35,32 +35,61 @@ std::string timing_note(const Result& r) {
   return "";
 }
 
-std::string run_header(const Result& r) {
+constexpr const char* kTableRule =
+    "|---------------|-----------------------|------------------|--------------|-----------------|--------------|"
+    "--------------|\n";
+
+}  // namespace
+
+std::string pingpong_text_header(const Result& r) {
   return fmt::format("# xferbench pingpong: mode {}, {} ranks, loop count {}, warm-up {}\n# {}; GB/s = 1e9 B/s\n",
                      to_string(r.mode), r.world_size, r.loop_count, r.warmup, timing_note(r));
 }
 
+namespace {
+
+std::string pair_title(const PairResult& p) {
+  std::string out = fmt::format("# rank {} ({}, {}) <-> rank {} ({}, {}), transport {}\n", p.rank_a, p.host_a,
+                                device_label(p.gpu_a), p.rank_b, p.host_b, device_label(p.gpu_b), p.transport);
+  if (!p.path.empty()) out += fmt::format("# path: {}\n", p.path);
+  return out;
+}
+
+}  // namespace
+
+std::string pingpong_pair_head(const PairResult& p) {
+  std::string out = pair_title(p);
+  out +=
+      "| Data Size (B) | Avg Transfer Time (s) | Bandwidth (GB/s) | Min Time (s) | Median Time (s) | p99 Time (s) "
+      "| Max Time (s) |\n";
+  return out + kTableRule;
+}
+
+std::string pingpong_size_row(const SizeResult& s) {
+  const auto& t = s.one_way_s;
+  return fmt::format("|{:>15}|{:>23.9f}|{:>18.9f}|{:>14.9f}|{:>17.9f}|{:>14.9f}|{:>14.9f}|{}\n", s.bytes, t.mean,
+                     s.bandwidth_gbps, t.min, t.median, s.one_way_p99_s, t.max, s.verified ? "" : " FAILED");
+}
+
+std::string pingpong_pair_foot(const PairResult& p) {
+  if (!p.error.empty()) return fmt::format("# error: {}\n", p.error);
+  int failed = 0;
+  for (const SizeResult& s : p.sizes) failed += s.verified ? 0 : 1;
+  std::string out = kTableRule;
+  if (failed == 0) return out + fmt::format("# data verified: all {} sizes passed\n", p.sizes.size());
+  return out + fmt::format("# data verification FAILED for {} of {} sizes\n", failed, p.sizes.size());
+}
+
+namespace {
+
 void append_pair_table(std::string& out, const PairResult& p) {
-  out += fmt::format("# rank {} ({}, {}) <-> rank {} ({}, {}), transport {}\n", p.rank_a, p.host_a,
-                     device_label(p.gpu_a), p.rank_b, p.host_b, device_label(p.gpu_b), p.transport);
-  if (!p.error.empty()) {
-    out += fmt::format("# error: {}\n", p.error);
+  if (!p.error.empty() && p.sizes.empty()) {
+    out += pair_title(p) + pingpong_pair_foot(p);
     return;
   }
-  out += "| Data Size (B) | Avg Transfer Time (s) | Bandwidth (GB/s) | Min Time (s) | Max Time (s) |\n";
-  out += "|---------------|-----------------------|------------------|--------------|--------------|\n";
-  int failed = 0;
-  for (const SizeResult& s : p.sizes) {
-    out += fmt::format("|{:>15}|{:>23.9f}|{:>18.9f}|{:>14.9f}|{:>14.9f}|{}\n", s.bytes, s.one_way_s.mean,
-                       s.bandwidth_gbps, s.one_way_s.min, s.one_way_s.max, s.verified ? "" : " FAILED");
-    failed += s.verified ? 0 : 1;
-  }
-  out += "|---------------|-----------------------|------------------|--------------|--------------|\n";
-  if (failed == 0) {
-    out += fmt::format("# data verified: all {} sizes passed\n", p.sizes.size());
-  } else {
-    out += fmt::format("# data verification FAILED for {} of {} sizes\n", failed, p.sizes.size());
-  }
+  out += pingpong_pair_head(p);
+  for (const SizeResult& s : p.sizes) out += pingpong_size_row(s);
+  out += pingpong_pair_foot(p);
 }
 
 struct RankLabel {
@@ -100,15 +129,18 @@ void append_matrix(std::string& out, const Result& r, const std::string& title, 
 }
 
 std::string all_pairs_text(const Result& r) {
-  std::string out = run_header(r);
+  std::string out = pingpong_text_header(r);
   for (const auto& [rank, label] : rank_labels(r)) {
     out += fmt::format("# rank {}: host {}, {}\n", rank, label.host, device_label(label.gpu));
   }
   append_matrix(out, r, "bandwidth (GB/s) at the largest size", [](const PairResult& p) {
     return p.sizes.empty() ? std::string("?") : fmt::format("{:.3f}", p.sizes.back().bandwidth_gbps);
   });
-  append_matrix(out, r, "one-way time (us) at the smallest size", [](const PairResult& p) {
-    return p.sizes.empty() ? std::string("?") : fmt::format("{:.3f}", p.sizes.front().one_way_s.mean * 1e6);
+  append_matrix(out, r, "median one-way time (us) at the smallest size", [](const PairResult& p) {
+    return p.sizes.empty() ? std::string("?") : fmt::format("{:.3f}", p.sizes.front().one_way_s.median * 1e6);
+  });
+  append_matrix(out, r, "p99 one-way time (us) at the smallest size", [](const PairResult& p) {
+    return p.sizes.empty() ? std::string("?") : fmt::format("{:.3f}", p.sizes.front().one_way_p99_s * 1e6);
   });
   for (const auto& p : r.pairs) {
     std::string verdict = p.error.empty() ? "verified" : "error: " + p.error;
@@ -125,8 +157,8 @@ nlohmann::json size_json(const SizeResult& s) {
   const auto& t = s.one_way_s;
   return {{"bytes", s.bytes},
           {"repetitions", t.count},
-          {"one_way_time_s", {{"mean", t.mean}, {"median", t.median}, {"min", t.min}, {"max", t.max},
-                              {"stddev", t.stddev}}},
+          {"one_way_time_s", {{"mean", t.mean}, {"median", t.median}, {"p99", s.one_way_p99_s}, {"min", t.min},
+                              {"max", t.max}, {"stddev", t.stddev}}},
           {"bandwidth_gbps", s.bandwidth_gbps},
           {"bandwidth_min_gbps", s.bandwidth_min_gbps},
           {"bandwidth_max_gbps", s.bandwidth_max_gbps},
@@ -142,6 +174,7 @@ nlohmann::json pair_json(const PairResult& p) {
           {"gpu_a", gpu(p.gpu_a)}, {"gpu_b", gpu(p.gpu_b)},
           {"buffer_a", p.gpu_a < 0 ? "host" : "gpu"}, {"buffer_b", p.gpu_b < 0 ? "host" : "gpu"},
           {"transport", p.transport.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.transport)},
+          {"path", p.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.path)},
           {"error", p.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.error)},
           {"sizes", sizes}};
 }
@@ -150,7 +183,7 @@ nlohmann::json pair_json(const PairResult& p) {
 
 std::string pingpong_text(const Result& r) {
   if (r.all_pairs) return all_pairs_text(r);
-  std::string out = run_header(r);
+  std::string out = pingpong_text_header(r);
   for (const auto& p : r.pairs) append_pair_table(out, p);
   return out;
 }
@@ -159,7 +192,8 @@ std::string pingpong_json(const Result& r, const std::vector<std::string>& argv)
   nlohmann::json pairs = nlohmann::json::array();
   for (const auto& p : r.pairs) pairs.push_back(pair_json(p));
   const auto failure = pingpong::first_failure(r);
-  const nlohmann::json j = {{"schema", "xferbench-pingpong/1"},
+  const nlohmann::json j = {{"schema", kPingpongSchema},
+                            {"schema_version", kPingpongSchemaVersion},
                             {"command_line", argv},
                             {"mode", to_string(r.mode)},
                             {"requested_transport", r.requested_transport},
@@ -178,14 +212,15 @@ std::string pingpong_json(const Result& r, const std::vector<std::string>& argv)
 std::string pingpong_csv(const Result& r) {
   std::string out =
       "rank_a,rank_b,host_a,host_b,gpu_a,gpu_b,transport,mode,bytes,one_way_time_mean_s,one_way_time_min_s,"
-      "one_way_time_max_s,one_way_time_median_s,bandwidth_gbps,bandwidth_min_gbps,bandwidth_max_gbps,verified\n";
+      "one_way_time_max_s,one_way_time_median_s,one_way_time_p99_s,bandwidth_gbps,bandwidth_min_gbps,"
+      "bandwidth_max_gbps,verified\n";
   for (const auto& p : r.pairs) {
     for (const auto& s : p.sizes) {
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.9e},{:.9e},{:.9e},{:.9e},{:.9f},{:.9f},{:.9f},{}\n", p.rank_a,
-                         p.rank_b, p.host_a, p.host_b, device_label(p.gpu_a), device_label(p.gpu_b), p.transport,
-                         to_string(r.mode), s.bytes, s.one_way_s.mean, s.one_way_s.min, s.one_way_s.max,
-                         s.one_way_s.median, s.bandwidth_gbps, s.bandwidth_min_gbps, s.bandwidth_max_gbps,
-                         s.verified ? "true" : "false");
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.9e},{:.9e},{:.9e},{:.9e},{:.9e},{:.9f},{:.9f},{:.9f},{}\n",
+                         p.rank_a, p.rank_b, p.host_a, p.host_b, device_label(p.gpu_a), device_label(p.gpu_b),
+                         p.transport, to_string(r.mode), s.bytes, s.one_way_s.mean, s.one_way_s.min,
+                         s.one_way_s.max, s.one_way_s.median, s.one_way_p99_s, s.bandwidth_gbps,
+                         s.bandwidth_min_gbps, s.bandwidth_max_gbps, s.verified ? "true" : "false");
     }
   }
   return out;

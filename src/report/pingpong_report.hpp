@@ -1,6 +1,7 @@
 // Reporters for process-to-process results: the seed's table (text), JSON
-// (schema "xferbench-pingpong/1", units in field names) and CSV. They read
-// pingpong::Result only and are the only code that formats its numbers.
+// (schema "xferbench-pingpong", schema_version 1, units in field names) and
+// CSV. They read pingpong::Result only and are the only code that formats
+// its numbers.
 #pragma once
 
 #include <string>
@@ -11,14 +12,25 @@
 
 namespace xb::report {
 
+constexpr const char* kPingpongSchema = "xferbench-pingpong";
+constexpr int kPingpongSchemaVersion = 1;
+
 enum class PingpongFormat { text, json, csv };
 PingpongFormat parse_pingpong_format(const std::string& text);  // Error(usage)
 
-// Two-rank runs: `#` header lines, the seed's columns plus min and max
-// one-way time, a `#` footer with the verification verdict. --all-pairs:
-// rank table with hosts and GPUs, then bandwidth (largest size) and one-way
-// time (smallest size) matrices.
+// Two-rank runs: `#` header lines, the seed's columns plus min, median,
+// p99 and max one-way time, a `#` footer with the verification verdict.
+// --all-pairs: rank table with hosts and GPUs, then bandwidth (largest
+// size) and median and p99 one-way time (smallest size) matrices.
 std::string pingpong_text(const pingpong::Result& r);
+// The pieces of a two-rank table in the order they are printed, so rows can
+// be printed as soon as they are measured: the run header (from the mode,
+// counts and world size), then per pair its head (with the path), one row
+// per size and its foot. pingpong_text() joins them.
+std::string pingpong_text_header(const pingpong::Result& r);
+std::string pingpong_pair_head(const pingpong::PairResult& p);
+std::string pingpong_size_row(const pingpong::SizeResult& s);
+std::string pingpong_pair_foot(const pingpong::PairResult& p);
 std::string pingpong_json(const pingpong::Result& r, const std::vector<std::string>& argv);
 std::string pingpong_csv(const pingpong::Result& r);
 std::string render_pingpong(const pingpong::Result& r, PingpongFormat f, const std::vector<std::string>& argv);

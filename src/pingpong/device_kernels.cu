@@ -1,0 +1,267 @@
+#include "pingpong/device_kernels.hpp"
+
+#include "core/cuda_check.hpp"
+
+namespace xb::pingpong {
+
+using namespace devproto;
+
+namespace {
+
+constexpr int kMaxThreads = 512;
+
+__device__ __forceinline__ std::uint64_t global_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ std::uint64_t ld_acquire(const std::uint64_t* p) {
+  std::uint64_t v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void st_release(std::uint64_t* p, std::uint64_t v) {
+  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ void ld_pair(const std::uint64_t* p, std::uint64_t& a, std::uint64_t& b) {
+  asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+}
+
+__device__ __forceinline__ void st_pair(std::uint64_t* p, std::uint64_t a, std::uint64_t b) {
+  asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+}
+
+__device__ __forceinline__ bool lead_thread() { return blockIdx.x == 0 && threadIdx.x == 0; }
+
+// Called after each unsuccessful poll of one wait. The clock is read only
+// every 64 polls, so a wait that succeeds soon never reads %globaltimer and
+// the poll loop stays one load long. A wait longer than 64 polls (tens of
+// microseconds: a large message or a whole window) sleeps briefly between
+// polls, so hundreds of blocks polling the same flags do not crowd the L2
+// slice that the incoming data also goes through.
+struct Patience {
+  std::uint64_t limit_ns;
+  std::uint64_t start = 0;
+  std::uint32_t polls = 0;
+  __device__ explicit Patience(std::uint64_t limit) : limit_ns(limit) {}
+  __device__ bool exhausted() {
+    if (++polls < 64) return false;
+    __nanosleep(128);
+    if ((polls & 63U) != 0) return false;
+    const std::uint64_t now = global_ns();
+    if (start == 0) start = now;
+    return now - start > limit_ns;
+  }
+};
+
+__device__ void report_timeout(const DeviceRunArgs& a, WaitFor what, std::uint64_t seq, std::uint64_t seen,
+                               std::uint32_t rep) {
+  volatile KernelStatus* s = a.status;
+  s->what = static_cast<std::uint32_t>(what);
+  s->seq = seq;
+  s->seen = seen;
+  s->rep = rep;
+  __threadfence_system();
+  s->timed_out = 1;
+  __threadfence_system();
+}
+
+// Thread 0 of every block waits for *word >= target; true on success, the
+// same answer in every thread of the block.
+__device__ bool block_wait_word(const DeviceRunArgs& a, const std::uint64_t* word, std::uint64_t target,
+                                WaitFor what, std::uint32_t rep) {
+  bool ok = true;
+  if (threadIdx.x == 0) {
+    Patience patience(a.spec.timeout_ns);
+    std::uint64_t seen;
+    while ((seen = ld_acquire(word)) < target) {
+      if (patience.exhausted()) {
+        report_timeout(a, what, target, seen, rep);
+        ok = false;
+        break;
+      }
+    }
+  }
+  return __syncthreads_and(ok) != 0;
+}
+
+// Every part flag of the incoming message must reach `seq`.
+__device__ bool block_wait_parts(const DeviceRunArgs& a, std::uint64_t seq, std::uint32_t rep) {
+  bool ok = true;
+  for (std::uint32_t b = threadIdx.x; b < a.spec.peer_parts && ok; b += blockDim.x) {
+    Patience patience(a.spec.timeout_ns);
+    std::uint64_t seen;
+    while ((seen = ld_acquire(&a.links.in.flags->parts[b])) < seq) {
+      if (patience.exhausted()) {
+        report_timeout(a, WaitFor::message, seq, seen, rep);
+        ok = false;
+        break;
+      }
+    }
+  }
+  return __syncthreads_and(ok) != 0;
+}
+
+// This block's part of a large message, 4 vectors of 16 bytes in flight per
+// thread; `begin` is 16-byte aligned, a tail shorter than 16 bytes goes byte
+// by byte. Plain (weak) loads and stores: the release flag orders them.
+__device__ void copy_range(unsigned char* dst, const unsigned char* src, std::uint64_t begin, std::uint64_t end) {
+  const std::uint64_t nvec = (end - begin) / 16;
+  const auto* s = reinterpret_cast<const uint4*>(src + begin);
+  auto* d = reinterpret_cast<uint4*>(dst + begin);
+  const std::uint64_t nt = blockDim.x;
+  for (std::uint64_t i = threadIdx.x; i < nvec; i += 4 * nt) {
+    uint4 v[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if (i + k * nt < nvec) v[k] = s[i + k * nt];
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if (i + k * nt < nvec) d[i + k * nt] = v[k];
+    }
+  }
+  for (std::uint64_t o = begin + nvec * 16 + threadIdx.x; o < end; o += nt) dst[o] = src[o];
+}
+
+__device__ void flag_send(const DeviceRunArgs& a, const unsigned char* src, std::uint64_t seq) {
+  std::uint64_t begin = 0, end = 0;
+  part_range(a.spec.bytes, a.spec.my_parts, blockIdx.x, begin, end);
+  copy_range(a.links.out.data, src, begin, end);
+  __syncthreads();
+  if (threadIdx.x == 0) st_release(&a.links.out.flags->parts[blockIdx.x], seq);
+}
+
+__device__ std::uint64_t load8(const unsigned char* p, std::uint64_t n) {
+  return n >= 8 ? *reinterpret_cast<const std::uint64_t*>(p) : load_tail(p, n);
+}
+
+__device__ void store8(unsigned char* p, std::uint64_t v, std::uint64_t n) {
+  if (n >= 8) {
+    *reinterpret_cast<std::uint64_t*>(p) = v;
+  } else {
+    store_tail(p, v, n);
+  }
+}
+
+// LL: thread t handles word pairs t, t + blockDim, ... in both directions,
+// so an echo re-sends exactly what the same thread unpacked.
+__device__ void ll_send(const DeviceRunArgs& a, const unsigned char* src, std::uint64_t seq) {
+  const std::uint64_t bytes = a.spec.bytes;
+  for (std::uint64_t v = threadIdx.x, n = ll_pairs(bytes); v < n; v += blockDim.x) {
+    const std::uint64_t d = load8(src + 8 * v, bytes - 8 * v);
+    st_pair(a.links.out.ll + 2 * v, ll_word(static_cast<std::uint32_t>(d), seq),
+            ll_word(static_cast<std::uint32_t>(d >> 32), seq));
+  }
+}
+
+__device__ bool ll_receive(const DeviceRunArgs& a, std::uint64_t seq, std::uint32_t rep) {
+  const std::uint64_t bytes = a.spec.bytes;
+  bool ok = true;
+  for (std::uint64_t v = threadIdx.x, n = ll_pairs(bytes); v < n && ok; v += blockDim.x) {
+    Patience patience(a.spec.timeout_ns);
+    std::uint64_t lo, hi;
+    ld_pair(a.links.in.ll + 2 * v, lo, hi);
+    while (!(ll_at_least(lo, seq) && ll_at_least(hi, seq))) {
+      if (patience.exhausted()) {
+        report_timeout(a, WaitFor::message, seq, (ll_at_least(lo, seq) ? hi : lo) >> 32, rep);
+        ok = false;
+        break;
+      }
+      ld_pair(a.links.in.ll + 2 * v, lo, hi);
+    }
+    if (ok) store8(a.links.recv_ll + 8 * v, ll_data(lo) | (static_cast<std::uint64_t>(ll_data(hi)) << 32), bytes - 8 * v);
+  }
+  return __syncthreads_and(ok) != 0;
+}
+
+// Runs one step; every thread keeps its own copy of the counters, so all
+// agree without sharing them. False when a wait gave up.
+__device__ bool run_step(const DeviceRunArgs& a, const Step& st, Counters& c, std::uint32_t rep) {
+  const RunSpec& s = a.spec;
+  switch (st.kind) {
+    case StepKind::send:
+    case StepKind::echo: {
+      const unsigned char* src = st.kind == StepKind::send ? a.links.send : (s.ll ? a.links.recv_ll : a.links.in.data);
+      for (std::uint32_t m = 0; m < st.count; ++m) {
+        const std::uint64_t seq = ++c.sent;
+        if (s.ll) {
+          ll_send(a, src, seq);
+        } else {
+          flag_send(a, src, seq);
+        }
+      }
+      return true;
+    }
+    case StepKind::receive:
+      c.received += st.count;  // a window is complete when its last message is
+      return s.ll ? ll_receive(a, c.received, rep) : block_wait_parts(a, c.received, rep);
+    case StepKind::send_ack:
+      ++c.acks_sent;
+      if (lead_thread()) st_release(&a.links.out.flags->ack, c.acks_sent);
+      return true;
+    case StepKind::receive_ack:
+      ++c.acks_received;
+      return block_wait_word(a, &a.links.in.flags->ack, c.acks_received, WaitFor::ack, rep);
+  }
+  return true;
+}
+
+__global__ void __launch_bounds__(kMaxThreads) device_run_kernel(DeviceRunArgs a) {
+  const RunSpec& s = a.spec;
+  // Both sides announce the run and wait for each other, so the first
+  // repetition does not include the peer's launch.
+  if (lead_thread()) st_release(&a.links.out.flags->ready, s.run);
+  if (!block_wait_word(a, &a.links.in.flags->ready, s.run, WaitFor::start, 0)) return;
+  if (lead_thread()) {
+    a.timer[0] = global_ns();
+    a.clocks[0] = static_cast<std::uint64_t>(clock64());
+  }
+  const RepSteps steps = rep_steps(s.mode, s.initiator, s.window);
+  Counters c = s.base;
+  for (std::uint32_t r = 0; r < s.reps; ++r) {
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {  // unrolled, so the steps stay in registers
+      if (i < steps.n && !run_step(a, steps.step[i], c, r)) return;
+    }
+    if (lead_thread()) a.clocks[r + 1] = static_cast<std::uint64_t>(clock64());
+  }
+  if (lead_thread()) a.timer[1] = global_ns();
+}
+
+}  // namespace
+
+int device_run_threads(const RunSpec& spec) {
+  if (!spec.ll) return kMaxThreads;
+  const std::uint64_t pairs = ll_pairs(spec.bytes);
+  const std::uint64_t warps = (pairs + 31) / 32;
+  const std::uint64_t threads = (warps < 1 ? 1 : warps) * 32;
+  return static_cast<int>(threads < kMaxThreads ? threads : kMaxThreads);
+}
+
+int device_run_blocks(const RunSpec& spec) { return spec.ll ? 1 : static_cast<int>(spec.my_parts); }
+
+std::uint32_t device_run_max_parts() {
+  int device = 0, sms = 0, per_sm = 0;
+  XB_CUDA_CHECK(cudaGetDevice(&device));
+  XB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  XB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, device_run_kernel, kMaxThreads, 0));
+  const int parts = per_sm > 0 ? sms : 1;
+  return static_cast<std::uint32_t>(parts < static_cast<int>(kMaxParts) ? parts : static_cast<int>(kMaxParts));
+}
+
+void launch_device_run(const DeviceRunArgs& args, cudaStream_t stream) {
+  DeviceRunArgs copy = args;
+  void* params[] = {&copy};
+  // Cooperative: the launch fails instead of deadlocking when not every
+  // block can be resident at once (blocks wait on each other's flags).
+  XB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_run_kernel),
+                                            dim3(static_cast<unsigned>(device_run_blocks(args.spec))),
+                                            dim3(static_cast<unsigned>(device_run_threads(args.spec))), params, 0,
+                                            stream));
+}
+
+}  // namespace xb::pingpong

@@ -1,0 +1,67 @@
+// The persistent kernel of the device transport: one launch per run runs
+// the ready handshake and every repetition of device_protocol.hpp's schedule,
+// with no host step between messages.
+//
+// Memory orders (PTX, system scope, because the peer is another GPU over
+// NVLink or the CPU over PCIe):
+//  - large messages: the block's threads store their part with plain
+//    16-byte stores, __syncthreads(), then thread 0 raises the part's flag
+//    with st.release.sys (cumulative: it publishes the whole block's stores);
+//    the receiver polls each part flag with ld.acquire.sys, then
+//    __syncthreads() before any thread touches the data;
+//  - small messages (LL): data and the sequence number travel in the same
+//    8-byte word, written and polled with 16-byte volatile vector accesses
+//    (each 8-byte element is single-copy atomic), so no fence is needed;
+//  - ready and ack flags: st.release.sys / ld.acquire.sys.
+// Timeout: a wait that lasts more than 64 polls sleeps 128 ns between
+// polls, reads %globaltimer every 64 polls and gives up after
+// spec.timeout_ns; it then records what it waited for in `status` (mapped
+// host memory) and the kernel returns, so a dead peer never leaves the GPU
+// spinning. Blocks are launched cooperatively: all are resident at once,
+// which the flag waits need (a block may wait for a message that depends on
+// another block's part, so that block must be running).
+// Times: block 0 stamps each repetition with the SM cycle counter
+// (clock64) and the run's start and end with %globaltimer; the host scales
+// the cycles by the global timer over the whole run, because %globaltimer
+// may tick in steps of a microsecond on some GPUs, too coarse for one round trip.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "pingpong/device_protocol.hpp"
+
+namespace xb::pingpong {
+
+// Written by the kernel only when a wait gives up.
+struct KernelStatus {
+  std::uint32_t timed_out;
+  std::uint32_t what;  // devproto::WaitFor
+  std::uint64_t seq;   // the value waited for
+  std::uint64_t seen;  // the last value read
+  std::uint64_t rep;
+};
+
+struct DeviceRunArgs {
+  devproto::RunSpec spec;
+  devproto::Links links;   // device pointers
+  std::uint64_t* clocks;   // spec.reps + 1 SM-cycle stamps (device memory)
+  std::uint64_t* timer;    // 2 %globaltimer stamps: start and end (device memory)
+  KernelStatus* status;    // device pointer to mapped host memory
+};
+
+// Threads per block of a run: 512 for large messages; for LL, one thread per
+// pair of words, rounded up to a warp, at most 512.
+int device_run_threads(const devproto::RunSpec& spec);
+// Blocks of a run: 1 for LL, spec.my_parts otherwise.
+int device_run_blocks(const devproto::RunSpec& spec);
+
+// Parts (blocks) one large message may use on the current device: one per
+// SM, as long as a block of the run's shape fits there.
+std::uint32_t device_run_max_parts();
+
+// Launches the run on the current device (cooperative launch).
+void launch_device_run(const DeviceRunArgs& args, cudaStream_t stream);
+
+}  // namespace xb::pingpong

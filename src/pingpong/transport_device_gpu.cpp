@@ -1,0 +1,175 @@
+// The GPU side of the device transport: one persistent kernel per run
+// (device_kernels.hpp documents its memory orders and timeout). The peer is
+// another GPU (its mailbox and receive buffer mapped over CUDA IPC) or a
+// host-side rank (both mailboxes in shared memory, registered as mapped
+// pinned memory here).
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/cuda_check.hpp"
+#include "core/error.hpp"
+#include "pingpong/buffers.hpp"
+#include "pingpong/cycle_clock.hpp"
+#include "pingpong/device_kernels.hpp"
+#include "pingpong/device_transport_base.hpp"
+#include "pingpong/host_endpoint.hpp"
+
+namespace xb::pingpong {
+
+using namespace devproto;
+
+namespace {
+
+std::uint32_t max_parts_on(int device) {
+  XB_CUDA_CHECK(cudaSetDevice(device));
+  return device_run_max_parts();
+}
+
+template <typename T>
+T* device_pointer(T* host) {
+  void* dev = nullptr;
+  XB_CUDA_CHECK(cudaHostGetDevicePointer(&dev, host, 0));
+  return static_cast<T*>(dev);
+}
+
+BoxView to_device(const BoxView& b) {
+  return BoxView{device_pointer(b.flags), device_pointer(b.ll), device_pointer(b.data)};
+}
+
+class GpuSide final : public DeviceTransportBase {
+ public:
+  explicit GpuSide(const PairContext& ctx)
+      : DeviceTransportBase(ctx, max_parts_on(ctx.my_device)), stream_(ctx.my_device),
+        send_(BufferKind::device, ctx.max_bytes, ctx.my_device), recv_(BufferKind::device, ctx.max_bytes, ctx.my_device),
+        timer_(BufferKind::device, 2 * sizeof(std::uint64_t), ctx.my_device) {
+    if (!uses_shm()) {
+      box_ = Buffer(BufferKind::device, layout_.data_offset, ctx.my_device);  // flags and LL words
+      box_.fill_byte(0, box_.size());
+    }
+    XB_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&status_), sizeof(KernelStatus),
+                                cudaHostAllocMapped | cudaHostAllocPortable));
+    std::memset(status_, 0, sizeof(KernelStatus));
+    XB_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  ~GpuSide() override {
+    if (peer_box_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(peer_box_));
+    if (peer_recv_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(peer_recv_));
+    if (registered_) XB_CUDA_CHECK_NOTHROW(cudaHostUnregister(shm_.data()));
+    if (status_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaFreeHost(status_));
+  }
+
+  void connect() override {
+    Hello mine;
+    mine.max_parts = my_max_parts_;
+    mine.gpu = 1;
+    mine.ll_max = ctx_.ll_max_bytes;
+    XB_CUDA_CHECK(cudaSetDevice(ctx_.my_device));
+    if (!uses_shm()) {
+      XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.box, box_.data()));
+      XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.recv, recv_.data()));
+    }
+    const Hello theirs = connect_hello(mine);
+    links_.send = static_cast<const unsigned char*>(send_.data());
+    links_.recv_ll = static_cast<unsigned char*>(recv_.data());
+    if (uses_shm()) {
+      connect_host_peer();
+    } else {
+      connect_gpu_peer(theirs);
+    }
+  }
+
+  void prepare(std::size_t bytes, std::uint64_t seed) override {
+    shm_.unlink();  // both sides have mapped it by now (the runner checked connect)
+    load_pattern(send_, recv_, bytes, seed);
+    if (host_in_ != nullptr) std::memset(host_in_, 0xA5, bytes);
+    XB_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  std::vector<double> run(Mode mode, std::size_t bytes, int reps, int window) override {
+    const RunSpec spec = next_spec(mode, bytes, reps, window);
+    const std::size_t stamps = static_cast<std::size_t>(reps) + 1;
+    if (clocks_.size() < stamps * sizeof(std::uint64_t)) {
+      clocks_ = Buffer(BufferKind::device, stamps * sizeof(std::uint64_t), ctx_.my_device);
+    }
+    XB_CUDA_CHECK(cudaSetDevice(ctx_.my_device));
+    const DeviceRunArgs args{spec, links_, static_cast<std::uint64_t*>(clocks_.data()),
+                             static_cast<std::uint64_t*>(timer_.data()), device_pointer(status_)};
+    launch_device_run(args, stream_.get());
+    // Every wait inside the kernel gives up after the timeout, so this bound
+    // is only a safety net for a GPU that stopped answering altogether.
+    const auto bound = ctx_.timeout * (static_cast<double>(reps) + 2.0);
+    wait_stream(stream_.get(), bound, fmt::format("rank {}: the device kernel on gpu {} did not finish",
+                                                  ctx_.comm->rank(), ctx_.my_device));
+    check_status(spec);
+    std::vector<std::uint64_t> clocks(stamps), timer(2);
+    XB_CUDA_CHECK(cudaMemcpy(clocks.data(), clocks_.data(), stamps * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+    XB_CUDA_CHECK(cudaMemcpy(timer.data(), timer_.data(), 2 * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+    commit(spec);
+    return ticks_to_seconds(clocks, static_cast<double>(timer[1] - timer[0]) * 1e-9);
+  }
+
+  std::vector<unsigned char> received(std::size_t bytes) override {
+    std::vector<unsigned char> out(bytes);
+    if (host_in_ != nullptr && !is_ll(bytes)) {
+      std::memcpy(out.data(), host_in_, bytes);  // large messages from the host land in shared memory
+    } else {
+      recv_.download(out.data(), bytes);
+    }
+    return out;
+  }
+
+  std::string describe() const override {
+    const std::string peer = uses_shm() ? "mapped pinned host memory (shared with the host rank)"
+                                        : fmt::format("gpu {}'s memory over a CUDA IPC peer mapping", ctx_.peer_device);
+    return fmt::format("a persistent kernel on gpu {} stores into {}; LL words up to {} B, above that stores "
+                       "and a release flag per block (up to {} blocks)",
+                       ctx_.my_device, peer, ctx_.ll_max_bytes, my_max_parts_);
+  }
+
+ private:
+  void connect_gpu_peer(const Hello& theirs) {
+    XB_CUDA_CHECK(cudaIpcOpenMemHandle(&peer_box_, theirs.box, cudaIpcMemLazyEnablePeerAccess));
+    XB_CUDA_CHECK(cudaIpcOpenMemHandle(&peer_recv_, theirs.recv, cudaIpcMemLazyEnablePeerAccess));
+    auto* mine = static_cast<unsigned char*>(box_.data());
+    auto* peer = static_cast<unsigned char*>(peer_box_);
+    links_.in = BoxView{reinterpret_cast<BoxFlags*>(mine), reinterpret_cast<std::uint64_t*>(mine + layout_.ll_offset),
+                        static_cast<unsigned char*>(recv_.data())};
+    links_.out = BoxView{reinterpret_cast<BoxFlags*>(peer), reinterpret_cast<std::uint64_t*>(peer + layout_.ll_offset),
+                         static_cast<unsigned char*>(peer_recv_)};
+  }
+
+  void connect_host_peer() {
+    XB_CUDA_CHECK(cudaHostRegister(shm_.data(), shm_.size(), cudaHostRegisterMapped | cudaHostRegisterPortable));
+    registered_ = true;
+    const BoxView in = box_at(shm_.data(), layout_, my_box());
+    host_in_ = in.data;
+    links_.in = to_device(in);
+    links_.out = to_device(box_at(shm_.data(), layout_, 1 - my_box()));
+  }
+
+  void check_status(const RunSpec& spec) const {
+    const volatile KernelStatus* s = status_;
+    if (s->timed_out == 0) return;
+    fail_late(fmt::format("the device kernel on gpu {} gave up waiting for {} (repetition {} of {}, {} B; last "
+                          "value seen {}) and returned, so the GPU is not left spinning",
+                          ctx_.my_device, describe_wait(static_cast<WaitFor>(s->what), s->seq), s->rep + 1,
+                          spec.reps, spec.bytes, s->seen));
+  }
+
+  Stream stream_;
+  Buffer send_, recv_, timer_, clocks_, box_;
+  KernelStatus* status_ = nullptr;
+  void* peer_box_ = nullptr;
+  void* peer_recv_ = nullptr;
+  unsigned char* host_in_ = nullptr;  // host view of the inbound data area (host peer)
+  bool registered_ = false;
+  Links links_{};
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_device_gpu_side(const PairContext& ctx) { return std::make_unique<GpuSide>(ctx); }
+
+}  // namespace xb::pingpong
