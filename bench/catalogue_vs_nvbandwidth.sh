@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # nvbandwidth v0.8 and xferbench's full suite, interleaved on one machine:
-# ROUNDS x (nvbandwidth, every case; xferbench run --suite full), each with
-# its peak GPU memory (nvidia-smi every 0.2 s) and peak RSS and wall time
-# (/usr/bin/time -v, else the shell's clock), then the cell-by-cell table
-# (bench/compare_nvbandwidth.py).
+# ROUNDS x (nvbandwidth, every case; xferbench), each with its peak GPU
+# memory (nvidia-smi every 0.2 s) and peak RSS and wall time (/usr/bin/time
+# -v, else the shell's clock), then the cell-by-cell table
+# (bench/compare_nvbandwidth.py). xferbench runs as `run --suite full
+# --format nvbandwidth -o xbN.json`, except in the last round, where it runs
+# as a link named nvbandwidth with nvbandwidth's defaults; that round's two
+# texts are compared line by line with every number masked (masked.diff).
 # usage: bench/catalogue_vs_nvbandwidth.sh BIN_DIR OUT_DIR NVBANDWIDTH [ROUNDS] [-- EXTRA XFERBENCH ARGS]
 . "$(dirname "$0")/common.sh" "$@"
 nvb="$(readlink -f "$3")"; rounds="${4:-3}"
@@ -32,10 +35,21 @@ PY
 }
 
 { date -u; nvidia-smi -L; } > "$out/machine.txt"
+mkdir -p "$out/bin"; ln -sf "$x" "$out/bin/nvbandwidth"
+xbs=()
 for r in $(seq 1 "$rounds"); do
   run_measured "nvb$r" timeout 300 "$nvb"
-  run_measured "xb$r" timeout 120 "$x" run --suite full -q -o "$out/xb$r.json" "${extra[@]}"
+  if [ "$r" -lt "$rounds" ]; then
+    run_measured "xb$r" timeout 120 "$x" run --suite full -q --format nvbandwidth -o "$out/xb$r.json" "${extra[@]}"
+    xbs+=("$out/xb$r.json")
+  else
+    run_measured "xb$r" timeout 120 "$out/bin/nvbandwidth" "${extra[@]}"
+    xbs+=("$out/xb$r.txt")
+  fi
 done
 cat "$out/footprint.txt"
-python3 "$here/compare_nvbandwidth.py" --nvb "$out"/nvb[0-9]*.txt --xb "$out"/xb[0-9]*.json > "$out/compare.txt" 2>&1
+mask() { sed -E 's/[0-9]+(\.[0-9]+)?/#/g' "$1"; }
+diff -u <(mask "$out/nvb$rounds.txt") <(mask "$out/xb$rounds.txt") > "$out/masked.diff"
+echo "masked diff (last round): $(grep -c '^-[^-]' "$out/masked.diff") lines only in nvbandwidth, $(grep -c '^+[^+]' "$out/masked.diff") only in xferbench"
+python3 "$here/compare_nvbandwidth.py" --nvb "$out"/nvb[0-9]*.txt --xb "${xbs[@]}" > "$out/compare.txt" 2>&1
 grep -E "^#" "$out/compare.txt"

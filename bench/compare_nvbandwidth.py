@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cell-by-cell comparison of nvbandwidth and xferbench runs made on the same
 machine: nvbandwidth's text output (NVB*.txt) and xferbench's run JSON
-(XB*.json). For every case both ran, every cell: nvbandwidth's median over
+(XB*.json) or its text under the name nvbandwidth (XB*.txt). For every case both ran, every cell: nvbandwidth's median over
 its runs, xferbench's median over its runs, the ratio, and each tool's
 run-to-run spread (max/min - 1). Matrices are paired in order (nvbandwidth
 prints its bidirectional D2D matrices in the order xferbench keeps them).
@@ -46,6 +46,8 @@ def parse_nvbandwidth(path):
 
 
 def parse_xferbench(path):
+    if path.endswith(".txt"):  # the `nvbandwidth` link's output: nvbandwidth's own layout
+        return parse_nvbandwidth(path), None, {}
     doc = json.load(open(path))
     cases = {}
     for c in doc["cases"]:

@@ -58,9 +58,9 @@ if command -v mpirun >/dev/null; then
   fi
 fi
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
-  check nvbandwidth 3 err "no CUDA GPU found" -- -t 0
-  check bwtest 3 err "no CUDA GPU found" -- --do=0:HtoD
-  check bwtest 3 err "no CUDA GPU found" -- --list
+  check nvbandwidth 3 err "GPU found" -- -t 0
+  check bwtest 3 err "GPU found" -- --do=0:HtoD
+  check bwtest 3 err "GPU found" -- --list
 fi
 echo "$passes passed, $fails failed"
 [[ $fails -eq 0 ]]

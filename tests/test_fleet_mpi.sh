@@ -1,6 +1,7 @@
 #!/bin/bash
 # End-to-end fleet checks through a real mpirun (docs/fleet.md). On a CPU
-# machine every node fails with "no CUDA GPU found" (exit 3), which is what
+# machine every node fails with "no CUDA GPU found" or, without a driver,
+# "no NVIDIA driver or GPU found" (exit 3), which is what
 # these check: one process per node measures, rank 0 prints once and
 # writes one file, every process exits with the documented code.
 # XFERBENCH_NODE_NAME (a testing aid) splits the processes of this one
@@ -56,10 +57,10 @@ fleet() {  # fleet ARGS...: 2 simulated nodes (1 + 3 processes) running xferbenc
 run two_nodes fleet -q run -t 0 -o "$dir/f.json"
 if [[ $rc -ne 3 ]]; then fail "two_nodes: exit $rc, want 3 (every node: no GPU)"
 elif [[ $(count "fleet: 2 nodes, 4 processes" "$dir/out") -ne 1 ]]; then fail "two_nodes: fleet header not printed exactly once"
-elif [[ $(count "ERROR (exit 3): no CUDA GPU found" "$dir/out") -ne 2 ]]; then fail "two_nodes: want 2 error rows"
+elif [[ $(count "ERROR (exit 3): no \(CUDA\|NVIDIA driver or\) GPU found" "$dir/out") -ne 2 ]]; then fail "two_nodes: want 2 error rows"
 elif grep -q '^xferbench:' "$dir/err"; then fail "two_nodes: an error line besides the table"
 elif ! grep -q '"schema": "xferbench-fleet"' "$dir/f.json" 2>/dev/null; then fail "two_nodes: no fleet file"
-elif [[ $(count '"message": "no CUDA GPU found' "$dir/f.json") -ne 2 ]]; then fail "two_nodes: file lacks the 2 node errors"
+elif [[ $(count '"message": "no \(CUDA\|NVIDIA driver or\) GPU found' "$dir/f.json") -ne 2 ]]; then fail "two_nodes: file lacks the 2 node errors"
 elif ls "$dir"/*.tmp >/dev/null 2>&1; then fail "two_nodes: temporary file left"
 else echo "ok   two_nodes (exit 3, one table, one file with 2 error rows)"; fi
 

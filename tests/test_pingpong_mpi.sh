@@ -132,7 +132,7 @@ stopped_peer
 # Every line is stamped as it arrives; with rows held back to the end they
 # would all arrive together.
 set -o pipefail
-timeout 120 "${mpirun[@]}" -np 2 "$xb" pingpong -n 20 --loop-count 30 2>&1 |
+timeout 120 "${mpirun[@]}" -np 2 "$xb" pingpong -n 20 --loop-count 300 2>&1 |
   while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >"$out.stamped"
 code=$?
 set +o pipefail

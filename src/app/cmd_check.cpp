@@ -15,6 +15,7 @@
 #include "check/fleet.hpp"
 #include "check/node.hpp"
 #include "core/error.hpp"
+#include "report/output_file.hpp"
 #include "report/check_report.hpp"
 #include "report/report.hpp"
 #ifdef XFERBENCH_CHECK_MPI
@@ -65,8 +66,8 @@ void publish_node(const CheckArgs& a, const check::CheckResult& r) {
   if (a.summary_only) std::cout << report::check_summary_line(r) << "\n";
   else if (a.out.format == "json") std::cout << report::check_json(r).dump(2) << "\n";
   else report::text_check(std::cout, r);
-  if (!a.out.file.empty()) report::write_file_atomic(a.out.file, report::check_json(r).dump(2) + "\n");
-  if (!a.junit_file.empty()) report::write_file_atomic(a.junit_file, report::check_junit(r));
+  if (!a.out.file.empty()) report::write_output_file(a.out.file, report::check_json(r).dump(2) + "\n");
+  if (!a.junit_file.empty()) report::write_output_file(a.junit_file, report::check_junit(r));
 }
 
 check::CheckResult measure_node(const CheckArgs& a, const Context& ctx) {
@@ -96,8 +97,8 @@ int execute_fleet(const CheckArgs& a, const Context& ctx) {
         if (a.out.format == "json") std::cout << report::fleet_json(nodes).dump(2) << "\n";
         else report::text_fleet(std::cout, nodes);
         std::cout.flush();
-        if (!a.out.file.empty()) report::write_file_atomic(a.out.file, report::fleet_json(nodes).dump(2) + "\n");
-        if (!a.junit_file.empty()) report::write_file_atomic(a.junit_file, report::fleet_junit(nodes));
+        if (!a.out.file.empty()) report::write_output_file(a.out.file, report::fleet_json(nodes).dump(2) + "\n");
+        if (!a.junit_file.empty()) report::write_output_file(a.junit_file, report::fleet_junit(nodes));
       } catch (const Error& e) {
         err = e;
       }

@@ -107,7 +107,7 @@ fleet::NodeOutcome measure_scenario_node(const ScenarioPlan& plan) {
   const ScenarioRequest req = scenario_request(plan, sys);
   Measurer measurer(sys, plan.measure);
   const ScenarioResult r = run_scenario(measurer, req);
-  return {report::scenario_json(r), all_verified(r) ? 0 : 1};
+  return {report::scenario_json(r), all_valid(r) ? 0 : 1};
 }
 
 int execute_scenario(const ScenarioPlan& plan, const OutputOptions& out, const Context& ctx) {

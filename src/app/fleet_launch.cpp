@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/runner.hpp"
 #include "fleet/summary.hpp"
+#include "report/output_file.hpp"
 #include "report/fleet_report.hpp"
 #include "report/report.hpp"
 
@@ -39,7 +40,7 @@ int publish(const FleetJob& job, std::vector<fleet::NodeRecord> records, const s
   if (job.out.format == "json") out << json_text;
   out.flush();
   if (!job.out.file.empty())
-    report::write_file_atomic(job.out.file, job.out.file_is_csv() ? report::fleet_csv(f) : json_text);
+    report::write_output_file(job.out.file, job.out.file_is_csv() ? report::fleet_csv(f) : json_text);
   return f.exit_code;
 }
 

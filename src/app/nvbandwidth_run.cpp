@@ -12,6 +12,7 @@
 #include "core/cases.hpp"
 #include "core/error.hpp"
 #include "core/topology.hpp"
+#include "report/output_file.hpp"
 #include "report/report.hpp"
 
 namespace xb::app {
@@ -39,7 +40,7 @@ int print_run(const RunRequest& req, bool json, const report::NvbOptions& print,
   progress.finish();
   if (json) std::cout << report::nvb_json_text(report::nvb_json(run));
   if (file && !file->file.empty())
-    report::write_file_atomic(file->file, file->file_is_csv() ? report::run_csv(run) : report::run_json(run).dump(2) + "\n");
+    report::write_output_file(file->file, file->file_is_csv() ? report::run_csv(run) : report::run_json(run).dump(2) + "\n");
   return all_passed(run) ? 0 : 1;
 }
 

@@ -170,7 +170,6 @@ json run_json(const RunResult& run) {
           {"command_line", run.command_line},
           {"start_time_utc", run.start_time_utc},
           {"wall_seconds", run.wall_seconds},
-          {"status", all_passed(run) ? "passed" : "failed"},
           {"stability", stability_json(run.stability)},
           {"status", !all_passed(run) ? "failed" : memory_partial(run) ? "partial" : "passed"},
           {"settings",
