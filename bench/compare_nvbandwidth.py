@@ -34,10 +34,10 @@ def parse_nvbandwidth(path):
             cases[case].append(matrix)
             header = True
             continue
-        r = ROW.match(line)
-        if r and matrix is not None and header:
+        if matrix is not None and header and re.match(r"^\s*\d+(\s+\d+)*\s*$", line):
             header = False  # the column-index line: 0 1 2 ...
             continue
+        r = ROW.match(line)
         if r and matrix is not None:
             for col, tok in enumerate(r.group(2).split()):
                 if tok != "N/A":

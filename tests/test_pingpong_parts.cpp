@@ -196,6 +196,22 @@ TEST(PingpongSelect, TheDevicePathWithoutPeerAccessOrAcrossHostsNamesTheAlternat
   EXPECT_NE(two_hosts.find("needs both ranks on one host"), std::string::npos) << two_hosts;
 }
 
+// Both ranks on one GPU: two processes' persistent kernels would take turns
+// (seen on an H200: ~2 ms per message), so auto keeps ipc and an explicit
+// device request is refused naming the GPU.
+TEST(PingpongSelect, TheDevicePathNeedsTwoGpus) {
+  auto [a, b] = gpu_pair(true);
+  b.bus_as_dev2 = a.bus_as_dev1;
+  EXPECT_EQ(choose_transport(TransportKind::automatic, a, 0, b, 0), TransportKind::ipc);
+  try {
+    choose_transport(TransportKind::device, a, 0, b, 0);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("both use the GPU at 0000:19:00.0"), std::string::npos) << e.what();
+  }
+}
+
 TEST(PingpongSelect, ImpossibleRequestsNameTheAlternatives) {
   using comm::GpuBuffers;
   const auto a = info(0, "n0", false, GpuBuffers::no);
