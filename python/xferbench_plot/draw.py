@@ -51,7 +51,8 @@ def curves(results_series, title):
         ax.annotate(f"peak {gbps:.1f} GB/s {link}", xy=(0.005, gbps), xycoords=("axes fraction", "data"),
                     fontsize=8, color="0.3", va="bottom")
     ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(LogLocator(base=4))
+    # Every power of 4 in range gets a tick; by default matplotlib 3.6 keeps every other one.
+    ax.xaxis.set_major_locator(LogLocator(base=4, numticks=32))
     ax.xaxis.set_major_formatter(FuncFormatter(size_label))
     ax.set_xlabel("transfer size (bytes, K/M/G = 2^10/2^20/2^30)")
     ax.set_ylabel("bandwidth (GB/s = 1e9 B/s)")
