@@ -369,7 +369,7 @@ void launch_split_copy(void* a, void* b, std::uint64_t bytes, const SmCopyConfig
   const auto passes = static_cast<std::uint32_t>(reps);
   if (bytes % kSplitChunk != 0) fail(ErrorKind::usage, "split-warp copies need a multiple of 512 bytes");
   const std::uint64_t nchunks = bytes / kSplitChunk;
-  // Default shape: the best of a sweep on H200 (bench/device_iter5.sh).
+  // Default shape: the best of a sweep on H200 (bench/results/2026-11-21-h200x2.md).
   const int threads = cfg.threads > 0 ? cfg.threads : 128;
   const int per_sm = cfg.blocks_per_sm > 0 ? cfg.blocks_per_sm : 16;
   const std::uint64_t warps_needed = std::max<std::uint64_t>(1, nchunks / 2);
