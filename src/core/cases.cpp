@@ -7,6 +7,8 @@
 
 #include "core/case_plan.hpp"
 #include "core/error.hpp"
+#include "core/hugepages.hpp"
+#include "core/pairs.hpp"
 #include "core/units.hpp"
 
 namespace xb {
@@ -15,6 +17,25 @@ namespace {
 using P = Pattern;
 constexpr Engine CE = Engine::copy_engine;
 constexpr Engine SM = Engine::sm;
+constexpr Engine TMA = Engine::tma;
+constexpr const char* XB = kOriginXferbench;
+
+// Cases added after nvbandwidth v0.8. Indices 35 and 36 are taken by the
+// whole-buffer SM bidirectional host cases; these start at 37.
+void add_xferbench_cases(std::vector<CaseDef>& c) {
+  c.push_back({37, "device_to_device_memcpy_read_tma", P::d2d_read, TMA,
+               "GPU(row) reads from GPU(column) through the Tensor Memory Accelerator (cp.async.bulk), sm_90+", XB});
+  c.push_back({38, "device_to_device_memcpy_write_tma", P::d2d_write, TMA,
+               "GPU(row) writes to GPU(column) through the Tensor Memory Accelerator (cp.async.bulk), sm_90+", XB});
+  c.push_back({39, "device_to_device_latency_tma", P::d2d_latency, TMA,
+               "GPU(row) chain of dependent 16-byte TMA copies from GPU(column) memory: ns per copy, sm_90+", XB});
+  c.push_back({40, "device_local_copy_tma", P::local_copy, TMA,
+               "copy within each GPU's own memory through the Tensor Memory Accelerator, sm_90+", XB});
+  c.push_back({41, "device_local_read_sm", P::local_read, Engine::sm_read,
+               "each GPU reads its own memory with a read-only SM kernel: memory read bandwidth", XB});
+  c.push_back({42, "device_local_write_sm", P::local_write, Engine::sm_write,
+               "each GPU writes its own memory with a write-only SM kernel: memory write bandwidth", XB});
+}
 
 std::vector<CaseDef> make_catalogue() {
   // Index order is nvbandwidth's, so `-t 5` means the same case in both tools.
@@ -57,6 +78,7 @@ std::vector<CaseDef> make_catalogue() {
   c.push_back({33, "device_to_device_latency_sm", P::d2d_latency, SM,
                "GPU(row) pointer chase through GPU(column) memory: ns per dependent access"});
   c.push_back({34, "device_local_copy", P::local_copy, CE, "copy within each GPU's own memory, copy engine"});
+  add_xferbench_cases(c);
   return c;
 }
 
@@ -66,13 +88,44 @@ bool is_index(const std::string& s) {
 
 bool needs_peers(Pattern p) {
   switch (p) {
-    case P::d2d_read: case P::d2d_write: case P::d2d_bidir_read: case P::d2d_bidir_write:
     case P::all_to_one_write: case P::all_to_one_read: case P::one_to_all_write: case P::one_to_all_read:
-    case P::d2d_latency:
       return true;
     default:
-      return false;
+      return is_pairwise(p);
   }
+}
+
+// "0-34, 37-42": the indices the catalogue has.
+std::string index_ranges() {
+  std::string out;
+  const auto& all = case_catalogue();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const std::size_t start = i;
+    while (i + 1 < all.size() && all[i + 1].index == all[i].index + 1) ++i;
+    out += fmt::format("{}{}", out.empty() ? "" : ", ",
+                       i == start ? std::to_string(all[i].index) : fmt::format("{}-{}", all[start].index, all[i].index));
+  }
+  return out;
+}
+
+// Host pages a cell needs at once: every host buffer of its scenario.
+std::uint64_t hugepages_needed(const CasePlan& plan) {
+  std::uint64_t most = 0;
+  for (const CellPlan& c : plan.cells) {
+    std::uint64_t pages = 0;
+    for (const Transfer& t : c.scenario.transfers)
+      pages += hugepages_for(t.bytes) * ((t.src.on_host() ? 1 : 0) + (t.dst.on_host() ? 1 : 0));
+    most = std::max(most, pages);
+  }
+  return most;
+}
+
+std::optional<std::string> hugepage_waiver(const CaseDef& def, const Measurer& m, std::uint64_t bytes) {
+  if (m.options().host_kind != MemKind::hugepages || !uses_host_memory(def.pattern)) return std::nullopt;
+  const HugePagePool pool = read_hugepage_pool();
+  if (pool.known() && pool.total > 0) return std::nullopt;
+  const CasePlan plan = plan_case(def, m.system(), bytes);
+  return "--host-mem hugepages: " + hugepage_shortage(pool, std::max<std::uint64_t>(1, hugepages_needed(plan)));
 }
 
 }  // namespace
@@ -92,10 +145,11 @@ std::vector<const CaseDef*> select_cases(const std::vector<std::string>& names,
   for (const auto& n : names) {
     if (is_index(n)) {
       const std::int64_t idx = n.size() > 6 ? -1 : parse_int(n, "case index");
-      if (idx < 0 || idx >= static_cast<std::int64_t>(all.size()))
-        fail(ErrorKind::usage, fmt::format("case index {} out of range (0-{}); see 'xferbench cases'", n,
-                                           all.size() - 1));
-      add(&all[static_cast<std::size_t>(idx)]);
+      auto at = std::find_if(all.begin(), all.end(), [&](const CaseDef& d) { return d.index == idx; });
+      if (at == all.end())
+        fail(ErrorKind::usage, fmt::format("case index {} out of range (the catalogue has {}); see 'xferbench cases'",
+                                           n, index_ranges()));
+      add(&*at);
       continue;
     }
     auto it = std::find_if(all.begin(), all.end(), [&](const CaseDef& d) { return d.name == n; });
@@ -118,8 +172,9 @@ std::vector<const CaseDef*> select_cases(const std::vector<std::string>& names,
 
 std::vector<const CaseDef*> suite_cases(const std::string& suite) {
   std::vector<const CaseDef*> out;
-  if (suite == "full") {
-    for (const auto& d : case_catalogue()) out.push_back(&d);
+  if (suite == "full" || suite == "all") {
+    for (const auto& d : case_catalogue())
+      if (suite == "all" || d.origin == kOriginNvbandwidth) out.push_back(&d);
     return out;
   }
   if (suite == "quick") {
@@ -129,10 +184,34 @@ std::vector<const CaseDef*> suite_cases(const std::string& suite) {
                          "device_to_device_memcpy_write_sm", "device_local_copy"},
                         {});
   }
-  fail(ErrorKind::usage, fmt::format("unknown suite '{}' (expected quick or full)", suite));
+  fail(ErrorKind::usage, fmt::format("unknown suite '{}' (expected quick, full or all)", suite));
+}
+
+bool uses_host_memory(Pattern p) noexcept {
+  return !needs_peers(p) && p != P::local_copy && p != P::local_read && p != P::local_write;
+}
+
+bool is_pairwise(Pattern p) noexcept {
+  switch (p) {
+    case P::d2d_read: case P::d2d_write: case P::d2d_bidir_read: case P::d2d_bidir_write: case P::d2d_latency:
+      return true;
+    default:
+      return false;
+  }
 }
 
 std::optional<std::string> waive_reason(const CaseDef& def, const System& sys) {
+  if (def.engine == Engine::tma) {
+    bool any = false;
+    std::string have;
+    for (const auto& g : sys.gpus) {
+      any = any || g.cc_major >= 9;
+      have += fmt::format("{}gpu{} {}.{}", have.empty() ? "" : ", ", g.index, g.cc_major, g.cc_minor);
+    }
+    if (!any)
+      return fmt::format("needs a GPU with a Tensor Memory Accelerator (compute capability 9.0 or later); this machine "
+                         "has {}", have.empty() ? "no GPU" : have);
+  }
   if (!needs_peers(def.pattern)) return std::nullopt;
   if (sys.gpu_count() < 2) return fmt::format("needs at least 2 GPUs; this machine has {}", sys.gpu_count());
   for (int a = 0; a < sys.gpu_count(); ++a)
@@ -141,19 +220,26 @@ std::optional<std::string> waive_reason(const CaseDef& def, const System& sys) {
   return std::string("no GPU pair has peer access");
 }
 
-CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean) {
+CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
+                    const PairSelection* pairs) {
   const auto t0 = std::chrono::steady_clock::now();
   CaseResult r;
   r.index = def.index;
   r.name = def.name;
   r.description = def.description;
-  if (auto why = waive_reason(def, measurer.system())) {
+  auto why = waive_reason(def, measurer.system());
+  if (!why) why = hugepage_waiver(def, measurer, bytes);
+  if (why) {
     r.status = CaseStatus::waived;
     r.message = *why;
     return r;
   }
   try {
-    run_case_plans(def, measurer, bytes, use_mean, r);
+    run_case_plans(def, measurer, bytes, use_mean, r, pairs);
+  } catch (const HugePagesUnavailable& e) {
+    r.status = CaseStatus::waived;
+    r.message = std::string("--host-mem hugepages: ") + e.what();
+    r.matrices.clear();
   } catch (const Error& e) {
     r.status = CaseStatus::error;
     r.message = e.what();

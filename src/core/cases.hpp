@@ -22,7 +22,13 @@ enum class Pattern {
   all_to_one_write, all_to_one_read, one_to_all_write, one_to_all_read,
   host_device_latency, d2d_latency,
   local_copy,
+  local_read, local_write,  // each GPU reads (writes) its own memory only
 };
+
+inline constexpr const char* kOriginNvbandwidth = "nvbandwidth v0.8";
+inline constexpr const char* kOriginXferbench = "xferbench";
+
+struct PairSelection;
 
 struct CaseDef {
   int index = 0;
@@ -30,6 +36,10 @@ struct CaseDef {
   Pattern pattern;
   Engine engine;
   std::string description;
+  // Where the name comes from: kOriginNvbandwidth (its v0.8 catalogue, same
+  // index) or kOriginXferbench (cases added here; nvbandwidth v0.10's own
+  // names for its TMA and local read/write tests are not public).
+  std::string origin = kOriginNvbandwidth;
 };
 
 const std::vector<CaseDef>& case_catalogue();
@@ -41,13 +51,22 @@ std::vector<const CaseDef*> select_cases(const std::vector<std::string>& names,
                                          const std::vector<std::string>& prefixes);
 
 // The cases of a named suite: "quick" (the default: the main host<->GPU,
-// GPU<->GPU, latency and local-copy cases) or "full" (all 35).
+// GPU<->GPU, latency and local-copy cases), "full" (nvbandwidth v0.8's 35,
+// indices 0-34) or "all" (every case of the catalogue).
 std::vector<const CaseDef*> suite_cases(const std::string& suite);
 
-// Why this machine cannot run the case (one GPU, no peer access), if so.
+// Why this machine cannot run the case (one GPU, no peer access, no GPU
+// with a Tensor Memory Accelerator), if so.
 std::optional<std::string> waive_reason(const CaseDef& def, const System& sys);
 
-// Runs one case; errors inside become data (status error / failed).
-CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean);
+// Whether the case's scenarios move bytes to or from host memory.
+bool uses_host_memory(Pattern p) noexcept;
+// Whether its cells are GPU pairs (row, column) that --pair selects.
+bool is_pairwise(Pattern p) noexcept;
+
+// Runs one case; errors inside become data (status error / failed). With
+// `pairs`, pairwise cases measure only the selected pairs.
+CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
+                    const PairSelection* pairs = nullptr);
 
 }  // namespace xb

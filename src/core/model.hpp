@@ -16,6 +16,7 @@ enum class MemKind {
   write_combined,  // page-locked, write-combined host memory
   mapped,          // page-locked host memory mapped into the GPU address space
   managed,         // cudaMallocManaged
+  hugepages,       // page-locked host memory on 2 MiB pages of the hugetlb pool
 };
 
 const char* to_string(MemKind kind) noexcept;
@@ -39,6 +40,9 @@ enum class Engine {
   copy_engine,  // cudaMemcpyAsync issued on the executing GPU's stream
   sm,           // a copy kernel running on the executing GPU's SMs
   sm_split,     // one SM kernel copying half the bytes each way (src <-> dst)
+  tma,          // the SMs' Tensor Memory Accelerator (cp.async.bulk), sm_90 and later
+  sm_read,      // SM kernel that only reads src (dst unused): memory read bandwidth
+  sm_write,     // SM kernel that only writes dst (src unused): memory write bandwidth
 };
 
 const char* to_string(Engine engine) noexcept;

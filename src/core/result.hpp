@@ -27,6 +27,7 @@ struct Cell {
   double efficiency = 0;            // value / peak.gbps; 0 when the peak is unknown
   Verification verification;
   bool gated = true;
+  std::uint64_t host_page_bytes = 0;  // page size of huge-page host buffers, as checked; 0: none in the cell
   bool outlier = false;
   std::string note;                 // outlier explanation or why the cell is empty
 };
