@@ -11,8 +11,11 @@
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
+#include "core/run_plan.hpp"
 #include "core/runner.hpp"
+#include "core/topology_file.hpp"
 #include "core/topology.hpp"
+#include "report/plan_report.hpp"
 #include "report/report.hpp"
 
 namespace xb::app {
@@ -22,12 +25,29 @@ std::string case_progress(const RunRequest& req, std::size_t index) {
   return fmt::format("[{}/{}] {}", index + 1, req.cases.size(), req.cases[index]->name);
 }
 
+// --dry-run: the plan and its estimate; no buffer, no kernel, no copy.
+int execute_dry_run(const RunOptions& opts, const RunRequest& req) {
+  check_output_writable(opts.out);
+  const System sys = opts.topology.empty() ? discover_system(false) : load_topology_file(opts.topology);
+  const PairSelection pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, sys);
+  const RunEstimate est = estimate_run(sys, req.cases, req.buffer_bytes, req.measure, pairs);
+  const report::PlanContext pc{opts.topology, req.buffer_bytes, req.measure};
+  if (opts.out.format == "json" || opts.out.format == "csv") {
+    std::cout << report::plan_json(est, sys, pc).dump(2) << "\n";
+  } else {
+    std::cout << report::plan_text(est, sys, pc);
+  }
+  if (!opts.out.file.empty()) report::write_file_atomic(opts.out.file, report::plan_json(est, sys, pc).dump(2) + "\n");
+  return 0;
+}
+
 int execute(const RunOptions& opts, const Context& ctx) {
   if (opts.list) {
     report::text_cases(std::cout);
     return 0;
   }
   const RunRequest req = build_request(opts, ctx.argv);  // validates before any GPU is touched
+  if (opts.dry_run) return execute_dry_run(opts, req);
   check_output_writable(opts.out);
   const System sys = discover_system(false);
   const bool text = opts.out.format == "text";
@@ -36,6 +56,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
   header_only.settings.buffer_bytes = req.buffer_bytes;
   header_only.settings.statistic = req.use_mean ? "mean" : "median";
   header_only.settings.measure = req.measure;
+  header_only.settings.pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, sys);
   if (text) report::text_run_header(std::cout, header_only);
   Progress progress(progress_enabled(ctx), std::cerr);
   if (!req.cases.empty()) progress.update(case_progress(req, 0));

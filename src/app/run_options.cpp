@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "frontends/cuts.hpp"
+#include "core/pairs.hpp"
 
 namespace xb::app {
 namespace {
@@ -68,7 +69,24 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                "Do not place host buffers and the measuring thread on the GPU's NUMA node");
   cmd.add_flag("-l,--list", o.list, "List the cases and exit (as 'xferbench cases')");
   add_transfer_options(cmd, o);
+  add_v010_options(cmd, o);
   add_output_options(cmd, o.out);
+}
+
+void add_v010_options(CLI::App& cmd, RunOptions& o) {
+  cmd.add_option("--host-mem", o.host_mem,
+                 "Host buffers of the named cases: pinned (default) or hugepages (2 MiB pages from the hugetlb pool, "
+                 "then pinned; cases are waived with the fix when the pool is empty)");
+  cmd.add_option("--pair", o.pairs, "Pairwise cases measure only GPU(row) A -> GPU(column) B (repeatable); A,B")
+      ->allow_extra_args(false);
+  cmd.add_option("--sample-pairs", o.sample_pairs,
+                 "Pairwise cases measure N ordered GPU pairs: first one for every GPU, then random ones")
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()));
+  cmd.add_option("--seed", o.seed, "Seed of --sample-pairs (default 1; the same seed gives the same pairs)");
+  cmd.add_flag("--dry-run", o.dry_run,
+               "Print the plan (cases, cells, bytes moved, estimated time) without measuring anything");
+  cmd.add_option("--topology", o.topology,
+                 "With --dry-run: plan for the machine of a recorded 'xferbench list --format json' (or a run JSON)");
 }
 
 namespace {
@@ -171,6 +189,40 @@ void check_option_mix(const RunOptions& o) {
                                        "named cases", c.streams));
   if (!c.iterations.empty() && o.copies > 0)
     fail(ErrorKind::usage, "give --iterations or --copies, not both (each sets the copies per sample)");
+  if (c.any_transfer()) {
+    std::string named_only;
+    if (!o.host_mem.empty()) named_only = fmt::format("--host-mem '{}'", o.host_mem);
+    if (!o.pairs.empty()) named_only = fmt::format("--pair '{}'", o.pairs[0]);
+    if (o.sample_pairs != 0) named_only = fmt::format("--sample-pairs {}", o.sample_pairs);
+    if (o.dry_run) named_only = "--dry-run";
+    if (!named_only.empty())
+      fail(ErrorKind::usage, fmt::format("{} applies to named cases, not to --do/CUts transfers{}", named_only,
+                                         o.host_mem.empty() ? "" : " (a --do spec takes the memory option hugepages, "
+                                                                   "e.g. --do=0:HtoD:64M:hugepages)"));
+  }
+}
+
+MemKind host_mem_kind(const std::string& text) {
+  if (text.empty() || text == "pinned") return MemKind::pinned;
+  if (text == "hugepages") return MemKind::hugepages;
+  fail(ErrorKind::usage, fmt::format("invalid --host-mem '{}': expected pinned or hugepages", text));
+}
+
+// The v0.10 block: values, and options that need another one.
+void apply_v010_options(const RunOptions& o, RunRequest& req) {
+  req.measure.host_kind = host_mem_kind(o.host_mem);
+  for (const std::string& p : o.pairs) req.given_pairs.push_back(parse_pair(p));
+  if (o.sample_pairs < 0)
+    fail(ErrorKind::usage, fmt::format("invalid --sample-pairs '{}': must be at least 1", o.sample_pairs));
+  if (!o.pairs.empty() && o.sample_pairs > 0)
+    fail(ErrorKind::usage, fmt::format("give --pair '{}' or --sample-pairs {}, not both", o.pairs[0], o.sample_pairs));
+  req.sample_pairs = o.sample_pairs;
+  if (!o.seed.empty()) {
+    if (o.sample_pairs == 0) fail(ErrorKind::usage, fmt::format("--seed '{}' applies to --sample-pairs N", o.seed));
+    req.pair_seed = static_cast<std::uint64_t>(parse_int(o.seed, "--seed"));
+  }
+  if (!o.topology.empty() && !o.dry_run)
+    fail(ErrorKind::usage, fmt::format("--topology '{}' plans for another machine: it needs --dry-run", o.topology));
 }
 
 MeasureOptions measure_options(const RunOptions& o) {
@@ -242,6 +294,7 @@ RunRequest build_request(const RunOptions& o, const std::vector<std::string>& co
   req.buffer_bytes = buffer_bytes(o);
   req.use_mean = o.mean;
   req.measure = measure_options(o);
+  apply_v010_options(o, req);
   return req;
 }
 

@@ -56,9 +56,18 @@ struct RunOptions {
   OutputOptions out;
   ConcurrentOptions concurrent;
   CutsFlagOptions cuts_flags;
+  // nvbandwidth v0.9/v0.10 additions (docs/dry_run.md, docs/design.md):
+  std::string host_mem;                // --host-mem pinned|hugepages (empty: pinned)
+  std::vector<std::string> pairs;      // --pair A,B (repeatable)
+  int sample_pairs = 0;                // --sample-pairs N (0: every pair)
+  std::string seed;                    // --seed S for --sample-pairs (empty: 1)
+  bool dry_run = false;                // --dry-run
+  std::string topology;                // --topology FILE (with --dry-run)
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& opts);
+// Registers the options of the block above on `cmd` (called by add_run_options).
+void add_v010_options(CLI::App& cmd, RunOptions& opts);
 
 // Named cases. Throws Error(usage) naming the bad value, also for options
 // that only apply to concurrent transfers (--streams, --size, ...).

@@ -29,6 +29,8 @@ struct Nvml::Api {
   decltype(&nvmlDeviceGetFieldValues) field_values = nullptr;
   decltype(&nvmlDeviceGetMaxClockInfo) max_clock = nullptr;
   decltype(&nvmlDeviceGetP2PStatus) p2p_status = nullptr;
+  decltype(&nvmlDeviceGetMemoryBusWidth) bus_width = nullptr;
+  decltype(&nvmlDeviceGetUUID) uuid = nullptr;
 };
 
 namespace {
@@ -116,6 +118,8 @@ std::shared_ptr<Nvml> Nvml::load() {
   resolve(api->handle, api->field_values, "nvmlDeviceGetFieldValues");
   resolve(api->handle, api->max_clock, "nvmlDeviceGetMaxClockInfo");
   resolve(api->handle, api->p2p_status, "nvmlDeviceGetP2PStatus");
+  resolve(api->handle, api->bus_width, "nvmlDeviceGetMemoryBusWidth");
+  resolve(api->handle, api->uuid, "nvmlDeviceGetUUID");
   return std::shared_ptr<Nvml>(new Nvml(std::move(api)));
 }
 
@@ -142,6 +146,9 @@ NvmlLinkInfo Nvml::link_info(const std::string& pci_bus_id) const {
   if (api_->pcie_width && api_->pcie_width(dev, &v) == NVML_SUCCESS) info.pcie_width_current = static_cast<int>(v);
   if (api_->pcie_width_max && api_->pcie_width_max(dev, &v) == NVML_SUCCESS) info.pcie_width_max = static_cast<int>(v);
   if (api_->max_clock && api_->max_clock(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS) info.max_mem_clock_mhz = v;
+  if (api_->bus_width && api_->bus_width(dev, &v) == NVML_SUCCESS) info.memory_bus_width_bits = v;
+  char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {};
+  if (api_->uuid && api_->uuid(dev, uuid, sizeof(uuid)) == NVML_SUCCESS) info.uuid = uuid;
   unsigned first_active = 0;
   for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS && api_->nvlink_state; ++link) {
     nvmlEnableState_t state{};

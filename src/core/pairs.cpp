@@ -158,4 +158,12 @@ PairSelection sample_pairs(int n, std::uint64_t seed, const System& sys) {
   return sel;
 }
 
+PairSelection select_pairs(const std::vector<GpuPair>& given, int sample, std::uint64_t seed, const System& sys) {
+  if (!given.empty()) return given_pairs(given, sys);
+  if (sample > 0) return sample_pairs(sample, seed, sys);
+  PairSelection all;
+  all.available = static_cast<int>(peer_pairs(sys).size());
+  return all;
+}
+
 }  // namespace xb

@@ -48,6 +48,10 @@ PairSelection given_pairs(const std::vector<GpuPair>& pairs, const System& sys);
 // N < 1 is Error(usage).
 PairSelection sample_pairs(int n, std::uint64_t seed, const System& sys);
 
+// The selection of a run: the given pairs (checked), a sample of
+// `sample` pairs (> 0), or every pair.
+PairSelection select_pairs(const std::vector<GpuPair>& given, int sample, std::uint64_t seed, const System& sys);
+
 // Ordered pairs with peer access, in (from, to) order.
 std::vector<GpuPair> peer_pairs(const System& sys);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/measure.hpp"
+#include "core/pairs.hpp"
 #include "core/stats.hpp"
 #include "core/topology.hpp"
 
@@ -56,6 +57,7 @@ struct RunSettings {
   std::uint64_t buffer_bytes = 0;
   std::string statistic = "median";
   MeasureOptions measure;
+  PairSelection pairs;  // which GPU pairs the pairwise cases measured
 };
 
 struct RunResult {

@@ -70,10 +70,11 @@ RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback
   run.settings.statistic = req.use_mean ? "mean" : "median";
   run.settings.measure = req.measure;
   run.system = sys;
+  run.settings.pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, sys);
   check_fits(sys, req.buffer_bytes);
   Measurer measurer(run.system, req.measure);
   for (std::size_t i = 0; i < req.cases.size(); ++i) {
-    CaseResult r = run_case(*req.cases[i], measurer, req.buffer_bytes, req.use_mean);
+    CaseResult r = run_case(*req.cases[i], measurer, req.buffer_bytes, req.use_mean, &run.settings.pairs);
     for (auto& m : r.matrices) flag_outliers(m);
     run.cases.push_back(std::move(r));
     if (on_case) on_case(run.cases.back(), i + 1, req.cases.size());

@@ -34,6 +34,10 @@ json gpu_json(const GpuInfo& g) {
           {"unified_addressing", g.unified_addressing},
           {"can_map_host_memory", g.can_map_host_memory},
           {"copy_engines", g.copy_engines},
+          {"uuid", g.uuid},
+          {"shared_memory_per_sm_kib", g.shared_memory_per_sm_kib},
+          {"memory_bus_width_bits", g.memory_bus_width_bits},
+          {"memory_clock_khz", g.memory_clock_khz},
           {"peak_host_link", peak_json(g.pcie)},
           {"peak_device_memory", peak_json(g.memory)}};
 }
@@ -66,6 +70,7 @@ json cell_json(const Cell& c, Metric metric) {
     j["buffer_bytes"] = c.bytes_per_copy;
     j["accesses_per_sample"] = c.copies_per_sample;
   }
+  if (c.host_page_bytes > 0) j["host_page_bytes"] = c.host_page_bytes;
   if (!c.note.empty()) j["note"] = c.note;
   return j;
 }
@@ -75,6 +80,18 @@ json matrix_json(const Matrix& m) {
   for (const auto& c : m.cells) cells.push_back(cell_json(c, m.metric));
   return {{"name", m.name}, {"title", m.title}, {"metric", to_string(m.metric)},
           {"row_labels", m.row_labels}, {"col_labels", m.col_labels}, {"cells", cells}};
+}
+
+json pairs_json(const PairSelection& p) {
+  json pairs = json::array();
+  for (const GpuPair& g : p.pairs) pairs.push_back({g.from, g.to});
+  json j = {{"mode", to_string(p.mode)}, {"pairs", pairs}, {"available_pairs", p.available}};
+  if (p.requested > 0) {
+    j["requested"] = p.requested;
+    j["seed"] = p.seed;
+  }
+  if (!p.note.empty()) j["note"] = p.note;
+  return j;
 }
 
 json case_json(const CaseResult& c) {
@@ -132,7 +149,9 @@ json run_json(const RunResult& run) {
             {"budget_seconds_per_cell", m.budget_s},
             {"verify", m.verify},
             {"numa_affinity", m.numa_affinity},
-            {"sm_repeat_in_kernel", m.sm_repeat_in_kernel}}},
+            {"sm_repeat_in_kernel", m.sm_repeat_in_kernel},
+            {"host_memory", to_string(m.host_kind)},
+            {"gpu_pairs", pairs_json(run.settings.pairs)}}},
           {"environment", system_json(run.system)},
           {"cases", cases}};
 }
@@ -140,7 +159,8 @@ json run_json(const RunResult& run) {
 json cases_json() {
   json out = json::array();
   for (const auto& d : case_catalogue())
-    out.push_back({{"index", d.index}, {"name", d.name}, {"engine", to_string(d.engine)}, {"description", d.description}});
+    out.push_back({{"index", d.index}, {"name", d.name}, {"engine", to_string(d.engine)}, {"description", d.description},
+                   {"name_origin", d.origin}});
   return out;
 }
 
