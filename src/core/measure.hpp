@@ -89,6 +89,8 @@ class Measurer {
   ScenarioSamples run(const Scenario& scenario, const SampleMetric& metric);
 
   const MeasureOptions& options() const noexcept { return opts_; }
+  // The SM budget of later scenarios (sweep --sms keeps its buffers across budgets).
+  void set_sm_limit(int sms) noexcept { opts_.sm_limit = sms; }
   const System& system() const noexcept { return sys_; }
   BufferCache& cache() noexcept { return cache_; }
   // Host location with its NUMA node resolved for a transfer executed by `gpu`.
