@@ -77,6 +77,23 @@ double expected_samples(int host_transfers, double sample_s, const MeasureOption
   return n;
 }
 
+// Peer copies that share a GPU (the fan-in and fan-out cases) share its
+// NVLinks: the bytes through its busiest GPU over that GPU's links.
+double nvlink_bound_s(const System& sys, const std::vector<Transfer>& ts, const TimeModel& m) {
+  std::vector<double> through(sys.gpus.size(), 0.0);
+  for (const Transfer& t : ts) {
+    if (touches_host(t) || t.src.device == t.dst.device) continue;
+    for (const int g : {t.src.device, t.dst.device}) through.at(static_cast<std::size_t>(g)) += static_cast<double>(t.bytes);
+  }
+  double bound = 0;
+  for (std::size_t g = 0; g < through.size(); ++g) {
+    const GpuInfo& gi = sys.gpus[g];
+    const double gbps = gi.nvlink_count * gi.nvlink_gbps_per_link * m.nvlink_ce;
+    if (through[g] > 0 && gbps > 0) bound = std::max(bound, through[g] / (gbps * 1e9));
+  }
+  return bound;
+}
+
 CellEstimate estimate_cell(const System& sys, const CellPlan& cp, const MeasureOptions& o, const TimeModel& m) {
   CellEstimate e;
   e.row = cp.row;
@@ -98,6 +115,7 @@ CellEstimate estimate_cell(const System& sys, const CellPlan& cp, const MeasureO
     verify_s += static_cast<double>(t.bytes) / (gbps * 1e9);  // the check reads the destination over the same link
     bytes += static_cast<double>(t.bytes);
   }
+  e.copy_s = std::max(e.copy_s, nvlink_bound_s(sys, ts, m));
   e.copies = copies_per_sample(e.copy_s, o);
   const double sample_s = e.copies * e.copy_s;
   e.samples = expected_samples(host, sample_s, o, m);
