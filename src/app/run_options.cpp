@@ -47,7 +47,7 @@ void record_cuts_order(const CLI::App& cmd, const CutsFlagOptions& flags, Concur
 void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("-t,--testcase", o.testcases, "Case(s) by name or index (see 'xferbench cases')")->take_all();
   cmd.add_option("-p,--testcase-prefix", o.prefixes, "Every case whose name starts with PREFIX")->take_all();
-  cmd.add_option("--suite", o.suite, "quick (default) or full (all 35 cases)");
+  cmd.add_option("--suite", o.suite, "quick (default), full (nvbandwidth v0.8's 35 cases) or all (every case)");
   cmd.add_option("-b,--buffer-mib", o.buffer_mib, "Buffer size in MiB, as nvbandwidth (default 512)");
   cmd.add_option("--buffer-size", o.buffer_size, "Buffer size in bytes; K/M/G suffixes are binary (1K = 1024)");
   cmd.add_option("-i,--samples", o.samples, "Take exactly N samples per cell (default: adaptive)");

@@ -40,7 +40,7 @@ void record_cuts_order(const CLI::App& cmd, const CutsFlagOptions& flags, Concur
 struct RunOptions {
   std::vector<std::string> testcases;  // names or indices
   std::vector<std::string> prefixes;
-  std::string suite;                   // quick (default) | full
+  std::string suite;                   // quick (default) | full | all
   std::string buffer_mib;              // -b: MiB, as nvbandwidth
   std::string buffer_size;             // --buffer-size: bytes with suffixes
   int samples = -1;                    // -i: fixed sample count (-1 = adaptive)
