@@ -7,7 +7,8 @@
 #      memory (the script reserves huge pages when none are, and records it);
 #   3. SM budget curves: NVLink peer write and read (x2), host-to-device and
 #      device-to-host, the read-only kernel;
-#   4. the read-only kernel's default shape against four others;
+#   4. the read-only kernel's default shape against four others, the TMA
+#      write's against three;
 #   5. `run --dry-run --suite full` estimate against the measured wall time
 #      of `run --suite full` (process start to exit).
 # About 100 s on H200 x2, 60 s on one H100; every step has a timeout and the
@@ -65,6 +66,12 @@ for shape in default 1,512,4 2,1024,8 8,256,4 4,512,16; do
   cfg=(); [[ $shape != default ]] && cfg=(--sm-config "$shape")
   step "read_shape_${shape//,/_}" 60 "$x" run -q -t device_local_read_sm device_local_write_sm -i 5 "${cfg[@]}" \
        -o "$out/read_shape_${shape//,/_}.json"
+done
+
+# TMA write shapes (bulk,CHUNK_KIB,STAGES,BLOCKS_PER_SM; default 64,3,1): is the gap to the copy engine the kernel's?
+for shape in 32,4,2 16,4,4 96,2,1; do
+  step "tma_shape_${shape//,/_}" 60 "$x" run -q -t device_to_device_memcpy_write_tma -i 5 --sm-config "bulk,$shape" \
+       -o "$out/tma_shape_${shape//,/_}.json"
 done
 
 # 5. Dry-run estimate, then the real full catalogue timed from process start.

@@ -96,6 +96,9 @@ def shapes(out):
         doc = load(out, name)
         shape = name[len("read_shape_"):-5].replace("_", ",")
         print(f"{shape:10} read {row(doc, 'device_local_read_sm')}   write {row(doc, 'device_local_write_sm')}")
+    for name in sorted(n for n in os.listdir(out) if n.startswith("tma_shape_") and n.endswith(".json")):
+        doc = load(out, name)
+        print(f"TMA write bulk,{name[len('tma_shape_'):-5].replace('_', ','):8} {row(doc, 'device_to_device_memcpy_write_tma')}")
 
 
 def dry_run(out):

@@ -1,5 +1,6 @@
 #include "app/run_options.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
@@ -193,7 +194,7 @@ void check_option_mix(const RunOptions& o) {
     std::string named_only;
     if (!o.host_mem.empty()) named_only = fmt::format("--host-mem '{}'", o.host_mem);
     if (!o.pairs.empty()) named_only = fmt::format("--pair '{}'", o.pairs[0]);
-    if (o.sample_pairs != 0) named_only = fmt::format("--sample-pairs {}", o.sample_pairs);
+    if (o.sample_pairs > 0) named_only = fmt::format("--sample-pairs {}", o.sample_pairs);
     if (o.dry_run) named_only = "--dry-run";
     if (!named_only.empty())
       fail(ErrorKind::usage, fmt::format("{} applies to named cases, not to --do/CUts transfers{}", named_only,
@@ -212,13 +213,13 @@ MemKind host_mem_kind(const std::string& text) {
 void apply_v010_options(const RunOptions& o, RunRequest& req) {
   req.measure.host_kind = host_mem_kind(o.host_mem);
   for (const std::string& p : o.pairs) req.given_pairs.push_back(parse_pair(p));
-  if (o.sample_pairs < 0)
-    fail(ErrorKind::usage, fmt::format("invalid --sample-pairs '{}': must be at least 1", o.sample_pairs));
+  // The option itself takes N >= 1 (CLI11 checks it); front-ends may store
+  // nvbandwidth's -1 ("every pair"): 0 and below mean every pair.
   if (!o.pairs.empty() && o.sample_pairs > 0)
     fail(ErrorKind::usage, fmt::format("give --pair '{}' or --sample-pairs {}, not both", o.pairs[0], o.sample_pairs));
-  req.sample_pairs = o.sample_pairs;
+  req.sample_pairs = std::max(0, o.sample_pairs);
   if (!o.seed.empty()) {
-    if (o.sample_pairs == 0) fail(ErrorKind::usage, fmt::format("--seed '{}' applies to --sample-pairs N", o.seed));
+    if (o.sample_pairs <= 0) fail(ErrorKind::usage, fmt::format("--seed '{}' applies to --sample-pairs N", o.seed));
     req.pair_seed = static_cast<std::uint64_t>(parse_int(o.seed, "--seed"));
   }
   if (!o.topology.empty() && !o.dry_run)

@@ -59,7 +59,7 @@ struct RunOptions {
   // nvbandwidth v0.9/v0.10 additions (docs/dry_run.md, docs/design.md):
   std::string host_mem;                // --host-mem pinned|hugepages (empty: pinned)
   std::vector<std::string> pairs;      // --pair A,B (repeatable)
-  int sample_pairs = 0;                // --sample-pairs N (0: every pair)
+  int sample_pairs = 0;                // --sample-pairs N (0 or below: every pair, as nvbandwidth's -1)
   std::string seed;                    // --seed S for --sample-pairs (empty: 1)
   bool dry_run = false;                // --dry-run
   std::string topology;                // --topology FILE (with --dry-run)
