@@ -11,6 +11,7 @@
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
+#include "core/error.hpp"
 #include "core/run_plan.hpp"
 #include "core/runner.hpp"
 #include "core/topology_file.hpp"
@@ -27,12 +28,14 @@ std::string case_progress(const RunRequest& req, std::size_t index) {
 
 // --dry-run: the plan and its estimate; no buffer, no kernel, no copy.
 int execute_dry_run(const RunOptions& opts, const RunRequest& req) {
+  if (opts.out.format == "csv" || (!opts.out.file.empty() && opts.out.file_is_csv()))
+    fail(ErrorKind::usage, "--dry-run writes its plan as text or JSON, not CSV");
   check_output_writable(opts.out);
   const System sys = opts.topology.empty() ? discover_system(false) : load_topology_file(opts.topology);
   const PairSelection pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, sys);
   const RunEstimate est = estimate_run(sys, req.cases, req.buffer_bytes, req.measure, pairs);
   const report::PlanContext pc{opts.topology, req.buffer_bytes, req.measure};
-  if (opts.out.format == "json" || opts.out.format == "csv") {
+  if (opts.out.format == "json") {
     std::cout << report::plan_json(est, sys, pc).dump(2) << "\n";
   } else {
     std::cout << report::plan_text(est, sys, pc);
