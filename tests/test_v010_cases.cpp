@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/hugepages.hpp"
 #include "core/pairs.hpp"
+#include "core/runner.hpp"
 #include "core/sm_sweep.hpp"
 #include "fake_system.hpp"
 #include "frontends/spec.hpp"
@@ -167,6 +168,34 @@ TEST(SmSweep, ThresholdsAreTheSmallestCountsReachingThem) {
   EXPECT_EQ(s.sms_for_90, 32);  // 340 >= 337.5
   EXPECT_EQ(s.sms_for_95, 64);  // 370 >= 356.25
   EXPECT_NEAR(s.points[4].of_all, 280.0 / 375, 1e-12);
+}
+
+// A cell above its link's peak is marked invalid by the runner's check and
+// fails the case; the curve leaves it out instead of plotting it.
+TEST(SmSweep, PointsAboveThePeakAreLeftOut) {
+  xb::SmSweepResult out;
+  out.system = fake_system(2);
+  xb::CaseResult c;
+  c.name = "device_to_device_memcpy_write_sm";
+  xb::Matrix m;
+  m.name = "write";
+  m.row_labels = {"gpu0", "gpu1"};
+  m.col_labels = {"gpu0", "gpu1"};
+  for (const double gbps : {300.0, 9000.0}) {
+    xb::Cell cell;
+    cell.row = gbps < 1000 ? 0 : 1;
+    cell.col = 1 - cell.row;
+    cell.value = gbps;
+    cell.peak.gbps = 478.1;
+    m.cells.push_back(cell);
+  }
+  c.matrices.push_back(m);
+  xb::mark_impossible_cells(c);
+  EXPECT_EQ(c.status, xb::CaseStatus::failed);
+  xb::add_sm_point(c, 4, out);
+  ASSERT_EQ(out.series.size(), 1u);
+  EXPECT_EQ(out.series[0].label, "write[gpu0,gpu1]");
+  EXPECT_DOUBLE_EQ(out.series[0].points.at(0).value_gbps, 300.0);
 }
 
 TEST(SmSweep, OnlyCasesWithOneLimitableKernel) {
