@@ -30,7 +30,9 @@ check nvbandwidth 2 out "ERROR: Testcase index 99 out of bound!" -- -t 99
 check nvbandwidth 2 out '"status": "Not Found"' -- -j -t nosuch
 check nvbandwidth 2 err "nvbandwidth (xferbench): error:" -- --bogus
 check nvbandwidth 2 err "'0'" -- -b 0
-check nvbandwidth 2 err "not supported in this build" -- -H
+# -H and -P are taken (v0.9): the run gets as far as its case list.
+check nvbandwidth 2 out "ERROR: Testcase nosuch not found!" -- -H -P 4 -t nosuch
+check nvbandwidth 2 err "-P/--targetNumPairs '0'" -- -H -P 0
 check bwtest 0 out "--do" -- --help
 check bwtest 2 err "sideways" -- --do=0:sideways
 check bwtest 2 err "no transfer given" --

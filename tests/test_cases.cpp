@@ -12,8 +12,12 @@ using xb::select_cases;
 
 TEST(Catalogue, NvbandwidthCasesFirstInTheirOrder) {
   const auto& c = case_catalogue();
-  ASSERT_GE(c.size(), 37u);
-  for (std::size_t i = 0; i < c.size(); ++i) EXPECT_EQ(c[i].index, static_cast<int>(i));
+  ASSERT_GE(c.size(), 45u);
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    EXPECT_EQ(c[i].index, static_cast<int>(i));
+    // 0-34 are nvbandwidth v0.8's; every later index is xferbench's own.
+    EXPECT_EQ(c[i].origin, i < 35 ? xb::kOriginNvbandwidth : xb::kOriginXferbench) << c[i].name;
+  }
   EXPECT_EQ(c[0].name, "host_to_device_memcpy_ce");
   EXPECT_EQ(c[5].name, "device_to_device_memcpy_write_ce");
   EXPECT_EQ(c[16].name, "host_to_device_memcpy_sm");
@@ -24,6 +28,14 @@ TEST(Catalogue, NvbandwidthCasesFirstInTheirOrder) {
   EXPECT_EQ(c[34].name, "device_local_copy");
   EXPECT_EQ(c[35].name, "host_to_all_bidirectional_memcpy_sm_streaming");
   EXPECT_EQ(c[36].name, "all_to_host_bidirectional_memcpy_sm_streaming");
+  EXPECT_EQ(c[37].name, "managed_migration_host_to_device");
+  EXPECT_EQ(c[38].name, "managed_migration_device_to_host");
+  EXPECT_EQ(c[39].name, "device_to_device_memcpy_read_tma");
+  EXPECT_EQ(c[40].name, "device_to_device_memcpy_write_tma");
+  EXPECT_EQ(c[41].name, "device_to_device_latency_tma");
+  EXPECT_EQ(c[42].name, "device_local_copy_tma");
+  EXPECT_EQ(c[43].name, "device_local_read_sm");
+  EXPECT_EQ(c[44].name, "device_local_write_sm");
   std::set<std::string> names;
   for (const auto& d : c) names.insert(d.name);
   EXPECT_EQ(names.size(), c.size());
@@ -59,9 +71,10 @@ TEST(Select, ByNameIndexAndPrefix) {
   EXPECT_EQ(byname[0]->index, 34);
   EXPECT_EQ(byname[1]->index, 0);
   auto byprefix = select_cases({}, {"device_to_device_memcpy"});
-  ASSERT_EQ(byprefix.size(), 4u);
+  ASSERT_EQ(byprefix.size(), 6u);  // CE, SM and TMA, catalogue order
   EXPECT_EQ(byprefix[0]->name, "device_to_device_memcpy_read_ce");
   EXPECT_EQ(byprefix[3]->name, "device_to_device_memcpy_write_sm");
+  EXPECT_EQ(byprefix[5]->name, "device_to_device_memcpy_write_tma");
 }
 
 TEST(Select, UnknownNamesAreUsageErrors) {
@@ -80,7 +93,10 @@ TEST(Select, UnknownNamesAreUsageErrors) {
 TEST(Suites, QuickFullAndAll) {
   const auto full = xb::suite_cases("full");
   ASSERT_EQ(full.size(), 35u);
-  for (const auto* d : full) EXPECT_LT(d->index, xb::kNvbandwidthCases);
+  for (const auto* d : full) {
+    EXPECT_LT(d->index, xb::kNvbandwidthCases);
+    EXPECT_EQ(d->origin, xb::kOriginNvbandwidth);
+  }
   EXPECT_EQ(xb::suite_cases("all").size(), case_catalogue().size());
   EXPECT_EQ(xb::suite_cases("quick").size(), 9u);
   EXPECT_THROW(xb::suite_cases("medium"), xb::Error);

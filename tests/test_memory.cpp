@@ -341,3 +341,62 @@ TEST(MemoryResult, TextFooterPrintsTheCostInOneLine) {
       << text;
   EXPECT_FALSE(xb::memory_partial(run));
 }
+
+// --host-mem hugepages: the buffers go through the same pool, count against
+// the host budget and as page-locked, in whole 2 MiB pages; the preflight
+// checks them against the hugetlb pool (which MemAvailable leaves out).
+TEST(HugePageMemory, CountsAgainstTheHostBudgetAsPageLockedTwoMibPages) {
+  const xb::BufferRequest huge{xb::host_memory(xb::MemKind::hugepages, 0), 3 * kMiB, true};
+  const xb::MemoryAmount need = xb::memory_need({huge});
+  EXPECT_EQ(need.host, 4 * kMiB);
+  EXPECT_EQ(need.host_locked, 4 * kMiB);
+  EXPECT_EQ(need.host_hugepages, 4 * kMiB);
+  EXPECT_EQ(xb::memory_need({host(3)}).host_hugepages, 0u);
+
+  PoolFixture f;
+  f.pool.set_budget(budget({}, 6), true);
+  EXPECT_THROW(f.pool.acquire({huge, huge}), xb::Error);  // 8 MiB of pages above a 6 MiB host budget
+  ASSERT_EQ(f.pool.acquire({huge}).size(), 1u);
+  EXPECT_EQ(f.pool.held_kind(xb::MemKind::hugepages), 4 * kMiB);
+  EXPECT_EQ(f.pool.held_kind(xb::MemKind::pinned), 0u);
+  EXPECT_EQ(f.pool.held(xb::kHostGroup), 4 * kMiB);
+
+  xb::MemoryAmount two = xb::memory_need({huge, huge});
+  xb::MemoryAvailable avail;  // MemAvailable 0: huge pages do not come from it
+  avail.hugepages_total = 2;
+  avail.hugepages_free = 2;
+  const auto why = xb::memory_shortfall(two, avail);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("--host-mem hugepages: needs 4 free 2 MiB huge pages, the pool has 2 free of 2"),
+            std::string::npos)
+      << *why;
+  EXPECT_NE(why->find("sysctl vm.nr_hugepages=4"), std::string::npos) << *why;
+  avail.hugepages_free = 4;
+  avail.hugepages_total = 4;
+  EXPECT_FALSE(xb::memory_shortfall(two, avail).has_value());
+  two.add(xb::kHostGroup, 1 * kMiB);  // one more MiB of ordinary host memory: that one needs MemAvailable
+  EXPECT_TRUE(xb::memory_shortfall(two, avail).has_value());
+}
+
+// The read-only and write-only kernels use one end of their transfer: the
+// plan (and the pool) hold one buffer per GPU, not two.
+TEST(MemoryPlan, OneWayKernelsNeedOnlyTheEndTheyUse) {
+  const auto sys = fake_system(2);
+  const std::uint64_t b = 64 * kMiB;
+  for (const char* name : {"device_local_read_sm", "device_local_write_sm"}) {
+    const xb::MemoryAmount need = xb::case_memory_need(case_named(name), sys, b);
+    EXPECT_EQ(need.gpu, std::vector<std::uint64_t>(2, b)) << name;
+  }
+  EXPECT_EQ(xb::case_memory_need(case_named("device_local_copy"), sys, b).gpu, std::vector<std::uint64_t>(2, 2 * b));
+  // The measurer resolves the named cases' pinned host buffers to the
+  // --host-mem kind before it asks the pool.
+  const auto plan = xb::plan_case(case_named("host_to_device_memcpy_ce"), sys, b);
+  const auto reqs = xb::cell_requests(plan, plan.cells.at(0), [](const xb::Location& loc, int) {
+    xb::Location out = loc;
+    if (out.kind == xb::MemKind::pinned) out.kind = xb::MemKind::hugepages;
+    return out;
+  });
+  ASSERT_EQ(reqs.size(), 2u);
+  EXPECT_EQ(reqs[0].loc.kind, xb::MemKind::hugepages);
+  EXPECT_EQ(xb::memory_need(reqs).host_hugepages, b);
+}

@@ -114,8 +114,7 @@ TEST(SeedNames, NvbandwidthBadValuesGetOneLineAndExitTwo) {
       {{"-i", "-2"}, "'-2'"},
       {{"--loopCount", "0"}, "--loopCount '0'"},
       {{"-P", "0"}, "-P/--targetNumPairs '0'"},
-      {{"-P", "4"}, "not supported in this build"},
-      {{"-H"}, "not supported in this build"},
+      {{"-P", "-2"}, "-P/--targetNumPairs '-2'"},
       {{"-t", "0", "-p", "host"}, "not both"},
       {{"-p", "zzz"}, "'zzz'"},
       {{"--bogus"}, "--bogus"},
@@ -142,8 +141,18 @@ TEST(SeedNames, NvbandwidthDefaultsAndList) {
   EXPECT_EQ(inv.request.buffer_bytes, 512ull << 20);
   EXPECT_FALSE(inv.json);
   ASSERT_EQ(xb::app::parse_nvbandwidth({"-p", "device_to_device", "host_device"}, inv, out, err), -1) << err.str();
-  EXPECT_EQ(inv.request.cases.size(), 10u);  // 8 d2d copy cases and both latency cases, in catalogue order
+  // 8 d2d CE/SM copy cases, both latency cases, then xferbench's TMA read,
+  // write and latency cases, in catalogue order.
+  EXPECT_EQ(inv.request.cases.size(), 13u);
   EXPECT_EQ(inv.request.cases.front()->name, "device_to_device_memcpy_read_ce");
+  EXPECT_EQ(inv.request.cases.back()->name, "device_to_device_latency_tma");
+  // v0.9's -H and -P set huge-page host memory and pair sampling.
+  ASSERT_EQ(xb::app::parse_nvbandwidth({"-H", "-P", "4"}, inv, out, err), -1) << err.str();
+  EXPECT_EQ(inv.request.measure.host_kind, xb::MemKind::hugepages);
+  EXPECT_EQ(inv.request.sample_pairs, 4);
+  ASSERT_EQ(xb::app::parse_nvbandwidth({"-P", "-1"}, inv, out, err), -1) << err.str();
+  EXPECT_EQ(inv.request.sample_pairs, 0);  // every pair
+  EXPECT_EQ(inv.request.measure.host_kind, xb::MemKind::pinned);
   ASSERT_EQ(xb::app::parse_nvbandwidth({"-l"}, inv, out, err), -1);
   std::ostringstream listed;
   auto* old = std::cout.rdbuf(listed.rdbuf());
@@ -159,11 +168,13 @@ TEST(SeedNames, XferbenchRunTakesNvbandwidthSpellingsAndFormats) {
                    "--skipVerification", "--disableAffinity", "--loopCount", "4", "-v"}).code, -1);
   EXPECT_EQ(parse({"run", "--testcasePrefixes", "host_to", "--format", "nvbandwidth"}).code, -1);
   EXPECT_EQ(parse({"run", "-t", "0", "--format", "nvbandwidth-json"}).code, -1);
+  EXPECT_EQ(parse({"run", "-P", "8", "-H", "-p", "device_to_device"}).code, -1);
+  EXPECT_EQ(parse({"run", "-P", "-1", "--useHugePages"}).code, -1);
   for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"run", "--loopCount", "0"}, "--loopCount '0'"},
            {{"run", "-P", "0"}, "'0'"},
-           {{"run", "-P", "8"}, "not supported in this build"},
-           {{"run", "--useHugePages"}, "not supported in this build"},
+           {{"run", "-P", "8", "--pair", "0,1"}, "not both"},
+           {{"run", "--useHugePages", "--do=0:HtoD"}, "--host-mem 'hugepages' applies to named cases"},
            {{"run", "--bufferSize", "0"}, "'0'"},
            {{"run", "--testSamples", "0"}, "'0'"},
            {{"run", "--do=0:HtoD", "--format", "nvbandwidth"}, "--format nvbandwidth applies to named cases"},

@@ -261,3 +261,18 @@ def test_recorded_results_render(tmp_path, name, kind, labels):
         assert label in text, label
     w, h = png_size(png)
     assert w == 900 and h >= 250 and png.stat().st_size > 10_000
+
+
+def test_sm_budget_curve_marks_90_and_95_percent(tmp_path):
+    out = tmp_path / "sms.svg"
+    assert plot(fixture("sms_synthetic_2gpu.json"), "-o", out) == 0  # auto kind for xferbench-sms
+    svg = out.read_text()
+    for label in ("[gpu0,gpu1] (NVLink x18)", "90% of 373.4 GB/s from", "95% of 373.4 GB/s from",
+                  "SMs the copy kernel runs on", "peak 478.1 GB/s"):
+        assert label in svg, label
+
+
+def test_sm_budget_kind_refuses_other_results(tmp_path):
+    out = tmp_path / "bad.png"
+    assert plot(fixture("sweep_htod_2gpu.json"), "--kind", "sms", "-o", out) == 2
+    assert not out.exists()

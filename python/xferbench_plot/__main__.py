@@ -31,6 +31,8 @@ def auto_kind(result):
         return "curves"
     if result.schema == "xferbench-run":
         return "heatmap"
+    if result.schema == "xferbench-sms":
+        return "sms"
     return "timeline"
 
 
@@ -42,6 +44,8 @@ def default_title(result):
         src = d.get("source", {})
         what = f"case {src['case']}" if src.get("kind") == "case" else f"--do '{src.get('spec', '?')}'"
         return f"xferbench sweep: {what}{where}"
+    if result.schema == "xferbench-sms":
+        return f"xferbench sweep --sms: case {d.get('case', '?')}{where}"
     if result.schema == "xferbench-pingpong":
         return f"xferbench pingpong ({d.get('mode', '?')}, {d.get('requested_transport', '?')})"
     return f"xferbench {result.schema.split('-', 1)[1]}{where}"
@@ -57,6 +61,8 @@ def build_figure(results, kind, title):
     if len(results) != 1:
         raise L.InputError(f"--kind {kind} draws one result file, got {len(results)}")
     r = results[0]
+    if kind == "sms":
+        return draw.sm_budget(L.sm_budget_series(r), title or default_title(r))
     if kind == "heatmap":
         return draw.heatmap(L.heatmap_panels(r), title or default_title(r))
     return draw.timeline(L.timeline_transfers(r), (title or default_title(r)) + ": per-transfer timeline")
@@ -116,7 +122,7 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog="xferbench plot", description="Draw xferbench result JSON with matplotlib.")
     p.add_argument("results", nargs="+", metavar="RESULT.json")
     p.add_argument("-o", "--output", required=True, help="FILE.png or FILE.svg")
-    p.add_argument("--kind", choices=["auto", "curves", "heatmap", "timeline"], default="auto")
+    p.add_argument("--kind", choices=["auto", "curves", "heatmap", "timeline", "sms"], default="auto")
     p.add_argument("--title", default="")
     return p.parse_args(argv)
 

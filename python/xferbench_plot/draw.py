@@ -63,6 +63,36 @@ def curves(results_series, title):
     return fig
 
 
+def sm_budget(series, title):
+    """Bandwidth against the SMs a copy kernel may use; the 90% and 95% marks of each series."""
+    fig = Figure(figsize=(9, 5.5), dpi=DPI, layout="constrained")
+    ax = fig.add_subplot()
+    peaks = {}
+    for s in series:
+        label = s["label"] + (f" ({s['link']})" if s.get("link") else "")
+        (line,) = ax.plot(s["sms"], s["gbps"], marker="o", markersize=3.5, linewidth=1.4, label=label)
+        for pct, key, style in ((90, "sms_for_90", ":"), (95, "sms_for_95", "--")):
+            n = s.get(key)
+            if n:
+                ax.axvline(n, color=line.get_color(), linestyle=style, linewidth=0.9,
+                           label=f"{s['label']}: {pct}% of {s['all_sm_gbps']:.1f} GB/s from {n} SMs")
+        if s.get("peak"):
+            peaks.setdefault(round(s["peak"], 3), s.get("link", ""))
+    for gbps, link in sorted(peaks.items()):
+        ax.axhline(gbps, color="0.4", linestyle=":", linewidth=1)
+        ax.annotate(f"peak {gbps:.1f} GB/s {link}", xy=(0.005, gbps), xycoords=("axes fraction", "data"),
+                    fontsize=8, color="0.3", va="bottom")
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:.0f}"))
+    ax.set_xlabel("SMs the copy kernel runs on (one block per SM)")
+    ax.set_ylabel("bandwidth (GB/s = 1e9 B/s)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(title)
+    return fig
+
+
 def _cell_text(value, eff, unit):
     text = f"{value:.0f}" if unit == "ns" or value >= 1000 else f"{value:.1f}"
     if eff is not None:

@@ -8,7 +8,8 @@ import json
 import os
 
 # Schemas this plotter reads, with the versions it knows.
-VERSIONED = {"xferbench-run": {1}, "xferbench-sweep": {1}, "xferbench-scenario": {1}, "xferbench-pingpong": {1}}
+VERSIONED = {"xferbench-run": {1}, "xferbench-sweep": {1}, "xferbench-scenario": {1}, "xferbench-pingpong": {1},
+             "xferbench-sms": {1}}
 # Pingpong results written before the schema_version field carried the
 # version in the name; "xferbench-pingpong/1" is schema_version 1.
 PINGPONG_PREFIX = "xferbench-pingpong/"
@@ -47,7 +48,7 @@ def load(path):
         raise InputError(f"'{path}' has schema '{schema}': this plotter reads xferbench-pingpong schema_version 1")
     if schema not in VERSIONED:
         raise InputError(f"'{path}' has schema '{schema}': this plotter reads "
-                         "xferbench-run, xferbench-sweep, xferbench-pingpong and xferbench-scenario results")
+                         "xferbench-run, xferbench-sweep, xferbench-sms, xferbench-pingpong and xferbench-scenario results")
     version = doc.get("schema_version")
     if version not in VERSIONED[schema]:
         raise InputError(f"'{path}' has {schema} schema_version {json.dumps(version)}: "
@@ -119,6 +120,26 @@ def curve_series(result):
     out = [s for s in out if s["bytes"]]
     if not out:
         raise InputError(f"'{result.path}' holds no measured sizes to draw")
+    return out
+
+
+def sm_budget_series(result):
+    """SM-budget curves (sweep --sms): dicts with label, link, sms, gbps, peak, all_sm_gbps, sms_for_90/95."""
+    if result.schema != "xferbench-sms":
+        raise InputError(f"'{result.path}' is an {result.schema} result: SM budget curves need a sweep --sms result")
+    out = []
+    try:
+        for s in result.doc["series"]:
+            points = sorted(s["points"], key=lambda p: p["sms"])
+            out.append({"label": s["label"], "link": s.get("link", ""), "sms": [p["sms"] for p in points],
+                        "gbps": [p["value_gbps"] for p in points], "peak": _get(s, "peak", "gbps"),
+                        "gpu_sms": s["gpu_sms"], "all_sm_gbps": s["all_sm_gbps"],
+                        "sms_for_90": s.get("sms_for_90pct"), "sms_for_95": s.get("sms_for_95pct")})
+    except (KeyError, TypeError) as e:
+        raise InputError(f"'{result.path}' is a malformed xferbench-sms result: missing {e}") from None
+    out = [s for s in out if s["sms"]]
+    if not out:
+        raise InputError(f"'{result.path}' holds no measured SM counts to draw")
     return out
 
 

@@ -105,14 +105,15 @@ int execute(const PlotArgs& a) {
 }  // namespace
 
 void add_plot_command(CLI::App& root, Context& ctx) {
-  auto* cmd = root.add_subcommand("plot", "Draw a run, sweep, pingpong or scenario JSON as PNG or SVG (needs python3 "
+  auto* cmd = root.add_subcommand("plot", "Draw a run, sweep, sweep --sms, pingpong or scenario JSON as PNG or SVG (needs python3 "
                                           "with matplotlib)");
   auto args = std::make_shared<PlotArgs>();
   cmd->add_option("RESULT", args->inputs, "Result JSON file(s); several sweep/pingpong files share one figure")
       ->required();
   cmd->add_option("-o,--output", args->output, "Image to write: FILE.png or FILE.svg")->required();
-  cmd->add_option("--kind", args->kind, "auto, curves (bandwidth vs size), heatmap (matrices), timeline")
-      ->check(CLI::IsMember({"auto", "curves", "heatmap", "timeline"}))
+  cmd->add_option("--kind", args->kind,
+                  "auto, curves (bandwidth vs size), heatmap (matrices), timeline, sms (bandwidth vs SM count)")
+      ->check(CLI::IsMember({"auto", "curves", "heatmap", "timeline", "sms"}))
       ->capture_default_str();
   cmd->add_option("--title", args->title, "Figure title (default: from the result)");
   cmd->footer("Exit codes: 0 written; 2 bad input (unknown schema or version, unreadable file, missing python3 or\n"

@@ -13,10 +13,14 @@
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
+#include "core/error.hpp"
+#include "core/run_plan.hpp"
 #include "core/runner.hpp"
+#include "core/topology_file.hpp"
 #include "core/topology.hpp"
-#include "report/output_file.hpp"
 #include "report/nvbandwidth.hpp"
+#include "report/output_file.hpp"
+#include "report/plan_report.hpp"
 #include "report/report.hpp"
 
 namespace xb::app {
@@ -26,6 +30,24 @@ std::string case_progress(const RunRequest& req, std::size_t index) {
   return fmt::format("[{}/{}] {}", index + 1, req.cases.size(), req.cases[index]->name);
 }
 
+// --dry-run: the plan and its estimate; no buffer, no kernel, no copy.
+int execute_dry_run(const RunOptions& opts, const RunRequest& req) {
+  if (opts.out.format == "csv" || (!opts.out.file.empty() && opts.out.file_is_csv()))
+    fail(ErrorKind::usage, "--dry-run writes its plan as text or JSON, not CSV");
+  check_output_writable(opts.out);
+  const System sys = opts.topology.empty() ? discover_system(false) : load_topology_file(opts.topology);
+  const PairSelection pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, sys);
+  const RunEstimate est = estimate_run(sys, req.cases, req.buffer_bytes, req.measure, pairs, req.stability_check);
+  const report::PlanContext pc{opts.topology, req.buffer_bytes, req.measure};
+  if (opts.out.format == "json") {
+    std::cout << report::plan_json(est, sys, pc).dump(2) << "\n";
+  } else {
+    std::cout << report::plan_text(est, sys, pc);
+  }
+  if (!opts.out.file.empty()) report::write_output_file(opts.out.file, report::plan_json(est, sys, pc).dump(2) + "\n");
+  return 0;
+}
+
 int execute(const RunOptions& opts, const Context& ctx) {
   if (is_nvbandwidth_format(opts.out.format)) return execute_nvbandwidth_format(opts, ctx);
   if (opts.list) {
@@ -33,6 +55,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
     return 0;
   }
   RunRequest req = build_request(opts, ctx.argv);  // validates before any GPU is touched
+  if (opts.dry_run) return execute_dry_run(opts, req);
   check_output_writable(opts.out);
   const System sys = discover_system(false);
   const bool text = opts.out.format == "text";
@@ -41,6 +64,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
   header_only.settings.buffer_bytes = req.buffer_bytes;
   header_only.settings.statistic = req.use_mean ? "mean" : "median";
   header_only.settings.measure = req.measure;
+  header_only.settings.pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, sys);
   if (text) report::text_run_header(std::cout, header_only);
   std::cout.flush();  // a piped run shows the header now, and each case as it ends
   Progress progress(progress_enabled(ctx), std::cerr);
@@ -112,7 +136,8 @@ void add_run_command(CLI::App& root, Context& ctx) {
     if (!opts->list) ctx.plan = build_request(*opts, ctx.argv);
     ctx.action = [opts, fleet_opts, &ctx]() {
       fleet::MeasureNode measure;
-      if (!opts->list) measure = [&] { return measure_node(*opts, ctx); };
+      // A listing or a dry run measures nothing: rank 0 prints it alone.
+      if (!opts->list && !opts->dry_run) measure = [&] { return measure_node(*opts, ctx); };
       return run_single_or_per_node(ctx, {"run", opts->out, *fleet_opts, [&] { return execute(*opts, ctx); }, measure});
     };
   });

@@ -14,12 +14,14 @@
 #include "app/run_options.hpp"
 #include "app/validators.hpp"
 #include "core/error.hpp"
+#include "core/sm_sweep.hpp"
 #include "core/sweep.hpp"
 #include "core/topology.hpp"
 #include "core/units.hpp"
 #include "frontends/spec.hpp"
 #include "report/output_file.hpp"
 #include "report/report.hpp"
+#include "report/sm_sweep_report.hpp"
 #include "report/sweep_report.hpp"
 
 namespace xb::app {
@@ -30,10 +32,14 @@ struct SweepOptions {
   std::string testcase, min_size, max_size, step, streams = "per-transfer";
   double factor = 2.0;
   bool factor_given = false;
+  std::string sms, buffer_size;  // --sms [LIST], --buffer-size (SM budget sweeps)
+  bool sms_given = false;
   RunOptions sampling;  // only the sampling fields are registered and used
 };
 
 struct SweepPlan {
+  bool sms = false;     // an SM budget sweep (sms_req) instead of a size sweep (req)
+  SmSweepRequest sms_req;
   SweepRequest req;
   std::vector<TransferRequest> transfers;
   StreamMode streams = StreamMode::per_transfer;
@@ -42,8 +48,13 @@ struct SweepPlan {
 void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_option("--do", o.specs, "Transfer(s) to sweep, bwtest grammar (0:HtoD, 0:DtoD:peer=1); repeatable; size ignored");
   cmd.add_option("-t,--testcase", o.testcase, "Named case to sweep, by name or index (see 'xferbench cases')");
-  cmd.add_option("--min", o.min_size, "Smallest size in bytes (K/M/G binary suffixes)")->required();
-  cmd.add_option("--max", o.max_size, "Largest size in bytes (always measured)")->required();
+  cmd.add_option("--min", o.min_size, "Smallest size in bytes (K/M/G binary suffixes); required unless --sms");
+  cmd.add_option("--max", o.max_size, "Largest size in bytes (always measured); required unless --sms");
+  cmd.add_option("--sms", o.sms,
+                 "SM budget sweep of the -t case: its kernel on 1, 2, 4, ... and all SMs (or the counts given, "
+                 "e.g. --sms 1,8,32,all), one block alone per SM")
+      ->expected(0, 1);
+  cmd.add_option("--buffer-size", o.buffer_size, "With --sms: bytes per copy (default 512M)");
   cmd.add_option("--factor", o.factor, "Multiply the size by F each step")->capture_default_str();
   cmd.add_option("--step", o.step, "Add BYTES each step instead of multiplying");
   cmd.add_option("--streams", o.streams, "Stream mode for --do: per-transfer, per-device, only-one")->capture_default_str();
@@ -72,9 +83,37 @@ const CaseDef* sweepable_case(const std::string& name) {
   return def;
 }
 
+// --sms: an SM or TMA copy case at one size, over SM budgets.
+SweepPlan build_sms_plan(const SweepOptions& o, const std::vector<std::string>& argv) {
+  if (o.testcase.empty() || !o.specs.empty())
+    fail(ErrorKind::usage, "--sms sweeps a named case: give -t/--testcase NAME (an SM or TMA copy case) and no --do");
+  for (const auto& [given, name] : {std::pair{!o.min_size.empty(), "--min"}, std::pair{!o.max_size.empty(), "--max"},
+                                    std::pair{o.factor_given, "--factor"}, std::pair{!o.step.empty(), "--step"}})
+    if (given) fail(ErrorKind::usage, fmt::format("{} sweeps sizes; --sms measures one size (--buffer-size)", name));
+  SweepPlan plan;
+  plan.sms = true;
+  SmSweepRequest& r = plan.sms_req;
+  r.def = sm_sweep_case(o.testcase);
+  r.sms_text = o.sms;
+  if (!o.buffer_size.empty()) r.bytes = parse_size(o.buffer_size, "--buffer-size");
+  if (r.bytes == 0) fail(ErrorKind::usage, fmt::format("invalid --buffer-size '{}': must be greater than 0", o.buffer_size));
+  const RunRequest sampling = build_request(o.sampling, argv);
+  r.measure = sampling.measure;
+  r.use_mean = sampling.use_mean;
+  r.command_line = argv;
+  // The syntax now; the counts against the GPUs' SM counts once they are known.
+  if (o.sms.find_first_not_of("0123456789,al") != std::string::npos)
+    fail(ErrorKind::usage, fmt::format("invalid --sms '{}': expected SM counts and 'all', e.g. 1,2,8,all", o.sms));
+  return plan;
+}
+
 // Throws Error(usage) naming the bad value; touches no GPU.
 SweepPlan build_plan(const SweepOptions& o, const std::vector<std::string>& argv) {
+  if (o.sms_given) return build_sms_plan(o, argv);
+  if (!o.buffer_size.empty()) fail(ErrorKind::usage, "--buffer-size applies to --sms; size sweeps take --min and --max");
   if (o.specs.empty() == o.testcase.empty()) fail(ErrorKind::usage, "give exactly one of --do SPEC or -t/--testcase NAME");
+  if (o.min_size.empty() || o.max_size.empty())
+    fail(ErrorKind::usage, "--min and --max are required (the size range), unless --sms sweeps SM counts");
   if (o.factor_given && !o.step.empty()) fail(ErrorKind::usage, "give --factor or --step, not both");
   SweepPlan plan;
   SweepRange range;
@@ -106,7 +145,24 @@ SweepPlan build_plan(const SweepOptions& o, const std::vector<std::string>& argv
   return plan;
 }
 
+int execute_sms(const SweepPlan& plan, const OutputOptions& out, const Context& ctx) {
+  check_output_writable(out);
+  const System sys = discover_system(false);
+  Progress progress(progress_enabled(ctx), std::cerr);
+  const SmSweepResult r = run_sm_sweep(sys, plan.sms_req, [&](int sms, std::size_t done, std::size_t total) {
+    progress.update(fmt::format("[{}/{}] {} SMs done", done, total, sms > 0 ? std::to_string(sms) : "all"));
+  });
+  progress.finish();
+  if (out.format == "text") std::cout << report::sm_sweep_text(r);
+  if (out.format == "json") std::cout << report::sm_sweep_json(r).dump(2) << "\n";
+  if (out.format == "csv") std::cout << report::sm_sweep_csv(r);
+  if (!out.file.empty())
+    report::write_output_file(out.file, out.file_is_csv() ? report::sm_sweep_csv(r) : report::sm_sweep_json(r).dump(2) + "\n");
+  return r.status == SweepStatus::failed ? 1 : 0;
+}
+
 int execute(SweepPlan plan, const OutputOptions& out, const Context& ctx) {
+  if (plan.sms) return execute_sms(plan, out, ctx);
   check_output_writable(out);
   const System sys = discover_system(false);
   if (!plan.req.named_case) plan.req.scenario = expand_requests(plan.transfers, sys.gpu_count(), plan.streams);
@@ -156,16 +212,22 @@ void add_sweep_command(CLI::App& root, Context& ctx) {
       "time = startup + size / asymptotic bandwidth (relative residuals), and n_half, the size reaching half of it.\n"
       "Sweeps between processes are 'mpirun -np 2 xferbench pingpong -n N' (its table is a size sweep).\n"
       "Under mpirun/srun each node is swept once by its first process; several nodes give a fleet (docs/fleet.md).\n"
+      "--sms: bandwidth of an SM or TMA copy case against the SMs its kernel may use, and the fewest SMs reaching\n"
+      "90% and 95% of the all-SM figure (docs/sweep.md); --sms 0 or more SMs than a GPU has: exit 2. Under a\n"
+      "launcher an --sms sweep runs on rank 0's node only.\n"
       "Exit codes: 0 passed or waived; 1 a size failed (verification or error); 2 bad arguments;\n"
       "3 no usable GPU; 7 the -o file cannot be written (checked before measuring).");
   cmd->callback([&ctx, opts, fleet_opts, cmd]() {
     opts->factor_given = cmd->count("--factor") > 0;
+    opts->sms_given = cmd->count("--sms") > 0;
     check_fleet_options(*fleet_opts);
     auto plan = std::make_shared<SweepPlan>(build_plan(*opts, ctx.argv));
     ctx.action = [plan, opts, fleet_opts, &ctx]() {
+      // A fleet compares size sweeps; an SM budget sweep is one node's curve.
+      fleet::MeasureNode measure;
+      if (!plan->sms) measure = [&] { return measure_node(*plan); };
       return run_single_or_per_node(ctx, {"sweep", opts->sampling.out, *fleet_opts,
-                                          [&] { return execute(*plan, opts->sampling.out, ctx); },
-                                          [&] { return measure_node(*plan); }});
+                                          [&] { return execute(*plan, opts->sampling.out, ctx); }, measure});
     };
   });
 }

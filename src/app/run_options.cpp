@@ -1,11 +1,13 @@
 #include "app/run_options.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "app/validators.hpp"
 #include "core/error.hpp"
+#include "core/pairs.hpp"
 #include "core/units.hpp"
 #include "frontends/cuts.hpp"
 
@@ -73,7 +75,7 @@ void record_cuts_order(const CLI::App& cmd, const CutsFlagOptions& flags, Concur
 void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("-t,--testcase", o.testcases, "Case(s) by name or index (see 'xferbench cases')")->take_all();
   cmd.add_option("-p,--testcase-prefix", o.prefixes, "Every case whose name starts with PREFIX")->take_all();
-  cmd.add_option("--suite", o.suite, "quick (default) or full (all 35 cases)");
+  cmd.add_option("--suite", o.suite, "quick (default), full (nvbandwidth v0.8's 35 cases) or all (every case)");
   cmd.add_option("-b,--buffer-mib", o.buffer_mib, "Buffer size in MiB, as nvbandwidth (default 512)")
       ->check(non_empty("-b/--buffer-mib"));
   cmd.add_option("--buffer-size", o.buffer_size, "Buffer size in bytes; K/M/G suffixes are binary (1K = 1024)")
@@ -105,8 +107,25 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                  "Drift in percent above which the run is reported unstable")->capture_default_str();
   add_transfer_options(cmd, o);
   add_memory_options(cmd, o);
+  add_v010_options(cmd, o);
   add_nvbandwidth_spellings(cmd, o);
   add_output_options(cmd, o.out, true, {"nvbandwidth", "nvbandwidth-json"});
+}
+
+void add_v010_options(CLI::App& cmd, RunOptions& o) {
+  cmd.add_option("--host-mem", o.host_mem,
+                 "Host buffers of the named cases: pinned (default) or hugepages (2 MiB pages from the hugetlb pool, "
+                 "then pinned; cases are waived with the fix when the pool is empty)");
+  cmd.add_option("--pair", o.pairs, "Pairwise cases measure only GPU(row) A -> GPU(column) B (repeatable); A,B")
+      ->allow_extra_args(false);
+  cmd.add_option("--sample-pairs", o.sample_pairs,
+                 "Pairwise cases measure N ordered GPU pairs: first one for every GPU, then random ones")
+      ->check(int_at_least("--sample-pairs", 1));
+  cmd.add_option("--seed", o.seed, "Seed of --sample-pairs (default 1; the same seed gives the same pairs)");
+  cmd.add_flag("--dry-run", o.dry_run,
+               "Print the plan (cases, cells, bytes moved, estimated time) without measuring anything");
+  cmd.add_option("--topology", o.topology,
+                 "With --dry-run: plan for the machine of a recorded 'xferbench list --format json' (or a run JSON)");
 }
 
 namespace {
@@ -212,6 +231,40 @@ void check_option_mix(const RunOptions& o) {
                                        "named cases", c.streams));
   if (!c.iterations.empty() && o.copies > 0)
     fail(ErrorKind::usage, "give --iterations or --copies, not both (each sets the copies per sample)");
+  if (c.any_transfer()) {
+    std::string named_only;
+    if (!o.host_mem.empty()) named_only = fmt::format("--host-mem '{}'", o.host_mem);
+    if (!o.pairs.empty()) named_only = fmt::format("--pair '{}'", o.pairs[0]);
+    if (o.sample_pairs > 0) named_only = fmt::format("--sample-pairs {}", o.sample_pairs);
+    if (o.dry_run) named_only = "--dry-run";
+    if (!named_only.empty())
+      fail(ErrorKind::usage, fmt::format("{} applies to named cases, not to --do/CUts transfers{}", named_only,
+                                         o.host_mem.empty() ? "" : " (a --do spec takes the memory option hugepages, "
+                                                                   "e.g. --do=0:HtoD:64M:hugepages)"));
+  }
+}
+
+MemKind host_mem_kind(const std::string& text) {
+  if (text.empty() || text == "pinned") return MemKind::pinned;
+  if (text == "hugepages") return MemKind::hugepages;
+  fail(ErrorKind::usage, fmt::format("invalid --host-mem '{}': expected pinned or hugepages", text));
+}
+
+// The v0.10 block: values, and options that need another one.
+void apply_v010_options(const RunOptions& o, RunRequest& req) {
+  req.measure.host_kind = host_mem_kind(o.host_mem);
+  for (const std::string& p : o.pairs) req.given_pairs.push_back(parse_pair(p));
+  // The option itself takes N >= 1 (CLI11 checks it); front-ends may store
+  // nvbandwidth's -1 ("every pair"): 0 and below mean every pair.
+  if (!o.pairs.empty() && o.sample_pairs > 0)
+    fail(ErrorKind::usage, fmt::format("give --pair '{}' or --sample-pairs {}, not both", o.pairs[0], o.sample_pairs));
+  req.sample_pairs = std::max(0, o.sample_pairs);
+  if (!o.seed.empty()) {
+    if (o.sample_pairs <= 0) fail(ErrorKind::usage, fmt::format("--seed '{}' applies to --sample-pairs N", o.seed));
+    req.pair_seed = static_cast<std::uint64_t>(parse_int(o.seed, "--seed"));
+  }
+  if (!o.topology.empty() && !o.dry_run)
+    fail(ErrorKind::usage, fmt::format("--topology '{}' plans for another machine: it needs --dry-run", o.topology));
 }
 
 MeasureOptions measure_options(const RunOptions& o) {
@@ -291,6 +344,7 @@ RunRequest build_request(const RunOptions& o, const std::vector<std::string>& co
   req.stability_check = o.drift_check == "on" || (o.drift_check == "auto" && req.cases.size() >= 3);
   req.stability_tolerance_pct = o.drift_tolerance_pct;
   if (!o.max_memory.empty()) req.max_memory = parse_max_memory(o.max_memory);
+  apply_v010_options(o, req);
   return req;
 }
 

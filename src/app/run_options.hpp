@@ -40,7 +40,7 @@ void record_cuts_order(const CLI::App& cmd, const CutsFlagOptions& flags, Concur
 struct RunOptions {
   std::vector<std::string> testcases;  // names or indices
   std::vector<std::string> prefixes;
-  std::string suite;                   // quick (default) | full
+  std::string suite;                   // quick (default) | full | all
   std::string buffer_mib;              // -b: MiB, as nvbandwidth
   std::string buffer_size;             // --buffer-size: bytes with suffixes
   int samples = -1;                    // -i: fixed sample count (-1 = adaptive)
@@ -60,14 +60,20 @@ struct RunOptions {
   ConcurrentOptions concurrent;
   CutsFlagOptions cuts_flags;
   // Set by nvbandwidth's spellings (add_nvbandwidth_spellings): -v prints
-  // per-sample lines; -H and -P fill the fields of the huge-page and
-  // pair-sampling features, refused by check_run_features until they exist.
+  // per-sample lines; -H sets host_mem, -P sample_pairs.
   bool verbose = false;
-  std::string host_mem;  // "hugepages" from -H/--useHugePages
-  int sample_pairs = 0;  // -P/--targetNumPairs N; 0: every pair
+  // nvbandwidth v0.9/v0.10 additions (docs/dry_run.md, docs/design.md):
+  std::string host_mem;                // --host-mem pinned|hugepages, -H (empty: pinned)
+  std::vector<std::string> pairs;      // --pair A,B (repeatable)
+  int sample_pairs = 0;                // --sample-pairs N, -P N (0: every pair, as nvbandwidth's -1)
+  std::string seed;                    // --seed S for --sample-pairs (empty: 1)
+  bool dry_run = false;                // --dry-run
+  std::string topology;                // --topology FILE (with --dry-run)
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& opts);
+// Registers the options of the block above on `cmd` (called by add_run_options).
+void add_v010_options(CLI::App& cmd, RunOptions& opts);
 
 // --max-memory GPU,HOST: two sizes with K/M/G/T suffixes ("8G,16G").
 // Throws Error(usage) naming the text.
@@ -76,9 +82,9 @@ MemoryLimit parse_max_memory(const std::string& text);
 // --useMean, --loopCount = --copies, ...), -v/--verbose, -H and -P.
 // Defined in run_spellings.cpp.
 void add_nvbandwidth_spellings(CLI::App& cmd, RunOptions& opts);
-// Error(usage) for an option whose feature this build lacks (-H, -P), or
-// one that applies only to named cases given with transfers (-v, --format
-// nvbandwidth).
+// Error(usage) for an option that applies only to named cases given with
+// transfers (-v, --format nvbandwidth), or nvbandwidth's format with
+// --dry-run.
 void check_run_features(const RunOptions& opts);
 
 // Named cases. Throws Error(usage) naming the bad value, also for options

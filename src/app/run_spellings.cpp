@@ -52,12 +52,8 @@ void check_run_features(const RunOptions& o) {
   if (o.concurrent.any_transfer() && (is_nvbandwidth_format(o.out.format) || o.verbose))
     fail(ErrorKind::usage, fmt::format("{} applies to named cases (-t, -p, --suite), not to transfers (--do, --htod, "
                                        "--dtoh, --dtod)", o.verbose ? "-v/--verbose" : "--format " + o.out.format));
-  if (!o.host_mem.empty())
-    fail(ErrorKind::usage, fmt::format("-H/--useHugePages (host memory '{}') is not supported in this build",
-                                       o.host_mem));
-  if (o.sample_pairs > 0)
-    fail(ErrorKind::usage, fmt::format("-P/--targetNumPairs {} (pair sampling) is not supported in this build",
-                                       o.sample_pairs));
+  if (o.dry_run && is_nvbandwidth_format(o.out.format))
+    fail(ErrorKind::usage, fmt::format("--dry-run writes its plan as text or JSON, not --format {}", o.out.format));
 }
 
 }  // namespace xb::app

@@ -8,6 +8,7 @@ MemoryAmount memory_need(const std::vector<BufferRequest>& requests) {
     const std::uint64_t f = footprint_bytes(r.loc, r.bytes);
     need.add(memory_group(r.loc), f);
     if (is_page_locked(r.loc)) need.host_locked += f;
+    if (r.loc.kind == MemKind::hugepages) need.host_hugepages += f;
   }
   return need;
 }

@@ -70,6 +70,12 @@ class BasicBufferPool {
       if (e.group == group) sum += e.footprint;
     return sum;
   }
+  std::uint64_t held_kind(MemKind kind) const noexcept {
+    std::uint64_t sum = 0;
+    for (const auto& e : entries_)
+      if (e.loc.kind == kind) sum += e.footprint;
+    return sum;
+  }
   std::size_t size() const noexcept { return entries_.size(); }
   std::uint64_t allocations() const noexcept { return stats_.host_allocations + stats_.gpu_allocations; }
   std::uint64_t evictions() const noexcept { return stats_.evictions; }

@@ -7,8 +7,9 @@
 
 #include "core/error.hpp"
 #include "core/latency.hpp"
-#include "core/migration.hpp"
 #include "core/memory_plan.hpp"
+#include "core/migration.hpp"
+#include "core/pairs.hpp"
 #include "core/stats.hpp"
 
 namespace xb {
@@ -44,7 +45,9 @@ Peak scaled(Peak p, double factor, const std::string& why) {
   return p;
 }
 
-std::string engine_tag(Engine e) { return e == Engine::sm ? "SM" : "CE"; }
+std::string engine_tag(Engine e) {
+  return e == Engine::copy_engine ? "CE" : e == Engine::tma ? "TMA" : "SM";
+}
 
 std::vector<std::string> gpu_labels(int n) {
   std::vector<std::string> v;
@@ -208,7 +211,8 @@ void plan_fan(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePl
 
 void plan_local(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
   const int n = sys.gpu_count();
-  plan.matrices.push_back(header("", "memcpy CE local copy within GPU(column) bandwidth (GB/s)", {"local"}, n));
+  plan.matrices.push_back(header("", fmt::format("memcpy {} local copy within GPU(column) bandwidth (GB/s)",
+                                                 engine_tag(def.engine)), {"local"}, n));
   for (int g = 0; g < n; ++g) {
     CellPlan cell;
     cell.col = g;
@@ -221,11 +225,35 @@ void plan_local(const CaseDef& def, const System& sys, std::uint64_t bytes, Case
   }
 }
 
+// Read-only or write-only traffic to each GPU's own memory; the peak is the
+// memory's full figure (one direction of traffic, not a copy's half).
+void plan_local_one_way(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  const bool read = def.pattern == P::local_read;
+  plan.matrices.push_back(header("", fmt::format("SM {}-only kernel, GPU(column) {} its own memory, bandwidth (GB/s)",
+                                                 read ? "read" : "write", read ? "reads" : "writes"),
+                                 {"local"}, n));
+  for (int g = 0; g < n; ++g) {
+    CellPlan cell;
+    cell.col = g;
+    cell.scenario.transfers.push_back(make_transfer(device_memory(g), device_memory(g), def.engine, g, bytes));
+    cell.scenario.transfers.back().label = fmt::format("gpu{} {}", g, read ? "read" : "write");
+    Output o;
+    o.link = "device memory";
+    o.peak = sys.gpus[g].memory;
+    cell.outputs.push_back(o);
+    plan.cells.push_back(std::move(cell));
+  }
+}
+
 void plan_latency(const CaseDef& def, const System& sys, CasePlan& plan) {
   const int n = sys.gpu_count();
   plan.latency = true;
   Matrix m = def.pattern == P::host_device_latency
                  ? header("", "memory access latency, GPU(column) reading host memory (ns)", {"host"}, n)
+             : def.engine == Engine::tma
+                 ? header("", "TMA latency: dependent 16-byte bulk copies by GPU(row) from GPU(column) memory (ns)",
+                          gpu_labels(n), n)
                  : header("", "memory access latency, GPU(row) reading GPU(column) memory (ns)", gpu_labels(n), n);
   m.metric = Metric::latency_ns;
   plan.matrices.push_back(m);
@@ -297,10 +325,27 @@ CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes) {
     case P::managed_migration_to_device: case P::managed_migration_to_host:
       plan_migration(def, sys, bytes, plan);
       break;
+    case P::local_read: case P::local_write:
+      plan_local_one_way(def, sys, bytes, plan);
+      break;
     default:
       plan_host(def, sys, bytes, plan);
   }
   return plan;
+}
+
+std::size_t restrict_plan(const CaseDef& def, const System& sys, const PairSelection* pairs, CasePlan& plan) {
+  const std::size_t before = plan.cells.size();
+  const bool by_pair = pairs && is_pairwise(def.pattern);
+  auto dropped = [&](const CellPlan& c) {
+    if (by_pair && !pairs->selects(c.row, c.col)) return true;
+    if (def.engine != Engine::tma) return false;
+    for (const Transfer& t : c.scenario.transfers)
+      if (sys.gpus.at(static_cast<std::size_t>(t.exec_device)).cc_major < 9) return true;
+    return false;
+  };
+  plan.cells.erase(std::remove_if(plan.cells.begin(), plan.cells.end(), dropped), plan.cells.end());
+  return before - plan.cells.size();
 }
 
 double output_value(const Output& out, const Scenario& sc, const ScenarioSamples& s, std::size_t i) {
@@ -390,10 +435,12 @@ void measure_cell(const CaseDef& def, Measurer& measurer, const CellPlan& cp, st
   }
   if (plan.latency) {
     const Transfer& t = cp.scenario.transfers[0];
-    LatencySamples ls = measure_latency(measurer, t.exec_device, t.src);
+    LatencySamples ls = measure_latency(measurer, t.exec_device, t.src,
+                                        def.engine == Engine::tma ? ChaseKind::tma : ChaseKind::load);
     Cell cell = make_cell(cp, cp.outputs[0], ls.ns_per_access, use_mean);
     cell.bytes_per_copy = ls.buffer_bytes;
     cell.copies_per_sample = static_cast<int>(ls.accesses_per_sample);
+    cell.host_page_bytes = ls.host_page_bytes;
     plan.matrices[0].cells.push_back(std::move(cell));
     return;
   }
@@ -408,6 +455,7 @@ void measure_cell(const CaseDef& def, Measurer& measurer, const CellPlan& cp, st
     cell.bytes_per_copy = cp.scenario.transfers[o.first].bytes;
     cell.copies_per_sample = s.copies_per_sample;
     cell.gated = s.gated;
+    cell.host_page_bytes = s.host_page_bytes;
     record_verification(s, cp.scenario, cell, result);
     plan.matrices[o.matrix].cells.push_back(std::move(cell));
   }
@@ -444,8 +492,14 @@ double measure_one_cell(const CaseDef& def, Measurer& measurer, std::uint64_t by
 }
 
 void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean, CaseResult& result,
-                    const CellHook& on_cell) {
+                    const CellHook& on_cell, const PairSelection* pairs) {
   CasePlan plan = plan_case(def, measurer.system(), bytes);
+  restrict_plan(def, measurer.system(), pairs, plan);
+  if (plan.cells.empty()) {
+    result.status = CaseStatus::waived;
+    result.message = "no cell left to measure (--pair / --sample-pairs select none of its GPU pairs)";
+    return;
+  }
   for (const CellPlan& cp : plan.cells) {
     // Checked before any buffer of the cell is allocated, so a cell that
     // cannot fit is waived with the numbers instead of failing midway.

@@ -41,6 +41,11 @@ struct CasePlan {
 
 CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes);
 
+// Drops the cells a run does not measure: in pairwise cases the pairs
+// `pairs` does not select (when given), and in TMA cases the cells whose
+// executing GPU has no Tensor Memory Accelerator. Returns how many went.
+std::size_t restrict_plan(const CaseDef& def, const System& sys, const PairSelection* pairs, CasePlan& plan);
+
 // Per-sample value of an output, in GB/s.
 double output_value(const Output& out, const Scenario& sc, const ScenarioSamples& s, std::size_t sample);
 
@@ -51,6 +56,6 @@ double measure_one_cell(const CaseDef& def, Measurer& measurer, std::uint64_t by
 
 // Measures every planned cell and stores cells and status in `result`.
 void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
-                    CaseResult& result, const CellHook& on_cell = {});
+                    CaseResult& result, const CellHook& on_cell = {}, const PairSelection* pairs = nullptr);
 
 }  // namespace xb

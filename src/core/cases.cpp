@@ -7,6 +7,8 @@
 
 #include "core/case_plan.hpp"
 #include "core/error.hpp"
+#include "core/hugepages.hpp"
+#include "core/pairs.hpp"
 #include "core/units.hpp"
 
 namespace xb {
@@ -15,6 +17,40 @@ namespace {
 using P = Pattern;
 constexpr Engine CE = Engine::copy_engine;
 constexpr Engine SM = Engine::sm;
+constexpr Engine TMA = Engine::tma;
+constexpr const char* XB = kOriginXferbench;
+
+// Cases added after nvbandwidth v0.8 (its indices end at 34).
+void add_xferbench_cases(std::vector<CaseDef>& c) {
+  c.push_back({35, "host_to_all_bidirectional_memcpy_sm_streaming", P::host_to_all_bidir, SM,
+               "as host_to_all_bidirectional_memcpy_sm, but every copy walks the whole buffer once "
+               "(streaming) instead of re-copying a few MiB in place as nvbandwidth does",
+               XB, true});
+  c.push_back({36, "all_to_host_bidirectional_memcpy_sm_streaming", P::all_to_host_bidir, SM,
+               "as all_to_host_bidirectional_memcpy_sm, but every copy walks the whole buffer once "
+               "(streaming) instead of re-copying a few MiB in place as nvbandwidth does",
+               XB, true});
+  c.push_back({37, "managed_migration_host_to_device", P::managed_migration_to_device, SM,
+               "GPU kernel touches managed pages that sit on the host: GB/s when every byte is read, "
+               "ns per 4 KiB and per 2 MiB page touched",
+               XB});
+  c.push_back({38, "managed_migration_device_to_host", P::managed_migration_to_host, Engine::cpu,
+               "a host thread touches managed pages that sit on the GPU: GB/s when every byte is read, "
+               "ns per 4 KiB and per 2 MiB page touched",
+               XB});
+  c.push_back({39, "device_to_device_memcpy_read_tma", P::d2d_read, TMA,
+               "GPU(row) reads from GPU(column) through the Tensor Memory Accelerator (cp.async.bulk), sm_90+", XB});
+  c.push_back({40, "device_to_device_memcpy_write_tma", P::d2d_write, TMA,
+               "GPU(row) writes to GPU(column) through the Tensor Memory Accelerator (cp.async.bulk), sm_90+", XB});
+  c.push_back({41, "device_to_device_latency_tma", P::d2d_latency, TMA,
+               "GPU(row) chain of dependent 16-byte TMA copies from GPU(column) memory: ns per copy, sm_90+", XB});
+  c.push_back({42, "device_local_copy_tma", P::local_copy, TMA,
+               "copy within each GPU's own memory through the Tensor Memory Accelerator, sm_90+", XB});
+  c.push_back({43, "device_local_read_sm", P::local_read, Engine::sm_read,
+               "each GPU reads its own memory with a read-only SM kernel: memory read bandwidth", XB});
+  c.push_back({44, "device_local_write_sm", P::local_write, Engine::sm_write,
+               "each GPU writes its own memory with a write-only SM kernel: memory write bandwidth", XB});
+}
 
 bool is_host_bidir(Pattern p) {
   return p == P::host_to_device_bidir || p == P::device_to_host_bidir || p == P::all_to_host_bidir ||
@@ -69,21 +105,7 @@ std::vector<CaseDef> make_catalogue() {
   c.push_back({33, "device_to_device_latency_sm", P::d2d_latency, SM,
                "GPU(row) pointer chase through GPU(column) memory: ns per dependent access"});
   c.push_back({34, "device_local_copy", P::local_copy, CE, "copy within each GPU's own memory, copy engine"});
-  // xferbench's own cases from here on; nvbandwidth's indices end at 34.
-  c.push_back({35, "host_to_all_bidirectional_memcpy_sm_streaming", P::host_to_all_bidir, SM,
-               "as host_to_all_bidirectional_memcpy_sm, but every copy walks the whole buffer once "
-               "(streaming) instead of re-copying a few MiB in place as nvbandwidth does",
-               true});
-  c.push_back({36, "all_to_host_bidirectional_memcpy_sm_streaming", P::all_to_host_bidir, SM,
-               "as all_to_host_bidirectional_memcpy_sm, but every copy walks the whole buffer once "
-               "(streaming) instead of re-copying a few MiB in place as nvbandwidth does",
-               true});
-  c.push_back({37, "managed_migration_host_to_device", P::managed_migration_to_device, SM,
-               "GPU kernel touches managed pages that sit on the host: GB/s when every byte is read, "
-               "ns per 4 KiB and per 2 MiB page touched"});
-  c.push_back({38, "managed_migration_device_to_host", P::managed_migration_to_host, Engine::cpu,
-               "a host thread touches managed pages that sit on the GPU: GB/s when every byte is read, "
-               "ns per 4 KiB and per 2 MiB page touched"});
+  add_xferbench_cases(c);
   return c;
 }
 
@@ -93,13 +115,44 @@ bool is_index(const std::string& s) {
 
 bool needs_peers(Pattern p) {
   switch (p) {
-    case P::d2d_read: case P::d2d_write: case P::d2d_bidir_read: case P::d2d_bidir_write:
     case P::all_to_one_write: case P::all_to_one_read: case P::one_to_all_write: case P::one_to_all_read:
-    case P::d2d_latency:
       return true;
     default:
-      return false;
+      return is_pairwise(p);
   }
+}
+
+// "0-44": the indices the catalogue has, as ranges.
+std::string index_ranges() {
+  std::string out;
+  const auto& all = case_catalogue();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const std::size_t start = i;
+    while (i + 1 < all.size() && all[i + 1].index == all[i].index + 1) ++i;
+    out += fmt::format("{}{}", out.empty() ? "" : ", ",
+                       i == start ? std::to_string(all[i].index) : fmt::format("{}-{}", all[start].index, all[i].index));
+  }
+  return out;
+}
+
+// Host pages a cell needs at once: every host buffer of its scenario.
+std::uint64_t hugepages_needed(const CasePlan& plan) {
+  std::uint64_t most = 0;
+  for (const CellPlan& c : plan.cells) {
+    std::uint64_t pages = 0;
+    for (const Transfer& t : c.scenario.transfers)
+      pages += hugepages_for(t.bytes) * ((t.src.on_host() ? 1 : 0) + (t.dst.on_host() ? 1 : 0));
+    most = std::max(most, pages);
+  }
+  return most;
+}
+
+std::optional<std::string> hugepage_waiver(const CaseDef& def, const Measurer& m, std::uint64_t bytes) {
+  if (m.options().host_kind != MemKind::hugepages || !uses_host_memory(def.pattern)) return std::nullopt;
+  const HugePagePool pool = read_hugepage_pool();
+  if (pool.known() && pool.total > 0) return std::nullopt;
+  const CasePlan plan = plan_case(def, m.system(), bytes);
+  return "--host-mem hugepages: " + hugepage_shortage(pool, std::max<std::uint64_t>(1, hugepages_needed(plan)));
 }
 
 }  // namespace
@@ -119,10 +172,11 @@ std::vector<const CaseDef*> select_cases(const std::vector<std::string>& names,
   for (const auto& n : names) {
     if (is_index(n)) {
       const std::int64_t idx = n.size() > 6 ? -1 : parse_int(n, "case index");
-      if (idx < 0 || idx >= static_cast<std::int64_t>(all.size()))
-        fail(ErrorKind::usage, fmt::format("case index {} out of range (0-{}); see 'xferbench cases'", n,
-                                           all.size() - 1));
-      add(&all[static_cast<std::size_t>(idx)]);
+      auto at = std::find_if(all.begin(), all.end(), [&](const CaseDef& d) { return d.index == idx; });
+      if (at == all.end())
+        fail(ErrorKind::usage, fmt::format("case index {} out of range (the catalogue has {}); see 'xferbench cases'",
+                                           n, index_ranges()));
+      add(&*at);
       continue;
     }
     auto it = std::find_if(all.begin(), all.end(), [&](const CaseDef& d) { return d.name == n; });
@@ -160,11 +214,38 @@ std::vector<const CaseDef*> suite_cases(const std::string& suite) {
   fail(ErrorKind::usage, fmt::format("unknown suite '{}' (expected quick, full or all)", suite));
 }
 
+// Managed migration allocates managed memory, not host buffers of the
+// --host-mem kind, so huge pages do not apply to it.
+bool uses_host_memory(Pattern p) noexcept {
+  return !needs_peers(p) && p != P::local_copy && p != P::local_read && p != P::local_write &&
+         p != P::managed_migration_to_device && p != P::managed_migration_to_host;
+}
+
+bool is_pairwise(Pattern p) noexcept {
+  switch (p) {
+    case P::d2d_read: case P::d2d_write: case P::d2d_bidir_read: case P::d2d_bidir_write: case P::d2d_latency:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::optional<std::string> waive_reason(const CaseDef& def, const System& sys) {
   if (def.pattern == P::managed_migration_to_device || def.pattern == P::managed_migration_to_host) {
     for (const auto& g : sys.gpus)
       if (!g.managed_memory) return fmt::format("gpu{} does not support managed memory", g.index);
     return std::nullopt;
+  }
+  if (def.engine == Engine::tma) {
+    bool any = false;
+    std::string have;
+    for (const auto& g : sys.gpus) {
+      any = any || g.cc_major >= 9;
+      have += fmt::format("{}gpu{} {}.{}", have.empty() ? "" : ", ", g.index, g.cc_major, g.cc_minor);
+    }
+    if (!any)
+      return fmt::format("needs a GPU with a Tensor Memory Accelerator (compute capability 9.0 or later); this machine "
+                         "has {}", have.empty() ? "no GPU" : have);
   }
   if (!needs_peers(def.pattern)) return std::nullopt;
   if (sys.gpu_count() < 2) return fmt::format("needs at least 2 GPUs; this machine has {}", sys.gpu_count());
@@ -175,19 +256,25 @@ std::optional<std::string> waive_reason(const CaseDef& def, const System& sys) {
 }
 
 CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
-                    const CellHook& on_cell) {
+                    const CellHook& on_cell, const PairSelection* pairs) {
   const auto t0 = std::chrono::steady_clock::now();
   CaseResult r;
   r.index = def.index;
   r.name = def.name;
   r.description = def.description;
-  if (auto why = waive_reason(def, measurer.system())) {
+  auto why = waive_reason(def, measurer.system());
+  if (!why) why = hugepage_waiver(def, measurer, bytes);
+  if (why) {
     r.status = CaseStatus::waived;
     r.message = *why;
     return r;
   }
   try {
-    run_case_plans(def, measurer, bytes, use_mean, r, on_cell);
+    run_case_plans(def, measurer, bytes, use_mean, r, on_cell, pairs);
+  } catch (const HugePagesUnavailable& e) {
+    r.status = CaseStatus::waived;
+    r.message = std::string("--host-mem hugepages: ") + e.what();
+    r.matrices.clear();
   } catch (const Error& e) {
     r.status = CaseStatus::error;
     r.message = e.what();

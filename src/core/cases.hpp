@@ -24,7 +24,13 @@ enum class Pattern {
   host_device_latency, d2d_latency,
   local_copy,
   managed_migration_to_device, managed_migration_to_host,
+  local_read, local_write,  // each GPU reads (writes) its own memory only
 };
+
+inline constexpr const char* kOriginNvbandwidth = "nvbandwidth v0.8";
+inline constexpr const char* kOriginXferbench = "xferbench";
+
+struct PairSelection;
 
 struct CaseDef {
   int index = 0;
@@ -32,6 +38,10 @@ struct CaseDef {
   Pattern pattern;
   Engine engine;
   std::string description;
+  // Where the name comes from: kOriginNvbandwidth (its v0.8 catalogue, same
+  // index) or kOriginXferbench (cases added here; nvbandwidth v0.10's own
+  // names for its TMA and local read/write tests are not public).
+  std::string origin = kOriginNvbandwidth;
   // SM bidirectional host cases only: each copy walks the whole buffer
   // instead of re-copying each part in place (nvbandwidth's order).
   bool streaming = false;
@@ -53,7 +63,8 @@ std::vector<const CaseDef*> select_cases(const std::vector<std::string>& names,
 // cases, indices 0-34) or "all" (every case, xferbench's own included).
 std::vector<const CaseDef*> suite_cases(const std::string& suite);
 
-// Why this machine cannot run the case (one GPU, no peer access), if so.
+// Why this machine cannot run the case (one GPU, no peer access, no GPU
+// with a Tensor Memory Accelerator), if so.
 std::optional<std::string> waive_reason(const CaseDef& def, const System& sys);
 
 // Called before (begin = true) and after each cell a case measures, outside
@@ -61,8 +72,14 @@ std::optional<std::string> waive_reason(const CaseDef& def, const System& sys);
 // samples NVML telemetry around every cell with it.
 using CellHook = std::function<void(const CaseDef& def, int row, int col, bool begin)>;
 
-// Runs one case; errors inside become data (status error / failed).
+// Whether the case's scenarios move bytes to or from host memory.
+bool uses_host_memory(Pattern p) noexcept;
+// Whether its cells are GPU pairs (row, column) that --pair selects.
+bool is_pairwise(Pattern p) noexcept;
+
+// Runs one case; errors inside become data (status error / failed). With
+// `pairs`, pairwise cases measure only the selected pairs.
 CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
-                    const CellHook& on_cell = {});
+                    const CellHook& on_cell = {}, const PairSelection* pairs = nullptr);
 
 }  // namespace xb

@@ -4,6 +4,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/kernels_v010.hpp"
 #include "core/pattern.hpp"
 
 namespace xb {
@@ -275,11 +276,14 @@ struct VectorCopy {
   const unsigned char* src_tail;
   int tail;
   std::uint32_t reps;
+  int smem;  // dynamic shared memory per block: only to keep blocks on distinct SMs
 };
 
 template <int U, int S>
 void launch_copy_variant(int blocks, int threads, cudaStream_t stream, const VectorCopy& a) {
-  sm_copy_kernel<U, S><<<blocks, threads, 0, stream>>>(a.dst, a.src, a.nvec, a.dst_tail, a.src_tail, a.tail, a.reps);
+  if (a.smem > 0)
+    XB_CUDA_CHECK(cudaFuncSetAttribute(sm_copy_kernel<U, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, a.smem));
+  sm_copy_kernel<U, S><<<blocks, threads, a.smem, stream>>>(a.dst, a.src, a.nvec, a.dst_tail, a.src_tail, a.tail, a.reps);
 }
 
 template <int S>
@@ -296,8 +300,9 @@ void launch_copy_unroll(int unroll, int blocks, int threads, cudaStream_t stream
 
 template <int S>
 void launch_bulk_variant(int blocks, std::uint32_t chunk, cudaStream_t stream, char* dst, const char* src,
-                         std::uint64_t nchunks, std::uint32_t reps) {
-  const std::size_t smem = static_cast<std::size_t>(S) * chunk;
+                         std::uint64_t nchunks, std::uint32_t reps, bool exclusive) {
+  const std::size_t smem = std::max<std::size_t>(static_cast<std::size_t>(S) * chunk,
+                                                 exclusive ? static_cast<std::size_t>(exclusive_sm_smem_bytes()) : 0);
   XB_CUDA_CHECK(cudaFuncSetAttribute(bulk_copy_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(smem)));
   bulk_copy_kernel<S><<<blocks, 32, smem, stream>>>(dst, src, nchunks, chunk, reps);
@@ -319,16 +324,16 @@ void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCop
   if (cfg.method == SmCopyConfig::Method::bulk && bulk_supported()) {
     const std::uint32_t chunk = static_cast<std::uint32_t>((cfg.chunk_kib > 0 ? cfg.chunk_kib : 32) * 1024);
     const std::uint64_t nchunks = bytes / chunk;
-    const int per_sm = cfg.blocks_per_sm > 0 ? cfg.blocks_per_sm : 1;
+    const int per_sm = cfg.one_block_per_sm ? 1 : (cfg.blocks_per_sm > 0 ? cfg.blocks_per_sm : 1);
     const int blocks = static_cast<int>(std::max<std::uint64_t>(
         1, std::min<std::uint64_t>(nchunks, static_cast<std::uint64_t>(sm_count) * per_sm)));
     auto* d = static_cast<char*>(dst);
     const auto* s = static_cast<const char*>(src);
     if (nchunks > 0) {
       switch (cfg.stages > 0 ? cfg.stages : 3) {
-        case 2: launch_bulk_variant<2>(blocks, chunk, stream, d, s, nchunks, passes); break;
-        case 3: launch_bulk_variant<3>(blocks, chunk, stream, d, s, nchunks, passes); break;
-        case 4: launch_bulk_variant<4>(blocks, chunk, stream, d, s, nchunks, passes); break;
+        case 2: launch_bulk_variant<2>(blocks, chunk, stream, d, s, nchunks, passes, cfg.one_block_per_sm); break;
+        case 3: launch_bulk_variant<3>(blocks, chunk, stream, d, s, nchunks, passes, cfg.one_block_per_sm); break;
+        case 4: launch_bulk_variant<4>(blocks, chunk, stream, d, s, nchunks, passes, cfg.one_block_per_sm); break;
         default: fail(ErrorKind::usage, "bulk copy stages must be 2, 3 or 4");
       }
       XB_CUDA_CHECK(cudaGetLastError());
@@ -336,6 +341,7 @@ void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCop
     const std::uint64_t done = nchunks * chunk;
     if (done == bytes) return;
     SmCopyConfig rest;  // the remainder that does not fill a chunk
+    rest.one_block_per_sm = cfg.one_block_per_sm;
     launch_sm_copy(d + done, s + done, bytes - done, rest, sm_count, stream, reps);
     return;
   }
@@ -345,12 +351,12 @@ void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCop
   const int tail = static_cast<int>(bytes % 16);
   const int threads = cfg.threads > 0 ? cfg.threads : 512;
   const int unroll = cfg.unroll > 0 ? cfg.unroll : 4;
-  const int per_sm = cfg.blocks_per_sm > 0 ? cfg.blocks_per_sm : 2;
+  const int per_sm = cfg.one_block_per_sm ? 1 : (cfg.blocks_per_sm > 0 ? cfg.blocks_per_sm : 2);
   const std::uint64_t needed = std::max<std::uint64_t>(1, (nvec + threads - 1) / threads);
   const int blocks = static_cast<int>(std::min<std::uint64_t>(needed, static_cast<std::uint64_t>(sm_count) * per_sm));
   const VectorCopy args{static_cast<uint4*>(dst), static_cast<const uint4*>(src), nvec,
                         static_cast<unsigned char*>(dst) + nvec * 16, static_cast<const unsigned char*>(src) + nvec * 16,
-                        tail, passes};
+                        tail, passes, cfg.one_block_per_sm ? exclusive_sm_smem_bytes() : 0};
   if (cfg.l2_only) {
     launch_copy_unroll<3>(unroll, blocks, threads, stream, args);
   } else if (cfg.l2_256b) {
@@ -463,6 +469,7 @@ void preload_kernels() {
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<2>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<3>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<4>));
+  preload_v010_kernels();
 }
 
 }  // namespace xb

@@ -7,6 +7,7 @@
 #include "core/cuda_check.hpp"
 #include "core/cuda_raii.hpp"
 #include "core/kernels.hpp"
+#include "core/kernels_v010.hpp"
 #include "core/measure.hpp"
 #include "core/stats.hpp"
 #include "core/topology.hpp"
@@ -29,7 +30,7 @@ void build_ring(Buffer& buf) {
 
 }  // namespace
 
-LatencySamples measure_latency(Measurer& measurer, int gpu, const Location& target) {
+LatencySamples measure_latency(Measurer& measurer, int gpu, const Location& target, ChaseKind kind) {
   const MeasureOptions& opts = measurer.options();
   Buffer& ring = *measurer.acquire({{measurer.resolve(target, gpu), kChaseBytes, false}}).at(0);
   XB_CUDA_CHECK(cudaSetDevice(gpu));
@@ -44,9 +45,16 @@ LatencySamples measure_latency(Measurer& measurer, int gpu, const Location& targ
   LatencySamples out;
   out.accesses_per_sample = kAccessesPerSm * static_cast<std::uint64_t>(sms);
   out.buffer_bytes = kChaseBytes;
+  out.host_page_bytes = ring.page_bytes();
   auto run_once = [&]() {
     XB_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
-    for (int b = 0; b < sms; ++b) launch_chase(ring.kernel_ptr(), kAccessesPerSm, sink.get(), sms, b, stream.get());
+    for (int b = 0; b < sms; ++b) {
+      if (kind == ChaseKind::tma) {
+        launch_tma_chase(ring.kernel_ptr(), kAccessesPerSm, sink.get(), sms, b, stream.get());
+      } else {
+        launch_chase(ring.kernel_ptr(), kAccessesPerSm, sink.get(), sms, b, stream.get());
+      }
+    }
     XB_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
     XB_CUDA_CHECK(cudaEventSynchronize(stop.get()));
     return elapsed_seconds(start, stop) * 1e9 / static_cast<double>(out.accesses_per_sample);

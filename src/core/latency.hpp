@@ -20,11 +20,18 @@ struct LatencySamples {
   std::vector<double> ns_per_access;  // one value per sample
   std::uint64_t accesses_per_sample = 0;
   std::uint64_t buffer_bytes = 0;
+  std::uint64_t host_page_bytes = 0;  // the ring's page size when on huge pages, else 0
 };
+
+// How each hop reads its pointer: a plain dependent load, or a 16-byte
+// bulk copy into shared memory through the Tensor Memory Accelerator
+// (launch_tma_chase: the latency of one small TMA transfer, issue to
+// arrival, as a chain where each copy's source comes from the last one).
+enum class ChaseKind { load, tma };
 
 // GPU `gpu` chases pointers that live at `target` (host memory or another
 // GPU's memory). Sampling follows the measurer's options (min/max samples,
 // relative-error target, budget).
-LatencySamples measure_latency(Measurer& measurer, int gpu, const Location& target);
+LatencySamples measure_latency(Measurer& measurer, int gpu, const Location& target, ChaseKind kind = ChaseKind::load);
 
 }  // namespace xb

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "core/cuda_check.hpp"
 #include "core/cuda_raii.hpp"
+#include "core/engines_v010.hpp"
 #include "core/error.hpp"
 #include "core/memory_plan.hpp"
 #include "core/memory_probe.hpp"
@@ -60,6 +62,8 @@ struct Measurer::Plan {
   Event total_end;
   std::vector<SmCopyConfig> sm;
   std::vector<Buffer*> managed;  // placed at their start location before every sample
+  std::vector<std::unique_ptr<DeviceValue<unsigned long long>>> sink;  // per transfer; read-only kernels only
+  std::uint64_t host_page_bytes = 0;
   int copies = 1;
   bool gated = true;
 
@@ -88,6 +92,7 @@ Measurer::~Measurer() {
 
 Location Measurer::resolve(const Location& loc, int gpu) const {
   Location out = loc;
+  if (out.kind == MemKind::pinned) out.kind = opts_.host_kind;
   if (out.on_host() && out.numa == -1)
     out.numa = opts_.numa_affinity ? sys_.host_node_of(gpu) : kNoNumaPlacement;
   return out;
@@ -122,27 +127,50 @@ std::optional<std::string> Measurer::preflight(const MemoryAmount& need) {
 void Measurer::prepare_buffers(Plan& plan) {
   const std::vector<Buffer*> buffers = acquire(
       scenario_requests(*plan.scenario, [this](const Location& loc, int gpu) { return resolve(loc, gpu); }));
+  std::size_t next = 0;  // requests hold only the sides each engine uses
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const Transfer& t = plan.t(i);
-    plan.src.push_back(buffers[2 * i]);
-    plan.dst.push_back(buffers[2 * i + 1]);
-    if (t.engine != Engine::copy_engine && (!plan.src.back()->kernel_ptr() || !plan.dst.back()->kernel_ptr()))
-      fail(ErrorKind::usage, fmt::format("{}: the sm engine cannot reach pageable host memory; use the ce engine",
-                                         t.label));
-    Buffer& src = *plan.src.back();
-    Buffer& dst = *plan.dst.back();
-    if (src.content_seed() != src.seed()) fill_buffer(src, src.bytes(), src.seed(), t.exec_device);
+    plan.src.push_back(uses_source(t.engine) ? buffers.at(next++) : nullptr);
+    plan.dst.push_back(uses_destination(t.engine) ? buffers.at(next++) : nullptr);
+    Buffer* src = plan.src.back();
+    Buffer* dst = plan.dst.back();
+    if (t.engine != Engine::copy_engine && ((src && !src->kernel_ptr()) || (dst && !dst->kernel_ptr())))
+      fail(ErrorKind::usage, fmt::format("{}: the {} engine cannot reach pageable host memory; use the ce engine",
+                                         t.label, to_string(t.engine)));
+    for (const Buffer* b : {src, dst})
+      if (b && b->page_bytes() > 0 && (plan.host_page_bytes == 0 || b->page_bytes() < plan.host_page_bytes))
+        plan.host_page_bytes = b->page_bytes();
+    if (src && src->content_seed() != src->seed()) fill_buffer(*src, src->bytes(), src->seed(), t.exec_device);
     if (t.engine == Engine::sm_split) {
-      prepare_split(src, dst, t);
-    } else if (opts_.verify && dst.content_seed() == src.seed()) {
+      prepare_split(*src, *dst, t);
+    } else if (is_v010_engine(t.engine)) {
+      if (opts_.verify && dst) prepare_v010(t.engine, dst, t.exec_device);
+      if (opts_.verify && src && dst && dst->content_seed() == src->seed())
+        fill_buffer(*dst, dst->bytes(), dst->seed(), t.exec_device);
+    } else if (opts_.verify && dst->content_seed() == src->seed()) {
       // The destination must not already hold what the copy will write.
-      fill_buffer(dst, dst.bytes(), dst.seed(), t.exec_device);
+      fill_buffer(*dst, dst->bytes(), dst->seed(), t.exec_device);
     }
     if (t.src.kind == MemKind::pageable || t.dst.kind == MemKind::pageable) plan.gated = false;
-    for (Buffer* b : {&src, &dst})
-      if (b->location().kind == MemKind::managed) plan.managed.push_back(b);
-    plan.sm.push_back(choose_sm_config(opts_.sm, sm_site(plan, i)));
+    for (Buffer* b : {src, dst})
+      if (b && b->location().kind == MemKind::managed) plan.managed.push_back(b);
+    plan.sm.push_back(kernel_config(plan, i));
+    plan.sink.push_back(t.engine == Engine::sm_read ? std::make_unique<DeviceValue<unsigned long long>>(t.exec_device)
+                                                    : nullptr);
   }
+}
+
+SmCopyConfig Measurer::kernel_config(const Plan& plan, std::size_t i) const {
+  const Transfer& t = plan.t(i);
+  SmCopyConfig c = is_v010_engine(t.engine) ? v010_config(t.engine, opts_.sm, sm_site(plan, i))
+                                            : choose_sm_config(opts_.sm, sm_site(plan, i));
+  if (opts_.sm_limit > 0) c.one_block_per_sm = true;
+  return c;
+}
+
+int Measurer::sm_budget(int device) const {
+  const int all = sys_.gpus[device].sm_count;
+  return opts_.sm_limit > 0 ? std::min(opts_.sm_limit, all) : all;
 }
 
 // Both buffers get the source pattern, then the chunks each direction must
@@ -170,11 +198,14 @@ void Measurer::enqueue_copy(const Plan& plan, std::size_t i, int reps) {
   } else if (t.engine == Engine::sm_split) {
     // Only a vector --sm-config shapes the split-warp kernel.
     const SmCopyConfig split = opts_.sm.method == SmCopyConfig::Method::vector ? opts_.sm : SmCopyConfig{};
-    launch_split_copy(plan.src[i]->kernel_ptr(), plan.dst[i]->kernel_ptr(), t.bytes, split,
-                      sys_.gpus[s.device()].sm_count, s.get(), reps);
+    launch_split_copy(plan.src[i]->kernel_ptr(), plan.dst[i]->kernel_ptr(), t.bytes, split, sm_budget(s.device()),
+                      s.get(), reps);
+  } else if (is_v010_engine(t.engine)) {
+    enqueue_v010(t.engine, plan.src[i], plan.dst[i], t.bytes, plan.sm[i], sm_budget(s.device()), s.get(), reps,
+                 plan.sink[i] ? plan.sink[i]->get() : nullptr);
   } else {
-    launch_sm_copy(plan.dst[i]->kernel_ptr(), plan.src[i]->kernel_ptr(), t.bytes, plan.sm[i],
-                   sys_.gpus[s.device()].sm_count, s.get(), reps);
+    launch_sm_copy(plan.dst[i]->kernel_ptr(), plan.src[i]->kernel_ptr(), t.bytes, plan.sm[i], sm_budget(s.device()),
+                   s.get(), reps);
   }
 }
 
@@ -286,9 +317,14 @@ void Measurer::verify(Plan& plan, ScenarioSamples& out) {
       v.status = Verification::Status::skipped;
       continue;
     }
+    const Transfer& t = plan.t(i);
+    if (is_v010_engine(t.engine)) {
+      v = verify_v010(t.engine, plan.src[i], plan.dst[i], t.bytes, plan.sm[i], sys_.gpus[t.exec_device].sm_count,
+                      t.exec_device);
+      continue;
+    }
     Buffer& src = *plan.src[i];
     Buffer& dst = *plan.dst[i];
-    const Transfer& t = plan.t(i);
     std::uint64_t bad = verify_buffer(dst, t.bytes, src.seed(), t.exec_device);
     if (t.engine == Engine::sm_split && bad == t.bytes) {
       // The other direction delivered into the source buffer.
@@ -340,6 +376,7 @@ ScenarioSamples Measurer::run(const Scenario& scenario, const SampleMetric& metr
   ScenarioSamples out;
   out.copies_per_sample = plan.copies;
   out.gated = plan.gated;
+  out.host_page_bytes = plan.host_page_bytes;
   out.transfers.resize(plan.size());
   const auto sampling_start = Clock::now();
   std::vector<double> values;

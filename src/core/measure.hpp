@@ -45,6 +45,12 @@ struct MeasureOptions {
   // link to every copy; sweeps use them so the startup time includes the
   // launch, as it includes the copy engine's per-copy work.
   bool sm_repeat_in_kernel = true;
+  // Memory kind of the named cases' host buffers (they ask for pinned):
+  // pinned, or hugepages (--host-mem hugepages).
+  MemKind host_kind = MemKind::pinned;
+  // SM budget (sweep --sms): SM kernels run this many blocks, each alone on
+  // its SM (SmCopyConfig::one_block_per_sm); 0: every SM, as chosen.
+  int sm_limit = 0;
 };
 
 struct Verification {
@@ -66,6 +72,7 @@ struct ScenarioSamples {
   bool gated = true;                  // false when pageable memory forced ungated timing
   std::vector<TransferSamples> transfers;
   std::vector<double> total_seconds;  // per sample: gate release -> last transfer done
+  std::uint64_t host_page_bytes = 0;  // smallest checked page size of a huge-page host buffer; 0: none
   double wall_seconds = 0;            // whole measurement incl. warm-up and verification
 };
 
@@ -84,6 +91,8 @@ class Measurer {
   ScenarioSamples run(const Scenario& scenario, const SampleMetric& metric);
 
   const MeasureOptions& options() const noexcept { return opts_; }
+  // The SM budget of later scenarios (sweep --sms keeps its buffers across budgets).
+  void set_sm_limit(int sms) noexcept { opts_.sm_limit = sms; }
   const System& system() const noexcept { return sys_; }
   BufferPool& pool() noexcept { return pool_; }
   // Buffers for one set of requests (buffer_pool.hpp); samples the memory
@@ -105,6 +114,8 @@ class Measurer {
   void warm_up(Plan& plan);
   void enqueue_copy(const Plan& plan, std::size_t i, int reps = 1);
   SmCopySite sm_site(const Plan& plan, std::size_t i) const;
+  SmCopyConfig kernel_config(const Plan& plan, std::size_t i) const;
+  int sm_budget(int device) const;  // SMs a kernel may use: all, or opts_.sm_limit
   void run_sample(Plan& plan, ScenarioSamples& out);
   void wait_for(const Event& done);
   void verify(Plan& plan, ScenarioSamples& out);

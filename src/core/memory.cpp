@@ -10,6 +10,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/hugepages.hpp"
 #include "core/kernels.hpp"
 #include "core/pattern.hpp"
 #include "core/units.hpp"
@@ -108,8 +109,31 @@ void Buffer::allocate_host() {
       XB_CUDA_CHECK(cudaHostGetDevicePointer(&kernel_ptr_, ptr_, 0));
       return;
     }
+    case MemKind::hugepages: {
+      allocate_hugepages();
+      return;
+    }
     default: fail(ErrorKind::internal, "not a host memory kind");
   }
+}
+
+void Buffer::allocate_hugepages() {
+  ptr_ = map_hugepages(bytes_, loc_.numa);
+  page_bytes_ = kernel_page_bytes(ptr_);
+  if (page_bytes_ != kHugePageBytes) {
+    unmap_hugepages(ptr_, bytes_);
+    ptr_ = nullptr;
+    fail(ErrorKind::resources, fmt::format("huge-page mapping of {} on {} has {}-byte pages per /proc/self/smaps, "
+                                           "not 2 MiB", bytes_label(bytes_), location_label(loc_), page_bytes_));
+  }
+  const cudaError_t err = cudaHostRegister(ptr_, hugepages_for(bytes_) * kHugePageBytes,
+                                           cudaHostRegisterPortable | cudaHostRegisterMapped);
+  if (err != cudaSuccess) {
+    unmap_hugepages(ptr_, bytes_);
+    ptr_ = nullptr;
+    check_alloc(err == cudaErrorHostMemoryAlreadyRegistered ? err : cudaErrorMemoryAllocation, loc_, bytes_);
+  }
+  XB_CUDA_CHECK(cudaHostGetDevicePointer(&kernel_ptr_, ptr_, 0));
 }
 
 Buffer::~Buffer() { release(); }
@@ -117,7 +141,7 @@ Buffer::~Buffer() { release(); }
 Buffer::Buffer(Buffer&& other) noexcept
     : loc_(other.loc_), bytes_(other.bytes_), ptr_(std::exchange(other.ptr_, nullptr)),
       kernel_ptr_(std::exchange(other.kernel_ptr_, nullptr)), numa_allocated_(other.numa_allocated_),
-      seed_(other.seed_), content_seed_(other.content_seed_) {}
+      page_bytes_(other.page_bytes_), seed_(other.seed_), content_seed_(other.content_seed_) {}
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
@@ -127,6 +151,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
     ptr_ = std::exchange(other.ptr_, nullptr);
     kernel_ptr_ = std::exchange(other.kernel_ptr_, nullptr);
     numa_allocated_ = other.numa_allocated_;
+    page_bytes_ = other.page_bytes_;
     seed_ = other.seed_;
     content_seed_ = other.content_seed_;
   }
@@ -135,7 +160,10 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
 
 void Buffer::release() noexcept {
   if (!ptr_) return;
-  if (numa_allocated_) {
+  if (page_bytes_ > 0) {
+    XB_CUDA_CHECK_NOTHROW(cudaHostUnregister(ptr_));
+    unmap_hugepages(ptr_, bytes_);
+  } else if (numa_allocated_) {
     if (loc_.kind == MemKind::pinned) XB_CUDA_CHECK_NOTHROW(cudaHostUnregister(ptr_));
     numa_free(ptr_, bytes_);
   } else if (loc_.on_host()) {

@@ -30,6 +30,9 @@ class Buffer {
   void* kernel_ptr() const noexcept { return kernel_ptr_; }
   std::uint64_t bytes() const noexcept { return bytes_; }
   const Location& location() const noexcept { return loc_; }
+  // Page size of a huge-page host buffer as the kernel reports it after the
+  // pages were faulted in (/proc/self/smaps); 0 for other kinds.
+  std::uint64_t page_bytes() const noexcept { return page_bytes_; }
 
   // Pattern bookkeeping so cached buffers are not refilled needlessly: every
   // buffer has its own seed; content_seed() is the pattern it holds now
@@ -41,11 +44,13 @@ class Buffer {
  private:
   void release() noexcept;
   void allocate_host();
+  void allocate_hugepages();
   Location loc_;
   std::uint64_t bytes_ = 0;
   void* ptr_ = nullptr;
   void* kernel_ptr_ = nullptr;
   bool numa_allocated_ = false;  // numa_alloc_* (+ cudaHostRegister for pinned)
+  std::uint64_t page_bytes_ = 0;  // hugepages: mapped with map_hugepages, then registered
   std::uint64_t seed_ = 0;
   std::uint64_t content_seed_ = 0;
 };

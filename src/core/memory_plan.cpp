@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/hugepages.hpp"
 #include "core/units.hpp"
 
 namespace xb {
@@ -23,8 +24,8 @@ std::vector<BufferRequest> scenario_requests(const Scenario& sc, const LocationR
   for (const Transfer& t : sc.transfers) {
     const Location src = resolve ? resolve(t.src, t.exec_device) : t.src;
     const Location dst = resolve ? resolve(t.dst, t.exec_device) : t.dst;
-    out.push_back({src, t.bytes, true});
-    out.push_back({dst, t.bytes, false});
+    if (uses_source(t.engine)) out.push_back({src, t.bytes, true});
+    if (uses_destination(t.engine)) out.push_back({dst, t.bytes, false});
   }
   return out;
 }
@@ -59,9 +60,12 @@ std::optional<std::string> memory_shortfall(const MemoryAmount& need, const Memo
       return fmt::format("needs {} of gpu{} memory at once, {} free; lower -b or free memory on gpu{}",
                          up_to_mib(need.get(g)), g, down_to_mib(avail.free.get(g)), g);
   }
-  if (need.host > avail.free.host)
+  if (need.host - need.host_hugepages > avail.free.host)
     return fmt::format("needs {} of host memory at once, {} available (MemAvailable); lower -b or free host memory",
-                       up_to_mib(need.host), down_to_mib(avail.free.host));
+                       up_to_mib(need.host - need.host_hugepages), down_to_mib(avail.free.host));
+  const std::uint64_t pages = hugepages_for(need.host_hugepages);
+  if (avail.hugepages_free >= 0 && pages > static_cast<std::uint64_t>(avail.hugepages_free))
+    return "--host-mem hugepages: " + hugepage_shortage({avail.hugepages_total, avail.hugepages_free}, pages);
   if (need.host_locked > avail.locked_limit)
     return fmt::format("needs {} of page-locked host memory, above the locked-memory limit of {}; raise it "
                        "(ulimit -l) or lower -b",

@@ -19,7 +19,8 @@ namespace xb {
 // when empty (the need does not depend on the node).
 using LocationResolver = std::function<Location(const Location&, int gpu)>;
 
-// The buffers of one scenario, in transfer order: source then destination.
+// The buffers of one scenario, in transfer order: source then destination,
+// each only where the engine uses it (uses_source / uses_destination).
 std::vector<BufferRequest> scenario_requests(const Scenario& sc, const LocationResolver& resolve = {});
 // The buffers of one planned cell (a latency cell needs one ring).
 std::vector<BufferRequest> cell_requests(const CasePlan& plan, const CellPlan& cell,

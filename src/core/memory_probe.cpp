@@ -11,6 +11,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/hugepages.hpp"
 #include "core/memory_plan.hpp"
 #include "core/nvml.hpp"
 
@@ -106,10 +107,18 @@ MemoryAvailable query_memory_available(const MemoryAmount& need, const BufferPoo
     XB_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     avail.free.add(static_cast<int>(g), free_b + pool.held(static_cast<int>(g)));
   }
-  if (need.host > 0) {
+  const std::uint64_t held_huge = pool.held_kind(MemKind::hugepages);
+  if (need.host > need.host_hugepages) {
     // Without /proc/meminfo nothing is known: do not refuse on a guess.
     const auto host = parse_mem_available(read_text("/proc/meminfo"));
-    avail.free.host = host ? *host + pool.held(kHostGroup) : UINT64_MAX;
+    avail.free.host = host ? *host + pool.held(kHostGroup) - held_huge : UINT64_MAX;
+  }
+  if (need.host_hugepages > 0) {
+    const HugePagePool hp = read_hugepage_pool();
+    if (hp.known()) {
+      avail.hugepages_total = hp.total;
+      avail.hugepages_free = hp.free + static_cast<long>(held_huge / kHugePageBytes);
+    }
   }
   if (need.host_locked > 0) avail.locked_limit = locked_memory_limit();
   return avail;

@@ -11,11 +11,13 @@ int memory_group(const Location& loc) noexcept {
 }
 
 bool is_page_locked(const Location& loc) noexcept {
-  return loc.kind == MemKind::pinned || loc.kind == MemKind::write_combined || loc.kind == MemKind::mapped;
+  return loc.kind == MemKind::pinned || loc.kind == MemKind::write_combined || loc.kind == MemKind::mapped ||
+         loc.kind == MemKind::hugepages;
 }
 
 std::uint64_t footprint_bytes(const Location& loc, std::uint64_t bytes) noexcept {
-  const std::uint64_t unit = memory_group(loc) == kHostGroup ? 4096 : 2ull << 20;
+  const bool small_pages = memory_group(loc) == kHostGroup && loc.kind != MemKind::hugepages;
+  const std::uint64_t unit = small_pages ? 4096 : 2ull << 20;
   return (bytes + unit - 1) / unit * unit;
 }
 
@@ -41,6 +43,7 @@ MemoryAmount max_of(const MemoryAmount& a, const MemoryAmount& b) {
     out.gpu[g] = std::max(a.get(static_cast<int>(g)), b.get(static_cast<int>(g)));
   out.host = std::max(a.host, b.host);
   out.host_locked = std::max(a.host_locked, b.host_locked);
+  out.host_hugepages = std::max(a.host_hugepages, b.host_hugepages);
   return out;
 }
 

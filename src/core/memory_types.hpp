@@ -15,11 +15,13 @@ namespace xb {
 // against the host.
 constexpr int kHostGroup = -1;
 int memory_group(const Location& loc) noexcept;
-// Page-locked host memory, which also counts against RLIMIT_MEMLOCK.
+// Page-locked host memory, which also counts against RLIMIT_MEMLOCK
+// (huge-page buffers are registered with CUDA, so they count too).
 bool is_page_locked(const Location& loc) noexcept;
 
 // What an allocation of `bytes` really takes: cudaMalloc hands out 2 MiB
-// units, host allocations whole 4 KiB pages.
+// units, huge-page host buffers whole 2 MiB pages, other host allocations
+// whole 4 KiB pages.
 std::uint64_t footprint_bytes(const Location& loc, std::uint64_t bytes) noexcept;
 
 // Bytes per budget group.
@@ -27,6 +29,7 @@ struct MemoryAmount {
   std::vector<std::uint64_t> gpu;  // index = GPU
   std::uint64_t host = 0;
   std::uint64_t host_locked = 0;   // page-locked part of `host`
+  std::uint64_t host_hugepages = 0;  // part of `host` on 2 MiB pages of the hugetlb pool
 
   std::uint64_t get(int group) const noexcept;
   void add(int group, std::uint64_t bytes);
@@ -37,9 +40,12 @@ MemoryAmount max_of(const MemoryAmount& a, const MemoryAmount& b);
 
 // Memory a cell may use now: free GPU memory and MemAvailable plus what the
 // pool holds (it frees those buffers first), and the locked-memory limit.
+// Huge pages come from the hugetlb pool, which MemAvailable leaves out.
 struct MemoryAvailable {
   MemoryAmount free;
   std::uint64_t locked_limit = UINT64_MAX;  // RLIMIT_MEMLOCK; max when unlimited or CAP_IPC_LOCK
+  long hugepages_total = -1;                // 2 MiB pool: pages reserved; -1: unknown (not checked)
+  long hugepages_free = -1;                 // free pages plus those the buffer pool holds
 };
 
 // What the buffer pool did over a run: allocations and frees, and the

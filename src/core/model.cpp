@@ -12,6 +12,7 @@ const char* to_string(MemKind kind) noexcept {
     case MemKind::write_combined: return "write_combined";
     case MemKind::mapped: return "mapped";
     case MemKind::managed: return "managed";
+    case MemKind::hugepages: return "hugepages";
   }
   return "unknown";
 }
@@ -28,6 +29,9 @@ const char* to_string(Engine engine) noexcept {
     case Engine::sm: return "sm";
     case Engine::sm_split: return "sm_split";
     case Engine::cpu: return "cpu";
+    case Engine::tma: return "tma";
+    case Engine::sm_read: return "sm_read";
+    case Engine::sm_write: return "sm_write";
     default: return "ce";
   }
 }

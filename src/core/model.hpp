@@ -16,6 +16,7 @@ enum class MemKind {
   write_combined,  // page-locked, write-combined host memory
   mapped,          // page-locked host memory mapped into the GPU address space
   managed,         // cudaMallocManaged
+  hugepages,       // page-locked host memory on 2 MiB pages of the hugetlb pool
 };
 
 const char* to_string(MemKind kind) noexcept;
@@ -40,9 +41,16 @@ enum class Engine {
   sm,           // a copy kernel running on the executing GPU's SMs
   sm_split,     // one SM kernel copying half the bytes each way (src <-> dst)
   cpu,          // a host thread touching the memory (managed-memory migration)
+  tma,          // the SMs' Tensor Memory Accelerator (cp.async.bulk), sm_90 and later
+  sm_read,      // SM kernel that only reads src (dst unused): memory read bandwidth
+  sm_write,     // SM kernel that only writes dst (src unused): memory write bandwidth
 };
 
 const char* to_string(Engine engine) noexcept;
+// Engines whose source (sm_write) or destination (sm_read) is not used: no
+// buffer is allocated for that side.
+inline bool uses_source(Engine e) noexcept { return e != Engine::sm_write; }
+inline bool uses_destination(Engine e) noexcept { return e != Engine::sm_read; }
 
 struct Transfer {
   Location src;

@@ -44,6 +44,8 @@ struct Nvml::Api {
   decltype(&nvmlDeviceGetMigMode) mig_mode = nullptr;
   decltype(&nvmlSystemGetConfComputeState) cc_state = nullptr;
   decltype(&nvmlDeviceGetComputeRunningProcesses_v3) processes = nullptr;
+  decltype(&nvmlDeviceGetMemoryBusWidth) bus_width = nullptr;
+  decltype(&nvmlDeviceGetUUID) uuid = nullptr;
 };
 
 static_assert(clock_reason::gpu_idle == nvmlClocksEventReasonGpuIdle &&
@@ -159,6 +161,8 @@ std::shared_ptr<Nvml> Nvml::load() {
   resolve(api->handle, api->p2p_status, "nvmlDeviceGetP2PStatus");
   resolve_health(*api);
   resolve(api->handle, api->processes, "nvmlDeviceGetComputeRunningProcesses_v3");
+  resolve(api->handle, api->bus_width, "nvmlDeviceGetMemoryBusWidth");
+  resolve(api->handle, api->uuid, "nvmlDeviceGetUUID");
   return std::shared_ptr<Nvml>(new Nvml(std::move(api)));
 }
 
@@ -185,6 +189,9 @@ NvmlLinkInfo Nvml::link_info(const std::string& pci_bus_id) const {
   if (api_->pcie_width && api_->pcie_width(dev, &v) == NVML_SUCCESS) info.pcie_width_current = static_cast<int>(v);
   if (api_->pcie_width_max && api_->pcie_width_max(dev, &v) == NVML_SUCCESS) info.pcie_width_max = static_cast<int>(v);
   if (api_->max_clock && api_->max_clock(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS) info.max_mem_clock_mhz = v;
+  if (api_->bus_width && api_->bus_width(dev, &v) == NVML_SUCCESS) info.memory_bus_width_bits = v;
+  char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {};
+  if (api_->uuid && api_->uuid(dev, uuid, sizeof(uuid)) == NVML_SUCCESS) info.uuid = uuid;
   unsigned first_active = 0;
   for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS && api_->nvlink_state; ++link) {
     nvmlEnableState_t state{};

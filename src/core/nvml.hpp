@@ -21,6 +21,8 @@ struct NvmlLinkInfo {
   std::vector<std::string> nvlink_remote_bus_ids;  // one per active link
   std::vector<bool> nvlink_remote_is_switch;
   unsigned max_mem_clock_mhz = 0;
+  unsigned memory_bus_width_bits = 0;  // nvmlDeviceGetMemoryBusWidth; 0: not reported
+  std::string uuid;                    // "GPU-4276d9f0-..."; empty: not reported
 };
 
 // Why the clocks are below their maximum: NVML's clocks-event reason bits

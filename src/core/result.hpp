@@ -7,8 +7,9 @@
 #include <vector>
 
 #include "core/measure.hpp"
-#include "core/stability.hpp"
 #include "core/memory_types.hpp"
+#include "core/pairs.hpp"
+#include "core/stability.hpp"
 #include "core/stats.hpp"
 #include "core/topology.hpp"
 
@@ -29,6 +30,7 @@ struct Cell {
   double efficiency = 0;            // value / peak.gbps; 0 when the peak is unknown
   Verification verification;
   bool gated = true;
+  std::uint64_t host_page_bytes = 0;  // page size of huge-page host buffers, as checked; 0: none in the cell
   bool outlier = false;
   std::string note;                 // outlier explanation or why the cell is empty
   // Above the link's theoretical peak: not a measurement of that link (e.g.
@@ -68,6 +70,7 @@ struct RunSettings {
   std::uint64_t buffer_bytes = 0;
   std::string statistic = "median";
   MeasureOptions measure;
+  PairSelection pairs;  // which GPU pairs the pairwise cases measured
 };
 
 // What the run cost in memory: measured peaks (memory_probe.hpp), and the

@@ -109,6 +109,7 @@ RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback
   run.settings.statistic = req.use_mean ? "mean" : "median";
   run.settings.measure = req.measure;
   run.system = sys;
+  run.settings.pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, sys);
   check_fits(sys, req.buffer_bytes);
   Measurer measurer(run.system, req.measure);
   run.memory.planned = run_memory_need(req.cases, sys, req.buffer_bytes);
@@ -134,7 +135,8 @@ RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback
     if (req.on_stability_start) req.on_stability_start(run.stability.error.empty() ? stability.peek() : run.stability);
   }
   for (std::size_t i = 0; i < req.cases.size(); ++i) {
-    CaseResult r = run_case(*req.cases[i], measurer, req.buffer_bytes, req.use_mean, req.on_cell);
+    CaseResult r = run_case(*req.cases[i], measurer, req.buffer_bytes, req.use_mean, req.on_cell,
+                            &run.settings.pairs);
     mark_impossible_cells(r);
     for (auto& m : r.matrices) flag_outliers(m);
     run.cases.push_back(std::move(r));

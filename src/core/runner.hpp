@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/cases.hpp"
+#include "core/pairs.hpp"
 #include "core/result.hpp"
 #include "core/stability.hpp"
 
@@ -29,13 +30,19 @@ struct RunRequest {
   // --max-memory; without it the pool's budget is the largest need of any
   // one cell of the run (memory_plan.hpp, docs/memory.md).
   std::optional<MemoryLimit> max_memory;
+  // GPU pairs of the pairwise cases (--pair, --sample-pairs, --seed),
+  // checked against the machine by select_pairs when the run starts.
+  std::vector<GpuPair> given_pairs;
+  int sample_pairs = 0;  // 0: every pair
+  std::uint64_t pair_seed = 1;
 };
 
 // Called after each case, e.g. for progress on stderr.
 using CaseCallback = std::function<void(const CaseResult&, std::size_t done, std::size_t total)>;
 
-// Throws Error(resources) before measuring anything when the buffer cannot
-// fit in a GPU's free memory; errors inside a case become that case's data.
+// Throws Error(usage) for pairs that do not exist here and Error(resources)
+// when the buffer cannot fit in a GPU's free memory, both before measuring
+// anything; errors inside a case become that case's data.
 RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback& on_case = {});
 
 // Marks cells far below the others on the same kind of link in the same

@@ -53,6 +53,16 @@ Peak pcie_peak(int generation, int width) {
   return p;
 }
 
+Peak memory_peak(double clock_mhz, int bus_width_bits, const std::string& source) {
+  Peak p;
+  if (clock_mhz <= 0 || bus_width_bits <= 0) return p;
+  // Double data rate: two transfers per clock on every bit of the bus.
+  p.gbps = clock_mhz * 1e6 * 2.0 * bus_width_bits / 8.0 / 1e9;
+  p.formula = fmt::format("{:g} MHz x 2 (DDR) x {} bits / 8", clock_mhz, bus_width_bits);
+  p.source = source;
+  return p;
+}
+
 namespace {
 
 int attr(cudaDeviceAttr a, int dev) {
@@ -82,13 +92,8 @@ GpuInfo query_gpu(int dev) {
   g.shared_memory_per_sm_kib = attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) / 1024;
   g.memory_bus_width_bits = attr(cudaDevAttrGlobalMemoryBusWidth, dev);
   g.memory_clock_khz = attr(cudaDevAttrMemoryClockRate, dev);
-  if (g.memory_bus_width_bits > 0 && g.memory_clock_khz > 0) {
-    // Double data rate: two transfers per clock on every bit of the bus.
-    g.memory.gbps = g.memory_clock_khz * 1e3 * 2.0 * g.memory_bus_width_bits / 8.0 / 1e9;
-    g.memory.formula = fmt::format("{} MHz x 2 (DDR) x {} bits / 8", g.memory_clock_khz / 1000,
-                                   g.memory_bus_width_bits);
-    g.memory.source = "CUDA attributes MemoryClockRate, GlobalMemoryBusWidth";
-  }
+  g.memory = memory_peak(g.memory_clock_khz / 1000.0, g.memory_bus_width_bits,
+                         "CUDA attributes MemoryClockRate, GlobalMemoryBusWidth");
   return g;
 }
 
@@ -102,6 +107,10 @@ void apply_nvml(GpuInfo& g, const NvmlLinkInfo& n) {
   g.nvlink_rate_source = n.nvlink_rate_source;
   g.nvlink_remote_bus_ids = n.nvlink_remote_bus_ids;
   g.pcie = pcie_peak(n.pcie_gen_max, n.pcie_width_max);
+  g.uuid = n.uuid;
+  if (n.max_mem_clock_mhz > 0 && n.memory_bus_width_bits > 0)
+    g.memory = memory_peak(n.max_mem_clock_mhz, static_cast<int>(n.memory_bus_width_bits),
+                           "NVML max memory clock, memory bus width");
 }
 
 std::string normalized_bus_id(std::string id) {

@@ -40,8 +40,12 @@ struct GpuInfo {
   int shared_memory_per_sm_kib = 0;  // cudaDevAttrMaxSharedMemoryPerMultiprocessor / 1024
   int memory_bus_width_bits = 0;
   int memory_clock_khz = 0;
+  std::string uuid;  // from NVML; empty when unknown
   Peak pcie;    // host <-> this GPU, per direction
-  Peak memory;  // device memory, bytes read + written
+  // Device memory (HBM): memory clock x 2 (double data rate) x bus width /
+  // 8, from NVML's maximum memory clock and bus width when it reports them,
+  // else from the CUDA attributes. Reads and writes together.
+  Peak memory;
 };
 
 enum class LinkKind { self, nvlink, pcie, none };
@@ -83,6 +87,8 @@ System discover_system(bool require_nvml);
 
 // Peak of a PCIe link per direction; unknown for generation < 1.
 Peak pcie_peak(int generation, int width);
+// Peak of device memory: clock x 2 (DDR) x bus width / 8; unknown for zeros.
+Peak memory_peak(double clock_mhz, int bus_width_bits, const std::string& source);
 
 // Link names used in every report: "PCIe Gen5 x16", "NVLink x18",
 // "PCIe peer", "device memory", "no peer link".

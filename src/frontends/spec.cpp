@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kDirectionList = "HtoD, DtoH, both, reverse, DtoD";
 constexpr const char* kOptionList =
-    "mapped, wc, pinned, pageable, managed, numa=N, engine=ce|sm, peer=N, issuer=src|dst";
+    "mapped, wc, pinned, pageable, managed, hugepages, numa=N, engine=ce|sm, peer=N, issuer=src|dst";
 constexpr const char* kSpecShape = "<device>[:<direction>][:<size>][:<options>], e.g. 0:HtoD:64M";
 
 std::string lower(std::string text) {
@@ -81,6 +81,7 @@ std::optional<MemKind> memory_from(const std::string& word) {
   if (w == "wc") return MemKind::write_combined;
   if (w == "pageable") return MemKind::pageable;
   if (w == "managed") return MemKind::managed;
+  if (w == "hugepages") return MemKind::hugepages;
   return std::nullopt;
 }
 

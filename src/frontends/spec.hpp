@@ -20,10 +20,12 @@
 //
 // Extensions (each uses words or forms the original grammar does not
 // document, so no documented spec changes meaning):
-//   - memory options `pinned` (the default), `pageable`, `managed`; one host
-//     memory kind per transfer, so mapped, wc, pageable and managed (and an
-//     explicit pinned) exclude each other. The original allowed `mapped,wc`
-//     together; here that is an error because MemKind holds one kind.
+//   - memory options `pinned` (the default), `pageable`, `managed`,
+//     `hugepages` (pinned memory on 2 MiB pages of the hugetlb pool); one
+//     host memory kind per transfer, so mapped, wc, pageable, managed and
+//     hugepages (and an explicit pinned) exclude each other. The original
+//     allowed `mapped,wc` together; here that is an error because MemKind
+//     holds one kind.
 //   - key=value items in an options field:
 //       numa=N        NUMA node of the host buffer (default: the GPU's own
 //                     node, kGpuNumaNode)

@@ -34,6 +34,10 @@ json gpu_json(const GpuInfo& g) {
           {"unified_addressing", g.unified_addressing},
           {"can_map_host_memory", g.can_map_host_memory},
           {"copy_engines", g.copy_engines},
+          {"uuid", g.uuid},
+          {"shared_memory_per_sm_kib", g.shared_memory_per_sm_kib},
+          {"memory_bus_width_bits", g.memory_bus_width_bits},
+          {"memory_clock_khz", g.memory_clock_khz},
           {"peak_host_link", peak_json(g.pcie)},
           {"peak_device_memory", peak_json(g.memory)}};
 }
@@ -66,6 +70,7 @@ json cell_json(const Cell& c, Metric metric) {
     j["buffer_bytes"] = c.bytes_per_copy;
     j["accesses_per_sample"] = c.copies_per_sample;
   }
+  if (c.host_page_bytes > 0) j["host_page_bytes"] = c.host_page_bytes;
   if (!c.note.empty()) j["note"] = c.note;
   j["invalid"] = c.invalid;
   if (c.invalid) j["invalid_reason"] = c.invalid_reason;
@@ -79,6 +84,18 @@ json matrix_json(const Matrix& m) {
           {"row_labels", m.row_labels}, {"col_labels", m.col_labels}, {"cells", cells}};
 }
 
+json pairs_json(const PairSelection& p) {
+  json pairs = json::array();
+  for (const GpuPair& g : p.pairs) pairs.push_back({g.from, g.to});
+  json j = {{"mode", to_string(p.mode)}, {"pairs", pairs}, {"available_pairs", p.available}};
+  if (p.requested > 0) {
+    j["requested"] = p.requested;
+    j["seed"] = p.seed;
+  }
+  if (!p.note.empty()) j["note"] = p.note;
+  return j;
+}
+
 json case_json(const CaseResult& c) {
   json matrices = json::array();
   for (const auto& m : c.matrices) matrices.push_back(matrix_json(m));
@@ -90,10 +107,6 @@ json case_json(const CaseResult& c) {
     j["waived_cells"] = cells;
   }
   return j;
-}
-
-json amount_json(const MemoryAmount& a) {
-  return {{"gpu_bytes", a.gpu}, {"host_bytes", a.host}, {"host_page_locked_bytes", a.host_locked}};
 }
 
 // Measured peaks, and the budget the buffer pool kept to (docs/memory.md).
@@ -121,6 +134,12 @@ json memory_json(const MemoryCost& m) {
 }
 
 }  // namespace
+
+json amount_json(const MemoryAmount& a) {
+  json j = {{"gpu_bytes", a.gpu}, {"host_bytes", a.host}, {"host_page_locked_bytes", a.host_locked}};
+  if (a.host_hugepages > 0) j["host_hugepage_bytes"] = a.host_hugepages;
+  return j;
+}
 
 json system_json(const System& sys) {
   json gpus = json::array(), numa = json::array(), links = json::array();
@@ -184,7 +203,9 @@ json run_json(const RunResult& run) {
             {"budget_seconds_per_cell", m.budget_s},
             {"verify", m.verify},
             {"numa_affinity", m.numa_affinity},
-            {"sm_repeat_in_kernel", m.sm_repeat_in_kernel}}},
+            {"sm_repeat_in_kernel", m.sm_repeat_in_kernel},
+            {"host_memory", to_string(m.host_kind)},
+            {"gpu_pairs", pairs_json(run.settings.pairs)}}},
           {"environment", system_json(run.system)},
           {"memory", memory_json(run.memory)},
           {"cases", cases}};
@@ -193,7 +214,8 @@ json run_json(const RunResult& run) {
 json cases_json() {
   json out = json::array();
   for (const auto& d : case_catalogue())
-    out.push_back({{"index", d.index}, {"name", d.name}, {"engine", to_string(d.engine)}, {"description", d.description}});
+    out.push_back({{"index", d.index}, {"name", d.name}, {"engine", to_string(d.engine)}, {"description", d.description},
+                   {"name_origin", d.origin}});
   return out;
 }
 

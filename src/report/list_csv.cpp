@@ -60,9 +60,10 @@ std::string system_csv(const System& sys) {
 }
 
 std::string cases_csv() {
-  std::string out = "index,name,engine,description\n";
+  std::string out = "index,name,engine,description,name_origin\n";
   for (const auto& d : case_catalogue())
-    out += fmt::format("{},{},{},{}\n", d.index, csv_escape(d.name), to_string(d.engine), csv_escape(d.description));
+    out += fmt::format("{},{},{},{},{}\n", d.index, csv_escape(d.name), to_string(d.engine), csv_escape(d.description),
+                       csv_escape(d.origin));
   return out;
 }
 

@@ -29,6 +29,8 @@ void text_cases(std::ostream& os);  // the catalogue
 
 // --- JSON ------------------------------------------------------------------
 nlohmann::json system_json(const System& sys);
+// Bytes per GPU and host: {"gpu_bytes", "host_bytes", "host_page_locked_bytes"}.
+nlohmann::json amount_json(const MemoryAmount& a);
 nlohmann::json run_json(const RunResult& run);
 nlohmann::json cases_json();
 

@@ -7,6 +7,7 @@
 #include "core/cases.hpp"
 #include "core/runner.hpp"
 #include "core/units.hpp"
+#include "report/plan_report.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {
@@ -46,6 +47,7 @@ void text_matrix(std::ostream& os, const Matrix& m) {
                c.stats.count, c.stats.cov * 100);
     if (c.peak.known()) fmt::print(os, ", peak {:.2f} GB/s = {}", c.peak.gbps, c.peak.formula);
     if (!c.gated) fmt::print(os, ", ungated (pageable memory)");
+    if (c.host_page_bytes > 0) fmt::print(os, ", host pages {} KiB", c.host_page_bytes / 1024);
     if (c.verification.status == Verification::Status::failed)
       fmt::print(os, ", VERIFICATION FAILED at byte {}", c.verification.first_bad_offset);
     if (c.outlier) fmt::print(os, ", OUTLIER: {}", c.note);
@@ -79,6 +81,9 @@ void text_run_header(std::ostream& os, const RunResult& run) {
   fmt::print(os, "# buffer {}, {} of samples, {}-{} samples per cell until the median's relative error < {}%{}\n",
              bytes_label(run.settings.buffer_bytes), run.settings.statistic, m.min_samples, m.max_samples,
              m.target_rel_error * 100, m.verify ? ", data verified after every cell" : ", verification skipped");
+  if (m.host_kind != MemKind::pinned) fmt::print(os, "# host buffers of the cases: {} memory\n", to_string(m.host_kind));
+  if (run.settings.pairs.mode != PairSelection::Mode::all || !run.settings.pairs.note.empty())
+    fmt::print(os, "# GPU pairs of the pairwise cases: {}\n", pairs_text(run.settings.pairs));
   fmt::print(os, "# cell values: GB/s (1e9 B/s) with % of the link's theoretical peak; '!' marks an outlier\n\n");
 }
 
@@ -204,7 +209,11 @@ void text_list(std::ostream& os, const System& s) {
 }
 
 void text_cases(std::ostream& os) {
-  for (const auto& d : case_catalogue()) fmt::print(os, "{:>3}  {:<48} {}\n", d.index, d.name, d.description);
+  fmt::print(os, "# index, name, meaning; [xferbench]: a name of xferbench's own (the others are nvbandwidth v0.8's, "
+                 "same index; nvbandwidth v0.10's names for its TMA and local read/write tests are not public)\n");
+  for (const auto& d : case_catalogue())
+    fmt::print(os, "{:>3}  {:<48} {}{}\n", d.index, d.name, d.description,
+               d.origin == kOriginNvbandwidth ? "" : " [" + d.origin + "]");
 }
 
 }  // namespace xb::report

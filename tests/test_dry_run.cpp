@@ -1,0 +1,224 @@
+// --dry-run: topology files, the plan and the time model, checked against
+// the full-catalogue runs recorded on H200 machines (bench/results).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/memory_plan.hpp"
+#include "core/run_plan.hpp"
+#include "core/topology_file.hpp"
+#include "fake_system.hpp"
+#include "report/plan_report.hpp"
+
+namespace {
+
+std::string src(const std::string& rel) { return std::string(XB_SOURCE_DIR) + "/" + rel; }
+xb::System topology(const std::string& name) { return xb::load_topology_file(src("tests/data/topology/" + name)); }
+
+const xb::CaseEstimate& case_of(const xb::RunEstimate& e, const std::string& name) {
+  for (const auto& c : e.cases)
+    if (c.def->name == name) return c;
+  throw std::runtime_error("no case " + name);
+}
+
+xb::RunEstimate plan(const xb::System& sys, const std::string& suite, const xb::PairSelection& pairs = {},
+                     xb::MeasureOptions opts = {}) {
+  return xb::estimate_run(sys, xb::suite_cases(suite), 512ull << 20, opts, pairs);
+}
+
+}  // namespace
+
+TEST(TopologyFile, FixturesForOneToSeventyTwoGpus) {
+  const std::vector<std::pair<std::string, int>> files = {
+      {"h100x1.json", 1}, {"h200x2.json", 2}, {"h200x4.json", 4}, {"h200x8.json", 8}, {"gb200x72.json", 72}};
+  for (const auto& [file, n] : files) {
+    const xb::System sys = topology(file);
+    ASSERT_EQ(sys.gpu_count(), n) << file;
+    EXPECT_EQ(sys.gpus[0].cc_major, 9) << file;
+    EXPECT_GT(sys.gpus[0].sm_count, 100) << file;
+    EXPECT_TRUE(sys.gpus[0].pcie.known()) << file;
+    EXPECT_TRUE(sys.gpus[0].memory.known()) << file;
+    EXPECT_EQ(sys.link(0, 0).kind, xb::LinkKind::self) << file;
+    EXPECT_EQ(static_cast<int>(xb::peer_pairs(sys).size()), n * (n - 1)) << file;
+  }
+  const xb::System x2 = topology("h200x2.json");  // recorded on nvidia-h200-x2
+  EXPECT_EQ(x2.gpus[1].name, "NVIDIA H200");
+  EXPECT_EQ(x2.link(0, 1).kind, xb::LinkKind::nvlink);
+  EXPECT_EQ(x2.link(0, 1).nvlinks, 18);
+  EXPECT_NEAR(x2.link(0, 1).peak.gbps, 478.1, 0.1);
+  EXPECT_NEAR(x2.gpus[0].pcie.gbps, 63.015, 1e-3);
+  EXPECT_EQ(topology("gb200x72.json").link(70, 3).peak.gbps, 900.0);
+}
+
+TEST(TopologyFile, RunJsonEnvironmentWorksToo) {
+  const xb::System sys = xb::load_topology_file(src("bench/results/2026-11-22-h200x4/full.json"));
+  EXPECT_EQ(sys.gpu_count(), 4);
+  EXPECT_EQ(sys.hostname, "vm");
+}
+
+TEST(TopologyFile, BadFilesNameTheFileAndField) {
+  try {
+    xb::load_topology_file("/nonexistent/list.json");
+    FAIL();
+  } catch (const xb::Error& e) {
+    EXPECT_EQ(e.kind(), xb::ErrorKind::io);
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/list.json"), std::string::npos);
+  }
+  auto doc = nlohmann::json::parse(std::ifstream(src("tests/data/topology/h200x2.json")));
+  doc.erase("gpu_links");
+  try {
+    xb::system_from_json(doc, "x.json");
+    FAIL();
+  } catch (const xb::Error& e) {
+    EXPECT_EQ(e.kind(), xb::ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("'x.json'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("gpu_links"), std::string::npos) << e.what();
+  }
+  doc = nlohmann::json::parse(std::ifstream(src("tests/data/topology/h200x2.json")));
+  doc["gpus"][1]["compute_capability"] = "nine";
+  EXPECT_THROW(xb::system_from_json(doc, "y.json"), xb::Error);
+}
+
+// The estimate of a full catalogue, start-up excluded, against the case
+// walls of every recorded run of the current measurement code.
+TEST(TimeModel, WithinTwentyFivePercentOfRecordedRuns) {
+  const std::vector<std::string> runs = {
+      "2026-11-22-h200x2-refactor-check/full.json", "2026-11-22-h200x2-sm-bulk/full1.json",
+      "2026-11-22-h200x2-sm-bulk/full2.json",       "2026-11-22-h200x2-sm-bulk/full3.json",
+      "2026-11-22-h200x2-sm-repeat/full1.json",     "2026-11-22-h200x2-sm-repeat/full2.json",
+      "2026-11-22-h200x2-sm-repeat/full3.json",     "2026-11-22-h200x4/full.json"};
+  for (const auto& run : runs) {
+    const auto doc = nlohmann::json::parse(std::ifstream(src("bench/results/" + run)));
+    const xb::System sys = xb::system_from_json(doc, run);
+    double recorded = 0;
+    for (const auto& c : doc.at("cases")) recorded += c.at("wall_seconds").get<double>();
+    const xb::RunEstimate e = plan(sys, "full");
+    const double estimate = e.seconds - e.start_s;
+    EXPECT_NEAR(estimate / recorded, 1.0, 0.25) << run << ": estimate " << estimate << " s, recorded " << recorded;
+  }
+}
+
+TEST(TimeModel, OneHostCellByHand) {
+  const xb::System sys = topology("h200x2.json");
+  const auto e = plan(sys, "full");
+  const auto& c = case_of(e, "host_to_device_memcpy_ce");
+  ASSERT_EQ(c.cells.size(), 2u);
+  const auto& m = xb::recorded_time_model();
+  const double copy_s = (512.0 * 1024 * 1024) / (63.01538 * m.pcie_ce * 1e9);
+  EXPECT_NEAR(c.cells[0].copy_s, copy_s, 1e-6);
+  EXPECT_EQ(c.cells[0].copies, static_cast<int>(std::ceil(0.02 / copy_s)));
+  EXPECT_DOUBLE_EQ(c.cells[0].samples, 3.0);  // one host transfer: the minimum
+  EXPECT_DOUBLE_EQ(c.cells[0].bytes_moved, (512.0 * 1024 * 1024) * (2 + 3.0 * c.cells[0].copies));
+  EXPECT_EQ(c.new_host_bytes, 512ull << 20);  // one pinned source, shared by both GPUs (one NUMA node)
+  EXPECT_EQ(case_of(e, "host_to_device_memcpy_sm").new_host_bytes, 0u);  // the cache keeps it
+  // Four host transfers at once (each GPU both ways): adaptive sampling needs more samples.
+  EXPECT_GT(case_of(e, "host_to_all_bidirectional_memcpy_ce").cells[0].samples, 20.0);
+  xb::MeasureOptions fixed;
+  fixed.min_samples = fixed.max_samples = 5;
+  EXPECT_DOUBLE_EQ(case_of(plan(sys, "full", {}, fixed), "host_to_all_bidirectional_memcpy_ce").cells[0].samples, 5.0);
+}
+
+TEST(DryRun, SampledPairsShrinkOnlyThePairwiseCases) {
+  const xb::System sys = topology("h200x8.json");
+  const auto full = plan(sys, "all");
+  EXPECT_EQ(case_of(full, "device_to_device_memcpy_read_ce").cells.size(), 56u);
+  EXPECT_EQ(case_of(full, "device_to_device_latency_tma").cells.size(), 56u);
+  const auto sampled = plan(sys, "all", xb::sample_pairs(8, 1, sys));
+  EXPECT_EQ(case_of(sampled, "device_to_device_memcpy_read_ce").cells.size(), 8u);
+  EXPECT_EQ(case_of(sampled, "device_to_device_bidirectional_memcpy_write_sm").cells.size(), 8u);
+  EXPECT_EQ(case_of(sampled, "device_to_device_latency_sm").cells.size(), 8u);
+  EXPECT_EQ(case_of(sampled, "all_to_one_write_ce").cells.size(), 8u);  // not pairwise: one cell per GPU
+  EXPECT_EQ(case_of(sampled, "host_to_device_memcpy_ce").cells.size(), 8u);
+  EXPECT_LT(sampled.seconds, full.seconds);
+  const auto one = plan(sys, "full", xb::given_pairs({{2, 5}}, sys));
+  ASSERT_EQ(case_of(one, "device_to_device_memcpy_write_ce").cells.size(), 1u);
+  EXPECT_EQ(case_of(one, "device_to_device_memcpy_write_ce").cells[0].row, 2);
+  EXPECT_EQ(case_of(one, "device_to_device_memcpy_write_ce").cells[0].col, 5);
+}
+
+TEST(DryRun, WaiversAndNewCasesOnOneGpu) {
+  const xb::System sys = topology("h100x1.json");
+  const auto e = plan(sys, "all");
+  EXPECT_NE(case_of(e, "device_to_device_memcpy_read_ce").waived.find("2 GPUs"), std::string::npos);
+  EXPECT_NE(case_of(e, "device_to_device_memcpy_read_tma").waived.find("2 GPUs"), std::string::npos);
+  EXPECT_TRUE(case_of(e, "device_local_copy_tma").waived.empty());
+  const auto& read = case_of(e, "device_local_read_sm");
+  ASSERT_EQ(read.cells.size(), 1u);
+  EXPECT_EQ(read.new_device_bytes, 0u);  // read-only: no destination; the source is device_local_copy's
+  xb::System old = sys;
+  old.gpus[0].cc_major = 8;
+  EXPECT_NE(case_of(plan(old, "all"), "device_local_copy_tma").waived.find("compute capability 9.0"),
+            std::string::npos);
+}
+
+TEST(DryRun, JsonAndTextReport) {
+  const xb::System sys = topology("h200x2.json");
+  const auto e = plan(sys, "quick", xb::sample_pairs(1, 9, sys));
+  const xb::report::PlanContext ctx{"h200x2.json", 512ull << 20, {}};
+  const auto j = xb::report::plan_json(e, sys, ctx);
+  EXPECT_EQ(j["schema"], "xferbench-plan");
+  EXPECT_EQ(j["cases"].size(), 9u);
+  EXPECT_EQ(j["gpu_pairs"]["mode"], "sampled");
+  EXPECT_EQ(j["gpu_pairs"]["seed"], 9);
+  // The largest cell of the quick suite: a local copy, two buffers on one
+  // GPU; on the host one pinned source.
+  const std::uint64_t mib512 = 512ull << 20;
+  EXPECT_EQ(j["planned_peak_memory"]["gpu_bytes"], nlohmann::json::array({2 * mib512, 2 * mib512}));
+  EXPECT_EQ(j["planned_peak_memory"]["host_bytes"], mib512);
+  EXPECT_EQ(j["planned_peak_memory"]["host_page_locked_bytes"], mib512);
+  EXPECT_EQ(j["drift_check"]["reference_cells"], 0);
+  EXPECT_NEAR(j["estimated_seconds"].get<double>(), e.seconds, 1e-9);
+  const std::string text = xb::report::plan_text(e, sys, ctx);
+  EXPECT_NE(text.find("nothing is measured"), std::string::npos);
+  EXPECT_NE(text.find("sampled 1 of 2 (seed 9)"), std::string::npos) << text;
+  EXPECT_NE(text.find("# total: 9 cases"), std::string::npos) << text;
+  EXPECT_NE(text.find("# planned peak memory (the largest cell, the buffer pool's default budget): each of 2 GPUs "
+                      "1 GiB, host 512 MiB (512 MiB page-locked)"),
+            std::string::npos)
+      << text;
+}
+
+// The peak is main's case_memory_need over the planned cases, the budget a
+// real run gives its buffer pool.
+TEST(DryRun, PlannedPeakMemoryIsTheLargestCellOfTheRun) {
+  const xb::System sys = topology("h200x4.json");
+  const std::uint64_t b = 256ull << 20;
+  const auto cases = xb::suite_cases("full");
+  const auto e = xb::estimate_run(sys, cases, b, {}, {});
+  xb::MemoryAmount want;
+  want.gpu.assign(4, 0);
+  for (const auto* def : cases)
+    if (!xb::waive_reason(*def, sys)) want = xb::max_of(want, xb::case_memory_need(*def, sys, b));
+  EXPECT_EQ(e.peak_memory.gpu, want.gpu);
+  EXPECT_EQ(e.peak_memory.host, want.host);
+  // all_to_host_bidirectional_memcpy_ce: each of the 4 GPUs copies both ways
+  // at once, so 8 pinned host buffers coexist.
+  EXPECT_EQ(e.peak_memory.host, 8 * b);
+  EXPECT_EQ(e.peak_memory.host_locked, 8 * b);
+  const auto one = xb::estimate_run(sys, {&*xb::select_cases({"device_local_copy"}, {}).at(0)}, b, {}, {});
+  EXPECT_EQ(one.peak_memory.gpu, std::vector<std::uint64_t>(4, 2 * b));
+  EXPECT_EQ(one.peak_memory.host, 0u);
+}
+
+// With the drift check on (runs of 3 or more cases), its reference cells
+// (host->gpu0, gpu0->gpu1) are measured at the start and the end.
+TEST(DryRun, DriftCheckAddsItsReferenceCellsTwice) {
+  const xb::System sys = topology("h200x2.json");
+  const auto cases = xb::suite_cases("full");
+  const auto off = xb::estimate_run(sys, cases, 512ull << 20, {}, {}, false);
+  const auto on = xb::estimate_run(sys, cases, 512ull << 20, {}, {}, true);
+  EXPECT_EQ(off.drift_cells, 0);
+  EXPECT_EQ(on.drift_cells, 2);
+  const auto h2d = case_of(off, "host_to_device_memcpy_ce").cells[0].seconds;
+  const auto& d2d = case_of(off, "device_to_device_memcpy_write_ce").cells;
+  const auto peer = std::find_if(d2d.begin(), d2d.end(), [](const auto& c) { return c.row == 0 && c.col == 1; });
+  ASSERT_NE(peer, d2d.end());
+  EXPECT_NEAR(on.drift_check_s, 2 * (h2d + peer->seconds), 1e-9);
+  EXPECT_NEAR(on.seconds, off.seconds + on.drift_check_s, 1e-9);
+  EXPECT_NE(xb::report::plan_text(on, sys, {}).find("# drift check: 2 reference cells at the start and the end"),
+            std::string::npos);
+}
