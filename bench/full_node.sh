@@ -2,8 +2,10 @@
 # Issue 18 on a whole node (nvidia-h200-x4 or -x8): everything in one lease,
 # as STAGE runs of at most ~9 minutes each (the device tool's per-command
 # limit is 10), results under OUT_DIR; then `tar` OUT_DIR into $OUT.
-#   catalogue  nvbandwidth v0.8 (every case) and `xferbench run --suite full`
-#              on the same machine, cell ratios and both wall times
+#   nvb        nvbandwidth v0.8, every case; nvb:FIRST-LAST runs only those
+#              case indices (split a catalogue that outlasts one command)
+#   catalogue  `xferbench run --suite full` on the same machine, then the
+#              cell ratios against every nvb stage so far and both wall times
 #   shared     shared links under load: all-to-one / one-to-all cases,
 #              every GPU to host at once, `--do=all` (every GPU both ways),
 #              `--do` with every GPU pair at once, against the switch's and
@@ -15,8 +17,8 @@
 #   pingpong   `mpirun -np N xferbench pingpong --all-pairs` over the device
 #              transport and host buffers: the rank matrices, 8 B latencies
 # usage: bench/full_node.sh BIN_DIR OUT_DIR NVBANDWIDTH STAGE...
-#   e.g. bench/full_node.sh .devbuild/bin $OUT/node .devbuild/nvbandwidth-v0.8 catalogue
-#        then: ... shared check dryrun pingpong
+#   e.g. bench/full_node.sh .devbuild/bin $OUT/node .devbuild/nvbandwidth-v0.8 nvb:0-15
+#        then: ... nvb:16-34, then: ... catalogue shared check dryrun pingpong
 . "$(dirname "$0")/common.sh" "$@"
 nvb="$(readlink -f "$3")"; shift 3
 n=$(nvidia-smi -L | wc -l)
@@ -33,11 +35,14 @@ timed() {  # timed NAME TIMEOUT CMD...: stdout/stderr/exit/seconds under OUT_DIR
 
 for stage in "$@"; do
   case "$stage" in
+    nvb) timed nvbandwidth 560 "$nvb" ;;
+    nvb:*)
+      range=${stage#nvb:}
+      timed "nvbandwidth_$range" 560 "$nvb" -t $(seq "${range%-*}" "${range#*-}") ;;
     catalogue)
-      timed nvbandwidth 420 "$nvb"
-      timed xferbench_full 240 "$x" run --suite full -q -o "$out/full.json"
-      python3 "$here/compare_nvbandwidth.py" --nvb "$out/nvbandwidth.txt" --xb "$out/full.json" > "$out/catalogue.txt" 2>&1
-      tail -8 "$out/catalogue.txt" ;;
+      timed xferbench_full 400 "$x" run --suite full -q -o "$out/full.json"
+      python3 "$here/compare_nvbandwidth.py" --nvb "$out"/nvbandwidth*.txt --xb "$out/full.json" > "$out/catalogue.txt" 2>&1
+      grep -h "rc=" "$out/stages.txt"; tail -8 "$out/catalogue.txt" ;;
     shared)
       timed shared_cases 300 "$x" run -q -t all_to_one_write_ce all_to_one_write_sm one_to_all_read_ce one_to_all_write_sm \
         all_to_host_memcpy_ce host_to_all_memcpy_ce all_to_host_bidirectional_memcpy_ce host_to_all_bidirectional_memcpy_ce \
@@ -60,7 +65,7 @@ for stage in "$@"; do
       timed pp_device 300 "${mpi[@]}" "$x" pingpong --all-pairs --transport device -n 4 --loop-count 2000 -o "$out/pp_device.json"
       timed pp_host 120 "${mpi[@]}" "$x" pingpong --all-pairs --dev1 host --dev2 host -n 4 --loop-count 2000 -o "$out/pp_host.json"
       tail -20 "$out/pp_device.txt" ;;
-    *) echo "unknown stage '$stage' (catalogue shared check dryrun pingpong)" >&2 ;;
+    *) echo "unknown stage '$stage' (nvb nvb:A-B catalogue shared check dryrun pingpong)" >&2 ;;
   esac
 done
 cat "$out/stages.txt"
