@@ -10,11 +10,17 @@
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
+#include "app/interrupt.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
 #include "core/concurrent.hpp"
 #include "core/error.hpp"
+#include "core/fault.hpp"
+#include "core/resume.hpp"
+#include "core/sample_source.hpp"
+#include "core/stop.hpp"
+#include "core/time_budget.hpp"
 #include "core/topology.hpp"
 #include "report/report.hpp"
 #include "report/scenario_report.hpp"
@@ -38,16 +44,17 @@ void add_cuts_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("--skip-verification", o.skip_verification, "Do not verify data after the timed copies");
   cmd.add_option("--gate-timeout", o.gate_timeout_s, "Seconds the gate kernel waits")->capture_default_str();
   add_output_options(cmd, o.out);
+  add_stop_options(cmd, o.stop, true);
 }
 
-// discover_system, with the spec that needed a GPU named when there is none.
-System discover_for(const std::vector<TransferRequest>& requests) {
+// The measurement source, with the spec that needed a GPU named when there is none.
+std::unique_ptr<SampleSource> open_for(const ScenarioPlan& plan, const Context& ctx) {
   try {
-    return discover_system(false);
+    return ctx.open_source ? ctx.open_source(plan.measure) : open_gpu_source(plan.measure);
   } catch (const Error& e) {
-    if (e.kind() != ErrorKind::no_device || requests.empty()) throw;
-    const TransferRequest* quoted = &requests.front();
-    for (const TransferRequest& r : requests)
+    if (e.kind() != ErrorKind::no_device || plan.requests.empty()) throw;
+    const TransferRequest* quoted = &plan.requests.front();
+    for (const TransferRequest& r : plan.requests)
       if (r.all_devices) quoted = &r;
     fail(ErrorKind::no_device, fmt::format("transfer spec '{}' needs a GPU: {}", quoted->spec, e.what()));
   }
@@ -60,43 +67,100 @@ std::string scenario_progress(const ScenarioPlan& plan, std::size_t transfers) {
 
 void write_outputs(const ScenarioPlan& plan, const ScenarioResult& r, const OutputOptions& out) {
   if (out.format == "text") {
-    if (plan.front_end == "cuts") {
-      report::cuts_result_text(std::cout, r);
-      std::cout << "\n";
+    if (r.status != RunStatus::complete || !r.error.empty()) {
+      report::scenario_not_measured_text(std::cout, r);
+    } else {
+      if (plan.front_end == "cuts") {
+        report::cuts_result_text(std::cout, r);
+        std::cout << "\n";
+      }
+      report::scenario_text(std::cout, r);
     }
-    report::scenario_text(std::cout, r);
   }
   if (out.format == "json") std::cout << report::scenario_json(r).dump(2) << "\n";
   if (out.format == "csv") std::cout << report::scenario_csv(r);
+  std::cout.flush();
   if (!out.file.empty())
     report::write_file_atomic(out.file, out.file_is_csv() ? report::scenario_csv(r)
                                                           : report::scenario_json(r).dump(2) + "\n");
+}
+
+// A scenario is one cell: --resume measures it again unless FILE already
+// holds its complete result, which is then written as it is.
+bool resume_complete(const ScenarioPlan& plan, const System& sys, const OutputOptions& out, const Context& ctx) {
+  if (plan.stop.resume.empty()) return false;
+  const std::string name = "'" + plan.stop.resume + "'";
+  const nlohmann::json doc = read_result_file(plan.stop.resume, report::kScenarioSchemaName);
+  check_same_identity(identity_of(doc, name), identity_of(sys, ctx.argv), name);
+  const std::string status = doc.value("status", "");
+  if (status != "passed" && status != "failed") return false;
+  const std::string text = doc.dump(2) + "\n";
+  if (out.format == "json") std::cout << text;
+  if (out.format == "text") std::cout << "# " << plan.stop.resume << " holds the complete result: nothing to measure\n";
+  if (out.format == "csv") fail(ErrorKind::usage, "--resume of a complete scenario result writes JSON; use --format json");
+  if (!out.file.empty()) report::write_file_atomic(out.file, text);
+  return true;
+}
+
+// Measures under the stop state and the fault hook; a stop or an error
+// becomes the result's status, so the result is always written.
+ScenarioResult measure(SampleSource& src, const ScenarioRequest& req, const SampleCallback& on_sample) {
+  FaultPlan faults = FaultPlan::from_env();
+  const FaultKind fault = faults.match({"scenario"}, 0);
+  ScenarioResult r = describe_scenario(src.system(), req.scenario, [&src](const Location& l, int gpu) {
+    return src.resolve(l, gpu);
+  });
+  r.command_line = req.command_line;
+  r.front_end = req.front_end;
+  r.measure = src.options();
+  try {
+    throw_if_stopped();
+    inject_fault(fault, "scenario");
+    r = run_scenario(src, req, on_sample);
+    if (fault == FaultKind::verify && !r.transfers.empty()) r.transfers[0].verification = {Verification::Status::failed, 0};
+  } catch (const Stopped& stop) {
+    r.status = stop.reason() == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
+    r.stop = stop.reason();
+    r.stop_reason = stop.what();
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::usage) throw;  // a spec this machine cannot run: nothing was measured
+    r.error = e.what();
+    r.error_kind = e.kind();
+  }
+  return r;
 }
 
 }  // namespace
 
 int execute_scenario(const ScenarioPlan& plan, const OutputOptions& out, const Context& ctx) {
   check_output_writable(out);
-  const System sys = discover_for(plan.requests);
+  (void)FaultPlan::from_env();  // a malformed XFERBENCH_FAULT is a usage error before any GPU work
+  StopSignals signals;
+  TimeBudget budget(plan.stop.time_limit_s);
+  budget.arm();
+  const auto src = open_for(plan, ctx);
+  const System& sys = src->system();
+  if (resume_complete(plan, sys, out, ctx)) return 0;
   ScenarioRequest req;
   req.scenario = expand_requests(plan.requests, sys.gpu_count(), plan.streams);
   req.front_end = plan.front_end;
   req.use_mean = plan.use_mean;
   req.command_line = plan.command_line;
   check_scenario(sys, req.scenario);  // peer access and ids, before any allocation
-  Measurer measurer(sys, plan.measure);
   if (out.format == "text" && plan.front_end == "cuts") {
-    report::cuts_launch_text(std::cout, describe_scenario(sys, req.scenario, [&measurer](const Location& l, int gpu) {
-      return measurer.resolve(l, gpu);
+    report::cuts_launch_text(std::cout, describe_scenario(sys, req.scenario, [&src](const Location& l, int gpu) {
+      return src->resolve(l, gpu);
     }));
     std::cout.flush();
   }
   Progress progress(progress_enabled(ctx), std::cerr);
   const std::string what = scenario_progress(plan, req.scenario.transfers.size());
   progress.update(what, 0);
-  const ScenarioResult r = run_scenario(measurer, req, [&](int samples) { progress.update(what, samples); });
+  const ScenarioResult r = measure(*src, req, [&](int samples) { progress.update(what, samples); });
   progress.finish();
   write_outputs(plan, r, out);
+  if (r.stop != StopReason::none) return stop_exit_code(r.stop);
+  if (!r.error.empty()) return exit_code(r.error_kind);
   return all_verified(r) ? 0 : 1;
 }
 
@@ -113,6 +177,7 @@ void add_cuts_command(CLI::App& root, Context& ctx) {
       "Exit codes: 0 passed; 1 verification failed; 2 bad arguments (also a GPU pair without peer access);\n"
       "3 no usable GPU.");
   cmd->callback([&ctx, opts, cmd]() {
+    validate_stop_options(opts->stop);
     record_cuts_order(*cmd, opts->cuts_flags, opts->concurrent);
     auto plan = std::make_shared<ScenarioPlan>(build_scenario_plan(*opts, ctx.argv));
     ctx.action = [plan, opts, &ctx]() { return execute_scenario(*plan, opts->out, ctx); };

@@ -9,10 +9,15 @@
 #include <fmt/format.h>
 
 #include "app/command.hpp"
+#include "app/interrupt.hpp"
 #include "app/mpi_errors.hpp"
 #include "app/seed_args.hpp"
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
+#include "core/fault.hpp"
+#include "core/run_control.hpp"
+#include "core/stop.hpp"
+#include "core/time_budget.hpp"
 #include "pingpong/runner.hpp"
 #include "report/pingpong_report.hpp"
 
@@ -39,8 +44,16 @@ void publish(comm::Communicator& comm, const pingpong::Result& result, const Pin
   comm::agree_or_throw(comm, err ? &*err : nullptr, comm::Seconds(timeout_s));
 }
 
-int run_pingpong(const PingpongArgs& args, const pingpong::Options& options, const std::vector<std::string>& argv) {
+int run_pingpong(const PingpongArgs& args, const StopOptions& stop, const pingpong::Options& options,
+                 const std::vector<std::string>& argv) {
+  TimeBudget budget(stop.time_limit_s);  // the limit counts from the start, MPI start-up included
   const auto comm = comm::make_mpi_communicator(2);
+  // After MPI_Init, so these handlers are the ones in place. A signal to
+  // any rank stops every rank at the next size (runner.hpp).
+  StopSignals signals;
+  budget.arm();
+  FaultPlan faults = FaultPlan::from_env(comm->rank());
+  RunControl control(&budget, &faults);
   try {
     std::optional<Error> err;
     if (comm->rank() == 0) {
@@ -51,11 +64,13 @@ int run_pingpong(const PingpongArgs& args, const pingpong::Options& options, con
       }
     }
     comm::agree_or_throw(*comm, err ? &*err : nullptr, comm::Seconds(options.timeout_s));
-    const pingpong::Result result = pingpong::run(*comm, options);
+    pingpong::Result result = pingpong::run(*comm, options, pingpong::default_environment(), &control);
+    result.time_limit_s = stop.time_limit_s;
     publish(*comm, result, args, argv, options.timeout_s);
     // Every rank holds the same result, so every rank reaches the same status.
-    if (const auto failure = pingpong::first_failure(result)) throw *failure;
-    return 0;
+    if (result.stop == StopReason::none || result.stop == StopReason::time_limit)
+      if (const auto failure = pingpong::first_failure(result)) throw *failure;
+    return pingpong::exit_code_of(result);
   } catch (const Error& e) {
     return finish_with_agreed_error(*comm, e);
   }
@@ -70,11 +85,18 @@ void add_pingpong_command(CLI::App& root, Context& ctx) {
       "Launch with: mpirun -np 2 xferbench pingpong --dev1 host --dev2 gpu");
   auto args = std::make_shared<PingpongArgs>();
   add_pingpong_options(*cmd, *args);
-  cmd->footer("Seed spellings also work: -dev1 vh|ve, -dev2 vh|ve, -n N, -loop_count L.");
-  cmd->callback([&ctx, args] {
+  auto stop = std::make_shared<StopOptions>();
+  add_stop_options(*cmd, *stop, false);
+  cmd->footer("Seed spellings also work: -dev1 vh|ve, -dev2 vh|ve, -n N, -loop_count L.\n"
+              "A SIGINT/SIGTERM to any rank stops every rank before the next size; rank 0 writes the sizes measured\n"
+              "(status interrupted, exit 130/143). --time-limit skips sizes that would not end in time (exit 10).\n"
+              "XFERBENCH_FAULT=SIZE:KIND[@RANK] injects a failure for tests (docs/interrupts.md).");
+  cmd->callback([&ctx, args, stop] {
     // Converting here reports bad values before MPI or any GPU starts.
     const pingpong::Options options = to_options(*args);
-    ctx.action = [args, options, &ctx] { return run_pingpong(*args, options, ctx.argv); };
+    validate_stop_options(*stop);
+    (void)FaultPlan::from_env();  // a malformed XFERBENCH_FAULT is a usage error here too
+    ctx.action = [args, stop, options, &ctx] { return run_pingpong(*args, *stop, options, ctx.argv); };
   });
 }
 

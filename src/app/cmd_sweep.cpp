@@ -3,16 +3,22 @@
 // checked in the CLI callback, before any GPU is touched.
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
+#include "app/interrupt.hpp"
 #include "app/output.hpp"
 #include "app/run_options.hpp"
 #include "core/error.hpp"
+#include "core/fault.hpp"
+#include "core/resume.hpp"
+#include "core/runner.hpp"
 #include "core/sweep.hpp"
+#include "core/time_budget.hpp"
 #include "core/topology.hpp"
 #include "core/units.hpp"
 #include "frontends/spec.hpp"
@@ -58,6 +64,7 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_flag("-s,--skip-verification", s.skip_verification, "Do not verify data after the timed copies");
   cmd.add_flag("-d,--disable-affinity", s.disable_affinity, "No NUMA placement of host buffers and the thread");
   add_output_options(cmd, s.out);
+  add_stop_options(cmd, s.stop, true);
 }
 
 const CaseDef* sweepable_case(const std::string& name) {
@@ -102,20 +109,38 @@ SweepPlan build_plan(const SweepOptions& o, const std::vector<std::string>& argv
   return plan;
 }
 
-int execute(SweepPlan plan, const OutputOptions& out, const Context& ctx) {
+// --resume: the earlier sweep, once it is known to come from this machine,
+// this build and the same command.
+std::optional<SweepResult> resumed_sweep(const StopOptions& stop, const System& sys, const Context& ctx) {
+  if (stop.resume.empty()) return std::nullopt;
+  const std::string name = "'" + stop.resume + "'";
+  const nlohmann::json doc = read_result_file(stop.resume, report::kSweepSchemaName);
+  check_same_identity(identity_of(doc, name), identity_of(sys, ctx.argv), name);
+  return sweep_from_json(doc, stop.resume);
+}
+
+int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, const Context& ctx) {
   check_output_writable(out);
-  const System sys = discover_system(false);
+  FaultPlan faults = FaultPlan::from_env();
+  // From here a signal stops the sweep; the sizes measured are still written.
+  StopSignals signals;
+  TimeBudget budget(stop.time_limit_s);
+  budget.arm();
+  const auto source = ctx.open_source ? ctx.open_source(plan.req.measure) : open_gpu_source(plan.req.measure);
+  const System& sys = source->system();
+  const std::optional<SweepResult> earlier = resumed_sweep(stop, sys, ctx);
   if (!plan.req.named_case) plan.req.scenario = expand_requests(plan.transfers, sys.gpu_count(), plan.streams);
   const bool progress = progress_enabled(ctx);
-  const SweepResult r = run_sweep(sys, plan.req, [&](std::uint64_t bytes, std::size_t done, std::size_t total) {
+  const SweepResult r = run_sweep(*source, plan.req, [&](std::uint64_t bytes, std::size_t done, std::size_t total) {
     if (progress) fmt::print(std::cerr, "[{}/{}] {} bytes\n", done, total, bytes);
-  });
+  }, RunControls{&budget, &faults, nullptr}, earlier ? &*earlier : nullptr);
   if (out.format == "text") std::cout << report::sweep_text(r);
   if (out.format == "json") std::cout << report::sweep_json(r).dump(2) << "\n";
   if (out.format == "csv") std::cout << report::sweep_csv(r);
+  std::cout.flush();
   if (!out.file.empty())
     report::write_file_atomic(out.file, out.file_is_csv() ? report::sweep_csv(r) : report::sweep_json(r).dump(2) + "\n");
-  return r.status == SweepStatus::failed ? 1 : 0;
+  return sweep_exit_code(r);
 }
 
 }  // namespace
@@ -129,11 +154,13 @@ void add_sweep_command(CLI::App& root, Context& ctx) {
       "Rows: size, time per copy, bandwidth and % of the link's peak; then per series a least-squares fit of\n"
       "time = startup + size / asymptotic bandwidth (relative residuals), and n_half, the size reaching half of it.\n"
       "Sweeps between processes are 'mpirun -np 2 xferbench pingpong -n N' (its table is a size sweep).\n"
-      "Exit codes: 0 passed or waived; 1 a size failed (verification or error); 2 bad arguments.");
+      "Exit codes: 0 passed or waived; 1 a size failed (verification or error); 2 bad arguments; 10 partial\n"
+      "(--time-limit left sizes out); 130 / 143 interrupted by SIGINT / SIGTERM (the sizes measured are written).");
   cmd->callback([&ctx, opts, cmd]() {
     opts->factor_given = cmd->count("--factor") > 0;
+    validate_stop_options(opts->sampling.stop);
     auto plan = std::make_shared<SweepPlan>(build_plan(*opts, ctx.argv));
-    ctx.action = [plan, opts, &ctx]() { return execute(*plan, opts->sampling.out, ctx); };
+    ctx.action = [plan, opts, &ctx]() { return execute(*plan, opts->sampling.out, opts->sampling.stop, ctx); };
   });
 }
 

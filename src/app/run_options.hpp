@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/command.hpp"
+#include "app/interrupt.hpp"
 #include "app/output.hpp"
 #include "core/runner.hpp"
 #include "frontends/spec.hpp"
@@ -54,6 +55,7 @@ struct RunOptions {
   std::string sm_config;               // --sm-config BLOCKS_PER_SM,THREADS,UNROLL[,streaming]
   bool sm_launch_per_copy = false;     // --sm-launch-per-copy
   OutputOptions out;
+  StopOptions stop;                    // --time-limit, --resume
   ConcurrentOptions concurrent;
   CutsFlagOptions cuts_flags;
 };
@@ -72,6 +74,7 @@ struct ScenarioPlan {
   MeasureOptions measure;
   bool use_mean = false;
   std::vector<std::string> command_line;
+  StopOptions stop;        // --time-limit, --resume (validated)
 };
 
 // Throws Error(usage) quoting the offending text: a bad spec or flag, named

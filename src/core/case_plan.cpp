@@ -1,6 +1,7 @@
 #include "core/case_plan.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/latency.hpp"
 #include "core/stats.hpp"
+#include "core/stop.hpp"
 
 namespace xb {
 namespace {
@@ -313,37 +315,129 @@ void record_verification(const ScenarioSamples& s, const Scenario& sc, Cell& cel
 
 }  // namespace
 
-void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean, CaseResult& result) {
-  CasePlan plan = plan_case(def, measurer.system(), bytes);
-  for (const CellPlan& cp : plan.cells) {
-    for (const auto& t : cp.scenario.transfers)
-      if (!t.src.on_host() && !t.dst.on_host() && t.src.device != t.dst.device)
-        enable_peer_access(t.src.device, t.dst.device);
-    if (plan.latency) {
-      const Transfer& t = cp.scenario.transfers[0];
-      LatencySamples ls = measure_latency(measurer, t.exec_device, t.src);
-      Cell cell = make_cell(cp, cp.outputs[0], ls.ns_per_access, use_mean);
-      cell.bytes_per_copy = ls.buffer_bytes;
-      cell.copies_per_sample = static_cast<int>(ls.accesses_per_sample);
-      plan.matrices[0].cells.push_back(std::move(cell));
-      continue;
+namespace {
+
+std::string cell_key(const CaseDef& def, const CellPlan& cp) { return fmt::format("{}[{},{}]", def.name, cp.row, cp.col); }
+
+// The cells one planned cell reports (one per output, in output order).
+// `fail_check` (fault injection) marks the data check failed as a real
+// mismatch at offset 0 would.
+std::vector<Cell> measure_cell(const CasePlan& plan, const CellPlan& cp, SampleSource& src, bool use_mean,
+                               bool fail_check, CaseResult& result) {
+  std::vector<Cell> cells;
+  if (plan.latency) {
+    const Transfer& t = cp.scenario.transfers[0];
+    const LatencySamples ls = src.latency(t.exec_device, t.src);
+    Cell cell = make_cell(cp, cp.outputs[0], ls.ns_per_access, use_mean);
+    cell.bytes_per_copy = ls.buffer_bytes;
+    cell.copies_per_sample = static_cast<int>(ls.accesses_per_sample);
+    if (fail_check) {
+      cell.verification.status = Verification::Status::failed;
+      result.status = CaseStatus::failed;
+      result.message = fmt::format("verification failed: {} at byte offset 0", t.label);
     }
-    const Output& lead = cp.outputs[0];
-    const ScenarioSamples s = measurer.run(cp.scenario, [&](const ScenarioSamples& ss, std::size_t i) {
-      return output_value(lead, cp.scenario, ss, i);
-    });
-    for (const Output& o : cp.outputs) {
-      std::vector<double> values;
-      for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(output_value(o, cp.scenario, s, i));
-      Cell cell = make_cell(cp, o, std::move(values), use_mean);
-      cell.bytes_per_copy = cp.scenario.transfers[o.first].bytes;
-      cell.copies_per_sample = s.copies_per_sample;
-      cell.gated = s.gated;
-      record_verification(s, cp.scenario, cell, result);
-      plan.matrices[o.matrix].cells.push_back(std::move(cell));
+    cells.push_back(std::move(cell));
+    return cells;
+  }
+  const Output& lead = cp.outputs[0];
+  ScenarioSamples s = src.run(cp.scenario, [&](const ScenarioSamples& ss, std::size_t i) {
+    return output_value(lead, cp.scenario, ss, i);
+  });
+  if (fail_check && !s.transfers.empty()) s.transfers[0].verification = {Verification::Status::failed, 0};
+  for (const Output& o : cp.outputs) {
+    std::vector<double> values;
+    for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(output_value(o, cp.scenario, s, i));
+    Cell cell = make_cell(cp, o, std::move(values), use_mean);
+    cell.bytes_per_copy = cp.scenario.transfers[o.first].bytes;
+    cell.copies_per_sample = s.copies_per_sample;
+    cell.gated = s.gated;
+    record_verification(s, cp.scenario, cell, result);
+    cells.push_back(std::move(cell));
+  }
+  return cells;
+}
+
+// A cell that could not be measured: no value, its error, in every matrix
+// it reports to; the case is an error unless it already failed a check.
+void record_cell_error(CasePlan& plan, const CellPlan& cp, const std::string& message, CaseResult& result) {
+  for (const Output& o : cp.outputs) {
+    Cell cell;
+    cell.row = cp.row;
+    cell.col = cp.col;
+    cell.link = o.link;
+    cell.peak = o.peak;
+    cell.bytes_per_copy = cp.scenario.transfers[o.first].bytes;
+    cell.error = message;
+    plan.matrices[o.matrix].cells.push_back(std::move(cell));
+  }
+  if (result.status == CaseStatus::passed) {
+    result.status = CaseStatus::error;
+    result.message = fmt::format("[{},{}]: {}", cp.row, cp.col, message);
+  }
+}
+
+void run_cell(const CaseDef& def, CasePlan& plan, const CellPlan& cp, SampleSource& src, bool use_mean,
+              CaseResult& result, RunControl* ctl) {
+  const std::string key = cell_key(def, cp);
+  const FaultKind fault = ctl != nullptr ? ctl->fault({def.name, key}) : FaultKind::none;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    inject_fault(fault, key);
+    std::vector<Cell> cells = measure_cell(plan, cp, src, use_mean, fault == FaultKind::verify, result);
+    for (std::size_t i = 0; i < cells.size(); ++i) plan.matrices[cp.outputs[i].matrix].cells.push_back(std::move(cells[i]));
+  } catch (const Error& e) {
+    record_cell_error(plan, cp, e.what(), result);
+    if (e.kind() == ErrorKind::cuda) {
+      // A sticky error poisons the context: no later cell could run.
+      const std::string why = fault == FaultKind::cuda_sticky ? std::string(e.what()) : src.unusable_reason();
+      if (!why.empty()) throw Stopped(StopReason::gpu_unusable, fmt::format("the GPU is no longer usable: {}", why));
     }
   }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (ctl != nullptr) ctl->after_cell(CellCost{def.name, static_cast<double>(cp.scenario.transfers[0].bytes), seconds});
+}
+
+}  // namespace
+
+std::vector<std::string> missing_cells(const CaseDef& def, const System& sys, std::uint64_t bytes, const CaseResult& r) {
+  std::vector<std::string> out;
+  const CasePlan plan = plan_case(def, sys, bytes);
+  for (const CellPlan& cp : plan.cells) {
+    const std::size_t m = static_cast<std::size_t>(cp.outputs[0].matrix);
+    bool have = false;
+    if (m < r.matrices.size())
+      for (const Cell& c : r.matrices[m].cells) have = have || (c.row == cp.row && c.col == cp.col);
+    if (!have) out.push_back(cell_key(def, cp));
+  }
+  return out;
+}
+
+void run_case_plans(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& result,
+                    RunControl* ctl) {
+  CasePlan plan = plan_case(def, src.system(), bytes);
+  std::size_t over_time = 0;
+  try {
+    for (const CellPlan& cp : plan.cells) {
+      const CellCost next{def.name, static_cast<double>(cp.scenario.transfers[0].bytes), 0};
+      const auto decision = ctl != nullptr ? ctl->before_cell(cell_key(def, cp), next) : RunControl::Decision::run;
+      if (decision == RunControl::Decision::over_time) ++over_time;
+      if (decision == RunControl::Decision::run) run_cell(def, plan, cp, src, use_mean, result, ctl);
+    }
+  } catch (const Stopped&) {
+    result.matrices = std::move(plan.matrices);  // the cells measured before the stop are kept
+    throw;
+  }
   result.matrices = std::move(plan.matrices);
+  if (over_time > 0 && result.status == CaseStatus::passed) {
+    result.status = CaseStatus::not_run;
+    result.message = fmt::format("{} of {} cells not run: they would not end within the time limit", over_time,
+                                 plan.cells.size());
+  }
+}
+
+void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean, CaseResult& result) {
+  GpuSource src(measurer);
+  run_case_plans(def, src, bytes, use_mean, result, nullptr);
 }
 
 }  // namespace xb

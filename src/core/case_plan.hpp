@@ -8,6 +8,8 @@
 
 #include "core/cases.hpp"
 #include "core/measure.hpp"
+#include "core/run_control.hpp"
+#include "core/sample_source.hpp"
 
 namespace xb {
 
@@ -43,8 +45,18 @@ CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes);
 // Per-sample value of an output, in GB/s.
 double output_value(const Output& out, const Scenario& sc, const ScenarioSamples& s, std::size_t sample);
 
-// Measures every planned cell and stores cells and status in `result`.
+// Measures every planned cell and stores cells and status in `result`. A
+// cell whose measurement throws Error gets that error (no value) and the
+// others still run; after a CUDA error that leaves the GPU unusable it
+// throws Stopped(gpu_unusable). With `ctl`: stop requests (Stopped, the
+// cells measured so far kept in `result`), the time limit (cells that would
+// not fit are left out: case status not_run), faults, resume.
+void run_case_plans(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& result,
+                    RunControl* ctl = nullptr);
 void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
                     CaseResult& result);
+
+// Keys "CASE[ROW,COL]" of the planned cells `r` holds no cell for.
+std::vector<std::string> missing_cells(const CaseDef& def, const System& sys, std::uint64_t bytes, const CaseResult& r);
 
 }  // namespace xb

@@ -50,4 +50,12 @@ std::optional<std::string> waive_reason(const CaseDef& def, const System& sys);
 // Runs one case; errors inside become data (status error / failed).
 CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean);
 
+class SampleSource;
+class RunControl;
+// The same into `r`, through any source and under a RunControl (stops,
+// time limit, faults, resume). A stop request throws Stopped out of it with
+// the cells measured so far in `r`.
+void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& r,
+                   RunControl* ctl = nullptr);
+
 }  // namespace xb

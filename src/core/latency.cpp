@@ -10,6 +10,7 @@
 #include "core/kernels.hpp"
 #include "core/measure.hpp"
 #include "core/stats.hpp"
+#include "core/stop.hpp"
 #include "core/topology.hpp"
 
 namespace xb {
@@ -57,6 +58,7 @@ LatencySamples measure_latency(Measurer& measurer, int gpu, const Location& targ
   run_once();  // warm-up: TLB entries and code loading
   const auto t0 = std::chrono::steady_clock::now();
   for (int n = 1; n <= std::max(opts.min_samples, opts.max_samples); ++n) {
+    throw_if_stopped();  // a stop request abandons the cell between samples
     out.ns_per_access.push_back(run_once());
     if (n < opts.min_samples) continue;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

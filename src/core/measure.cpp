@@ -13,6 +13,7 @@
 #include "core/numa.hpp"
 #include "core/sm_shape.hpp"
 #include "core/stats.hpp"
+#include "core/stop.hpp"
 #include "core/units.hpp"
 
 namespace xb {
@@ -149,6 +150,7 @@ void Measurer::warm_up(Plan& plan) {
   // samples: a sample lasts about target_sample_s.
   double slowest_copy_s = 0;
   for (int round = 0; round < std::max(1, opts_.warmup_copies); ++round) {
+    throw_if_stopped();
     for (std::size_t i = 0; i < plan.size(); ++i) {
       XB_CUDA_CHECK(cudaSetDevice(plan.stream(i).device()));
       XB_CUDA_CHECK(cudaEventRecord(plan.start[i].get(), plan.stream(i).get()));
@@ -171,6 +173,12 @@ void Measurer::warm_up(Plan& plan) {
 void Measurer::run_sample(Plan& plan, ScenarioSamples& out) {
   release_[0] = plan.gated ? 0 : 1;
   timed_out_[0] = 0;
+  // If queuing throws after a gate is launched, open it on the way out, so
+  // no gate spins until its timeout and the cleanup does not wait for it.
+  struct GateRelease {
+    volatile int* flag;
+    ~GateRelease() { flag[0] = 1; }
+  } open_gate_on_exit{release_};
   const auto timeout_ns = static_cast<std::uint64_t>(opts_.gate_timeout_s * 1e9);
   for (std::size_t s = 0; s < plan.streams.size(); ++s) {
     XB_CUDA_CHECK(cudaSetDevice(plan.streams[s].device()));
@@ -211,6 +219,7 @@ void Measurer::wait_for(const Event& done) {
   const double deadline_s = opts_.gate_timeout_s + 60.0;
   cudaError_t q;
   while ((q = cudaEventQuery(done.get())) == cudaErrorNotReady) {
+    throw_if_stopped();  // long samples (CUts: 100 x 1 GiB) are abandoned too; teardown waits for the queued copies
     if (seconds_since(t0) > deadline_s)
       fail(ErrorKind::timeout, fmt::format("transfers did not finish within {:.0f} s", deadline_s));
     std::this_thread::sleep_for(std::chrono::microseconds(50));
@@ -286,6 +295,7 @@ ScenarioSamples Measurer::run(const Scenario& scenario, const SampleMetric& metr
   const auto sampling_start = Clock::now();
   std::vector<double> values;
   for (int n = 1; n <= std::max(opts_.min_samples, opts_.max_samples); ++n) {
+    throw_if_stopped();  // a stop request (signal, time limit) abandons the cell between samples
     run_sample(plan, out);
     values.push_back(metric(out, static_cast<std::size_t>(n - 1)));
     if (n < opts_.min_samples) continue;

@@ -8,6 +8,7 @@
 
 #include "core/measure.hpp"
 #include "core/stats.hpp"
+#include "core/stop.hpp"
 #include "core/topology.hpp"
 
 namespace xb {
@@ -29,6 +30,7 @@ struct Cell {
   bool gated = true;
   bool outlier = false;
   std::string note;                 // outlier explanation or why the cell is empty
+  std::string error;                // non-empty: the cell could not be measured (no value); why
 };
 
 struct Matrix {
@@ -39,7 +41,9 @@ struct Matrix {
   std::vector<Cell> cells;          // only the measured cells
 };
 
-enum class CaseStatus { passed, failed, waived, error };
+// not_run: the case was not (fully) measured: the run was interrupted or
+// reached its time limit first; its matrices hold the cells it did measure.
+enum class CaseStatus { passed, failed, waived, error, not_run };
 const char* to_string(CaseStatus s) noexcept;
 
 struct CaseResult {
@@ -57,7 +61,18 @@ struct RunSettings {
   MeasureOptions measure;
 };
 
+// complete: every selected case ran; interrupted: a signal or an unusable
+// GPU stopped the run; partial: --time-limit left cells out.
+enum class RunStatus { complete, interrupted, partial };
+const char* to_string(RunStatus s) noexcept;
+
 struct RunResult {
+  RunStatus status = RunStatus::complete;
+  StopReason stop = StopReason::none;  // what ended it early, if anything
+  std::string stop_reason;           // why the run is not complete ("interrupted by SIGINT", ...)
+  double time_limit_s = 0;           // --time-limit; 0: none
+  std::vector<std::string> not_run;  // cells ("CASE[ROW,COL]") and cases not measured
+  std::string resumed_from;          // --resume FILE this result completes
   std::vector<std::string> command_line;
   std::string start_time_utc;
   double wall_seconds = 0;

@@ -26,6 +26,29 @@ using CaseCallback = std::function<void(const CaseResult&, std::size_t done, std
 // fit in a GPU's free memory; errors inside a case become that case's data.
 RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback& on_case = {});
 
+class FaultPlan;
+class SampleSource;
+class TimeBudget;
+
+// The optional controls of a run (see core/run_control.hpp).
+struct RunControls {
+  TimeBudget* budget = nullptr;        // --time-limit
+  FaultPlan* faults = nullptr;         // XFERBENCH_FAULT
+  const RunResult* resume = nullptr;   // --resume: cells it holds are kept, not measured again
+};
+
+// The same through any source. A stop request (signal, time limit, an
+// unusable GPU) ends the loop: the result then holds every cell measured,
+// the unfinished cases with status not_run, status interrupted or partial,
+// and `not_run` lists what is missing; on_case is called for every case,
+// also the unfinished ones.
+RunResult run_cases(SampleSource& src, const RunRequest& req, const CaseCallback& on_case, const RunControls& controls);
+
+// The process exit code for a run: 130 / 143 (interrupted by SIGINT /
+// SIGTERM), 8 (GPU unusable), 1 (a case failed or errored), 10 (partial:
+// cells left out by the time limit), 0.
+int run_exit_code(const RunResult& r);
+
 // Marks cells far below the others on the same kind of link in the same
 // matrix (bandwidth < 80% of the group's median; latency > 125%).
 void flag_outliers(Matrix& m);

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "comm/communicator.hpp"
+#include "core/run_control.hpp"
 #include "pingpong/options.hpp"
 #include "pingpong/result.hpp"
 
@@ -24,6 +25,14 @@ Environment default_environment();
 // two-rank run a failed pair is thrown too; with --all-pairs it becomes
 // data in its PairResult (error) so the other pairs still report, and
 // first_failure() gives the exit status.
-Result run(comm::Communicator& comm, const Options& options, const Environment& env = default_environment());
+//
+// Stops (signals, the time limit's deadline, core/stop.hpp) are agreed
+// between the two ranks of a pair before every size, and by all ranks at
+// the end of every --all-pairs round: a signal to any rank stops them all
+// at the same point; the sizes measured are kept and the result says
+// interrupted or partial. `control` (optional) brings the time limit's
+// per-size planning and the fault hook (sizes in bytes).
+Result run(comm::Communicator& comm, const Options& options, const Environment& env = default_environment(),
+           RunControl* control = nullptr);
 
 }  // namespace xb::pingpong

@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "core/build_info.hpp"
 #include "core/cases.hpp"
 #include "core/runner.hpp"
 #include "report/report.hpp"
@@ -22,6 +23,7 @@ json gpu_json(const GpuInfo& g) {
   return {{"index", g.index},
           {"name", g.name},
           {"pci_bus_id", g.pci_bus_id},
+          {"uuid", g.uuid},
           {"compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
           {"sm_count", g.sm_count},
           {"memory_bytes", g.memory_bytes},
@@ -67,6 +69,7 @@ json cell_json(const Cell& c, Metric metric) {
     j["accesses_per_sample"] = c.copies_per_sample;
   }
   if (!c.note.empty()) j["note"] = c.note;
+  if (!c.error.empty()) j["error"] = c.error;
   return j;
 }
 
@@ -85,6 +88,27 @@ json case_json(const CaseResult& c) {
 }
 
 }  // namespace
+
+json tool_json() {
+  json t = {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}};
+  if (*build_git_hash() != '\0') t["git"] = build_git_hash();
+  return t;
+}
+
+std::string run_status_text(const RunResult& run) {
+  if (run.status != RunStatus::complete) return to_string(run.status);
+  return all_passed(run) ? "passed" : "failed";
+}
+
+json stop_json(const RunResult& run) {
+  json j = {{"time_limit_seconds", run.time_limit_s > 0 ? json(run.time_limit_s) : json(nullptr)},
+            {"resumed_from", run.resumed_from.empty() ? json(nullptr) : json(run.resumed_from)}};
+  if (run.status == RunStatus::complete) return j;
+  j["reason"] = to_string(run.stop);
+  j["message"] = run.stop_reason;
+  j["not_run"] = run.not_run;
+  return j;
+}
 
 json system_json(const System& sys) {
   json gpus = json::array(), numa = json::array(), links = json::array();
@@ -115,11 +139,12 @@ json run_json(const RunResult& run) {
   const MeasureOptions& m = run.settings.measure;
   return {{"schema", kSchemaName},
           {"schema_version", kSchemaVersion},
-          {"tool", {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}}},
+          {"tool", tool_json()},
           {"command_line", run.command_line},
           {"start_time_utc", run.start_time_utc},
           {"wall_seconds", run.wall_seconds},
-          {"status", all_passed(run) ? "passed" : "failed"},
+          {"status", run_status_text(run)},
+          {"stop", stop_json(run)},
           {"settings",
            {{"buffer_bytes", run.settings.buffer_bytes},
             {"statistic", run.settings.statistic},

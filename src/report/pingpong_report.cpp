@@ -47,7 +47,7 @@ std::string run_header(const Result& r) {
 void append_pair_table(std::string& out, const PairResult& p) {
   out += fmt::format("# rank {} ({}, {}) <-> rank {} ({}, {}), transport {}\n", p.rank_a, p.host_a,
                      device_label(p.gpu_a), p.rank_b, p.host_b, device_label(p.gpu_b), p.transport);
-  if (!p.error.empty()) {
+  if (!p.error.empty() && p.sizes.empty()) {
     out += fmt::format("# error: {}\n", p.error);
     return;
   }
@@ -55,11 +55,18 @@ void append_pair_table(std::string& out, const PairResult& p) {
   out += "|---------------|-----------------------|------------------|--------------|--------------|\n";
   int failed = 0;
   for (const SizeResult& s : p.sizes) {
+    if (!s.error.empty()) {
+      out += fmt::format("|{:>15}| ERROR: {}\n", s.bytes, s.error);
+      ++failed;
+      continue;
+    }
     out += fmt::format("|{:>15}|{:>23.9f}|{:>18.9f}|{:>14.9f}|{:>14.9f}|{}\n", s.bytes, s.one_way_s.mean,
                        s.bandwidth_gbps, s.one_way_s.min, s.one_way_s.max, s.verified ? "" : " FAILED");
     failed += s.verified ? 0 : 1;
   }
   out += "|---------------|-----------------------|------------------|--------------|--------------|\n";
+  if (!p.error.empty()) out += fmt::format("# error after {} size(s): {}\n", p.sizes.size(), p.error);
+  if (!p.not_run.empty()) out += fmt::format("# {} size(s) not run\n", p.not_run.size());
   if (failed == 0) {
     out += fmt::format("# data verified: all {} sizes passed\n", p.sizes.size());
   } else {
@@ -103,6 +110,13 @@ void append_matrix(std::string& out, const Result& r, const std::string& title, 
   }
 }
 
+// For a run that did not measure everything: why, and how much is missing.
+std::string completion_line(const Result& r) {
+  if (r.status == RunStatus::complete) return "";
+  return fmt::format("# run {}: {}; {} size(s) or pair(s) not run\n", to_string(r.status), r.stop_reason,
+                     r.not_run.size());
+}
+
 std::string all_pairs_text(const Result& r) {
   std::string out = run_header(r);
   for (const auto& [rank, label] : rank_labels(r)) {
@@ -122,7 +136,7 @@ std::string all_pairs_text(const Result& r) {
     out += fmt::format("# r{}-r{}: transport {}, {}\n", p.rank_a, p.rank_b, p.transport.empty() ? "none" : p.transport,
                        verdict);
   }
-  return out;
+  return out + completion_line(r);
 }
 
 nlohmann::json size_json(const SizeResult& s) {
@@ -135,7 +149,17 @@ nlohmann::json size_json(const SizeResult& s) {
           {"bandwidth_min_gbps", s.bandwidth_min_gbps},
           {"bandwidth_max_gbps", s.bandwidth_max_gbps},
           {"verified", s.verified},
-          {"verify_error", s.verify_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.verify_error)}};
+          {"verify_error", s.verify_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.verify_error)},
+          {"error", s.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.error)}};
+}
+
+nlohmann::json pingpong_stop_json(const Result& r) {
+  nlohmann::json j = {{"time_limit_seconds", r.time_limit_s > 0 ? nlohmann::json(r.time_limit_s) : nlohmann::json(nullptr)}};
+  if (r.status == RunStatus::complete) return j;
+  j["reason"] = to_string(r.stop);
+  j["message"] = r.stop_reason;
+  j["not_run"] = r.not_run;
+  return j;
 }
 
 nlohmann::json pair_json(const PairResult& p) {
@@ -147,6 +171,7 @@ nlohmann::json pair_json(const PairResult& p) {
           {"buffer_a", p.gpu_a < 0 ? "host" : "gpu"}, {"buffer_b", p.gpu_b < 0 ? "host" : "gpu"},
           {"transport", p.transport.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.transport)},
           {"error", p.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.error)},
+          {"not_run_bytes", p.not_run},
           {"sizes", sizes}};
 }
 
@@ -156,7 +181,7 @@ std::string pingpong_text(const Result& r) {
   if (r.all_pairs) return all_pairs_text(r);
   std::string out = run_header(r);
   for (const auto& p : r.pairs) append_pair_table(out, p);
-  return out;
+  return out + completion_line(r);
 }
 
 std::string pingpong_json(const Result& r, const std::vector<std::string>& argv) {
@@ -173,7 +198,8 @@ std::string pingpong_json(const Result& r, const std::vector<std::string>& argv)
                             {"warmup", r.warmup},
                             {"window", r.window},
                             {"gbps_definition", "1e9 bytes per second"},
-                            {"status", failure ? "failed" : "ok"},
+                            {"status", r.status != RunStatus::complete ? to_string(r.status) : failure ? "failed" : "ok"},
+                            {"stop", pingpong_stop_json(r)},
                             {"failure", failure ? nlohmann::json(failure->what()) : nlohmann::json(nullptr)},
                             {"pairs", pairs}};
   return j.dump(2) + "\n";
