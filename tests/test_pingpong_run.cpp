@@ -87,7 +87,7 @@ TEST(PingpongRun, MoreThanTwoRanksNeedAllPairs) {
 }
 
 Environment fake_gpus(int count, bool nccl) {
-  return Environment{[count] { return count; }, [nccl] { return nccl; }};
+  return Environment{[count] { return count; }, [nccl] { return nccl; }, {}};
 }
 
 TEST(PingpongRun, AGpuIdOutOfRangeOnOneRankStopsEveryRank) {

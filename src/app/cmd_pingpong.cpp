@@ -24,6 +24,16 @@
 namespace xb::app {
 namespace {
 
+// Stdout and the --output file, from this process.
+void publish_local(const pingpong::Result& result, const PingpongArgs& args, const std::vector<std::string>& argv) {
+  const auto format = report::parse_pingpong_format(args.output.format);
+  std::cout << report::render_pingpong(result, format, argv) << std::flush;
+  if (!args.output.file.empty()) {
+    const auto file_format = args.output.file_is_csv() ? report::PingpongFormat::csv : report::PingpongFormat::json;
+    report::write_file_atomically(args.output.file, report::render_pingpong(result, file_format, argv));
+  }
+}
+
 // Rank 0 writes stdout and the --output file; the outcome (say a file that
 // cannot be written) is agreed so all ranks exit alike.
 void publish(comm::Communicator& comm, const pingpong::Result& result, const PingpongArgs& args,
@@ -31,17 +41,43 @@ void publish(comm::Communicator& comm, const pingpong::Result& result, const Pin
   std::optional<Error> err;
   if (comm.rank() == 0) {
     try {
-      const auto format = report::parse_pingpong_format(args.output.format);
-      std::cout << report::render_pingpong(result, format, argv) << std::flush;
-      if (!args.output.file.empty()) {
-        const auto file_format = args.output.file_is_csv() ? report::PingpongFormat::csv : report::PingpongFormat::json;
-        report::write_file_atomically(args.output.file, report::render_pingpong(result, file_format, argv));
-      }
+      publish_local(result, args, argv);
     } catch (const Error& e) {
       err = e;
     }
   }
   comm::agree_or_throw(comm, err ? &*err : nullptr, comm::Seconds(timeout_s));
+}
+
+// Under mpirun, SIGKILL follows mpirun's SIGTERM after 1 s.
+constexpr double kEmergencyGraceS = 0.5;
+
+pingpong::Result empty_result(const pingpong::Options& o, int world_size) {
+  pingpong::Result r;
+  r.mode = o.mode;
+  r.loop_count = o.loop_count;
+  r.warmup = o.warmup;
+  r.window = o.window;
+  r.world_size = world_size;
+  r.all_pairs = o.all_pairs;
+  r.requested_transport = pingpong::to_string(o.transport);
+  return r;
+}
+
+void keep_pair(pingpong::Result& r, const pingpong::PairResult& pair) {
+  for (auto& p : r.pairs) {
+    if (p.rank_a == pair.rank_a && p.rank_b == pair.rank_b) {
+      p = pair;
+      return;
+    }
+  }
+  r.pairs.push_back(pair);
+}
+
+void mark_interrupted(pingpong::Result& r, StopReason why) {
+  r.status = RunStatus::interrupted;
+  r.stop = why;
+  r.stop_reason = stop_message(why) + ", written by rank 0 before the other ranks agreed (sizes not run are not listed)";
 }
 
 int run_pingpong(const PingpongArgs& args, const StopOptions& stop, const pingpong::Options& options,
@@ -64,7 +100,20 @@ int run_pingpong(const PingpongArgs& args, const StopOptions& stop, const pingpo
       }
     }
     comm::agree_or_throw(*comm, err ? &*err : nullptr, comm::Seconds(options.timeout_s));
-    pingpong::Result result = pingpong::run(*comm, options, pingpong::default_environment(), &control);
+    // Rank 0 keeps what it measured for an emergency write (interrupt.hpp).
+    pingpong::Result snapshot = empty_result(options, comm->size());
+    std::unique_ptr<EmergencyWriter> emergency;
+    if (comm->rank() == 0)
+      emergency = std::make_unique<EmergencyWriter>(kEmergencyGraceS, [&](StopReason why) {
+        mark_interrupted(snapshot, why);
+        publish_local(snapshot, args, argv);
+      });
+    pingpong::Environment env = pingpong::default_environment();
+    env.on_size = [&](const pingpong::PairResult& pair) {
+      if (emergency) emergency->update([&] { keep_pair(snapshot, pair); });
+    };
+    pingpong::Result result = pingpong::run(*comm, options, env, &control);
+    if (emergency) emergency->finished();
     result.time_limit_s = stop.time_limit_s;
     publish(*comm, result, args, argv, options.timeout_s);
     // Every rank holds the same result, so every rank reaches the same status.

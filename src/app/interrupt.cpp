@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
+
 #include "core/stop.hpp"
 #include "core/time_budget.hpp"
 
@@ -41,6 +44,48 @@ StopSignals::StopSignals() {
 StopSignals::~StopSignals() {
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
+  clear_stop();  // the command is over: nothing after it must see its stop or deadline
+}
+
+EmergencyWriter::EmergencyWriter(double grace_s, Write write)
+    : grace_s_(grace_s), write_(std::move(write)), thread_([this] { watch(); }) {}
+
+EmergencyWriter::~EmergencyWriter() {
+  finished();
+  thread_.join();
+}
+
+void EmergencyWriter::update(const std::function<void()>& refresh) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  refresh();
+}
+
+void EmergencyWriter::finished() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_ = true;
+  }
+  wake_.notify_all();
+}
+
+void EmergencyWriter::watch() {
+  using namespace std::chrono;
+  std::unique_lock<std::mutex> lock(mutex_);
+  // Only signals: a time limit ends the run in order, nobody kills it.
+  while (!wake_.wait_for(lock, milliseconds(20), [this] { return done_ || signal_stop() != StopReason::none; })) {
+  }
+  if (done_) return;
+  const StopReason why = signal_stop();
+  if (wake_.wait_for(lock, duration<double>(grace_s_), [this] { return done_; })) return;
+  // The main thread is still inside a measurement (or a blocking MPI call).
+  try {
+    write_(why);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "xferbench: error: %s\n", e.what());
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(stop_exit_code(why));
 }
 
 void add_stop_options(CLI::App& cmd, StopOptions& o, bool with_resume) {

@@ -10,10 +10,16 @@
 // ends the process at once, by that signal.
 #pragma once
 
+#include <condition_variable>
 #include <csignal>
+#include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include <CLI/CLI.hpp>
+
+#include "core/stop.hpp"
 
 namespace xb::app {
 
@@ -21,7 +27,8 @@ class StopSignals {
  public:
   // Clears any earlier stop request and installs the handlers.
   StopSignals();
-  // Restores the handlers that were there before.
+  // Restores the handlers that were there before and clears the stop state
+  // (a recorded signal, a deadline).
   ~StopSignals();
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
@@ -29,6 +36,34 @@ class StopSignals {
  private:
   struct sigaction old_int_ {};
   struct sigaction old_term_ {};
+};
+
+// Under mpirun a signal to mpirun becomes SIGTERM to every rank and SIGKILL
+// one second later (Open MPI's odls_base_sigkill_timeout), which can be
+// sooner than the ranks reach the next point where they agree to stop (the
+// end of a large message size). So rank 0 keeps a copy of what it measured
+// (update()); if a stop request has not ended the command within `grace_s`,
+// a watcher thread writes that copy (status interrupted) and ends the
+// process with 130 / 143. finished() (or the destructor) disarms it.
+class EmergencyWriter {
+ public:
+  using Write = std::function<void(StopReason)>;
+  EmergencyWriter(double grace_s, Write write);
+  ~EmergencyWriter();
+  EmergencyWriter(const EmergencyWriter&) = delete;
+  EmergencyWriter& operator=(const EmergencyWriter&) = delete;
+  // Runs `update` (which refreshes the copy) under the lock the watcher takes.
+  void update(const std::function<void()>& refresh);
+  void finished();
+
+ private:
+  void watch();
+  double grace_s_;
+  Write write_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::thread thread_;
 };
 
 struct StopOptions {

@@ -36,10 +36,22 @@ double parse_duration_s(const std::string& text, const std::string& what) {
 }
 
 double measured_cost_model(const std::vector<CellCost>& done, const CellCost& next) {
-  for (auto it = done.rbegin(); it != done.rend(); ++it) {
+  const CellCost* last = nullptr;
+  const CellCost* before = nullptr;
+  for (auto it = done.rbegin(); it != done.rend() && before == nullptr; ++it) {
     if (it->group != next.group) continue;
-    const double ratio = it->bytes > 0 && next.bytes > it->bytes ? next.bytes / it->bytes : 1.0;
-    return it->seconds * ratio;
+    if (last == nullptr) {
+      last = &*it;
+    } else if (it->bytes != last->bytes) {
+      before = &*it;
+    }
+  }
+  if (last != nullptr) {
+    // Cost grows with the size at the rate of the last two sizes (never
+    // below the last cost: fixed per-cell costs dominate small sizes).
+    double slope = 0;
+    if (before != nullptr) slope = std::max(0.0, (last->seconds - before->seconds) / (last->bytes - before->bytes));
+    return last->seconds + slope * std::max(0.0, next.bytes - last->bytes);
   }
   if (done.empty()) return 0;
   double sum = 0;

@@ -27,10 +27,12 @@ struct CellCost {
 // Expected wall seconds of `next`, from the cells measured so far; 0 = no idea.
 using CellCostModel = std::function<double(const std::vector<CellCost>& done, const CellCost& next)>;
 
-// The default model: the last measured cell of the same group, scaled up by
-// the size ratio when `next` is larger (transfer time grows with bytes;
-// scaling never down keeps the fixed per-cell costs); with no cell of the
-// group yet, the mean of every cell measured; nothing measured: 0.
+// The default model: the last measured cell of the same group, plus the
+// growth per byte seen between its last two sizes times the bytes `next`
+// adds (never less than the last cost: fixed per-cell costs such as warm-up
+// and sampling dominate small sizes); with no cell of the group yet, the
+// mean of every cell measured; nothing measured: 0 (the cell runs, and the
+// hard deadline still ends it in time).
 double measured_cost_model(const std::vector<CellCost>& done, const CellCost& next);
 
 class TimeBudget {

@@ -20,7 +20,7 @@
 namespace xb::pingpong {
 
 Environment default_environment() {
-  return Environment{device_count_or_zero, [] { return nccl::available(); }};
+  return Environment{device_count_or_zero, [] { return nccl::available(); }, {}};
 }
 
 namespace {
@@ -226,7 +226,7 @@ SizeState local_state(const PairContext& ctx, const PairResult& r, std::uint64_t
 // (the remaining sizes are not run); a failure agreed in the handshake
 // marks that size and the loop goes on.
 void measure_sizes(Transport& t, const PairContext& ctx, const Options& o, const std::vector<std::uint64_t>& sizes,
-                   RunControl* control, PairResult& r) {
+                   RunControl* control, const Environment& env, PairResult& r) {
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const std::uint64_t bytes = sizes[i];
     const SizeState both = handshake(ctx, local_state(ctx, r, bytes, control));
@@ -254,6 +254,7 @@ void measure_sizes(Transport& t, const PairContext& ctx, const Options& o, const
       s.verify_error = "injected fault (XFERBENCH_FAULT)";
     }
     r.sizes.push_back(std::move(s));
+    if (ctx.initiator && env.on_size) env.on_size(r);
     if (control != nullptr)
       control->after_cell(CellCost{fmt::format("r{}-r{}", r.rank_a, r.rank_b), static_cast<double>(bytes),
                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
@@ -261,7 +262,7 @@ void measure_sizes(Transport& t, const PairContext& ctx, const Options& o, const
 }
 
 PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vector<RankInfo>& infos, Pair pair,
-                        RunControl* control) {
+                        RunControl* control, const Environment& env) {
   const RankInfo& a = infos.at(pair.first);
   const RankInfo& b = infos.at(pair.second);
   PairResult r;
@@ -287,7 +288,7 @@ PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vect
     std::unique_ptr<Transport> t;
     checkpointed(ctx, [&] { t = make_transport(kind, ctx); });
     checkpointed(ctx, [&] { t->connect(); });
-    measure_sizes(*t, ctx, o, sizes, control, r);
+    measure_sizes(*t, ctx, o, sizes, control, env, r);
     // Neither rank frees memory the other may still have mapped (ipc).
     checkpointed(ctx, [] {});
   } catch (const Error& e) {
@@ -353,7 +354,7 @@ Result run(comm::Communicator& comm, const Options& options, const Environment& 
     StopReason seen = StopReason::none;
     for (const Pair& p : round) {
       if (p.first != comm.rank() && p.second != comm.rank()) continue;
-      PairResult r = measure_pair(comm, options, infos, p, control);
+      PairResult r = measure_pair(comm, options, infos, p, control, env);
       seen = r.stop;
       if (p.first == comm.rank()) mine.push_back(std::move(r));
     }

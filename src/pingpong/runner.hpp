@@ -17,6 +17,9 @@ namespace xb::pingpong {
 struct Environment {
   std::function<int()> device_count;    // default: device_count_or_zero
   std::function<bool()> nccl_available; // default: nccl::available
+  // Called on the initiator after each size with the pair's record so far
+  // (the command keeps a copy for an emergency write, app/interrupt.hpp).
+  std::function<void(const PairResult&)> on_size;
 };
 Environment default_environment();
 
