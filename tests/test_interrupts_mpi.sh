@@ -138,7 +138,7 @@ else
   echo "ok   first_touch_fault_signal"
 fi
 f=$work/ft_int.json
-start ft_int first-touch 200000 2 1K 64K 1 --memory host -o "$f"
+start ft_int first-touch 100000 2 1M 4M 1 --memory host -o "$f"
 signal_rank 1 INT 1.5
 finish
 if [[ $rc -ne 130 || $(json "$f" "d['status'], len(d['variants'][0]['times_s']) > 0") != "interrupted True" ]]; then

@@ -50,7 +50,7 @@ void publish(comm::Communicator& comm, const pingpong::Result& result, const Pin
 }
 
 // Under mpirun, SIGKILL follows mpirun's SIGTERM after 1 s.
-constexpr double kEmergencyGraceS = 0.5;
+constexpr double kEmergencyGraceS = 0.3;
 
 pingpong::Result empty_result(const pingpong::Options& o, int world_size) {
   pingpong::Result r;

@@ -77,6 +77,8 @@ void EmergencyWriter::watch() {
   if (done_) return;
   const StopReason why = signal_stop();
   if (wake_.wait_for(lock, duration<double>(grace_s_), [this] { return done_; })) return;
+  // The ranks agreed to stop and are writing in order: let them.
+  if (stop_acknowledged()) return;
   // The main thread is still inside a measurement (or a blocking MPI call).
   try {
     write_(why);

@@ -44,7 +44,9 @@ class StopSignals {
 // end of a large message size). So rank 0 keeps a copy of what it measured
 // (update()); if a stop request has not ended the command within `grace_s`,
 // a watcher thread writes that copy (status interrupted) and ends the
-// process with 130 / 143. finished() (or the destructor) disarms it.
+// process with 130 / 143, unless the ranks have already agreed to stop
+// (acknowledge_stop(): they are writing in order). finished() (or the
+// destructor) disarms it.
 class EmergencyWriter {
  public:
   using Write = std::function<void(StopReason)>;

@@ -176,6 +176,8 @@ std::vector<std::string> comparable_args(const std::vector<std::string>& argv) {
     }
     if (!neutral_flag(argv[i])) out.push_back(argv[i]);
   }
+  // "xferbench -o r.json" is "xferbench run -o r.json".
+  if (!out.empty() && out.front() == "run") out.erase(out.begin());
   return out;
 }
 

@@ -10,6 +10,7 @@ namespace {
 std::atomic<int> g_signal{0};
 // steady_clock ticks since its epoch; 0 = no deadline.
 std::atomic<std::int64_t> g_deadline{0};
+std::atomic<bool> g_acknowledged{false};
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<std::int64_t>::is_always_lock_free,
               "the stop state is written from a signal handler");
 
@@ -57,7 +58,11 @@ void set_stop_deadline(std::chrono::steady_clock::time_point deadline) noexcept 
 void clear_stop() noexcept {
   g_signal.store(0);
   g_deadline.store(0);
+  g_acknowledged.store(false);
 }
+
+void acknowledge_stop() noexcept { g_acknowledged.store(true); }
+bool stop_acknowledged() noexcept { return g_acknowledged.load(); }
 
 StopReason stop_requested() noexcept {
   if (const StopReason s = signal_stop(); s != StopReason::none) return s;

@@ -56,6 +56,13 @@ void clear_stop() noexcept;
 // A recorded signal first, then a passed deadline; none otherwise.
 StopReason stop_requested() noexcept;
 
+// Multi-process commands: every rank has agreed to stop and is on its way
+// to writing the result. Until then, a rank that waits in vain for a peer
+// after a signal may give up (comm/mpi_comm.cpp, app/interrupt.hpp);
+// afterwards it must not, since the waits are the orderly ending.
+void acknowledge_stop() noexcept;
+bool stop_acknowledged() noexcept;
+
 // Throws Stopped when stop_requested() is not none.
 void throw_if_stopped();
 

@@ -255,6 +255,7 @@ bool run_variant(const Roles& r, const Options& options, const Variant& v, std::
     const CellCost cost{vr.label, static_cast<double>(v.alloc_bytes()), 0};
     const IterationGo go = agree_iteration(r, key, cost, control);
     if (go.stop != StopReason::none) {
+      acknowledge_stop();  // every rank stops at this iteration
       res.stop = go.stop;
       for (int k = i; k < options.iterations; ++k) res.not_run.push_back(fmt::format("{}/{}", vi, k));
       go_on = false;

@@ -231,6 +231,7 @@ void measure_sizes(Transport& t, const PairContext& ctx, const Options& o, const
     const std::uint64_t bytes = sizes[i];
     const SizeState both = handshake(ctx, local_state(ctx, r, bytes, control));
     if (both.stop != StopReason::none) {
+      acknowledge_stop();  // both ranks of the pair stop here
       r.stop = both.stop;
       r.not_run.insert(r.not_run.end(), sizes.begin() + static_cast<std::ptrdiff_t>(i), sizes.end());
       return;
@@ -307,6 +308,7 @@ StopReason agree_stop(comm::Communicator& c, StopReason seen, comm::Seconds time
     const auto r = static_cast<StopReason>(static_cast<int>(v));
     if (out == StopReason::none || (!is_signal(out) && is_signal(r))) out = r;
   }
+  if (out != StopReason::none) acknowledge_stop();
   return out;
 }
 
