@@ -21,10 +21,20 @@ fail() {
 # json FILE EXPR: evaluates a Python expression on the JSON document `d`.
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 
-# The pid of world rank RANK among the children of mpirun MPIRUN_PID.
+# Every process below PID.
+descendants() {
+  local c
+  for c in $(pgrep -P "$1"); do
+    echo "$c"
+    descendants "$c"
+  done
+}
+
+# The pid of world rank RANK below PID (other MPI tests may run beside this one).
 rank_pid() {
   local p
-  for p in $(pgrep -P "$1" -x xferbench); do
+  for p in $(descendants "$1"); do
+    [[ $(ps -o comm= -p "$p" 2>/dev/null) == xferbench ]] || continue
     if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
       echo "$p"
       return
@@ -32,44 +42,43 @@ rank_pid() {
   done
 }
 
-# The mpirun process below PID (the background job's subshell).
+# The launcher below PID: mpirun, mpiexec and orterun are one program.
 find_mpirun() {
-  local c
-  for c in $(pgrep -P "$1"); do
-    if [[ $(ps -o comm= -p "$c") == mpirun ]]; then
-      echo "$c"
-      return
-    fi
-    find_mpirun "$c"
+  local p
+  for p in $(descendants "$1"); do
+    case $(ps -o comm= -p "$p" 2>/dev/null) in
+      mpirun | mpiexec | orterun)
+        echo "$p"
+        return
+        ;;
+    esac
   done
 }
 
-# start NAME ARGS...: runs mpirun in the background; sets $mp, $mpirun_pid and $rc_file.
+# start NAME ARGS...: runs mpirun in the background; sets $mp and $rc_file.
 start() {
   local name=$1
   shift
   rc_file=$work/$name.rc
   (timeout 120 "${mpirun[@]}" -np 2 "$xb" "$@" >"$work/out.txt" 2>&1; echo $? >"$rc_file") &
   mp=$!
-  mpirun_pid=""
-  for _ in $(seq 200); do
-    mpirun_pid=$(find_mpirun $mp)
-    [[ -n $mpirun_pid ]] && break
-    sleep 0.05
-  done
 }
 
 # signal_rank RANK SIG AFTER_S: waits until the run is under way, then signals one rank.
 signal_rank() {
   local pid=""
   for _ in $(seq 200); do
-    pid=$(rank_pid "$mpirun_pid" "$1")
+    pid=$(rank_pid "$mp" "$1")
     [[ -n $pid ]] && break
     sleep 0.05
   done
   sleep "$3"
   sent_at=$(date +%s.%N)
-  kill "-$2" "$pid"
+  if [[ -n $pid ]]; then
+    kill "-$2" "$pid"
+  else
+    echo "no rank $1 found"
+  fi
 }
 
 # Waits for the run; a run that outlives the signal by 10 s counts as hung.
@@ -77,7 +86,7 @@ finish() {
   wait $mp
   rc=$(cat "$rc_file")
   took=$(python3 -c "print(round($(date +%s.%N) - $sent_at, 2))")
-  if python3 -c "import sys; sys.exit(0 if $took < 10 else 1)"; then :; else rc="hung ($took s)"; fi
+  if ! python3 -c "import sys; sys.exit(0 if $took < 10 else 1)"; then rc="hung after $took s"; fi
 }
 
 # 1. The fault hook: SIGINT raised by rank 1 as the 1 KiB size starts.
@@ -119,7 +128,7 @@ fi
 f=$work/mpirun.json
 start mpirun pingpong -n 22 --loop-count 300 -o "$f"
 signal_rank 0 0 1.5  # only waits for the ranks
-kill -INT "$mpirun_pid"
+kill -INT "$(find_mpirun $mp)"
 finish
 if [[ $(json "$f" "d['status'], d['stop']['reason']") != "interrupted SIGTERM" ]]; then
   fail "pingpong_sigint_to_mpirun: exit $rc, file: $(json "$f" "d['status']")"
