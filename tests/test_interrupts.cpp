@@ -349,6 +349,16 @@ TEST(InterruptsResume, ResumeMeasuresOnlyTheMissingCellsAndMatchesAFullRun) {
   EXPECT_NE(r.out.find("# resumed from"), std::string::npos);
 }
 
+TEST(InterruptsResume, ComparingWithAPartialResultSkipsWhatWasNotRun) {
+  const std::string part = temp_path("cmp_part.json"), full = temp_path("cmp_full.json");
+  ASSERT_EQ(run_command(run_args(part), "#5:signal_int").code, 130);
+  ASSERT_EQ(run_command(run_args(full)).code, 0);
+  const xb::CompareResult cmp = xb::compare_documents(read_json(full), read_json(part), xb::CompareOptions{});
+  EXPECT_EQ(cmp.count(xb::Verdict::same), 5);
+  EXPECT_EQ(cmp.count(xb::Verdict::skipped), 11);  // the 7 cells not run (the bidirectional ones in 3 matrices)
+  EXPECT_FALSE(cmp.regression());
+}
+
 TEST(InterruptsResume, ResumeIntoTheSameFileAndAgainWhenComplete) {
   const std::string file = temp_path("inplace.json");
   ASSERT_EQ(run_command(run_args(file), "#7:signal_term").code, 143);

@@ -175,7 +175,8 @@ void add_cuts_command(CLI::App& root, Context& ctx) {
       "as CUts; --samples N repeats it). Prints CUts' lines, then the xferbench table, the span, aggregate\n"
       "bandwidth, overlap and timeline. Same as 'xferbench run --htod/--dtoh/--dtod'. See docs/concurrent.md.\n"
       "Exit codes: 0 passed; 1 verification failed; 2 bad arguments (also a GPU pair without peer access);\n"
-      "3 no usable GPU.");
+      "3 no usable GPU; 8/9 the measurement failed; 10 --time-limit reached first; 130/143 interrupted (the\n"
+      "result is written as not measured; --resume FILE runs it again). See docs/interrupts.md.");
   cmd->callback([&ctx, opts, cmd]() {
     validate_stop_options(opts->stop);
     record_cuts_order(*cmd, opts->cuts_flags, opts->concurrent);
