@@ -174,26 +174,29 @@ std::optional<std::string> waive_reason(const CaseDef& def, const System& sys) {
   return std::string("no GPU pair has peer access");
 }
 
-CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
-                    const CellHook& on_cell) {
+void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& r,
+                   RunControl* ctl, const CellHook& on_cell) {
   const auto t0 = std::chrono::steady_clock::now();
-  CaseResult r;
   r.index = def.index;
   r.name = def.name;
   r.description = def.description;
-  if (auto why = waive_reason(def, measurer.system())) {
+  if (auto why = waive_reason(def, src.system())) {
     r.status = CaseStatus::waived;
     r.message = *why;
-    return r;
+    return;
   }
+  // Set also when a stop request leaves the case unfinished.
+  struct WallTime {
+    std::chrono::steady_clock::time_point t0;
+    CaseResult& r;
+    ~WallTime() { r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+  } wall{t0, r};
   try {
-    run_case_plans(def, measurer, bytes, use_mean, r, on_cell);
+    run_case_plans(def, src, bytes, use_mean, r, ctl, on_cell);
   } catch (const Error& e) {
     r.status = CaseStatus::error;
     r.message = e.what();
   }
-  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
 }
 
 }  // namespace xb

@@ -13,7 +13,6 @@
 
 namespace xb {
 
-class Measurer;
 
 enum class Pattern {
   host_to_device, device_to_host,
@@ -61,8 +60,13 @@ std::optional<std::string> waive_reason(const CaseDef& def, const System& sys);
 // samples NVML telemetry around every cell with it.
 using CellHook = std::function<void(const CaseDef& def, int row, int col, bool begin)>;
 
-// Runs one case; errors inside become data (status error / failed).
-CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
-                    const CellHook& on_cell = {});
+class SampleSource;
+class RunControl;
+// Runs one case into `r` through a sample source, under a RunControl
+// (stops, time limit, faults, resume); errors inside become data (status
+// error / failed). A stop request throws Stopped out of it with the cells
+// measured so far in `r`.
+void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& r,
+                   RunControl* ctl = nullptr, const CellHook& on_cell = {});
 
 }  // namespace xb

@@ -25,6 +25,7 @@ struct GpuInfo {
   int index = 0;
   std::string name;
   std::string pci_bus_id;  // "0000:18:00.0"
+  std::string uuid;        // "GPU-1a2b3c4d-...", as nvidia-smi prints it
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   std::uint64_t memory_bytes = 0;
