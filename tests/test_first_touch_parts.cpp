@@ -186,7 +186,7 @@ Result sample_result() {
   r.sub_iterations = 2;
   r.p2p_bytes = 1024;
   r.warmup_s = 2.5;
-  VariantResult v{"with overalloc", "gpu", 1ULL << 30, 1, {{0.5, 2e-5}, {0.25, 4e-5}}, {}};
+  VariantResult v{"with overalloc", "gpu", 1ULL << 30, 1, {{0.5, 2e-5}, {0.25, 4e-5}}, {}, {}};
   Phases p;
   p.open_s = 0.375;
   v.phases = {p, p};

@@ -11,6 +11,7 @@
 #include "app/seed_names.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/stop.hpp"
 
 namespace xb::app {
 
@@ -36,8 +37,9 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
   app->footer(
       "Exit codes: 0 success; 1 a measurement or verification failed (check: FAIL); 2 bad arguments;\n"
       "3 no usable GPU; 4 not enough memory; 5 NVML unavailable; 6 MPI/launch problem;\n"
-      "7 file I/O error; 8 CUDA error; 9 timeout; 10 partial result (cells waived: not enough\n"
-      "memory or --max-memory); 70 internal error.");
+      "7 file I/O error; 8 CUDA error; 9 timeout; 10 partial result (--time-limit, or cells waived: not\n"
+      "enough memory or --max-memory); 70 internal error; 130 / 143 interrupted by SIGINT / SIGTERM\n"
+      "(what was measured is still written).");
   return app;
 }
 
@@ -96,6 +98,10 @@ int run_action(Context& ctx, std::ostream& err) {
   } catch (const Error& e) {
     fmt::print(err, "xferbench: error: {}\n", e.what());
     code = exit_code(e.kind());
+  } catch (const Stopped& s) {
+    // A command that stops before it has anything to keep.
+    fmt::print(err, "xferbench: {}\n", s.what());
+    code = stop_exit_code(s.reason());
   } catch (const std::exception& e) {
     fmt::print(err, "xferbench: internal error: {}\n", e.what());
     code = exit_code(ErrorKind::internal);

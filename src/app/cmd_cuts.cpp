@@ -12,12 +12,18 @@
 #include "app/cli.hpp"
 #include "app/command.hpp"
 #include "app/fleet_launch.hpp"
+#include "app/interrupt.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
 #include "app/validators.hpp"
 #include "core/concurrent.hpp"
 #include "core/error.hpp"
+#include "core/fault.hpp"
+#include "core/resume.hpp"
+#include "core/sample_source.hpp"
+#include "core/stop.hpp"
+#include "core/time_budget.hpp"
 #include "core/topology.hpp"
 #include "report/output_file.hpp"
 #include "report/report.hpp"
@@ -50,16 +56,17 @@ void add_cuts_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("--skip-verification", o.skip_verification, "Do not verify data after the timed copies");
   cmd.add_option("--gate-timeout", o.gate_timeout_s, "Seconds the gate kernel waits")->capture_default_str();
   add_output_options(cmd, o.out, true, {"cuts"});
+  add_stop_options(cmd, o.stop, true);
 }
 
-// discover_system, with the spec that needed a GPU named when there is none.
-System discover_for(const std::vector<TransferRequest>& requests) {
+// The measurement source, with the spec that needed a GPU named when there is none.
+std::unique_ptr<SampleSource> open_for(const ScenarioPlan& plan, const SourceFactory& open_source) {
   try {
-    return discover_system(false);
+    return open_source ? open_source(plan.measure) : open_gpu_source(plan.measure);
   } catch (const Error& e) {
-    if (e.kind() != ErrorKind::no_device || requests.empty()) throw;
-    const TransferRequest* quoted = &requests.front();
-    for (const TransferRequest& r : requests)
+    if (e.kind() != ErrorKind::no_device || plan.requests.empty()) throw;
+    const TransferRequest* quoted = &plan.requests.front();
+    for (const TransferRequest& r : plan.requests)
       if (r.all_devices) quoted = &r;
     fail(ErrorKind::no_device, fmt::format("transfer spec '{}' needs a GPU: {}", quoted->spec, e.what()));
   }
@@ -71,18 +78,25 @@ std::string scenario_progress(const ScenarioPlan& plan, std::size_t transfers) {
 }
 
 void write_outputs(const ScenarioPlan& plan, const ScenarioResult& r, const OutputOptions& out) {
-  // The seed tools' own output alone (run under their names).
-  if (out.format == "bwtest") report::bwtest_text(std::cout, r);
-  if (out.format == "cuts") report::cuts_result_text(std::cout, r);
-  if (out.format == "text") {
-    if (plan.front_end == "cuts") {
-      report::cuts_result_text(std::cout, r);
-      std::cout << "\n";
+  // The seed tools' own output alone (run under their names). A scenario
+  // that was not measured prints no figure in any text format.
+  const bool measured = r.status == RunStatus::complete && r.error.empty();
+  if (!measured && (out.format == "bwtest" || out.format == "cuts" || out.format == "text")) {
+    report::scenario_not_measured_text(std::cout, r);
+  } else {
+    if (out.format == "bwtest") report::bwtest_text(std::cout, r);
+    if (out.format == "cuts") report::cuts_result_text(std::cout, r);
+    if (out.format == "text") {
+      if (plan.front_end == "cuts") {
+        report::cuts_result_text(std::cout, r);
+        std::cout << "\n";
+      }
+      report::scenario_text(std::cout, r);
     }
-    report::scenario_text(std::cout, r);
   }
   if (out.format == "json") std::cout << report::scenario_json(r).dump(2) << "\n";
   if (out.format == "csv") std::cout << report::scenario_csv(r);
+  std::cout.flush();
   if (!out.file.empty())
     report::write_output_file(out.file, out.file_is_csv() ? report::scenario_csv(r)
                                                           : report::scenario_json(r).dump(2) + "\n");
@@ -100,33 +114,84 @@ ScenarioRequest scenario_request(const ScenarioPlan& plan, const System& sys) {
   return req;
 }
 
+// A scenario is one cell: --resume measures it again unless FILE already
+// holds its complete result, which is then written as it is.
+bool resume_complete(const ScenarioPlan& plan, const System& sys, const OutputOptions& out, const Context& ctx) {
+  if (plan.stop.resume.empty()) return false;
+  const std::string name = "'" + plan.stop.resume + "'";
+  const nlohmann::json doc = read_result_file(plan.stop.resume, report::kScenarioSchemaName);
+  check_same_identity(identity_of(doc, name), identity_of(sys, ctx.argv), name);
+  const std::string status = doc.value("status", "");
+  if (status != "passed" && status != "failed") return false;
+  const std::string text = doc.dump(2) + "\n";
+  if (out.format == "json") std::cout << text;
+  if (out.format == "text") std::cout << "# " << plan.stop.resume << " holds the complete result: nothing to measure\n";
+  if (out.format == "csv") fail(ErrorKind::usage, "--resume of a complete scenario result writes JSON; use --format json");
+  if (!out.file.empty()) report::write_output_file(out.file, text);
+  return true;
+}
+
+// Measures under the stop state and the fault hook; a stop or an error
+// becomes the result's status, so the result is always written.
+ScenarioResult measure(SampleSource& src, const ScenarioRequest& req, const SampleCallback& on_sample) {
+  FaultPlan faults = FaultPlan::from_env();
+  const FaultKind fault = faults.match({"scenario"}, 0);
+  ScenarioResult r = describe_scenario(src.system(), req.scenario, [&src](const Location& l, int gpu) {
+    return src.resolve(l, gpu);
+  });
+  r.command_line = req.command_line;
+  r.front_end = req.front_end;
+  r.measure = src.options();
+  try {
+    throw_if_stopped();
+    inject_fault(fault, "scenario");
+    r = run_scenario(src, req, on_sample);
+    if (fault == FaultKind::verify && !r.transfers.empty()) r.transfers[0].verification = {Verification::Status::failed, 0};
+  } catch (const Stopped& stop) {
+    r.status = stop.reason() == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
+    r.stop = stop.reason();
+    r.stop_reason = stop.what();
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::usage) throw;  // a spec this machine cannot run: nothing was measured
+    r.error = e.what();
+    r.error_kind = e.kind();
+  }
+  return r;
+}
+
 }  // namespace
 
 fleet::NodeOutcome measure_scenario_node(const ScenarioPlan& plan) {
-  const System sys = discover_for(plan.requests);
-  const ScenarioRequest req = scenario_request(plan, sys);
-  Measurer measurer(sys, plan.measure);
-  const ScenarioResult r = run_scenario(measurer, req);
+  const auto src = open_for(plan, {});
+  const ScenarioRequest req = scenario_request(plan, src->system());
+  const ScenarioResult r = run_scenario(*src, req);
   return {report::scenario_json(r), all_valid(r) ? 0 : 1};
 }
 
 int execute_scenario(const ScenarioPlan& plan, const OutputOptions& out, const Context& ctx) {
   check_output_writable(out);
-  const System sys = discover_for(plan.requests);
+  (void)FaultPlan::from_env();  // a malformed XFERBENCH_FAULT is a usage error before any GPU work
+  StopSignals signals;
+  TimeBudget budget(plan.stop.time_limit_s);
+  budget.arm();
+  const auto src = open_for(plan, ctx.open_source);
+  const System& sys = src->system();
+  if (resume_complete(plan, sys, out, ctx)) return 0;
   const ScenarioRequest req = scenario_request(plan, sys);
-  Measurer measurer(sys, plan.measure);
   if ((out.format == "text" || out.format == "cuts") && plan.front_end == "cuts") {
-    report::cuts_launch_text(std::cout, describe_scenario(sys, req.scenario, [&measurer](const Location& l, int gpu) {
-      return measurer.resolve(l, gpu);
+    report::cuts_launch_text(std::cout, describe_scenario(sys, req.scenario, [&src](const Location& l, int gpu) {
+      return src->resolve(l, gpu);
     }));
     std::cout.flush();
   }
   Progress progress(progress_enabled(ctx), std::cerr);
   const std::string what = scenario_progress(plan, req.scenario.transfers.size());
   progress.update(what, 0);
-  const ScenarioResult r = run_scenario(measurer, req, [&](int samples) { progress.update(what, samples); });
+  const ScenarioResult r = measure(*src, req, [&](int samples) { progress.update(what, samples); });
   progress.finish();
   write_outputs(plan, r, out);
+  if (r.stop != StopReason::none) return stop_exit_code(r.stop);
+  if (!r.error.empty()) return exit_code(r.error_kind);
   return all_valid(r) ? 0 : 1;
 }
 
@@ -142,8 +207,11 @@ void add_cuts_command(CLI::App& root, Context& ctx) {
       "bandwidth, overlap and timeline (--format cuts: CUts' lines only, as the 'cuts' name prints).\n"
       "Same as 'xferbench run --htod/--dtoh/--dtod'. See docs/concurrent.md.\n"
       "Exit codes: 0 passed; 1 verification failed; 2 bad arguments (also a GPU pair without peer access);\n"
-      "3 no usable GPU; 7 the -o file cannot be written (checked before measuring).");
+      "3 no usable GPU; 7 the -o file cannot be written (checked before measuring); 8/9 the measurement\n"
+      "failed; 10 --time-limit reached first; 130/143 interrupted (the result is written as not measured;\n"
+      "--resume FILE runs it again). See docs/interrupts.md.");
   cmd->callback([&ctx, opts, cmd]() {
+    validate_stop_options(opts->stop);
     record_cuts_order(*cmd, opts->cuts_flags, opts->concurrent);
     auto plan = std::make_shared<ScenarioPlan>(build_scenario_plan(*opts, ctx.argv));
     ctx.plan = *plan;

@@ -11,10 +11,14 @@
 #include <fmt/format.h>
 
 #include "app/command.hpp"
+#include "app/interrupt.hpp"
 #include "app/mpi_errors.hpp"
 #include "app/output.hpp"
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
+#include "core/fault.hpp"
+#include "core/run_control.hpp"
+#include "core/time_budget.hpp"
 #include "firsttouch/host_analogue.hpp"
 #include "firsttouch/runner.hpp"
 #include "report/first_touch_report.hpp"
@@ -29,6 +33,7 @@ constexpr const char* kFirstTouchHint =
 struct FirstTouchArgs {
   firsttouch::RawArgs raw;
   OutputOptions output;
+  StopOptions stop;
 };
 
 // Returns --sweep-overalloc, whose presence (with or without a list) turns the sweep on.
@@ -50,6 +55,7 @@ CLI::Option* add_options(CLI::App& cmd, FirstTouchArgs& a) {
       ->capture_default_str();
   cmd.add_option("--timeout", a.raw.timeout_s, "Seconds to wait for a peer before giving up")->capture_default_str();
   add_output_options(cmd, a.output, true, {"seed"});
+  add_stop_options(cmd, a.stop, false);
   return sweep;
 }
 
@@ -90,12 +96,21 @@ void on_rank0(comm::Communicator& comm, double timeout_s, const std::function<vo
 
 int run_distributed(const FirstTouchArgs& args, const firsttouch::Options& options,
                     const std::vector<std::string>& argv) {
+  TimeBudget budget(args.stop.time_limit_s);  // counts from the start, MPI start-up included
   const auto comm = make_communicator();
+  // After MPI_Init, so these handlers are the ones in place. A signal to
+  // any rank stops every rank at the next iteration (runner.hpp).
+  StopSignals signals;
+  budget.arm();
+  FaultPlan faults = FaultPlan::from_env(comm->rank());
+  RunControl control(&budget, &faults);
   try {
     on_rank0(*comm, options.timeout_s, [&] { check_output_writable(args.output); });
-    const firsttouch::Result result = firsttouch::run(*comm, options);
+    firsttouch::Result result = firsttouch::run(*comm, options, firsttouch::default_environment(), &control);
+    result.time_limit_s = args.stop.time_limit_s;
     on_rank0(*comm, options.timeout_s, [&] { write_outputs(result, args, argv); });
-    return 0;
+    if (!result.error.empty() && comm->rank() == 0) std::cerr << "xferbench: error: " << result.error << std::endl;
+    return firsttouch::exit_code_of(result);
   } catch (const Error& e) {
     return finish_with_agreed_error(*comm, e);
   }
@@ -103,8 +118,13 @@ int run_distributed(const FirstTouchArgs& args, const firsttouch::Options& optio
 
 int run_host(const FirstTouchArgs& args, const firsttouch::Options& options, const std::vector<std::string>& argv) {
   check_output_writable(args.output);
-  write_outputs(firsttouch::run_host_analogue(options), args, argv);
-  return 0;
+  StopSignals signals;
+  TimeBudget budget(args.stop.time_limit_s);
+  budget.arm();
+  firsttouch::Result result = firsttouch::run_host_analogue(options);
+  result.time_limit_s = args.stop.time_limit_s;
+  write_outputs(result, args, argv);
+  return firsttouch::exit_code_of(result);
 }
 
 }  // namespace
@@ -116,12 +136,17 @@ void add_first_touch_command(CLI::App& root, Context& ctx) {
       "Launch with: mpirun -np 2 xferbench first-touch 5 3 1K 1G 1");
   auto args = std::make_shared<FirstTouchArgs>();
   CLI::Option* sweep = add_options(*cmd, *args);
-  cmd->footer("Exit codes: 2 bad values, 3 no GPU, 4 a buffer beyond free memory, 6 launched without 2 MPI ranks.");
+  cmd->footer("Exit codes: 2 bad values, 3 no GPU, 4 a buffer beyond free memory, 6 launched without 2 MPI ranks,\n"
+              "10 partial (--time-limit), 130 / 143 interrupted: a SIGINT/SIGTERM to any rank stops every rank before\n"
+              "the next iteration and rank 0 writes the iterations measured. XFERBENCH_FAULT=VARIANT/ITERATION:KIND\n"
+              "injects a failure for tests (docs/interrupts.md).");
   cmd->callback([&ctx, args, sweep] {
     args->raw.sweep = sweep->count() > 0;
     // Converting here reports bad values before MPI or any GPU starts.
     const firsttouch::Options options = firsttouch::to_options(args->raw);
     ctx.plan = options;
+    validate_stop_options(args->stop);
+    (void)FaultPlan::from_env();  // a malformed XFERBENCH_FAULT is a usage error here too
     if (options.host_analogue) {
       ctx.action = [args, options, &ctx] { return run_host(*args, options, ctx.argv); };
     } else {

@@ -10,16 +10,38 @@
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
+#include "app/interrupt.hpp"
 #include "app/mpi_errors.hpp"
 #include "app/progress.hpp"
 #include "app/seed_args.hpp"
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
+#include "core/fault.hpp"
+#include "core/run_control.hpp"
+#include "core/stop.hpp"
+#include "core/time_budget.hpp"
 #include "pingpong/runner.hpp"
+#include "report/output_file.hpp"
 #include "report/pingpong_report.hpp"
 
 namespace xb::app {
 namespace {
+
+// Stdout and the --output file, from this process. `streamed`: the text
+// table's header and rows are already out, only the footers are left.
+void publish_local(const pingpong::Result& result, const PingpongArgs& args, const std::vector<std::string>& argv,
+                   bool streamed) {
+  if (streamed) {
+    for (const auto& p : result.pairs) std::cout << report::pingpong_pair_foot(p);
+    std::cout << report::pingpong_completion_line(result) << std::flush;
+  } else {
+    std::cout << report::render_pingpong(result, report::parse_pingpong_format(args.output.format), argv) << std::flush;
+  }
+  if (!args.output.file.empty()) {
+    const auto file_format = args.output.file_is_csv() ? report::PingpongFormat::csv : report::PingpongFormat::json;
+    report::write_output_file(args.output.file, report::render_pingpong(result, file_format, argv));
+  }
+}
 
 // Rank 0 writes stdout and the --output file; the outcome (say a file that
 // cannot be written) is agreed so all ranks exit alike. `streamed`: the text
@@ -29,17 +51,7 @@ void publish(comm::Communicator& comm, const pingpong::Result& result, const Pin
   std::optional<Error> err;
   if (comm.rank() == 0) {
     try {
-      const auto format = report::parse_pingpong_format(args.output.format);
-      if (streamed) {
-        for (const auto& p : result.pairs) std::cout << report::pingpong_pair_foot(p);
-        std::cout << std::flush;
-      } else {
-        std::cout << report::render_pingpong(result, format, argv) << std::flush;
-      }
-      if (!args.output.file.empty()) {
-        const auto file_format = args.output.file_is_csv() ? report::PingpongFormat::csv : report::PingpongFormat::json;
-        report::write_file_atomically(args.output.file, report::render_pingpong(result, file_format, argv));
-      }
+      publish_local(result, args, argv, streamed);
     } catch (const Error& e) {
       err = e;
     }
@@ -77,8 +89,57 @@ struct LiveOutput {
   }
 };
 
-int run_pingpong(const PingpongArgs& args, const pingpong::Options& options, const Context& ctx) {
+// Under mpirun, SIGKILL follows mpirun's SIGTERM after 1 s.
+constexpr double kEmergencyGraceS = 0.3;
+
+void keep_pair(pingpong::Result& r, const pingpong::PairResult& pair) {
+  for (auto& p : r.pairs) {
+    if (p.rank_a == pair.rank_a && p.rank_b == pair.rank_b) {
+      p = pair;
+      return;
+    }
+  }
+  r.pairs.push_back(pair);
+}
+
+void mark_interrupted(pingpong::Result& r, StopReason why) {
+  r.status = RunStatus::interrupted;
+  r.stop = why;
+  r.stop_reason = stop_message(why) + ", written by rank 0 before the other ranks agreed (sizes not run are not listed)";
+}
+
+// The live observer with its output made under the emergency writer's
+// lock (the writer may print from its own thread), each pair's record so
+// far kept in the writer's copy.
+pingpong::Observer kept_for_emergency(EmergencyWriter* emergency, pingpong::Result& copy, pingpong::Observer live) {
+  if (emergency == nullptr) return live;
+  pingpong::Observer out;
+  out.size_started = live.size_started;  // the progress line only
+  out.pair_started = [emergency, &copy, live](const pingpong::PairResult& p) {
+    emergency->update([&] {
+      keep_pair(copy, p);
+      if (live.pair_started) live.pair_started(p);
+    });
+  };
+  out.size_done = [emergency, &copy, live](const pingpong::PairResult& p, const pingpong::SizeResult& s) {
+    emergency->update([&] {
+      keep_pair(copy, p);
+      if (live.size_done) live.size_done(p, s);
+    });
+  };
+  return out;
+}
+
+int run_pingpong(const PingpongArgs& args, const StopOptions& stop, const pingpong::Options& options,
+                 const Context& ctx) {
+  TimeBudget budget(stop.time_limit_s);  // the limit counts from the start, MPI start-up included
   const auto comm = comm::make_mpi_communicator(2);
+  // After MPI_Init, so these handlers are the ones in place. A signal to
+  // any rank stops every rank at the next size (runner.hpp).
+  StopSignals signals;
+  budget.arm();
+  FaultPlan faults = FaultPlan::from_env(comm->rank());
+  RunControl control(&budget, &faults);
   try {
     std::optional<Error> err;
     if (comm->rank() == 0) {
@@ -92,13 +153,25 @@ int run_pingpong(const PingpongArgs& args, const pingpong::Options& options, con
     const bool rank0 = comm->rank() == 0;
     LiveOutput live(rank0 && progress_enabled(ctx));
     const bool rows = rank0 && args.output.format == "text" && !options.all_pairs;
-    const pingpong::Result result = pingpong::run(*comm, options, pingpong::default_environment(),
-                                                  live.observer(pingpong::result_header(options, comm->size()), rows));
+    // Rank 0 keeps what it measured for an emergency write (interrupt.hpp).
+    pingpong::Result snapshot = pingpong::result_header(options, comm->size());
+    std::unique_ptr<EmergencyWriter> emergency;
+    if (rank0)
+      emergency = std::make_unique<EmergencyWriter>(kEmergencyGraceS, [&](StopReason why) {
+        mark_interrupted(snapshot, why);
+        publish_local(snapshot, args, ctx.argv, live.streamed);
+      });
+    const pingpong::Observer observer = kept_for_emergency(
+        emergency.get(), snapshot, live.observer(pingpong::result_header(options, comm->size()), rows));
+    pingpong::Result result = pingpong::run(*comm, options, pingpong::default_environment(), observer, &control);
+    if (emergency) emergency->finished();
     live.progress.finish();
+    result.time_limit_s = stop.time_limit_s;
     publish(*comm, result, args, ctx.argv, options.timeout_s, live.streamed);
     // Every rank holds the same result, so every rank reaches the same status.
-    if (const auto failure = pingpong::first_failure(result)) throw *failure;
-    return 0;
+    if (result.stop == StopReason::none || result.stop == StopReason::time_limit)
+      if (const auto failure = pingpong::first_failure(result)) throw *failure;
+    return pingpong::exit_code_of(result);
   } catch (const Error& e) {
     return finish_with_agreed_error(*comm, e);
   }
@@ -113,11 +186,18 @@ void add_pingpong_command(CLI::App& root, Context& ctx) {
       "Launch with: mpirun -np 2 xferbench pingpong --dev1 host --dev2 gpu");
   auto args = std::make_shared<PingpongArgs>();
   add_pingpong_options(*cmd, *args);
-  cmd->footer("Seed spellings also work: -dev1 vh|ve, -dev2 vh|ve, -n N, -loop_count L.");
-  cmd->callback([&ctx, args] {
+  auto stop = std::make_shared<StopOptions>();
+  add_stop_options(*cmd, *stop, false);
+  cmd->footer("Seed spellings also work: -dev1 vh|ve, -dev2 vh|ve, -n N, -loop_count L.\n"
+              "A SIGINT/SIGTERM to any rank stops every rank before the next size; rank 0 writes the sizes measured\n"
+              "(status interrupted, exit 130/143). --time-limit skips sizes that would not end in time (exit 10).\n"
+              "XFERBENCH_FAULT=SIZE:KIND[@RANK] injects a failure for tests (docs/interrupts.md).");
+  cmd->callback([&ctx, args, stop] {
     // Converting here reports bad values before MPI or any GPU starts.
     const pingpong::Options options = to_options(*args);
-    ctx.action = [args, options, &ctx] { return run_pingpong(*args, options, ctx); };
+    validate_stop_options(*stop);
+    (void)FaultPlan::from_env();  // a malformed XFERBENCH_FAULT is a usage error here too
+    ctx.action = [args, stop, options, &ctx] { return run_pingpong(*args, *stop, options, ctx); };
   });
 }
 

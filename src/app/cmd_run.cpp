@@ -3,6 +3,7 @@
 // argument is checked in the CLI11 callback, before any GPU is touched.
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -10,13 +11,17 @@
 #include "app/command.hpp"
 #include "app/fleet_launch.hpp"
 #include "app/nvbandwidth_cli.hpp"
+#include "app/interrupt.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
 #include "core/error.hpp"
 #include "core/run_plan.hpp"
+#include "core/fault.hpp"
+#include "core/resume.hpp"
 #include "core/runner.hpp"
 #include "core/topology_file.hpp"
+#include "core/time_budget.hpp"
 #include "core/topology.hpp"
 #include "report/nvbandwidth.hpp"
 #include "report/output_file.hpp"
@@ -48,6 +53,24 @@ int execute_dry_run(const RunOptions& opts, const RunRequest& req) {
   return 0;
 }
 
+// --resume: the earlier result, once it is known to come from this
+// machine, this build and the same command.
+std::optional<RunResult> resumed_run(const RunOptions& opts, const System& sys, const Context& ctx) {
+  if (opts.stop.resume.empty()) return std::nullopt;
+  const std::string name = "'" + opts.stop.resume + "'";
+  const nlohmann::json doc = read_result_file(opts.stop.resume, report::kSchemaName);
+  check_same_identity(identity_of(doc, name), identity_of(sys, ctx.argv), name);
+  return run_from_json(doc, opts.stop.resume);
+}
+
+void write_run(const RunResult& run, const OutputOptions& out) {
+  if (out.format == "json") std::cout << report::run_json(run).dump(2) << "\n";
+  if (out.format == "csv") std::cout << report::run_csv(run);
+  std::cout.flush();
+  if (!out.file.empty())
+    report::write_output_file(out.file, out.file_is_csv() ? report::run_csv(run) : report::run_json(run).dump(2) + "\n");
+}
+
 int execute(const RunOptions& opts, const Context& ctx) {
   if (is_nvbandwidth_format(opts.out.format)) return execute_nvbandwidth_format(opts, ctx);
   if (opts.list) {
@@ -57,7 +80,14 @@ int execute(const RunOptions& opts, const Context& ctx) {
   RunRequest req = build_request(opts, ctx.argv);  // validates before any GPU is touched
   if (opts.dry_run) return execute_dry_run(opts, req);
   check_output_writable(opts.out);
-  const System sys = discover_system(false);
+  FaultPlan faults = FaultPlan::from_env();
+  // From here a signal stops the run; the cells measured are still written.
+  StopSignals signals;
+  TimeBudget budget(opts.stop.time_limit_s);
+  budget.arm();
+  const auto source = ctx.open_source ? ctx.open_source(req.measure) : open_gpu_source(req.measure);
+  const System& sys = source->system();
+  const std::optional<RunResult> earlier = resumed_run(opts, sys, ctx);
   const bool text = opts.out.format == "text";
   RunResult header_only;
   header_only.system = sys;
@@ -77,7 +107,8 @@ int execute(const RunOptions& opts, const Context& ctx) {
     };
   }
   if (!req.cases.empty()) progress.update(case_progress(req, 0));
-  const RunResult run = run_cases(sys, req, [&](const CaseResult& c, std::size_t done, std::size_t total) {
+  const RunControls controls{&budget, &faults, earlier ? &*earlier : nullptr};
+  const RunResult run = run_cases(*source, req, [&](const CaseResult& c, std::size_t done, std::size_t total) {
     if (done < total) progress.update(case_progress(req, done));
     if (text) {
       progress.print_above([&] {
@@ -86,15 +117,11 @@ int execute(const RunOptions& opts, const Context& ctx) {
         std::cout.flush();
       });
     }
-  });
+  }, controls);
   progress.finish();
   if (text) report::text_run_footer(std::cout, run);
-  if (opts.out.format == "json") std::cout << report::run_json(run).dump(2) << "\n";
-  if (opts.out.format == "csv") std::cout << report::run_csv(run);
-  if (!opts.out.file.empty())
-    report::write_output_file(opts.out.file, opts.out.file_is_csv() ? report::run_csv(run) : report::run_json(run).dump(2) + "\n");
-  if (!all_passed(run)) return 1;
-  return memory_partial(run) ? kExitPartial : 0;
+  write_run(run, opts.out);
+  return run_exit_code(run);
 }
 
 // The same cases, silent, for one node of a fleet (docs/fleet.md).
@@ -122,6 +149,7 @@ void add_run_command(CLI::App& root, Context& ctx) {
   cmd->callback([&ctx, opts, fleet_opts, cmd]() {
     // Validate now so argument errors surface before any GPU is touched.
     check_fleet_options(*fleet_opts);
+    validate_stop_options(opts->stop);
     if (opts->concurrent.any_transfer()) {
       record_cuts_order(*cmd, opts->cuts_flags, opts->concurrent);
       auto plan = std::make_shared<ScenarioPlan>(build_scenario_plan(*opts, ctx.argv));

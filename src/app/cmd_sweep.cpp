@@ -3,19 +3,25 @@
 // checked in the CLI callback, before any GPU is touched.
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
 #include "app/fleet_launch.hpp"
+#include "app/interrupt.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
 #include "app/validators.hpp"
 #include "core/error.hpp"
 #include "core/sm_sweep.hpp"
+#include "core/fault.hpp"
+#include "core/resume.hpp"
+#include "core/runner.hpp"
 #include "core/sweep.hpp"
+#include "core/time_budget.hpp"
 #include "core/topology.hpp"
 #include "core/units.hpp"
 #include "frontends/spec.hpp"
@@ -73,6 +79,7 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_flag("-s,--skip-verification", s.skip_verification, "Do not verify data after the timed copies");
   cmd.add_flag("-d,--disable-affinity", s.disable_affinity, "No NUMA placement of host buffers and the thread");
   add_output_options(cmd, s.out);
+  add_stop_options(cmd, s.stop, true);
 }
 
 const CaseDef* sweepable_case(const std::string& name) {
@@ -161,32 +168,56 @@ int execute_sms(const SweepPlan& plan, const OutputOptions& out, const Context& 
   return r.status == SweepStatus::failed ? 1 : 0;
 }
 
-int execute(SweepPlan plan, const OutputOptions& out, const Context& ctx) {
+
+// --resume: the earlier sweep, once it is known to come from this machine,
+// this build and the same command.
+std::optional<SweepResult> resumed_sweep(const StopOptions& stop, const System& sys, const Context& ctx) {
+  if (stop.resume.empty()) return std::nullopt;
+  const std::string name = "'" + stop.resume + "'";
+  const nlohmann::json doc = read_result_file(stop.resume, report::kSweepSchemaName);
+  check_same_identity(identity_of(doc, name), identity_of(sys, ctx.argv), name);
+  return sweep_from_json(doc, stop.resume);
+}
+
+int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, const Context& ctx) {
   if (plan.sms) return execute_sms(plan, out, ctx);
   check_output_writable(out);
-  const System sys = discover_system(false);
+  FaultPlan faults = FaultPlan::from_env();
+  // From here a signal stops the sweep; the sizes measured are still written.
+  StopSignals signals;
+  TimeBudget budget(stop.time_limit_s);
+  budget.arm();
+  const auto source = ctx.open_source ? ctx.open_source(plan.req.measure) : open_gpu_source(plan.req.measure);
+  const System& sys = source->system();
+  const std::optional<SweepResult> earlier = resumed_sweep(stop, sys, ctx);
   if (!plan.req.named_case) plan.req.scenario = expand_requests(plan.transfers, sys.gpu_count(), plan.streams);
   // Text rows go out as each size is measured (flushed, so a pipe sees them
-  // too); on a terminal the progress line stays below them.
+  // too); on a terminal the progress line stays below them. A resumed sweep
+  // prints its merged rows, those of FILE included, once it ends.
   const bool text = out.format == "text";
+  const bool stream = text && !earlier;
   Progress progress(progress_enabled(ctx), std::cerr);
   std::vector<std::size_t> printed;
-  const SweepResult r = run_sweep(sys, plan.req, [&](const SweepResult& partial, std::size_t done, std::size_t total) {
-    if (text) {
+  const auto on_size = [&](const SweepResult& partial, std::size_t done, std::size_t total) {
+    if (stream) {
       progress.print_above([&] {
         std::cout << (done == 0 ? report::sweep_text_header(partial) : report::sweep_text_new_rows(partial, printed))
                   << std::flush;
       });
     }
     if (done < total) progress.update(fmt::format("[{}/{}] {} bytes", done + 1, total, partial.sizes[done]));
-  });
+  };
+  const SweepResult r =
+      run_sweep(*source, plan.req, on_size, RunControls{&budget, &faults, nullptr}, earlier ? &*earlier : nullptr);
   progress.finish();
-  if (text) std::cout << report::sweep_text_footer(r);
+  if (stream) std::cout << report::sweep_text_footer(r);
+  if (text && !stream) std::cout << report::sweep_text(r);
   if (out.format == "json") std::cout << report::sweep_json(r).dump(2) << "\n";
   if (out.format == "csv") std::cout << report::sweep_csv(r);
+  std::cout.flush();
   if (!out.file.empty())
     report::write_output_file(out.file, out.file_is_csv() ? report::sweep_csv(r) : report::sweep_json(r).dump(2) + "\n");
-  return r.status == SweepStatus::failed ? 1 : 0;
+  return sweep_exit_code(r);
 }
 
 // The same sweep, silent, for one node of a fleet (docs/fleet.md).
@@ -216,18 +247,20 @@ void add_sweep_command(CLI::App& root, Context& ctx) {
       "90% and 95% of the all-SM figure (docs/sweep.md); --sms 0 or more SMs than a GPU has: exit 2. Under a\n"
       "launcher an --sms sweep runs on rank 0's node only.\n"
       "Exit codes: 0 passed or waived; 1 a size failed (verification or error); 2 bad arguments;\n"
-      "3 no usable GPU; 7 the -o file cannot be written (checked before measuring).");
+      "3 no usable GPU; 7 the -o file cannot be written (checked before measuring); 10 partial (--time-limit\n"
+      "left sizes out); 130 / 143 interrupted by SIGINT / SIGTERM (the sizes measured are written).");
   cmd->callback([&ctx, opts, fleet_opts, cmd]() {
     opts->factor_given = cmd->count("--factor") > 0;
     opts->sms_given = cmd->count("--sms") > 0;
     check_fleet_options(*fleet_opts);
+    validate_stop_options(opts->sampling.stop);
     auto plan = std::make_shared<SweepPlan>(build_plan(*opts, ctx.argv));
     ctx.action = [plan, opts, fleet_opts, &ctx]() {
       // A fleet compares size sweeps; an SM budget sweep is one node's curve.
       fleet::MeasureNode measure;
       if (!plan->sms) measure = [&] { return measure_node(*plan); };
       return run_single_or_per_node(ctx, {"sweep", opts->sampling.out, *fleet_opts,
-                                          [&] { return execute(*plan, opts->sampling.out, ctx); }, measure});
+                                          [&] { return execute(*plan, opts->sampling.out, opts->sampling.stop, ctx); }, measure});
     };
   });
 }

@@ -12,6 +12,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/sample_source.hpp"
+
 namespace xb::app {
 
 // Returns the process exit code (0 success, 1 a measurement failed, ...).
@@ -26,6 +28,9 @@ struct Context {
   // no request (list, cases, compare, plot).
   std::any plan;
   bool quiet = false;             // --quiet: no progress on stderr
+  // Where run and sweep get their samples: empty = this machine's GPUs
+  // (open_gpu_source); tests install a fake source here.
+  SourceFactory open_source;
 };
 
 void add_list_command(CLI::App& root, Context& ctx);

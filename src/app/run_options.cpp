@@ -110,6 +110,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   add_v010_options(cmd, o);
   add_nvbandwidth_spellings(cmd, o);
   add_output_options(cmd, o.out, true, {"nvbandwidth", "nvbandwidth-json"});
+  add_stop_options(cmd, o.stop, true);
 }
 
 void add_v010_options(CLI::App& cmd, RunOptions& o) {
@@ -355,6 +356,7 @@ ScenarioPlan build_scenario_plan(const RunOptions& o, const std::vector<std::str
   if (!c.any_transfer()) fail(ErrorKind::usage, "no transfer given (use --do=SPEC or --htod/--dtoh/--dtod)");
   ScenarioPlan plan;
   plan.command_line = command_line;
+  plan.stop = o.stop;
   plan.streams = c.streams.empty() ? StreamMode::per_transfer : parse_stream_mode(c.streams);
   plan.measure = measure_options(o);
   plan.use_mean = o.mean;

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/command.hpp"
+#include "app/interrupt.hpp"
 #include "app/output.hpp"
 #include "core/runner.hpp"
 #include "frontends/spec.hpp"
@@ -57,6 +58,7 @@ struct RunOptions {
   double drift_tolerance_pct = 2.0;    // --drift-tolerance
   std::string max_memory;              // --max-memory GPU,HOST
   OutputOptions out;
+  StopOptions stop;                    // --time-limit, --resume
   ConcurrentOptions concurrent;
   CutsFlagOptions cuts_flags;
   // Set by nvbandwidth's spellings (add_nvbandwidth_spellings): -v prints
@@ -99,6 +101,7 @@ struct ScenarioPlan {
   MeasureOptions measure;
   bool use_mean = false;
   std::vector<std::string> command_line;
+  StopOptions stop;        // --time-limit, --resume (validated)
 };
 
 // Throws Error(usage) quoting the offending text: a bad spec or flag, named

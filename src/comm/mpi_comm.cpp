@@ -25,10 +25,15 @@
 
 #include <fmt/format.h>
 
+#include "core/stop.hpp"
+
 namespace xb::comm {
 namespace {
 
 static_assert(sizeof(MPI_Request) <= sizeof(Request::storage));
+
+// How long a blocked call may wait for a peer after a signal (Watchdog).
+double stop_wait_s(int rank) { return rank == 0 ? 2.0 : 0.3; }
 
 std::string mpi_error_text(int code) {
   char text[MPI_MAX_ERROR_STRING];
@@ -66,6 +71,14 @@ GpuBuffers query_cuda_support() {
 // it prints which peer did not answer and ends the process with the timeout
 // exit code (mpirun then ends the other ranks). The hot path only stores a
 // sequence number and a flag.
+//
+// After a signal (core/stop.hpp) the wait is much shorter: the ranks stop
+// together at the next point where they agree, so a call still blocked
+// kStopWaitS later waits for a peer that has already gone (mpirun ended it,
+// or it wrote its emergency result); the process then ends with the
+// signal's code. Rank 0 waits longer, so its own emergency write
+// (app/interrupt.hpp) comes first. Once the ranks have agreed to stop
+// (acknowledge_stop), waits are the orderly ending and this does not apply.
 class Watchdog {
  public:
   explicit Watchdog(int rank) : rank_(rank), thread_([this] { loop(); }) {}
@@ -102,13 +115,24 @@ class Watchdog {
         continue;
       }
       const double limit = timeout_s_.load(std::memory_order_relaxed);
-      if (std::chrono::duration<double>(Clock::now() - since).count() > limit) {
+      const double stuck = std::chrono::duration<double>(Clock::now() - since).count();
+      if (abandoned_after_signal(stuck)) {
+        std::fprintf(stderr, "xferbench: rank %d: stopping: rank %d stopped answering after the signal\n", rank_,
+                     peer_.load(std::memory_order_relaxed));
+        std::fflush(stderr);
+        _exit(stop_exit_code(signal_stop()));
+      }
+      if (stuck > limit) {
         std::fprintf(stderr, "xferbench: error: rank %d: rank %d did not answer within %.0f s\n", rank_,
                      peer_.load(std::memory_order_relaxed), limit);
         std::fflush(stderr);
         _exit(exit_code(ErrorKind::timeout));
       }
     }
+  }
+
+  bool abandoned_after_signal(double stuck_s) const {
+    return signal_stop() != StopReason::none && !stop_acknowledged() && stuck_s > stop_wait_s(rank_);
   }
 
   int rank_;
@@ -287,8 +311,8 @@ void MpiComm::wait_all(Request* requests, std::size_t count, Seconds timeout) {
   // Polling with MPI_Test (instead of a blocking MPI_Wait) is what lets a
   // dead peer become a timeout; the clock is read only every 256 polls so
   // small-message latency stays that of a plain MPI_Recv loop.
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout);
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout);
   std::size_t pending = 0;
   for (std::size_t i = 0; i < count; ++i) pending += requests[i].active ? 1 : 0;
   for (unsigned polls = 0; pending > 0; ++polls) {
@@ -303,8 +327,18 @@ void MpiComm::wait_all(Request* requests, std::size_t count, Seconds timeout) {
         --pending;
       }
     }
-    if (pending > 0 && (polls & 255U) == 255U && std::chrono::steady_clock::now() > deadline) {
-      give_up(requests, count, timeout);
+    if (pending > 0 && (polls & 255U) == 255U) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now > deadline) give_up(requests, count, timeout);
+      // As the watchdog does for blocking calls: after a signal, a peer
+      // that does not answer has gone.
+      if (signal_stop() != StopReason::none && !stop_acknowledged() &&
+          std::chrono::duration<double>(now - started).count() > stop_wait_s(rank_)) {
+        std::fprintf(stderr, "xferbench: rank %d: stopping: rank %d stopped answering after the signal\n", rank_,
+                     requests[0].peer);
+        std::fflush(stderr);
+        _exit(stop_exit_code(signal_stop()));
+      }
     }
   }
 }

@@ -1,16 +1,19 @@
 #include "core/case_plan.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "core/error.hpp"
+#include "core/hugepages.hpp"
 #include "core/latency.hpp"
 #include "core/memory_plan.hpp"
 #include "core/migration.hpp"
 #include "core/pairs.hpp"
 #include "core/stats.hpp"
+#include "core/stop.hpp"
 
 namespace xb {
 namespace {
@@ -397,57 +400,70 @@ void record_verification(const ScenarioSamples& s, const Scenario& sc, Cell& cel
   }
 }
 
-void run_migration_cell(const CaseDef& def, Measurer& measurer, const CellPlan& cp, std::uint64_t bytes,
-                        bool use_mean, CasePlan& plan, CaseResult& result) {
+std::string cell_key(const CaseDef& def, const CellPlan& cp) { return fmt::format("{}[{},{}]", def.name, cp.row, cp.col); }
+
+// The three cells of a migration column (one per matrix, in output order).
+// `fail_check` (fault injection) marks the pattern check failed as a real
+// mismatch at offset 0 would.
+std::vector<Cell> migration_cells(const CaseDef& def, const CellPlan& cp, SampleSource& src, std::uint64_t bytes,
+                                  bool use_mean, bool fail_check, CaseResult& result) {
   const int gpu = cp.scenario.transfers[0].exec_device;
   const auto dir = def.pattern == Pattern::managed_migration_to_device ? MigrationDirection::to_device
                                                                         : MigrationDirection::to_host;
-  MigrationSamples ms = measure_migration(measurer, gpu, dir, bytes);
+  MigrationSamples ms = src.migration(gpu, dir, bytes);
+  if (fail_check) {
+    ms.verified = false;
+    ms.first_bad_offset = 0;
+  }
   std::vector<double>* series[3] = {&ms.dense_gbps, &ms.ns_per_4k_page, &ms.ns_per_2m_page};
   const std::uint64_t touched[3] = {ms.dense_bytes, ms.small_page_bytes, ms.large_page_bytes};
+  std::vector<Cell> cells;
   for (int m = 0; m < 3; ++m) {
     Cell cell = make_cell(cp, cp.outputs[m], std::move(*series[m]), use_mean);
     cell.bytes_per_copy = touched[m];
     cell.copies_per_sample = 1;
     cell.verification.status = ms.verified ? Verification::Status::passed : Verification::Status::failed;
     cell.verification.first_bad_offset = ms.first_bad_offset;
-    plan.matrices[m].cells.push_back(std::move(cell));
+    cells.push_back(std::move(cell));
   }
   if (!ms.verified && result.status != CaseStatus::failed) {
     result.status = CaseStatus::failed;
     result.message = fmt::format("verification failed: managed memory of gpu{} at byte offset {}", gpu,
                                  ms.first_bad_offset);
   }
+  return cells;
 }
 
-void enable_peers(const Scenario& sc) {
-  for (const auto& t : sc.transfers)
-    if (!t.src.on_host() && !t.dst.on_host() && t.src.device != t.dst.device) enable_peer_access(t.src.device, t.dst.device);
+Cell latency_cell(const CaseDef& def, const CellPlan& cp, SampleSource& src, bool use_mean, bool fail_check,
+                  CaseResult& result) {
+  const Transfer& t = cp.scenario.transfers[0];
+  const LatencySamples ls =
+      src.latency(t.exec_device, t.src, def.engine == Engine::tma ? ChaseKind::tma : ChaseKind::load);
+  Cell cell = make_cell(cp, cp.outputs[0], ls.ns_per_access, use_mean);
+  cell.bytes_per_copy = ls.buffer_bytes;
+  cell.copies_per_sample = static_cast<int>(ls.accesses_per_sample);
+  cell.host_page_bytes = ls.host_page_bytes;
+  if (fail_check) {
+    cell.verification.status = Verification::Status::failed;
+    result.status = CaseStatus::failed;
+    result.message = fmt::format("verification failed: {} at byte offset 0", t.label);
+  }
+  return cell;
 }
 
-// One planned cell: its matrix cells go into plan.matrices.
-void measure_cell(const CaseDef& def, Measurer& measurer, const CellPlan& cp, std::uint64_t bytes, bool use_mean,
-                  CasePlan& plan, CaseResult& result) {
-  enable_peers(cp.scenario);
-  if (plan.migration) {
-    run_migration_cell(def, measurer, cp, bytes, use_mean, plan, result);
-    return;
-  }
-  if (plan.latency) {
-    const Transfer& t = cp.scenario.transfers[0];
-    LatencySamples ls = measure_latency(measurer, t.exec_device, t.src,
-                                        def.engine == Engine::tma ? ChaseKind::tma : ChaseKind::load);
-    Cell cell = make_cell(cp, cp.outputs[0], ls.ns_per_access, use_mean);
-    cell.bytes_per_copy = ls.buffer_bytes;
-    cell.copies_per_sample = static_cast<int>(ls.accesses_per_sample);
-    cell.host_page_bytes = ls.host_page_bytes;
-    plan.matrices[0].cells.push_back(std::move(cell));
-    return;
-  }
+// The cells one planned cell reports (one per output, in output order).
+// `fail_check` (fault injection) marks the data check failed as a real
+// mismatch at offset 0 would.
+std::vector<Cell> measure_cell(const CaseDef& def, const CasePlan& plan, const CellPlan& cp, SampleSource& src,
+                               std::uint64_t bytes, bool use_mean, bool fail_check, CaseResult& result) {
+  if (plan.migration) return migration_cells(def, cp, src, bytes, use_mean, fail_check, result);
+  if (plan.latency) return {latency_cell(def, cp, src, use_mean, fail_check, result)};
+  std::vector<Cell> cells;
   const Output& lead = cp.outputs[0];
-  const ScenarioSamples s = measurer.run(cp.scenario, [&](const ScenarioSamples& ss, std::size_t i) {
+  ScenarioSamples s = src.run(cp.scenario, [&](const ScenarioSamples& ss, std::size_t i) {
     return output_value(lead, cp.scenario, ss, i);
   });
+  if (fail_check && !s.transfers.empty()) s.transfers[0].verification = {Verification::Status::failed, 0};
   for (const Output& o : cp.outputs) {
     std::vector<double> values;
     for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(output_value(o, cp.scenario, s, i));
@@ -457,8 +473,51 @@ void measure_cell(const CaseDef& def, Measurer& measurer, const CellPlan& cp, st
     cell.gated = s.gated;
     cell.host_page_bytes = s.host_page_bytes;
     record_verification(s, cp.scenario, cell, result);
+    cells.push_back(std::move(cell));
+  }
+  return cells;
+}
+
+// A cell that could not be measured: no value, its error, in every matrix
+// it reports to; the case is an error unless it already failed a check.
+void record_cell_error(CasePlan& plan, const CellPlan& cp, const std::string& message, CaseResult& result) {
+  for (const Output& o : cp.outputs) {
+    Cell cell;
+    cell.row = cp.row;
+    cell.col = cp.col;
+    cell.link = o.link;
+    cell.peak = o.peak;
+    cell.bytes_per_copy = cp.scenario.transfers[o.first].bytes;
+    cell.error = message;
     plan.matrices[o.matrix].cells.push_back(std::move(cell));
   }
+  if (result.status == CaseStatus::passed) {
+    result.status = CaseStatus::error;
+    result.message = fmt::format("[{},{}]: {}", cp.row, cp.col, message);
+  }
+}
+
+void run_cell(const CaseDef& def, CasePlan& plan, const CellPlan& cp, SampleSource& src, std::uint64_t bytes,
+              bool use_mean, CaseResult& result, RunControl* ctl) {
+  const std::string key = cell_key(def, cp);
+  const FaultKind fault = ctl != nullptr ? ctl->fault({def.name, key}) : FaultKind::none;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    inject_fault(fault, key);
+    std::vector<Cell> cells = measure_cell(def, plan, cp, src, bytes, use_mean, fault == FaultKind::verify, result);
+    for (std::size_t i = 0; i < cells.size(); ++i) plan.matrices[cp.outputs[i].matrix].cells.push_back(std::move(cells[i]));
+  } catch (const HugePagesUnavailable&) {
+    throw;  // the whole case is waived (run_case_into), not this one cell
+  } catch (const Error& e) {
+    record_cell_error(plan, cp, e.what(), result);
+    if (e.kind() == ErrorKind::cuda) {
+      // A sticky error poisons the context: no later cell could run.
+      const std::string why = fault == FaultKind::cuda_sticky ? std::string(e.what()) : src.unusable_reason();
+      if (!why.empty()) throw Stopped(StopReason::gpu_unusable, fmt::format("the GPU is no longer usable: {}", why));
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (ctl != nullptr) ctl->after_cell(CellCost{def.name, static_cast<double>(cp.scenario.transfers[0].bytes), seconds});
 }
 
 // A case whose every cell was waived is waived; otherwise the message
@@ -474,16 +533,21 @@ void note_waived_cells(std::size_t planned, CaseResult& result) {
   }
 }
 
+bool waived_for_memory(const CaseResult& r, int row, int col) {
+  for (const WaivedCell& w : r.waived_cells)
+    if (w.row == row && w.col == col) return true;
+  return false;
+}
+
 }  // namespace
 
-double measure_one_cell(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, int row, int col) {
-  const CasePlan plan = plan_case(def, measurer.system(), bytes);
+double measure_one_cell(const CaseDef& def, SampleSource& src, std::uint64_t bytes, int row, int col) {
+  const CasePlan plan = plan_case(def, src.system(), bytes);
   for (const CellPlan& cp : plan.cells) {
     if (cp.row != row || cp.col != col || plan.latency || plan.migration) continue;
-    enable_peers(cp.scenario);
     const Output& lead = cp.outputs[0];
     auto value = [&](const ScenarioSamples& ss, std::size_t i) { return output_value(lead, cp.scenario, ss, i); };
-    const ScenarioSamples s = measurer.run(cp.scenario, value);
+    const ScenarioSamples s = src.run(cp.scenario, value);
     std::vector<double> values;
     for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(value(s, i));
     return median(values);
@@ -491,28 +555,59 @@ double measure_one_cell(const CaseDef& def, Measurer& measurer, std::uint64_t by
   fail(ErrorKind::usage, fmt::format("{} has no bandwidth cell [{},{}] on this machine", def.name, row, col));
 }
 
-void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean, CaseResult& result,
-                    const CellHook& on_cell, const PairSelection* pairs) {
-  CasePlan plan = plan_case(def, measurer.system(), bytes);
-  restrict_plan(def, measurer.system(), pairs, plan);
+std::vector<std::string> missing_cells(const CaseDef& def, const System& sys, std::uint64_t bytes, const CaseResult& r,
+                                       const PairSelection* pairs) {
+  std::vector<std::string> out;
+  CasePlan plan = plan_case(def, sys, bytes);
+  restrict_plan(def, sys, pairs, plan);
+  for (const CellPlan& cp : plan.cells) {
+    if (waived_for_memory(r, cp.row, cp.col)) continue;
+    const std::size_t m = static_cast<std::size_t>(cp.outputs[0].matrix);
+    bool have = false;
+    if (m < r.matrices.size())
+      for (const Cell& c : r.matrices[m].cells) have = have || (c.row == cp.row && c.col == cp.col);
+    if (!have) out.push_back(cell_key(def, cp));
+  }
+  return out;
+}
+
+void run_case_plans(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& result,
+                    RunControl* ctl, const CellHook& on_cell, const PairSelection* pairs) {
+  CasePlan plan = plan_case(def, src.system(), bytes);
+  restrict_plan(def, src.system(), pairs, plan);
   if (plan.cells.empty()) {
     result.status = CaseStatus::waived;
     result.message = "no cell left to measure (--pair / --sample-pairs select none of its GPU pairs)";
     return;
   }
-  for (const CellPlan& cp : plan.cells) {
-    // Checked before any buffer of the cell is allocated, so a cell that
-    // cannot fit is waived with the numbers instead of failing midway.
-    if (auto why = measurer.preflight(memory_need(cell_requests(plan, cp)))) {
-      result.waived_cells.push_back({cp.row, cp.col, *why});
-      continue;
+  std::size_t over_time = 0;
+  try {
+    for (const CellPlan& cp : plan.cells) {
+      const CellCost next{def.name, static_cast<double>(cp.scenario.transfers[0].bytes), 0};
+      const auto decision = ctl != nullptr ? ctl->before_cell(cell_key(def, cp), next) : RunControl::Decision::run;
+      if (decision == RunControl::Decision::over_time) ++over_time;
+      if (decision != RunControl::Decision::run) continue;
+      // Checked before any buffer of the cell is allocated, so a cell that
+      // cannot fit is waived with the numbers instead of failing midway.
+      if (auto why = src.preflight(memory_need(cell_requests(plan, cp)))) {
+        result.waived_cells.push_back({cp.row, cp.col, *why});
+        continue;
+      }
+      if (on_cell) on_cell(def, cp.row, cp.col, true);
+      run_cell(def, plan, cp, src, bytes, use_mean, result, ctl);
+      if (on_cell) on_cell(def, cp.row, cp.col, false);
     }
-    if (on_cell) on_cell(def, cp.row, cp.col, true);
-    measure_cell(def, measurer, cp, bytes, use_mean, plan, result);
-    if (on_cell) on_cell(def, cp.row, cp.col, false);
+  } catch (const Stopped&) {
+    result.matrices = std::move(plan.matrices);  // the cells measured before the stop are kept
+    throw;
   }
   result.matrices = std::move(plan.matrices);
   note_waived_cells(plan.cells.size(), result);
+  if (over_time > 0 && result.status == CaseStatus::passed) {
+    result.status = CaseStatus::not_run;
+    result.message = fmt::format("{} of {} cells not run: they would not end within the time limit", over_time,
+                                 plan.cells.size());
+  }
 }
 
 }  // namespace xb

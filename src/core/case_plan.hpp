@@ -8,6 +8,8 @@
 
 #include "core/cases.hpp"
 #include "core/measure.hpp"
+#include "core/run_control.hpp"
+#include "core/sample_source.hpp"
 
 namespace xb {
 
@@ -51,11 +53,26 @@ double output_value(const Output& out, const Scenario& sc, const ScenarioSamples
 
 // Measures one cell (row, col of the first matrix) of a bandwidth case on
 // its own and returns the median of its first output, in GB/s. Throws
-// Error(usage) when the case has no such cell on this machine.
-double measure_one_cell(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, int row, int col);
+// Error(usage) when the case has no such cell on this machine; a stop
+// request throws Stopped.
+double measure_one_cell(const CaseDef& def, SampleSource& src, std::uint64_t bytes, int row, int col);
 
-// Measures every planned cell and stores cells and status in `result`.
-void run_case_plans(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
-                    CaseResult& result, const CellHook& on_cell = {}, const PairSelection* pairs = nullptr);
+// Measures every planned cell and stores cells and status in `result`. A
+// cell whose buffers do not fit now (SampleSource::preflight) is waived
+// with the reason (result.waived_cells). With `pairs`, pairwise cases plan
+// only the selected pairs. A cell whose measurement throws
+// Error gets that error (no value) and the others still run; after a CUDA
+// error that leaves the GPU unusable it throws Stopped(gpu_unusable).
+// `on_cell` is called around every cell measured. With `ctl`: stop
+// requests (Stopped, the cells measured so far kept in `result`), the time
+// limit (cells that would not fit are left out: case status not_run),
+// faults, resume.
+void run_case_plans(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& result,
+                    RunControl* ctl = nullptr, const CellHook& on_cell = {}, const PairSelection* pairs = nullptr);
+
+// Keys "CASE[ROW,COL]" of the planned cells `r` holds no cell for and did
+// not waive for memory.
+std::vector<std::string> missing_cells(const CaseDef& def, const System& sys, std::uint64_t bytes, const CaseResult& r,
+                                       const PairSelection* pairs = nullptr);
 
 }  // namespace xb

@@ -147,7 +147,7 @@ std::uint64_t hugepages_needed(const CasePlan& plan) {
   return most;
 }
 
-std::optional<std::string> hugepage_waiver(const CaseDef& def, const Measurer& m, std::uint64_t bytes) {
+std::optional<std::string> hugepage_waiver(const CaseDef& def, const SampleSource& m, std::uint64_t bytes) {
   if (m.options().host_kind != MemKind::hugepages || !uses_host_memory(def.pattern)) return std::nullopt;
   const HugePagePool pool = read_hugepage_pool();
   if (pool.known() && pool.total > 0) return std::nullopt;
@@ -255,22 +255,27 @@ std::optional<std::string> waive_reason(const CaseDef& def, const System& sys) {
   return std::string("no GPU pair has peer access");
 }
 
-CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
-                    const CellHook& on_cell, const PairSelection* pairs) {
+void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& r,
+                   RunControl* ctl, const CellHook& on_cell, const PairSelection* pairs) {
   const auto t0 = std::chrono::steady_clock::now();
-  CaseResult r;
   r.index = def.index;
   r.name = def.name;
   r.description = def.description;
-  auto why = waive_reason(def, measurer.system());
-  if (!why) why = hugepage_waiver(def, measurer, bytes);
+  auto why = waive_reason(def, src.system());
+  if (!why) why = hugepage_waiver(def, src, bytes);
   if (why) {
     r.status = CaseStatus::waived;
     r.message = *why;
-    return r;
+    return;
   }
+  // Set also when a stop request leaves the case unfinished.
+  struct WallTime {
+    std::chrono::steady_clock::time_point t0;
+    CaseResult& r;
+    ~WallTime() { r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+  } wall{t0, r};
   try {
-    run_case_plans(def, measurer, bytes, use_mean, r, on_cell, pairs);
+    run_case_plans(def, src, bytes, use_mean, r, ctl, on_cell, pairs);
   } catch (const HugePagesUnavailable& e) {
     r.status = CaseStatus::waived;
     r.message = std::string("--host-mem hugepages: ") + e.what();
@@ -279,8 +284,6 @@ CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes,
     r.status = CaseStatus::error;
     r.message = e.what();
   }
-  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
 }
 
 }  // namespace xb

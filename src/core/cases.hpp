@@ -13,7 +13,6 @@
 
 namespace xb {
 
-class Measurer;
 
 enum class Pattern {
   host_to_device, device_to_host,
@@ -77,9 +76,14 @@ bool uses_host_memory(Pattern p) noexcept;
 // Whether its cells are GPU pairs (row, column) that --pair selects.
 bool is_pairwise(Pattern p) noexcept;
 
-// Runs one case; errors inside become data (status error / failed). With
-// `pairs`, pairwise cases measure only the selected pairs.
-CaseResult run_case(const CaseDef& def, Measurer& measurer, std::uint64_t bytes, bool use_mean,
-                    const CellHook& on_cell = {}, const PairSelection* pairs = nullptr);
+class SampleSource;
+class RunControl;
+// Runs one case into `r` through a sample source, under a RunControl
+// (stops, time limit, faults, resume); errors inside become data (status
+// error / failed). A stop request throws Stopped out of it with the cells
+// measured so far in `r`. With `pairs`, pairwise cases measure only the
+// selected pairs.
+void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& r,
+                   RunControl* ctl = nullptr, const CellHook& on_cell = {}, const PairSelection* pairs = nullptr);
 
 }  // namespace xb

@@ -63,6 +63,7 @@ struct Value {
   bool verification_failed = false;
   bool invalid = false;
   std::string link;
+  std::string error;  // the cell could not be measured
 };
 
 // One document flattened: key -> value, plus per-group status for cases.
@@ -70,6 +71,7 @@ struct Flat {
   std::map<std::string, std::vector<std::string>> groups;  // case or series -> its keys, in order
   std::vector<std::string> group_order;
   std::map<std::string, std::string> group_failure;        // case -> why it has no values (error, waived)
+  std::map<std::string, bool> group_incomplete;            // case -> not_run: some cells were never measured
   std::map<std::string, Value> values;
   std::map<std::string, std::string> units;
   // The run's drift check: link -> worst |drift| in percent of its reference
@@ -117,6 +119,7 @@ Value cell_value(const json& cell, const std::string& unit) {
   v.verification_failed = cell.contains("verification") && cell["verification"].value("status", "") == "failed";
   v.invalid = cell.value("invalid", false);
   v.link = cell.value("link", "");
+  v.error = cell.value("error", "");
   return v;
 }
 
@@ -127,7 +130,9 @@ void flatten_run(const json& doc, Flat& f) {
     f.group_order.push_back(name);
     auto& keys = f.groups[name];
     const std::string status = c.value("status", "passed");
-    if (status == "waived" || status == "error") f.group_failure[name] = status + ": " + c.value("message", "");
+    if (status == "waived" || (status == "error" && c.value("matrices", json::array()).empty()))
+      f.group_failure[name] = status + ": " + c.value("message", "");
+    if (status == "not_run") f.group_incomplete[name] = true;
     for (const json& m : c.value("matrices", json::array())) {
       const std::string unit = m.value("metric", "bandwidth_gbps") == "latency_ns" ? "ns" : "gbps";
       const auto& rows = m.at("row_labels");
@@ -203,10 +208,26 @@ void compare_group(const std::string& group, const Flat& o, const Flat& n, const
   }
   const auto& okeys = o.groups.at(group);
   const auto& nkeys = n.groups.at(group);
-  for (const auto& k : nkeys)
-    if (!o.values.count(k)) bad(fmt::format("{} is only in {}", k, new_name));
+  // A cell missing from an incomplete (not_run) case was never measured:
+  // skipped, not a mismatch of the files.
+  const auto skipped = [&](const std::string& k, const std::string& where) {
+    CompareEntry e;
+    e.key = k;
+    e.verdict = Verdict::skipped;
+    e.note = fmt::format("not run in {}", where);
+    out.entries.push_back(e);
+  };
+  for (const auto& k : nkeys) {
+    if (o.values.count(k)) continue;
+    if (!o.group_incomplete.count(group)) bad(fmt::format("{} is only in {}", k, new_name));
+    skipped(k, old_name);
+  }
   for (const auto& k : okeys) {
-    if (!n.values.count(k)) bad(fmt::format("{} is only in {}", k, old_name));
+    if (!n.values.count(k)) {
+      if (!n.group_incomplete.count(group)) bad(fmt::format("{} is only in {}", k, old_name));
+      skipped(k, new_name);
+      continue;
+    }
     const Value& a = o.values.at(k);
     const Value& b = n.values.at(k);
     CompareEntry e = compare_values(k, o.units.at(k), a.value, a.stddev, a.samples, b.value, b.stddev, b.samples, opts);
@@ -222,6 +243,11 @@ void compare_group(const std::string& group, const Flat& o, const Flat& n, const
       e.verdict = Verdict::failed;
       e.note = b.invalid ? fmt::format("invalid in {}: above the link's theoretical peak", new_name)
                          : fmt::format("data verification failed in {}", new_name);
+    }
+    if (!b.error.empty() || !a.error.empty()) {
+      e.verdict = b.error.empty() ? Verdict::skipped : Verdict::failed;
+      e.note = b.error.empty() ? fmt::format("not measured in {}: {}", old_name, a.error)
+                               : fmt::format("not measured in {}: {}", new_name, b.error);
     }
     out.entries.push_back(e);
   }

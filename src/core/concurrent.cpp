@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/runner.hpp"
+#include "core/sample_source.hpp"
 
 namespace xb {
 namespace {
@@ -184,21 +185,21 @@ void summarize_samples(ScenarioResult& r, const ScenarioSamples& samples, bool u
 }
 
 ScenarioResult run_scenario(Measurer& measurer, const ScenarioRequest& req, const SampleCallback& on_sample) {
-  const System& sys = measurer.system();
+  GpuSource src(measurer);
+  return run_scenario(src, req, on_sample);
+}
+
+ScenarioResult run_scenario(SampleSource& src, const ScenarioRequest& req, const SampleCallback& on_sample) {
+  const System& sys = src.system();
   const Scenario& scenario = req.scenario;
   check_scenario(sys, scenario);
-  std::set<std::pair<int, int>> pairs;
-  for (const Transfer& t : scenario.transfers) {
-    const int a = gpu_of(t.src), b = gpu_of(t.dst);
-    if (a >= 0 && b >= 0 && a != b && pairs.insert({std::min(a, b), std::max(a, b)}).second) enable_peer_access(a, b);
-  }
-  ScenarioResult r = describe_scenario(sys, scenario, [&measurer](const Location& loc, int gpu) {
-    return measurer.resolve(loc, gpu);
+  ScenarioResult r = describe_scenario(sys, scenario, [&src](const Location& loc, int gpu) {
+    return src.resolve(loc, gpu);
   });
   r.command_line = req.command_line;
   r.front_end = req.front_end;
   r.start_time_utc = utc_now_iso8601();
-  r.measure = measurer.options();
+  r.measure = src.options();
   std::uint64_t bytes_per_round = 0;
   for (const Transfer& t : scenario.transfers) bytes_per_round += t.bytes;
   // Adaptive sampling settles the scenario's own figure: the aggregate.
@@ -206,7 +207,7 @@ ScenarioResult run_scenario(Measurer& measurer, const ScenarioRequest& req, cons
     if (on_sample) on_sample(static_cast<int>(i) + 1);
     return gbps(static_cast<double>(bytes_per_round) * s.copies_per_sample, s.total_seconds[i]);
   };
-  const ScenarioSamples samples = measurer.run(scenario, metric);
+  const ScenarioSamples samples = src.run(scenario, metric);  // enables peer access for the GPU pairs
   summarize_samples(r, samples, req.use_mean);
   return r;
 }

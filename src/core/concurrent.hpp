@@ -15,12 +15,16 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/measure.hpp"
 #include "core/model.hpp"
+#include "core/result.hpp"
 #include "core/stats.hpp"
 #include "core/topology.hpp"
 
 namespace xb {
+
+class SampleSource;
 
 // A time interval on the scenario timeline, in seconds from the gate release.
 struct Interval {
@@ -93,6 +97,13 @@ struct ScenarioResult {
   double overlap_fraction = 0;     // overlapped_s / span_s
   int max_concurrent = 0;
   double wall_s = 0;
+  // complete, or interrupted / partial (a stop request abandoned the
+  // scenario: nothing above is measured); `error`: the measurement failed.
+  RunStatus status = RunStatus::complete;
+  StopReason stop = StopReason::none;
+  std::string stop_reason;
+  std::string error;
+  ErrorKind error_kind = ErrorKind::internal;
 };
 
 // True when no transfer failed verification or reported a bandwidth above
@@ -129,5 +140,7 @@ struct ScenarioRequest {
 // Adaptive sampling watches the aggregate bandwidth. Throws Error for setup
 // failures; a failed verification is data.
 ScenarioResult run_scenario(Measurer& measurer, const ScenarioRequest& req, const SampleCallback& on_sample = {});
+// The same through any sample source (tests use a fake one).
+ScenarioResult run_scenario(SampleSource& src, const ScenarioRequest& req, const SampleCallback& on_sample = {});
 
 }  // namespace xb

@@ -17,6 +17,7 @@
 #include "core/numa.hpp"
 #include "core/sm_shape.hpp"
 #include "core/stats.hpp"
+#include "core/stop.hpp"
 #include "core/units.hpp"
 
 namespace xb {
@@ -44,6 +45,7 @@ std::vector<double> sample_until_stable(const MeasureOptions& opts, const std::f
   std::vector<double> values;
   const auto t0 = Clock::now();
   for (int n = 1; n <= std::max(opts.min_samples, opts.max_samples); ++n) {
+    throw_if_stopped();  // a stop request abandons the cell between samples
     values.push_back(sample());
     if (n < opts.min_samples) continue;
     if (n >= opts.max_samples || seconds_since(t0) > opts.budget_s) break;
@@ -229,6 +231,7 @@ void Measurer::warm_up(Plan& plan) {
   // samples: a sample lasts about target_sample_s.
   double slowest_copy_s = 0;
   for (int round = 0; round < std::max(1, opts_.warmup_copies); ++round) {
+    throw_if_stopped();
     place_managed(plan);
     for (std::size_t i = 0; i < plan.size(); ++i) {
       XB_CUDA_CHECK(cudaSetDevice(plan.stream(i).device()));
@@ -260,6 +263,12 @@ void Measurer::run_sample(Plan& plan, ScenarioSamples& out) {
   place_managed(plan);
   release_[0] = plan.gated ? 0 : 1;
   timed_out_[0] = 0;
+  // If queuing throws after a gate is launched, open it on the way out, so
+  // no gate spins until its timeout and the cleanup does not wait for it.
+  struct GateRelease {
+    volatile int* flag;
+    ~GateRelease() { flag[0] = 1; }
+  } open_gate_on_exit{release_};
   const auto timeout_ns = static_cast<std::uint64_t>(opts_.gate_timeout_s * 1e9);
   for (std::size_t s = 0; s < plan.streams.size(); ++s) {
     XB_CUDA_CHECK(cudaSetDevice(plan.streams[s].device()));
@@ -300,6 +309,7 @@ void Measurer::wait_for(const Event& done) {
   const double deadline_s = opts_.gate_timeout_s + 60.0;
   cudaError_t q;
   while ((q = cudaEventQuery(done.get())) == cudaErrorNotReady) {
+    throw_if_stopped();  // long samples (CUts: 100 x 1 GiB) are abandoned too; teardown waits for the queued copies
     if (seconds_since(t0) > deadline_s)
       fail(ErrorKind::timeout, fmt::format("transfers did not finish within {:.0f} s", deadline_s));
     std::this_thread::sleep_for(std::chrono::microseconds(50));
@@ -381,6 +391,7 @@ ScenarioSamples Measurer::run(const Scenario& scenario, const SampleMetric& metr
   const auto sampling_start = Clock::now();
   std::vector<double> values;
   for (int n = 1; n <= std::max(opts_.min_samples, opts_.max_samples); ++n) {
+    throw_if_stopped();  // a stop request (signal, time limit) abandons the cell between samples
     run_sample(plan, out);
     values.push_back(metric(out, static_cast<std::size_t>(n - 1)));
     if (n < opts_.min_samples) continue;

@@ -12,8 +12,18 @@ const char* to_string(CaseStatus s) noexcept {
     case CaseStatus::failed: return "failed";
     case CaseStatus::waived: return "waived";
     case CaseStatus::error: return "error";
+    case CaseStatus::not_run: return "not_run";
   }
   return "error";
+}
+
+const char* to_string(RunStatus s) noexcept {
+  switch (s) {
+    case RunStatus::complete: return "complete";
+    case RunStatus::interrupted: return "interrupted";
+    case RunStatus::partial: return "partial";
+  }
+  return "complete";
 }
 
 }  // namespace xb

@@ -11,6 +11,7 @@
 #include "core/pairs.hpp"
 #include "core/stability.hpp"
 #include "core/stats.hpp"
+#include "core/stop.hpp"
 #include "core/topology.hpp"
 
 namespace xb {
@@ -37,6 +38,7 @@ struct Cell {
   // managed pages that had already moved). Never reported as a plain value.
   bool invalid = false;
   std::string invalid_reason;
+  std::string error;                // non-empty: the cell could not be measured (no value); why
 };
 
 struct Matrix {
@@ -53,7 +55,9 @@ struct WaivedCell {
   std::string reason;
 };
 
-enum class CaseStatus { passed, failed, waived, error };
+// not_run: the case was not (fully) measured: the run was interrupted or
+// reached its time limit first; its matrices hold the cells it did measure.
+enum class CaseStatus { passed, failed, waived, error, not_run };
 const char* to_string(CaseStatus s) noexcept;
 
 struct CaseResult {
@@ -84,7 +88,20 @@ struct MemoryCost {
   PoolStats pool;
 };
 
+// complete: every selected cell ran; interrupted: a signal or an unusable
+// GPU stopped the run; partial: --time-limit left cells out, or cells were
+// waived because their buffers did not fit (memory, --max-memory). One
+// status for both kinds of partial: JSON "partial", exit 10.
+enum class RunStatus { complete, interrupted, partial };
+const char* to_string(RunStatus s) noexcept;
+
 struct RunResult {
+  RunStatus status = RunStatus::complete;
+  StopReason stop = StopReason::none;  // what ended it early or left cells out, if anything
+  std::string stop_reason;           // why the run is not complete ("interrupted by SIGINT", ...)
+  double time_limit_s = 0;           // --time-limit; 0: none
+  std::vector<std::string> not_run;  // cells ("CASE[ROW,COL]") and cases not measured, waived cells included
+  std::string resumed_from;          // --resume FILE this result completes
   std::vector<std::string> command_line;
   std::string start_time_utc;
   double wall_seconds = 0;

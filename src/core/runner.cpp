@@ -12,23 +12,15 @@
 #include "core/case_plan.hpp"
 #include "core/measure.hpp"
 #include "core/memory_plan.hpp"
-#include "core/memory_probe.hpp"
+#include "core/resume.hpp"
+#include "core/run_control.hpp"
+#include "core/sample_source.hpp"
 #include "core/stats.hpp"
+#include "core/stop.hpp"
 #include "core/units.hpp"
 
 namespace xb {
 namespace {
-
-void check_fits(const System& sys, std::uint64_t bytes) {
-  for (const auto& g : sys.gpus) {
-    std::size_t free_b = 0, total_b = 0;
-    XB_CUDA_CHECK(cudaSetDevice(g.index));
-    XB_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    if (bytes > free_b)
-      fail(ErrorKind::resources, fmt::format("buffer size {} does not fit in gpu{}'s free memory ({} free)",
-                                             bytes_label(bytes), g.index, bytes_label(free_b >> 20 << 20)));
-  }
-}
 
 MemoryAmount budget_of(const MemoryLimit& limit, const System& sys) {
   MemoryAmount b;
@@ -71,10 +63,11 @@ void mark_impossible_cells(CaseResult& c) {
 
 void flag_outliers(Matrix& m) {
   std::map<std::string, std::vector<double>> groups;
+  // Invalid and unmeasured (error) cells are no reference for the others.
   for (const auto& c : m.cells)
-    if (!c.invalid) groups[c.link].push_back(c.value);
+    if (!c.invalid && c.error.empty()) groups[c.link].push_back(c.value);
   for (auto& c : m.cells) {
-    if (c.invalid) continue;
+    if (c.invalid || !c.error.empty()) continue;
     const auto& g = groups[c.link];
     if (g.size() < 2) continue;
     const double med = median(g);
@@ -101,60 +94,231 @@ bool memory_partial(const RunResult& r) {
 }
 
 RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback& on_case) {
-  const auto t0 = std::chrono::steady_clock::now();
+  Measurer measurer(sys, req.measure);
+  GpuSource src(measurer);
+  return run_cases(src, req, on_case, RunControls{});
+}
+
+namespace {
+
+RunResult start_run(const SampleSource& src, const RunRequest& req, const RunControls& controls) {
   RunResult run;
   run.command_line = req.command_line;
   run.start_time_utc = utc_now_iso8601();
   run.settings.buffer_bytes = req.buffer_bytes;
   run.settings.statistic = req.use_mean ? "mean" : "median";
   run.settings.measure = req.measure;
-  run.system = sys;
-  run.settings.pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, sys);
-  check_fits(sys, req.buffer_bytes);
-  Measurer measurer(run.system, req.measure);
-  run.memory.planned = run_memory_need(req.cases, sys, req.buffer_bytes);
+  run.system = src.system();
+  run.settings.pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, run.system);
+  if (controls.budget != nullptr) run.time_limit_s = controls.budget->limit_s();
+  if (controls.resume != nullptr) run.resumed_from = controls.resume->resumed_from;
+  run.memory.planned = run_memory_need(req.cases, run.system, req.buffer_bytes);
   run.memory.budget_fixed = req.max_memory.has_value();
-  run.memory.budget = req.max_memory ? budget_of(*req.max_memory, sys) : run.memory.planned;
-  measurer.pool().set_budget(run.memory.budget, run.memory.budget_fixed);
-  // After the measurer, so a rise of used memory leaves out its contexts.
-  MemoryProbe probe(run.system);
-  measurer.set_memory_probe(&probe);
-  StabilityCheck stability(reference_cells(run.system),
-                           [&](const ReferenceCell& ref) {
-                             const CaseDef& def = *select_cases({ref.case_name}, {}).at(0);
-                             return measure_one_cell(def, measurer, req.buffer_bytes, ref.row, ref.col);
-                           },
-                           req.stability_tolerance_pct);
-  const bool check = req.stability_check && !req.cases.empty();
-  if (check) {
+  run.memory.budget = req.max_memory ? budget_of(*req.max_memory, run.system) : run.memory.planned;
+  return run;
+}
+
+// The drift check (stability.hpp): reference cells measured just before
+// the first cell the run measures and after the last. A run that measures
+// nothing (a resume of a complete result) has no drift to check. A stop
+// request during either measurement passes through as Stopped; the run
+// then reports the check as not completed.
+class DriftCheck {
+ public:
+  DriftCheck(SampleSource& src, const RunRequest& req, TimeBudget* budget)
+      : on_(req.stability_check && !req.cases.empty()),
+        budget_(budget),
+        check_(reference_cells(src.system()),
+               [&src, bytes = req.buffer_bytes](const ReferenceCell& ref) {
+                 const CaseDef& def = *select_cases({ref.case_name}, {}).at(0);
+                 return measure_one_cell(def, src, bytes, ref.row, ref.col);
+               },
+               req.stability_tolerance_pct) {}
+
+  // Called as every cell begins; measures the start values the first time.
+  void start_once(RunResult& run, const RunRequest& req) {
+    if (!on_ || started_) return;
+    started_ = true;
+    const auto t0 = std::chrono::steady_clock::now();
     try {
-      stability.start();
+      check_.start();
     } catch (const Error& e) {
       run.stability.error = e.what();
     }
-    if (req.on_stability_start) req.on_stability_start(run.stability.error.empty() ? stability.peek() : run.stability);
+    start_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    start_done_ = true;
+    if (req.on_stability_start) req.on_stability_start(run.stability.error.empty() ? check_.peek() : run.stability);
   }
-  for (std::size_t i = 0; i < req.cases.size(); ++i) {
-    CaseResult r = run_case(*req.cases[i], measurer, req.buffer_bytes, req.use_mean, req.on_cell,
-                            &run.settings.pairs);
-    mark_impossible_cells(r);
-    for (auto& m : r.matrices) flag_outliers(m);
-    run.cases.push_back(std::move(r));
-    if (on_case) on_case(run.cases.back(), i + 1, req.cases.size());
-  }
-  if (check && run.stability.error.empty()) {
+
+  void finish(RunResult& run) {
+    if (!on_ || !started_ || !run.stability.error.empty()) return;
+    // Under --time-limit the references are measured again only when that
+    // (as long as their first measurement) ends in time.
+    if (budget_ != nullptr && budget_->limited()) {
+      budget_->record(CellCost{"drift check", 0, start_s_});
+      if (!budget_->fits(CellCost{"drift check", 0, 0})) {
+        run.stability = check_.peek();
+        run.stability.error = "the time limit left no time to measure the reference cells again";
+        return;
+      }
+    }
     try {
-      run.stability = stability.finish();
+      run.stability = check_.finish();
     } catch (const Error& e) {
       run.stability.error = e.what();
     }
   }
-  probe.sample();
-  run.memory.gpus = probe.gpu_peaks();
-  run.memory.host_peak_rss_bytes = peak_rss_bytes();
-  run.memory.pool = measurer.pool().stats();
+
+  // The run stopped before the end values were measured: the start values
+  // (when they were measured in full) are kept, the verdict is not given.
+  void not_completed(RunResult& run, const std::string& why) {
+    if (!on_ || !run.stability.error.empty()) return;
+    run.stability = start_done_ ? check_.peek() : Stability{};
+    run.stability.tolerance_pct = check_.peek().tolerance_pct;
+    run.stability.error = fmt::format("the run stopped before the reference cells were measured again: {}", why);
+  }
+
+ private:
+  bool on_;
+  bool started_ = false;     // the start values were asked for
+  bool start_done_ = false;  // ... and measured (not abandoned by a stop)
+  double start_s_ = 0;
+  TimeBudget* budget_;
+  StabilityCheck check_;
+};
+
+CaseResult not_started(const CaseDef& def, const std::string& why) {
+  CaseResult r;
+  r.index = def.index;
+  r.name = def.name;
+  r.description = def.description;
+  r.status = CaseStatus::not_run;
+  r.message = fmt::format("not run: {}", why);
+  return r;
+}
+
+// Outlier and above-peak marks, also for a case a stop left unfinished.
+void judge_cells(CaseResult& c) {
+  mark_impossible_cells(c);
+  for (auto& m : c.matrices) flag_outliers(m);
+}
+
+// A stop request ended the loop: the case in flight (if any) keeps what it
+// measured as not_run, the cases not started are listed.
+void record_stop(RunResult& run, const RunRequest& req, const Stopped& stop, bool in_case, const CaseCallback& on_case) {
+  run.status = stop.reason() == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
+  run.stop = stop.reason();
+  run.stop_reason = stop.what();
+  const std::size_t total = req.cases.size();
+  if (in_case) {
+    CaseResult& current = run.cases.back();
+    judge_cells(current);
+    if (current.status == CaseStatus::passed) {
+      current.status = CaseStatus::not_run;
+      current.message = fmt::format("not finished: {}", stop.what());
+    }
+    if (on_case) on_case(current, run.cases.size(), total);
+  }
+  for (std::size_t i = run.cases.size(); i < total; ++i) {
+    run.cases.push_back(not_started(*req.cases[i], stop.what()));
+    if (on_case) on_case(run.cases.back(), i + 1, total);
+  }
+}
+
+// Lists the missing cells of case `i` in run.not_run (waived cells too) and
+// settles its status; returns how many cells it waived for memory.
+std::size_t settle_case(RunResult& run, const RunRequest& req, std::size_t i) {
+  CaseResult& c = run.cases[i];
+  for (const WaivedCell& w : c.waived_cells) run.not_run.push_back(fmt::format("{}[{},{}]", c.name, w.row, w.col));
+  if (c.status == CaseStatus::waived) return c.waived_cells.size();
+  if (waive_reason(*req.cases[i], run.system)) {
+    if (c.status == CaseStatus::not_run) run.not_run.push_back(c.name);
+    return 0;
+  }
+  auto missing = missing_cells(*req.cases[i], run.system, req.buffer_bytes, c, &run.settings.pairs);
+  // A resumed case may now be complete, or a case may still lack cells.
+  if (missing.empty() && c.status == CaseStatus::not_run) {
+    c.status = CaseStatus::passed;
+    c.message.clear();
+  }
+  if (!missing.empty() && c.status == CaseStatus::passed) {
+    c.status = CaseStatus::not_run;
+    c.message = fmt::format("{} of its cells not run", missing.size());
+  }
+  for (auto& key : missing) run.not_run.push_back(std::move(key));
+  return c.waived_cells.size();
+}
+
+// Statuses and the list of what is missing, once the loop is over. Both
+// kinds of partial (time limit, waived cells) are the one status partial.
+void finish(RunResult& run, const RunRequest& req, const RunControl& ctl) {
+  run.not_run.clear();
+  std::size_t waived = 0;
+  for (std::size_t i = 0; i < run.cases.size() && i < req.cases.size(); ++i) waived += settle_case(run, req, i);
+  if (run.status != RunStatus::complete) return;
+  if (!ctl.skipped().empty()) {
+    run.status = RunStatus::partial;
+    run.stop = StopReason::time_limit;
+    run.stop_reason = fmt::format("time limit: {} cell(s) would not have ended in time", ctl.skipped().size());
+  } else if (waived > 0) {
+    run.status = RunStatus::partial;
+    run.stop = StopReason::memory;
+    run.stop_reason = fmt::format("{} cell(s) waived: their buffers did not fit in memory or --max-memory", waived);
+  }
+}
+
+}  // namespace
+
+RunResult run_cases(SampleSource& src, const RunRequest& req, const CaseCallback& on_case, const RunControls& controls) {
+  const auto t0 = std::chrono::steady_clock::now();
+  RunResult run = start_run(src, req, controls);
+  src.check_fits(req.buffer_bytes);
+  src.start_memory_accounting(run.memory.budget, run.memory.budget_fixed);
+  RunControl ctl(controls.budget, controls.faults);
+  if (controls.resume != nullptr)
+    ctl.set_done_before([&](const std::string& key) { return has_cell(*controls.resume, key); });
+  DriftCheck drift(src, req, controls.budget);
+  const CellHook on_cell = [&](const CaseDef& def, int row, int col, bool begin) {
+    if (begin) drift.start_once(run, req);  // before the caller's hook: its window holds the cell alone
+    if (req.on_cell) req.on_cell(def, row, col, begin);
+  };
+  const std::size_t total = req.cases.size();
+  bool in_case = false;
+  try {
+    for (std::size_t i = 0; i < total; ++i) {
+      run.cases.emplace_back();
+      in_case = true;
+      run_case_into(*req.cases[i], src, req.buffer_bytes, req.use_mean, run.cases.back(), &ctl, on_cell,
+                    &run.settings.pairs);
+      judge_cells(run.cases.back());
+      in_case = false;
+      if (on_case) on_case(run.cases.back(), i + 1, total);
+    }
+    drift.finish(run);
+  } catch (const Stopped& stop) {
+    record_stop(run, req, stop, in_case, on_case);
+    drift.not_completed(run, stop.what());
+  }
+  if (controls.resume != nullptr) merge_resumed(run, *controls.resume);
+  finish(run, req, ctl);
+  src.memory_cost(run.memory);
   run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
+}
+
+bool run_partial(const RunResult& r) { return r.status == RunStatus::partial || memory_partial(r); }
+
+const char* run_verdict(const RunResult& r) {
+  if (r.status == RunStatus::interrupted) return "interrupted";
+  if (!all_passed(r)) return "failed";
+  return run_partial(r) ? "partial" : "passed";
+}
+
+int run_exit_code(const RunResult& r) {
+  if (r.stop == StopReason::sigint || r.stop == StopReason::sigterm || r.stop == StopReason::gpu_unusable)
+    return stop_exit_code(r.stop);
+  if (!all_passed(r)) return 1;
+  return run_partial(r) ? kExitPartial : 0;
 }
 
 }  // namespace xb

@@ -42,8 +42,40 @@ using CaseCallback = std::function<void(const CaseResult&, std::size_t done, std
 
 // Throws Error(usage) for pairs that do not exist here and Error(resources)
 // when the buffer cannot fit in a GPU's free memory, both before measuring
-// anything; errors inside a case become that case's data.
+// anything; errors inside a case become that case's data; cells whose
+// buffers do not fit are waived (status partial). The drift check, when on,
+// measures the reference cells before the first case and after the last.
 RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback& on_case = {});
+
+class FaultPlan;
+class SampleSource;
+class TimeBudget;
+
+// The optional controls of a run (see core/run_control.hpp).
+struct RunControls {
+  TimeBudget* budget = nullptr;        // --time-limit
+  FaultPlan* faults = nullptr;         // XFERBENCH_FAULT
+  const RunResult* resume = nullptr;   // --resume: cells it holds are kept, not measured again
+};
+
+// The same through any source. A stop request (signal, time limit, an
+// unusable GPU) ends the loop: the result then holds every cell measured,
+// the unfinished cases with status not_run, status interrupted or partial,
+// and `not_run` lists what is missing; on_case is called for every case,
+// also the unfinished ones.
+RunResult run_cases(SampleSource& src, const RunRequest& req, const CaseCallback& on_case, const RunControls& controls);
+
+// The process exit code for a run: 130 / 143 (interrupted by SIGINT /
+// SIGTERM), 8 (GPU unusable), 1 (a case failed or errored), 10 (partial:
+// cells left out by the time limit or waived for memory), 0.
+int run_exit_code(const RunResult& r);
+
+// The run's verdict, the one place JSON "status" and the text footer take
+// it from, in the order of the exit codes: "interrupted", "failed",
+// "partial", "passed".
+const char* run_verdict(const RunResult& r);
+// Partial: status partial, or (for results assembled elsewhere) waived cells.
+bool run_partial(const RunResult& r);
 
 // Marks cells far below the others on the same kind of link in the same
 // matrix (bandwidth < 80% of the group's median; latency > 125%).
@@ -59,7 +91,7 @@ void mark_impossible_cells(CaseResult& c);
 
 // True when every case passed or was waived.
 bool all_passed(const RunResult& r);
-// True when cells were waived because their buffers did not fit (exit 10).
+// True when cells were waived because their buffers did not fit (partial, exit 10).
 bool memory_partial(const RunResult& r);
 
 std::string utc_now_iso8601();

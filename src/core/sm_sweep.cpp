@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/runner.hpp"
+#include "core/sample_source.hpp"
 #include "core/units.hpp"
 
 namespace xb {
@@ -145,10 +146,12 @@ SmSweepResult run_sm_sweep(const System& sys, const SmSweepRequest& req, const S
   for (const auto& g : sys.gpus) gpu_sms.push_back(g.sm_count);
   out.sms = sm_counts(req.sms_text, gpu_sms);
   Measurer measurer(out.system, req.measure);
+  GpuSource src(measurer);
   for (std::size_t i = 0; i < out.sms.size(); ++i) {
     const int n = out.sms[i];
     measurer.set_sm_limit(n > 0 ? n : INT_MAX);
-    CaseResult c = run_case(*req.def, measurer, req.bytes, req.use_mean);
+    CaseResult c;
+    run_case_into(*req.def, src, req.bytes, req.use_mean, c);
     mark_impossible_cells(c);
     if (c.status == CaseStatus::waived) {
       out.status = SweepStatus::waived;

@@ -7,7 +7,11 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/fault.hpp"
+#include "core/run_control.hpp"
 #include "core/runner.hpp"
+#include "core/sample_source.hpp"
+#include "core/stop.hpp"
 #include "core/units.hpp"
 
 namespace xb {
@@ -130,10 +134,10 @@ void fail_with(SweepResult& out, std::string message) {
 }
 
 // Every transfer of the spec at `bytes`: one series per transfer.
-void measure_spec_size(Measurer& measurer, const SweepRequest& req, std::uint64_t bytes, SweepResult& out) {
+void measure_spec_size(SampleSource& src, const SweepRequest& req, std::uint64_t bytes, SweepResult& out) {
   Scenario sc = req.scenario;
   for (auto& t : sc.transfers) t.bytes = bytes;
-  const ScenarioSamples s = measurer.run(sc, [&](const ScenarioSamples& ss, std::size_t i) {
+  const ScenarioSamples s = src.run(sc, [&](const ScenarioSamples& ss, std::size_t i) {
     double total = 0;
     for (const auto& t : sc.transfers) total += static_cast<double>(t.bytes) * ss.copies_per_sample;
     return gbps(total, ss.total_seconds[i]);
@@ -142,7 +146,7 @@ void measure_spec_size(Measurer& measurer, const SweepRequest& req, std::uint64_
   for (std::size_t t = 0; t < sc.transfers.size(); ++t) {
     const Transfer& tr = sc.transfers[t];
     SweepSeries& series = series_for(out, tr.label);
-    series.peak = transfer_peak(measurer.system(), tr, &series.link);
+    series.peak = transfer_peak(src.system(), tr, &series.link);
     std::vector<double> samples;
     for (double sec : s.transfers[t].seconds) samples.push_back(gbps(static_cast<double>(bytes) * copies, sec));
     SweepRow row = make_row(bytes, std::move(samples), req.use_mean, series.peak);
@@ -169,8 +173,9 @@ void measure_spec_size(Measurer& measurer, const SweepRequest& req, std::uint64_
 }
 
 // Returns false when the case cannot run here (waived): no other size will.
-bool measure_case_size(Measurer& measurer, const SweepRequest& req, std::uint64_t bytes, SweepResult& out) {
-  CaseResult c = run_case(*req.named_case, measurer, bytes, req.use_mean);
+bool measure_case_size(SampleSource& src, const SweepRequest& req, std::uint64_t bytes, SweepResult& out) {
+  CaseResult c;
+  run_case_into(*req.named_case, src, bytes, req.use_mean, c);  // a stop leaves the size unmeasured
   mark_impossible_cells(c);
   if (c.status == CaseStatus::waived) {
     out.status = SweepStatus::waived;
@@ -219,6 +224,63 @@ void fit_series(SweepResult& out) {
 }
 
 SweepResult run_sweep(const System& sys, const SweepRequest& req, const SweepCallback& on_size) {
+  Measurer measurer(sys, req.measure);
+  GpuSource src(measurer);
+  return run_sweep(src, req, on_size, RunControls{});
+}
+
+namespace {
+
+bool has_size(const SweepResult& r, std::uint64_t bytes) {
+  for (const auto& s : r.series)
+    for (const auto& row : s.rows)
+      if (row.bytes == bytes) return true;
+  return false;
+}
+
+// Fault injection's verify: the rows of this size fail their data check.
+void fail_check_at(SweepResult& out, std::uint64_t bytes) {
+  for (auto& s : out.series)
+    for (auto& row : s.rows)
+      if (row.bytes == bytes) row.verification = Verification::Status::failed;
+  fail_with(out, fmt::format("at {} bytes: verification failed: injected fault (XFERBENCH_FAULT)", bytes));
+}
+
+// One size under the controls. Returns false when no later size can run
+// (the case is waived here).
+bool sweep_size(SampleSource& src, const SweepRequest& req, std::uint64_t bytes, RunControl& ctl, SweepResult& out) {
+  const std::string key = std::to_string(bytes);
+  const CellCost next{"sweep", static_cast<double>(bytes), 0};
+  const auto decision = ctl.before_cell(key, next);
+  if (decision == RunControl::Decision::over_time) out.not_run.push_back(bytes);
+  if (decision != RunControl::Decision::run) return true;
+  const FaultKind fault = ctl.fault({key});
+  const auto t0 = std::chrono::steady_clock::now();
+  bool more = true;
+  try {
+    inject_fault(fault, fmt::format("at {} bytes", bytes));
+    if (req.named_case) {
+      more = measure_case_size(src, req, bytes, out);
+    } else {
+      measure_spec_size(src, req, bytes, out);
+    }
+    if (fault == FaultKind::verify) fail_check_at(out, bytes);
+  } catch (const Error& e) {
+    fail_with(out, fmt::format("at {} bytes: {}", bytes, e.what()));
+    if (e.kind() == ErrorKind::cuda) {
+      const std::string why = fault == FaultKind::cuda_sticky ? std::string(e.what()) : src.unusable_reason();
+      if (!why.empty()) throw Stopped(StopReason::gpu_unusable, fmt::format("the GPU is no longer usable: {}", why));
+    }
+  }
+  ctl.after_cell(CellCost{"sweep", static_cast<double>(bytes),
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+  return more;
+}
+
+}  // namespace
+
+SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCallback& on_size,
+                      const RunControls& controls, const SweepResult* resume) {
   const auto t0 = std::chrono::steady_clock::now();
   SweepResult out;
   out.command_line = req.command_line;
@@ -229,27 +291,44 @@ SweepResult run_sweep(const System& sys, const SweepRequest& req, const SweepCal
   out.sizes = req.sizes;
   out.statistic = req.use_mean ? "mean" : "median";
   out.measure = req.measure;
-  out.system = sys;
-  Measurer measurer(out.system, req.measure);
-  if (!req.named_case)
-    for (const auto& t : req.scenario.transfers)
-      if (!t.src.on_host() && !t.dst.on_host() && t.src.device != t.dst.device) enable_peer_access(t.src.device, t.dst.device);
-  if (on_size) on_size(out, 0, req.sizes.size());
-  for (std::size_t i = 0; i < req.sizes.size(); ++i) {
-    try {
-      if (req.named_case) {
-        if (!measure_case_size(measurer, req, req.sizes[i], out)) break;
-      } else {
-        measure_spec_size(measurer, req, req.sizes[i], out);
-      }
-    } catch (const Error& e) {
-      fail_with(out, fmt::format("at {} bytes: {}", req.sizes[i], e.what()));
-    }
-    if (on_size) on_size(out, i + 1, req.sizes.size());
+  out.system = src.system();
+  if (controls.budget != nullptr) out.time_limit_s = controls.budget->limit_s();
+  RunControl ctl(controls.budget, controls.faults);
+  if (resume != nullptr) {
+    ctl.set_done_before([resume](const std::string& key) { return has_size(*resume, std::stoull(key)); });
+    out.resumed_from = resume->resumed_from;
   }
+  if (on_size) on_size(out, 0, req.sizes.size());
+  std::size_t i = 0;
+  try {
+    for (; i < req.sizes.size(); ++i) {
+      if (!sweep_size(src, req, req.sizes[i], ctl, out)) break;
+      if (on_size) on_size(out, i + 1, req.sizes.size());
+    }
+  } catch (const Stopped& stop) {
+    out.run_status = stop.reason() == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
+    out.stop = stop.reason();
+    out.stop_reason = stop.what();
+    for (; i < req.sizes.size(); ++i)
+      if (resume == nullptr || !has_size(*resume, req.sizes[i])) out.not_run.push_back(req.sizes[i]);
+  }
+  if (out.run_status == RunStatus::complete && !out.not_run.empty()) {
+    out.run_status = RunStatus::partial;
+    out.stop = StopReason::time_limit;
+    out.stop_reason = fmt::format("time limit: {} size(s) would not have ended in time", out.not_run.size());
+  }
+  if (resume != nullptr) merge_sweep(out, *resume);
   fit_series(out);
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
+}
+
+int sweep_exit_code(const SweepResult& r) {
+  if (r.stop == StopReason::sigint || r.stop == StopReason::sigterm || r.stop == StopReason::gpu_unusable)
+    return stop_exit_code(r.stop);
+  if (r.status == SweepStatus::failed) return 1;
+  if (r.run_status != RunStatus::complete) return stop_exit_code(StopReason::time_limit);
+  return 0;
 }
 
 }  // namespace xb

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/cases.hpp"
 #include "core/measure.hpp"
 #include "core/model.hpp"
@@ -105,7 +107,15 @@ struct SweepResult {
   SweepStatus status = SweepStatus::passed;
   std::vector<std::string> messages;  // waiver reason, errors and failed checks, one per line
   std::vector<SweepSeries> series;
-  SweepTimeline timeline;       // specs only: at the largest size measured
+  SweepTimeline timeline;       // specs only: at the largest size measured in this process
+  // Whether every size ran (see RunResult): interrupted / partial list the
+  // sizes not measured; a resumed sweep names the file it completes.
+  RunStatus run_status = RunStatus::complete;
+  StopReason stop = StopReason::none;
+  std::string stop_reason;
+  std::vector<std::uint64_t> not_run;
+  std::string resumed_from;
+  double time_limit_s = 0;
 };
 
 // Called once before the first size (done 0: `partial` holds the request's
@@ -116,6 +126,25 @@ using SweepCallback = std::function<void(const SweepResult& partial, std::size_t
 // Measures every size, then fits each series. Errors at one size become
 // messages (status failed) and the other sizes still run.
 SweepResult run_sweep(const System& sys, const SweepRequest& req, const SweepCallback& on_size = {});
+
+class SampleSource;
+struct RunControls;
+// The same through any source, under the run controls (time limit, faults,
+// resume; the resume result's rows are kept and those sizes skipped). A
+// stop request ends the loop with the sizes measured so far kept, the rest
+// in not_run and run_status interrupted or partial. Sizes are the cells:
+// the fault hook names them in bytes.
+SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCallback& on_size,
+                      const RunControls& controls, const SweepResult* resume = nullptr);
+
+// Exit code: 130 / 143 / 8 for a stop, 1 for a failed size, 10 partial, 0.
+int sweep_exit_code(const SweepResult& r);
+
+// --resume: the series and rows of a sweep JSON document (Error(usage)
+// naming `name` when malformed).
+SweepResult sweep_from_json(const nlohmann::json& doc, const std::string& name);
+// Adds the rows (and failures) of `old` to `fresh`, which skipped its sizes.
+void merge_sweep(SweepResult& fresh, const SweepResult& old);
 
 // Adds one size's measurement of a named case to `out` (series per cell).
 void add_case_rows(const CaseResult& c, SweepResult& out);

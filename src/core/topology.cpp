@@ -71,12 +71,23 @@ int attr(cudaDeviceAttr a, int dev) {
   return v;
 }
 
+// nvidia-smi's spelling: GPU-8-4-4-4-12 hex digits.
+std::string uuid_text(const cudaUUID_t& id) {
+  std::string out = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += fmt::format("{:02x}", static_cast<unsigned char>(id.bytes[i]));
+  }
+  return out;
+}
+
 GpuInfo query_gpu(int dev) {
   GpuInfo g;
   g.index = dev;
   cudaDeviceProp prop{};
   XB_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
   g.name = prop.name;
+  g.uuid = uuid_text(prop.uuid);
   char bus[32] = {};
   XB_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof(bus), dev));
   g.pci_bus_id = bus;
@@ -107,7 +118,7 @@ void apply_nvml(GpuInfo& g, const NvmlLinkInfo& n) {
   g.nvlink_rate_source = n.nvlink_rate_source;
   g.nvlink_remote_bus_ids = n.nvlink_remote_bus_ids;
   g.pcie = pcie_peak(n.pcie_gen_max, n.pcie_width_max);
-  g.uuid = n.uuid;
+  if (!n.uuid.empty()) g.uuid = n.uuid;
   if (n.max_mem_clock_mhz > 0 && n.memory_bus_width_bits > 0)
     g.memory = memory_peak(n.max_mem_clock_mhz, static_cast<int>(n.memory_bus_width_bits),
                            "NVML max memory clock, memory bus width");

@@ -25,6 +25,7 @@ struct GpuInfo {
   int index = 0;
   std::string name;
   std::string pci_bus_id;  // "0000:18:00.0"
+  std::string uuid;        // "GPU-1a2b3c4d-...", as nvidia-smi prints it
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   std::uint64_t memory_bytes = 0;
@@ -40,7 +41,6 @@ struct GpuInfo {
   int shared_memory_per_sm_kib = 0;  // cudaDevAttrMaxSharedMemoryPerMultiprocessor / 1024
   int memory_bus_width_bits = 0;
   int memory_clock_khz = 0;
-  std::string uuid;  // from NVML; empty when unknown
   Peak pcie;    // host <-> this GPU, per direction
   // Device memory (HBM): memory clock x 2 (double data rate) x bus width /
   // 8, from NVML's maximum memory clock and bus width when it reports them,

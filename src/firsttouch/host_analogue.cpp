@@ -7,6 +7,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/stop.hpp"
 #include "core/units.hpp"
 #include "pingpong/buffers.hpp"
 
@@ -128,13 +129,27 @@ Result run_host_analogue(const Options& o, const Environment& env) {
     run_iteration(t, HostKind::pinned, o.p2p_bytes, o, scratch);
     res.warmup_s = seconds_since(t0);
   }
+  std::size_t vi = 0;
   for (HostKind kind : {HostKind::pageable, HostKind::pinned, HostKind::registered}) {
     for (const auto& v : variants(o)) {
       VariantResult vr{fmt::format("{}, {}", to_string(kind), variant_label(o, v)), to_string(kind),
-                       v.buffer_bytes, v.overalloc_bytes, {}, {}};
-      for (int i = 0; i < o.iterations; ++i) run_iteration(t, kind, v.alloc_bytes(), o, vr);
+                       v.buffer_bytes, v.overalloc_bytes, {}, {}, {}};
+      for (int i = 0; i < o.iterations; ++i) {
+        // A stop request (signal, --time-limit) keeps the iterations done.
+        if (const StopReason stop = stop_requested(); stop != StopReason::none) {
+          res.stop = stop;
+          res.not_run.push_back(fmt::format("{}/{}", vi, i));
+          continue;
+        }
+        run_iteration(t, kind, v.alloc_bytes(), o, vr);
+      }
       res.variants.push_back(std::move(vr));
+      ++vi;
     }
+  }
+  if (res.stop != StopReason::none) {
+    res.status = res.stop == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
+    res.stop_reason = stop_message(res.stop);
   }
   return res;
 }

@@ -109,4 +109,13 @@ std::vector<std::vector<Phases>> phases_from_wire(const std::string& text) {
   return out;
 }
 
+int exit_code_of(const Result& r) {
+  if (r.stop == StopReason::sigint || r.stop == StopReason::sigterm || r.stop == StopReason::gpu_unusable)
+    return stop_exit_code(r.stop);
+  if (!r.error.empty()) return xb::exit_code(r.error_kind);
+  for (const auto& v : r.variants)
+    if (!v.failed.empty()) return 1;
+  return r.status == RunStatus::complete ? 0 : stop_exit_code(StopReason::time_limit);
+}
+
 }  // namespace xb::firsttouch

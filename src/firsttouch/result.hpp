@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
+#include "core/result.hpp"
+#include "core/stop.hpp"
+
 namespace xb::firsttouch {
 
 constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
@@ -46,6 +50,7 @@ struct VariantResult {
   std::uint64_t overalloc_bytes = 0;
   std::vector<std::vector<double>> times_s;  // [iteration][sub-iteration], as seen by the sender
   std::vector<Phases> phases;                // one per iteration
+  std::vector<std::string> failed;           // "VARIANT/ITERATION: why" for iterations that failed (not in times_s)
   std::uint64_t alloc_bytes() const { return buffer_bytes + overalloc_bytes; }
 };
 
@@ -75,7 +80,21 @@ struct Result {
   double warmup_s = kNotMeasured;   // the small warm-up allocation and its sends ("[-1]")
   double connect_s = kNotMeasured;  // one-time path setup (NCCL communicator), before the warm-up
   std::vector<VariantResult> variants;
+  // complete, or interrupted / partial (see xb::RunResult): why, and the
+  // iterations ("VARIANT/ITERATION") not run. `error`: what ended the run
+  // early after the iterations kept in variants.
+  RunStatus status = RunStatus::complete;
+  StopReason stop = StopReason::none;
+  std::string stop_reason;
+  std::vector<std::string> not_run;
+  double time_limit_s = 0;
+  std::string error;
+  ErrorKind error_kind = ErrorKind::internal;
 };
+
+// Exit code: 130 / 143 / 8 for a stop, the error's code, 1 for a failed
+// iteration, 10 when iterations were left out for the time limit, else 0.
+int exit_code_of(const Result& r);
 
 // Internal wire format for gathering one rank's phases to rank 0.
 std::string phases_to_wire(const std::vector<std::vector<Phases>>& per_variant);

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "core/cuda_check.hpp"
+#include "core/fault.hpp"
+#include "core/stop.hpp"
 #include "core/units.hpp"
 #include "firsttouch/path.hpp"
 #include "pingpong/buffers.hpp"
@@ -189,6 +192,90 @@ void gather_phases(const Roles& r, Result& res, const std::vector<std::vector<Ph
   }
 }
 
+// The start of every iteration is a collective agreement: each rank's stop
+// request (signal, deadline) and injected fault, rank 0's time-limit
+// decision; all ranks then do the same thing.
+struct IterationGo {
+  StopReason stop = StopReason::none;
+  bool skip = false;
+  std::optional<Error> error;
+};
+
+bool is_signal(StopReason r) { return r == StopReason::sigint || r == StopReason::sigterm; }
+
+IterationGo agree_iteration(const Roles& r, const std::string& key, const CellCost& next, RunControl* control) {
+  IterationGo mine;
+  if (control != nullptr && r.comm->rank() == 0)
+    mine.skip = control->decide(key, next) == RunControl::Decision::over_time;
+  const FaultKind fault = control != nullptr && !mine.skip ? control->fault({key}) : FaultKind::none;
+  try {
+    inject_fault(fault, fmt::format("rank {}, iteration {}", r.comm->rank(), key));
+    if (fault == FaultKind::verify)
+      fail(ErrorKind::verification, fmt::format("rank {}, iteration {}: injected data check failure", r.comm->rank(), key));
+  } catch (const Error& e) {
+    mine.error = e;
+  }
+  mine.stop = stop_requested();
+  const std::string text = fmt::format("{} {} {}\n{}", static_cast<int>(mine.stop), mine.skip ? 1 : 0,
+                                       mine.error ? static_cast<int>(mine.error->kind()) : -1,
+                                       mine.error ? mine.error->what() : "");
+  IterationGo all;
+  for (const auto& t : r.comm->allgather(text, r.timeout)) {
+    int stop = 0, skip = 0, kind = -1;
+    const auto nl = t.find('\n');
+    std::sscanf(t.substr(0, nl).c_str(), "%d %d %d", &stop, &skip, &kind);
+    const auto reason = static_cast<StopReason>(stop);
+    if (all.stop == StopReason::none || (!is_signal(all.stop) && is_signal(reason))) all.stop = reason;
+    all.skip = all.skip || skip != 0;
+    if (!all.error && kind >= 0) all.error = Error(static_cast<ErrorKind>(kind), t.substr(nl + 1));
+  }
+  return all;
+}
+
+void set_completion(Result& res) {
+  if (res.stop == StopReason::none && !res.not_run.empty()) {
+    res.stop = StopReason::time_limit;
+    res.stop_reason = fmt::format("time limit: {} iteration(s) would not have ended in time", res.not_run.size());
+  }
+  if (res.stop != StopReason::none) {
+    res.status = res.stop == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
+    if (res.stop_reason.empty()) res.stop_reason = stop_message(res.stop);
+  }
+}
+
+// Every iteration of every variant; returns false when the run stopped.
+bool run_variant(const Roles& r, const Options& options, const Variant& v, std::size_t vi, RunControl* control,
+                 Result& res, std::vector<std::vector<Phases>>& mine) {
+  VariantResult vr{variant_label(options, v), options.memory == Memory::gpu ? "gpu" : "host",
+                   v.buffer_bytes, v.overalloc_bytes, {}, {}, {}};
+  mine.emplace_back();
+  bool go_on = true;
+  for (int i = 0; i < options.iterations && go_on; ++i) {
+    const std::string key = fmt::format("{}/{}", vi, i);
+    const CellCost cost{vr.label, static_cast<double>(v.alloc_bytes()), 0};
+    const IterationGo go = agree_iteration(r, key, cost, control);
+    if (go.stop != StopReason::none) {
+      acknowledge_stop();  // every rank stops at this iteration
+      res.stop = go.stop;
+      for (int k = i; k < options.iterations; ++k) res.not_run.push_back(fmt::format("{}/{}", vi, k));
+      go_on = false;
+    } else if (go.skip) {
+      res.not_run.push_back(key);
+    } else if (go.error) {
+      vr.failed.push_back(fmt::format("{}: {}", key, go.error->what()));
+    } else {
+      const auto t0 = Clock::now();
+      Iteration it = run_iteration(r, v.alloc_bytes(), options);
+      vr.times_s.push_back(std::move(it.times_s));
+      vr.phases.push_back(it.phases);
+      mine.back().push_back(std::move(it.phases));
+      if (control != nullptr) control->after_cell(CellCost{vr.label, cost.bytes, seconds_since(t0)});
+    }
+  }
+  res.variants.push_back(std::move(vr));
+  return go_on;
+}
+
 }  // namespace
 
 std::unique_ptr<Path> make_path(pingpong::TransportKind kind, const PathContext& ctx) {
@@ -213,7 +300,7 @@ std::uint64_t largest_allocation(const Options& options) {
   return most;
 }
 
-Result run(comm::Communicator& comm, const Options& options, const Environment& env) {
+Result run(comm::Communicator& comm, const Options& options, const Environment& env, RunControl* control) {
   validate(options);
   if (comm.size() < 2) {
     fail(ErrorKind::comm, fmt::format("first-touch needs 2 or more ranks, got {}; launch it with: "
@@ -236,19 +323,23 @@ Result run(comm::Communicator& comm, const Options& options, const Environment& 
   run_iteration(r, options.p2p_bytes, options);
   res.warmup_s = seconds_since(t0);
   std::vector<std::vector<Phases>> mine;
-  for (const auto& v : variants(options)) {
-    VariantResult vr{variant_label(options, v), options.memory == Memory::gpu ? "gpu" : "host",
-                     v.buffer_bytes, v.overalloc_bytes, {}, {}};
-    mine.emplace_back();
-    for (int i = 0; i < options.iterations; ++i) {
-      Iteration it = run_iteration(r, v.alloc_bytes(), options);
-      vr.times_s.push_back(std::move(it.times_s));
-      vr.phases.push_back(it.phases);
-      mine.back().push_back(std::move(it.phases));
+  const auto all = variants(options);
+  try {
+    for (std::size_t vi = 0; vi < all.size(); ++vi) {
+      if (run_variant(r, options, all[vi], vi, control, res, mine)) continue;
+      for (std::size_t rest = vi + 1; rest < all.size(); ++rest)
+        for (int k = 0; k < options.iterations; ++k) res.not_run.push_back(fmt::format("{}/{}", rest, k));
+      break;
     }
-    res.variants.push_back(std::move(vr));
+  } catch (const Error& e) {
+    // Agreed by every rank inside an iteration: keep what was measured.
+    // A peer that stopped answering cannot take part in the gathering.
+    if (e.kind() == ErrorKind::timeout || e.kind() == ErrorKind::comm) throw;
+    res.error = e.what();
+    res.error_kind = e.kind();
   }
   gather_phases(r, res, mine);
+  set_completion(res);
   return res;
 }
 

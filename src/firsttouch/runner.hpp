@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "comm/communicator.hpp"
+#include "core/run_control.hpp"
 #include "firsttouch/options.hpp"
 #include "firsttouch/result.hpp"
 
@@ -28,7 +29,16 @@ Environment default_environment();
 // Throws the agreed error on every rank: bad options, one rank, no GPU,
 // a buffer larger than free memory (Error(resources) naming both sizes),
 // an impossible transport, a dead peer.
-Result run(comm::Communicator& comm, const Options& options, const Environment& env = default_environment());
+//
+// Every iteration starts with an agreement of all ranks, so a signal to any
+// rank (or the time limit's deadline) stops them all at the same
+// iteration: the iterations measured are kept, the others listed as not
+// run, status interrupted / partial. An error agreed inside an iteration
+// ends the run keeping what it measured (Result::error), except a timeout
+// or communication failure, which is thrown as before. `control` brings
+// the time limit's planning and the fault hook ("VARIANT/ITERATION").
+Result run(comm::Communicator& comm, const Options& options, const Environment& env = default_environment(),
+           RunControl* control = nullptr);
 
 // The largest allocation of the run, for the free-memory check.
 std::uint64_t largest_allocation(const Options& options);

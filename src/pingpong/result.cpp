@@ -45,6 +45,8 @@ std::optional<Error> first_failure(const Result& r) {
   }
   for (const auto& p : r.pairs) {
     for (const auto& s : p.sizes) {
+      if (!s.error.empty())
+        return Error(s.error_kind, fmt::format("rank {} and rank {} at {} bytes: {}", p.rank_a, p.rank_b, s.bytes, s.error));
       if (!s.verified) {
         return Error(ErrorKind::verification,
                      fmt::format("data check failed between rank {} and rank {} at {} bytes: {}", p.rank_a,
@@ -63,7 +65,9 @@ nlohmann::json size_to_json(const SizeResult& s) {
           {"t", {t.count, t.median, t.mean, t.min, t.max, t.stddev, t.cov, s.one_way_p99_s}},
           {"bw", {s.bandwidth_gbps, s.bandwidth_min_gbps, s.bandwidth_max_gbps}},
           {"verified", s.verified},
-          {"verify_error", s.verify_error}};
+          {"verify_error", s.verify_error},
+          {"error", s.error},
+          {"error_kind", static_cast<int>(s.error_kind)}};
 }
 
 SizeResult size_from_json(const nlohmann::json& j) {
@@ -84,6 +88,8 @@ SizeResult size_from_json(const nlohmann::json& j) {
   s.bandwidth_max_gbps = bw.at(2).get<double>();
   s.verified = j.at("verified").get<bool>();
   s.verify_error = j.at("verify_error").get<std::string>();
+  s.error = j.value("error", "");
+  s.error_kind = static_cast<ErrorKind>(j.value("error_kind", static_cast<int>(ErrorKind::internal)));
   return s;
 }
 
@@ -96,7 +102,8 @@ std::string pairs_to_wire(const std::vector<PairResult>& pairs) {
     for (const auto& s : p.sizes) sizes.push_back(size_to_json(s));
     out.push_back({{"a", p.rank_a}, {"b", p.rank_b}, {"host_a", p.host_a}, {"host_b", p.host_b},
                    {"gpu_a", p.gpu_a}, {"gpu_b", p.gpu_b}, {"transport", p.transport}, {"path", p.path}, {"sizes", sizes},
-                   {"error", p.error}, {"error_kind", static_cast<int>(p.error_kind)}});
+                   {"error", p.error}, {"error_kind", static_cast<int>(p.error_kind)},
+                   {"stop", static_cast<int>(p.stop)}, {"not_run", p.not_run}});
   }
   return out.dump();
 }
@@ -116,9 +123,18 @@ std::vector<PairResult> pairs_from_wire(const std::string& text) {
     for (const auto& s : j.at("sizes")) p.sizes.push_back(size_from_json(s));
     p.error = j.at("error").get<std::string>();
     p.error_kind = static_cast<ErrorKind>(j.at("error_kind").get<int>());
+    p.stop = static_cast<StopReason>(j.value("stop", 0));
+    p.not_run = j.value("not_run", std::vector<std::uint64_t>{});
     out.push_back(std::move(p));
   }
   return out;
+}
+
+int exit_code_of(const Result& r) {
+  if (r.stop == StopReason::sigint || r.stop == StopReason::sigterm || r.stop == StopReason::gpu_unusable)
+    return stop_exit_code(r.stop);
+  if (const auto failure = first_failure(r)) return xb::exit_code(failure->kind());
+  return r.status == RunStatus::complete ? 0 : stop_exit_code(StopReason::time_limit);
 }
 
 }  // namespace xb::pingpong

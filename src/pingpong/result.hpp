@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/result.hpp"
+#include "core/stop.hpp"
 #include "core/stats.hpp"
 #include "pingpong/options.hpp"
 
@@ -23,6 +25,8 @@ struct SizeResult {
   double bandwidth_max_gbps = 0;   // from the fastest repetition
   bool verified = false;
   std::string verify_error;        // why verification failed, when it did
+  std::string error;               // non-empty: this size could not be measured (no times); why
+  ErrorKind error_kind = ErrorKind::internal;
 };
 
 struct PairResult {
@@ -33,8 +37,10 @@ struct PairResult {
   std::string transport;       // the path actually used
   std::string path;            // how that path moves data, per side (may be empty)
   std::vector<SizeResult> sizes;
-  std::string error;           // non-empty: the pair could not be measured
+  std::string error;           // non-empty: the pair could not be (fully) measured; sizes holds what it did
   ErrorKind error_kind = ErrorKind::internal;
+  StopReason stop = StopReason::none;      // a stop request ended this pair early
+  std::vector<std::uint64_t> not_run;      // sizes not measured (stop or time limit)
 };
 
 struct Result {
@@ -44,10 +50,21 @@ struct Result {
   bool all_pairs = false;
   std::string requested_transport;
   std::vector<PairResult> pairs;  // sorted by (rank_a, rank_b)
+  // complete, or interrupted / partial (see xb::RunResult): what ended the
+  // run early and what it did not measure ("r0-r1 @ 4096 B", "r2-r3").
+  RunStatus status = RunStatus::complete;
+  StopReason stop = StopReason::none;
+  std::string stop_reason;
+  std::vector<std::string> not_run;
+  double time_limit_s = 0;
 };
 
 // A Result with the run's settings and no pairs yet (what a report header needs).
 Result result_header(const Options& o, int world_size);
+
+// Exit code of a finished run: 130 / 143 / 8 for a stop, the first
+// failure's code, 10 when sizes were left out for the time limit, else 0.
+int exit_code_of(const Result& r);
 
 // Bytes one "one-way time" carries: bibw counts both directions, as osu_bibw.
 double bytes_per_one_way(Mode mode, std::uint64_t message_bytes);

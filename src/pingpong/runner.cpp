@@ -1,12 +1,16 @@
 #include "pingpong/runner.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <new>
 #include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "core/fault.hpp"
+#include "core/stop.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/nccl_api.hpp"
 #include "pingpong/pattern.hpp"
@@ -174,8 +178,125 @@ std::string describe_path(const PairContext& ctx, const Transport& t) {
   return out;
 }
 
+// What one side of a pair brings to the handshake before a size: its stop
+// request, the initiator's time-limit decision, an injected failure. Both
+// sides then act on the same combined state, so neither waits for a peer
+// that stopped, skipped or failed.
+struct SizeState {
+  StopReason stop = StopReason::none;
+  bool skip = false;
+  bool fail_check = false;  // fault injection: the data check of this size fails
+  std::optional<Error> error;
+};
+
+std::string encode(const SizeState& s) {
+  return fmt::format("{} {} {} {}\n{}", static_cast<int>(s.stop), s.skip ? 1 : 0, s.fail_check ? 1 : 0,
+                     s.error ? static_cast<int>(s.error->kind()) : -1, s.error ? s.error->what() : "");
+}
+
+SizeState decode(const std::string& text, int rank) {
+  SizeState s;
+  int stop = 0, skip = 0, fail_check = 0, kind = -1;
+  const auto nl = text.find('\n');
+  std::sscanf(text.substr(0, nl).c_str(), "%d %d %d %d", &stop, &skip, &fail_check, &kind);
+  s.stop = static_cast<StopReason>(stop);
+  s.skip = skip != 0;
+  s.fail_check = fail_check != 0;
+  if (kind >= 0) s.error = Error(static_cast<ErrorKind>(kind), fmt::format("rank {}: {}", rank, text.substr(nl + 1)));
+  return s;
+}
+
+bool is_signal(StopReason r) { return r == StopReason::sigint || r == StopReason::sigterm; }
+
+// The initiator's word first; a signal outranks the other reasons to stop.
+SizeState combine(const SizeState& first, const SizeState& second) {
+  SizeState out = first;
+  if (out.stop == StopReason::none || (!is_signal(out.stop) && is_signal(second.stop))) out.stop = second.stop;
+  out.skip = first.skip || second.skip;
+  out.fail_check = first.fail_check || second.fail_check;
+  if (!out.error) out.error = second.error;
+  return out;
+}
+
+SizeState handshake(const PairContext& ctx, const SizeState& mine) {
+  SizeState theirs;
+  if (ctx.initiator) {
+    ctx.comm->send_string(ctx.peer, kTagStatus, encode(mine), ctx.timeout);
+    theirs = decode(ctx.comm->recv_string(ctx.peer, kTagStatus, ctx.timeout), ctx.peer);
+    return combine(mine, theirs);
+  }
+  theirs = decode(ctx.comm->recv_string(ctx.peer, kTagStatus, ctx.timeout), ctx.peer);
+  ctx.comm->send_string(ctx.peer, kTagStatus, encode(mine), ctx.timeout);
+  return combine(theirs, mine);
+}
+
+// This side's state before measuring `bytes`: stop request, time limit
+// (decided by the initiator), the fault hook.
+SizeState local_state(const PairContext& ctx, const PairResult& r, std::uint64_t bytes, RunControl* control) {
+  SizeState mine;
+  mine.stop = stop_requested();
+  if (mine.stop != StopReason::none || control == nullptr) return mine;
+  const std::string key = std::to_string(bytes);
+  const CellCost next{fmt::format("r{}-r{}", r.rank_a, r.rank_b), static_cast<double>(bytes), 0};
+  if (ctx.initiator && control->decide(key, next) == RunControl::Decision::over_time) {
+    mine.skip = true;
+    return mine;
+  }
+  const FaultKind fault = control->fault({key});
+  try {
+    inject_fault(fault, fmt::format("rank {} at {} bytes", ctx.comm->rank(), bytes));
+  } catch (const Error& e) {
+    mine.error = e;
+  }
+  mine.fail_check = fault == FaultKind::verify;
+  mine.stop = stop_requested();  // an injected signal is seen at once
+  return mine;
+}
+
+// Every size in turn, each preceded by the handshake. A stop ends the loop
+// (the remaining sizes are not run); a failure agreed in the handshake
+// marks that size and the loop goes on.
+void measure_sizes(Transport& t, const PairContext& ctx, const Options& o, const std::vector<std::uint64_t>& sizes,
+                   RunControl* control, const Observer& obs, PairResult& r) {
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const std::uint64_t bytes = sizes[i];
+    if (ctx.initiator && obs.size_started) obs.size_started(r, bytes, i, sizes.size());
+    const SizeState both = handshake(ctx, local_state(ctx, r, bytes, control));
+    if (both.stop != StopReason::none) {
+      acknowledge_stop();  // both ranks of the pair stop here
+      r.stop = both.stop;
+      r.not_run.insert(r.not_run.end(), sizes.begin() + static_cast<std::ptrdiff_t>(i), sizes.end());
+      return;
+    }
+    if (both.skip) {
+      r.not_run.push_back(bytes);
+      continue;
+    }
+    if (both.error) {
+      SizeResult failed;
+      failed.bytes = bytes;
+      failed.error = both.error->what();
+      failed.error_kind = both.error->kind();
+      r.sizes.push_back(failed);
+      if (ctx.initiator && obs.size_done) obs.size_done(r, r.sizes.back());
+      continue;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    SizeResult s = measure_size(t, ctx, o, bytes);
+    if (both.fail_check && ctx.initiator) {
+      s.verified = false;
+      s.verify_error = "injected fault (XFERBENCH_FAULT)";
+    }
+    r.sizes.push_back(std::move(s));
+    if (ctx.initiator && obs.size_done) obs.size_done(r, r.sizes.back());
+    if (control != nullptr)
+      control->after_cell(CellCost{fmt::format("r{}-r{}", r.rank_a, r.rank_b), static_cast<double>(bytes),
+                                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+  }
+}
+
 PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vector<RankInfo>& infos, Pair pair,
-                        const Environment& env, const Observer& obs) {
+                        const Environment& env, const Observer& obs, RunControl* control) {
   const RankInfo& a = infos.at(pair.first);
   const RankInfo& b = infos.at(pair.second);
   PairResult r;
@@ -205,24 +326,48 @@ PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vect
     checkpointed(ctx, [&] { t->connect(); });
     r.path = describe_path(ctx, *t);
     if (ctx.initiator && obs.pair_started) obs.pair_started(r);
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      if (ctx.initiator && obs.size_started) obs.size_started(r, sizes[i], i, sizes.size());
-      r.sizes.push_back(measure_size(*t, ctx, o, sizes[i]));
-      if (ctx.initiator && obs.size_done) obs.size_done(r, r.sizes.back());
-    }
+    measure_sizes(*t, ctx, o, sizes, control, obs, r);
     // Neither rank frees memory the other may still have mapped (ipc).
     checkpointed(ctx, [] {});
   } catch (const Error& e) {
+    // The sizes measured before the failure are kept.
     r.error = e.what();
     r.error_kind = e.kind();
-    r.sizes.clear();
   } catch (const std::bad_alloc&) {
     r.error = fmt::format("rank {}: out of host memory for {} repetitions (--loop-count) of up to {} bytes",
                           c.rank(), std::max(o.loop_count, o.warmup), ctx.max_bytes);
     r.error_kind = ErrorKind::resources;
-    r.sizes.clear();
   }
   return r;
+}
+
+// Collective: the stop every rank agrees on after a round (a signal first).
+StopReason agree_stop(comm::Communicator& c, StopReason seen, comm::Seconds timeout) {
+  if (seen == StopReason::none) seen = stop_requested();
+  StopReason out = StopReason::none;
+  for (double v : c.allgather(static_cast<double>(static_cast<int>(seen)), timeout)) {
+    const auto r = static_cast<StopReason>(static_cast<int>(v));
+    if (out == StopReason::none || (!is_signal(out) && is_signal(r))) out = r;
+  }
+  if (out != StopReason::none) acknowledge_stop();
+  return out;
+}
+
+void set_completion(Result& result, StopReason stop, const std::vector<std::string>& pairs_not_run) {
+  result.stop = stop;
+  for (const auto& p : result.pairs) {
+    if (result.stop == StopReason::none && p.stop != StopReason::none) result.stop = p.stop;
+    for (auto bytes : p.not_run) result.not_run.push_back(fmt::format("r{}-r{} @ {} B", p.rank_a, p.rank_b, bytes));
+  }
+  result.not_run.insert(result.not_run.end(), pairs_not_run.begin(), pairs_not_run.end());
+  if (result.stop != StopReason::none) {
+    result.status = result.stop == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
+    result.stop_reason = stop_message(result.stop);
+  } else if (!result.not_run.empty()) {
+    result.status = RunStatus::partial;
+    result.stop = StopReason::time_limit;
+    result.stop_reason = fmt::format("time limit: {} size(s) would not have ended in time", result.not_run.size());
+  }
 }
 
 std::vector<std::vector<Pair>> schedule(const comm::Communicator& c, const Options& o) {
@@ -237,20 +382,31 @@ std::vector<std::vector<Pair>> schedule(const comm::Communicator& c, const Optio
 
 }  // namespace
 
-Result run(comm::Communicator& comm, const Options& options, const Environment& env, const Observer& observer) {
+Result run(comm::Communicator& comm, const Options& options, const Environment& env, const Observer& observer,
+           RunControl* control) {
   validate(options);
   const auto rounds = schedule(comm, options);
   const auto infos = announce(comm, options, env);
   std::vector<PairResult> mine;
+  StopReason stop = StopReason::none;
+  std::vector<std::string> pairs_not_run;
   for (const auto& round : rounds) {
+    if (stop != StopReason::none) {
+      for (const Pair& p : round) pairs_not_run.push_back(fmt::format("r{}-r{}", p.first, p.second));
+      continue;
+    }
+    StopReason seen = StopReason::none;
     for (const Pair& p : round) {
       if (p.first != comm.rank() && p.second != comm.rank()) continue;
-      PairResult r = measure_pair(comm, options, infos, p, env, observer);
+      PairResult r = measure_pair(comm, options, infos, p, env, observer, control);
       if (!r.error.empty() && r.error_kind == ErrorKind::timeout) throw Error(r.error_kind, r.error);
+      seen = r.stop;
       if (p.first == comm.rank()) mine.push_back(std::move(r));
     }
-    // Rounds do not overlap, so one pair's traffic never skews another's.
-    if (options.all_pairs) comm.barrier(timeout_of(options));
+    // Rounds do not overlap, so one pair's traffic never skews another's;
+    // the rounds' boundary is also where every rank learns of a stop.
+    if (options.all_pairs) stop = agree_stop(comm, seen, timeout_of(options));
+    else stop = seen;
   }
   Result result = result_header(options, comm.size());
   for (const auto& wire : comm.allgather(pairs_to_wire(mine), timeout_of(options))) {
@@ -258,9 +414,12 @@ Result run(comm::Communicator& comm, const Options& options, const Environment& 
   }
   std::sort(result.pairs.begin(), result.pairs.end(),
             [](const PairResult& x, const PairResult& y) { return std::tie(x.rank_a, x.rank_b) < std::tie(y.rank_a, y.rank_b); });
-  if (!options.all_pairs && !result.pairs.empty() && !result.pairs[0].error.empty()) {
+  // A two-rank run that failed before measuring anything has nothing to keep.
+  if (!options.all_pairs && !result.pairs.empty() && !result.pairs[0].error.empty() && result.pairs[0].sizes.empty() &&
+      result.pairs[0].stop == StopReason::none) {
     throw Error(result.pairs[0].error_kind, result.pairs[0].error);
   }
+  set_completion(result, stop, pairs_not_run);
   return result;
 }
 

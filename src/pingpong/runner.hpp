@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "comm/communicator.hpp"
+#include "core/run_control.hpp"
 #include "pingpong/options.hpp"
 #include "pingpong/result.hpp"
 #include "pingpong/select.hpp"
@@ -32,7 +33,8 @@ struct Observer {
   std::function<void(const PairResult&)> pair_started;
   // Size `index` of `count` (`bytes`) is about to be measured.
   std::function<void(const PairResult&, std::uint64_t bytes, std::size_t index, std::size_t count)> size_started;
-  // A size is measured and verified on both ranks.
+  // A size is measured and verified on both ranks, or failed (its error
+  // agreed by both); the PairResult holds every size so far.
   std::function<void(const PairResult&, const SizeResult&)> size_done;
 };
 
@@ -42,8 +44,15 @@ struct Observer {
 // data in its PairResult (error) so the other pairs still report, and
 // first_failure() gives the exit status. A timeout is thrown at once in
 // both cases: a peer that stopped answering would make every later
-// collective wait for it too.
+// collective wait for it too. A pair that fails after some sizes keeps them.
+//
+// Stops (signals, the time limit's deadline, core/stop.hpp) are agreed
+// between the two ranks of a pair before every size, and by all ranks at
+// the end of every --all-pairs round: a signal to any rank stops them all
+// at the same point; the sizes measured are kept and the result says
+// interrupted or partial. `control` (optional) brings the time limit's
+// per-size planning and the fault hook (sizes in bytes).
 Result run(comm::Communicator& comm, const Options& options, const Environment& env = default_environment(),
-           const Observer& observer = {});
+           const Observer& observer = {}, RunControl* control = nullptr);
 
 }  // namespace xb::pingpong

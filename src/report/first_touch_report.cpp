@@ -126,7 +126,33 @@ nlohmann::json variant_json(const VariantResult& v) {
           {"first_over_steady_ratio", num(s.ratio)},
           {"phases_median", median},
           {"phases", per_iteration},
-          {"times_s", v.times_s}};
+          {"times_s", v.times_s},
+          {"failed_iterations", v.failed}};
+}
+
+nlohmann::json stop_json(const Result& r) {
+  nlohmann::json j = {{"time_limit_seconds", r.time_limit_s > 0 ? nlohmann::json(r.time_limit_s) : nlohmann::json(nullptr)}};
+  if (r.status == RunStatus::complete) return j;
+  j["reason"] = to_string(r.stop);
+  j["message"] = r.stop_reason;
+  j["not_run"] = r.not_run;
+  return j;
+}
+
+std::string status_of(const Result& r) {
+  if (r.status != RunStatus::complete) return to_string(r.status);
+  bool failed = !r.error.empty();
+  for (const auto& v : r.variants) failed = failed || !v.failed.empty();
+  return failed ? "failed" : "passed";
+}
+
+// Failed iterations, an error that ended the run, and what was not run.
+void append_completion(std::string& out, const Result& r) {
+  for (const auto& v : r.variants)
+    for (const auto& f : v.failed) out += fmt::format("# iteration {} FAILED\n", f);
+  if (!r.error.empty()) out += fmt::format("# ERROR (the iterations above are kept): {}\n", r.error);
+  if (r.status != RunStatus::complete)
+    out += fmt::format("# run {}: {}; {} iteration(s) not run\n", to_string(r.status), r.stop_reason, r.not_run.size());
 }
 
 }  // namespace
@@ -146,6 +172,7 @@ std::string first_touch_text(const Result& r) {
     append_summary(out, r);
   }
   append_phases(out, r);
+  append_completion(out, r);
   return out;
 }
 
@@ -163,6 +190,9 @@ std::string first_touch_json(const Result& r, const std::vector<std::string>& ar
       {"p2p_bytes", r.p2p_bytes},          {"warmup_time_s", num(r.warmup_s)},
       {"connect_time_s", num(r.connect_s)},
       {"time_definition", r.mode == "host" ? "host to GPU copy" : "send start to receiver acknowledgement, on the sender"},
+      {"status", status_of(r)},
+      {"stop", stop_json(r)},
+      {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)},
       {"variants", rows}};
   return j.dump(2) + "\n";
 }

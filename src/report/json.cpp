@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "core/build_info.hpp"
 #include "core/cases.hpp"
 #include "core/runner.hpp"
 #include "report/report.hpp"
@@ -22,6 +23,7 @@ json gpu_json(const GpuInfo& g) {
   return {{"index", g.index},
           {"name", g.name},
           {"pci_bus_id", g.pci_bus_id},
+          {"uuid", g.uuid},
           {"compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
           {"sm_count", g.sm_count},
           {"memory_bytes", g.memory_bytes},
@@ -34,7 +36,6 @@ json gpu_json(const GpuInfo& g) {
           {"unified_addressing", g.unified_addressing},
           {"can_map_host_memory", g.can_map_host_memory},
           {"copy_engines", g.copy_engines},
-          {"uuid", g.uuid},
           {"shared_memory_per_sm_kib", g.shared_memory_per_sm_kib},
           {"memory_bus_width_bits", g.memory_bus_width_bits},
           {"memory_clock_khz", g.memory_clock_khz},
@@ -74,6 +75,7 @@ json cell_json(const Cell& c, Metric metric) {
   if (!c.note.empty()) j["note"] = c.note;
   j["invalid"] = c.invalid;
   if (c.invalid) j["invalid_reason"] = c.invalid_reason;
+  if (!c.error.empty()) j["error"] = c.error;
   return j;
 }
 
@@ -141,6 +143,24 @@ json amount_json(const MemoryAmount& a) {
   return j;
 }
 
+json tool_json() {
+  json t = {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}};
+  if (*build_git_hash() != '\0') t["git"] = build_git_hash();
+  return t;
+}
+
+std::string run_status_text(const RunResult& run) { return run_verdict(run); }
+
+json stop_json(const RunResult& run) {
+  json j = {{"time_limit_seconds", run.time_limit_s > 0 ? json(run.time_limit_s) : json(nullptr)},
+            {"resumed_from", run.resumed_from.empty() ? json(nullptr) : json(run.resumed_from)}};
+  if (run.status == RunStatus::complete) return j;
+  j["reason"] = to_string(run.stop);
+  j["message"] = run.stop_reason;
+  j["not_run"] = run.not_run;
+  return j;
+}
+
 json system_json(const System& sys) {
   json gpus = json::array(), numa = json::array(), links = json::array();
   for (const auto& g : sys.gpus) gpus.push_back(gpu_json(g));
@@ -166,10 +186,13 @@ json system_json(const System& sys) {
 
 json stability_json(const Stability& s) {
   json refs = json::array();
+  // A check that did not complete has start values only: no end or drift
+  // that could read as measured.
   for (const auto& e : s.entries)
     refs.push_back({{"case", e.ref.case_name}, {"row", e.ref.row}, {"col", e.ref.col}, {"label", e.ref.label},
-                    {"link", e.ref.link}, {"start_gbps", e.start_gbps}, {"end_gbps", e.end_gbps},
-                    {"drift_pct", e.drift_pct}});
+                    {"link", e.ref.link}, {"start_gbps", e.start_gbps},
+                    {"end_gbps", s.checked ? json(e.end_gbps) : json(nullptr)},
+                    {"drift_pct", s.checked ? json(e.drift_pct) : json(nullptr)}});
   json j = {{"checked", s.checked}, {"tolerance_pct", s.tolerance_pct}, {"references", refs}};
   if (s.checked) {
     j["max_abs_drift_pct"] = s.max_abs_drift_pct;
@@ -185,12 +208,13 @@ json run_json(const RunResult& run) {
   const MeasureOptions& m = run.settings.measure;
   return {{"schema", kSchemaName},
           {"schema_version", kSchemaVersion},
-          {"tool", {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}}},
+          {"tool", tool_json()},
           {"command_line", run.command_line},
           {"start_time_utc", run.start_time_utc},
           {"wall_seconds", run.wall_seconds},
           {"stability", stability_json(run.stability)},
-          {"status", !all_passed(run) ? "failed" : memory_partial(run) ? "partial" : "passed"},
+          {"status", run_status_text(run)},
+          {"stop", stop_json(run)},
           {"settings",
            {{"buffer_bytes", run.settings.buffer_bytes},
             {"statistic", run.settings.statistic},

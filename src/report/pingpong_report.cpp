@@ -66,16 +66,20 @@ std::string pingpong_pair_head(const PairResult& p) {
 }
 
 std::string pingpong_size_row(const SizeResult& s) {
+  if (!s.error.empty()) return fmt::format("|{:>15}| ERROR: {}\n", s.bytes, s.error);
   const auto& t = s.one_way_s;
   return fmt::format("|{:>15}|{:>23.9f}|{:>18.9f}|{:>14.9f}|{:>17.9f}|{:>14.9f}|{:>14.9f}|{}\n", s.bytes, t.mean,
                      s.bandwidth_gbps, t.min, t.median, s.one_way_p99_s, t.max, s.verified ? "" : " FAILED");
 }
 
 std::string pingpong_pair_foot(const PairResult& p) {
-  if (!p.error.empty()) return fmt::format("# error: {}\n", p.error);
+  if (!p.error.empty() && p.sizes.empty()) return fmt::format("# error: {}\n", p.error);
   int failed = 0;
-  for (const SizeResult& s : p.sizes) failed += s.verified ? 0 : 1;
+  for (const SizeResult& s : p.sizes) failed += s.verified ? 0 : 1;  // a size with an error is not verified
   std::string out = kTableRule;
+  // A pair that failed or stopped keeps the sizes it measured.
+  if (!p.error.empty()) out += fmt::format("# error after {} size(s): {}\n", p.sizes.size(), p.error);
+  if (!p.not_run.empty()) out += fmt::format("# {} size(s) not run\n", p.not_run.size());
   if (failed == 0) return out + fmt::format("# data verified: all {} sizes passed\n", p.sizes.size());
   return out + fmt::format("# data verification FAILED for {} of {} sizes\n", failed, p.sizes.size());
 }
@@ -128,19 +132,34 @@ void append_matrix(std::string& out, const Result& r, const std::string& title, 
   }
 }
 
+}  // namespace
+
+std::string pingpong_completion_line(const Result& r) {
+  if (r.status == RunStatus::complete) return "";
+  return fmt::format("# run {}: {}; {} size(s) or pair(s) not run\n", to_string(r.status), r.stop_reason,
+                     r.not_run.size());
+}
+
+namespace {
+
 std::string all_pairs_text(const Result& r) {
   std::string out = pingpong_text_header(r);
   for (const auto& [rank, label] : rank_labels(r)) {
     out += fmt::format("# rank {}: host {}, {}\n", rank, label.host, device_label(label.gpu));
   }
   append_matrix(out, r, "bandwidth (GB/s) at the largest size", [](const PairResult& p) {
-    return p.sizes.empty() ? std::string("?") : fmt::format("{:.3f}", p.sizes.back().bandwidth_gbps);
+    if (p.sizes.empty()) return std::string("?");
+    return p.sizes.back().error.empty() ? fmt::format("{:.3f}", p.sizes.back().bandwidth_gbps) : std::string("ERR");
   });
   append_matrix(out, r, "median one-way time (us) at the smallest size", [](const PairResult& p) {
-    return p.sizes.empty() ? std::string("?") : fmt::format("{:.3f}", p.sizes.front().one_way_s.median * 1e6);
+    if (p.sizes.empty()) return std::string("?");
+    return p.sizes.front().error.empty() ? fmt::format("{:.3f}", p.sizes.front().one_way_s.median * 1e6)
+                                         : std::string("ERR");
   });
   append_matrix(out, r, "p99 one-way time (us) at the smallest size", [](const PairResult& p) {
-    return p.sizes.empty() ? std::string("?") : fmt::format("{:.3f}", p.sizes.front().one_way_p99_s * 1e6);
+    if (p.sizes.empty()) return std::string("?");
+    return p.sizes.front().error.empty() ? fmt::format("{:.3f}", p.sizes.front().one_way_p99_s * 1e6)
+                                         : std::string("ERR");
   });
   for (const auto& p : r.pairs) {
     std::string verdict = p.error.empty() ? "verified" : "error: " + p.error;
@@ -150,7 +169,7 @@ std::string all_pairs_text(const Result& r) {
     out += fmt::format("# r{}-r{}: transport {}, {}\n", p.rank_a, p.rank_b, p.transport.empty() ? "none" : p.transport,
                        verdict);
   }
-  return out;
+  return out + pingpong_completion_line(r);
 }
 
 nlohmann::json size_json(const SizeResult& s) {
@@ -163,7 +182,17 @@ nlohmann::json size_json(const SizeResult& s) {
           {"bandwidth_min_gbps", s.bandwidth_min_gbps},
           {"bandwidth_max_gbps", s.bandwidth_max_gbps},
           {"verified", s.verified},
-          {"verify_error", s.verify_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.verify_error)}};
+          {"verify_error", s.verify_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.verify_error)},
+          {"error", s.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.error)}};
+}
+
+nlohmann::json pingpong_stop_json(const Result& r) {
+  nlohmann::json j = {{"time_limit_seconds", r.time_limit_s > 0 ? nlohmann::json(r.time_limit_s) : nlohmann::json(nullptr)}};
+  if (r.status == RunStatus::complete) return j;
+  j["reason"] = to_string(r.stop);
+  j["message"] = r.stop_reason;
+  j["not_run"] = r.not_run;
+  return j;
 }
 
 nlohmann::json pair_json(const PairResult& p) {
@@ -176,6 +205,7 @@ nlohmann::json pair_json(const PairResult& p) {
           {"transport", p.transport.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.transport)},
           {"path", p.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.path)},
           {"error", p.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.error)},
+          {"not_run_bytes", p.not_run},
           {"sizes", sizes}};
 }
 
@@ -185,7 +215,7 @@ std::string pingpong_text(const Result& r) {
   if (r.all_pairs) return all_pairs_text(r);
   std::string out = pingpong_text_header(r);
   for (const auto& p : r.pairs) append_pair_table(out, p);
-  return out;
+  return out + pingpong_completion_line(r);
 }
 
 std::string pingpong_json(const Result& r, const std::vector<std::string>& argv) {
@@ -203,7 +233,8 @@ std::string pingpong_json(const Result& r, const std::vector<std::string>& argv)
                             {"warmup", r.warmup},
                             {"window", r.window},
                             {"gbps_definition", "1e9 bytes per second"},
-                            {"status", failure ? "failed" : "ok"},
+                            {"status", r.status != RunStatus::complete ? to_string(r.status) : failure ? "failed" : "ok"},
+                            {"stop", pingpong_stop_json(r)},
                             {"failure", failure ? nlohmann::json(failure->what()) : nlohmann::json(nullptr)},
                             {"pairs", pairs}};
   return j.dump(2) + "\n";

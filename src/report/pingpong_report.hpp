@@ -31,6 +31,8 @@ std::string pingpong_text_header(const pingpong::Result& r);
 std::string pingpong_pair_head(const pingpong::PairResult& p);
 std::string pingpong_size_row(const pingpong::SizeResult& s);
 std::string pingpong_pair_foot(const pingpong::PairResult& p);
+// The run's last line when it did not measure everything ("" when complete).
+std::string pingpong_completion_line(const pingpong::Result& r);
 std::string pingpong_json(const pingpong::Result& r, const std::vector<std::string>& argv);
 std::string pingpong_csv(const pingpong::Result& r);
 std::string render_pingpong(const pingpong::Result& r, PingpongFormat f, const std::vector<std::string>& argv);

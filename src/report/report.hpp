@@ -32,6 +32,12 @@ nlohmann::json system_json(const System& sys);
 // Bytes per GPU and host: {"gpu_bytes", "host_bytes", "host_page_locked_bytes"}.
 nlohmann::json amount_json(const MemoryAmount& a);
 nlohmann::json run_json(const RunResult& run);
+// {"name", "version", "git"} of this build, in every result.
+nlohmann::json tool_json();
+// passed / failed for a complete run, else interrupted / partial.
+std::string run_status_text(const RunResult& run);
+// Time limit, resume source and, for an incomplete run, why and what is missing.
+nlohmann::json stop_json(const RunResult& run);
 nlohmann::json cases_json();
 
 // --- CSV -------------------------------------------------------------------

@@ -88,6 +88,9 @@ Cell cell_from(const json& j, Metric metric) {
   c.link = j.at("link").get<std::string>();
   c.outlier = j.at("outlier").get<bool>();
   c.note = j.value("note", "");
+  c.invalid = j.value("invalid", false);
+  c.invalid_reason = j.value("invalid_reason", "");
+  c.error = j.value("error", "");
   if (metric == Metric::bandwidth_gbps) {
     c.bytes_per_copy = j.at("bytes_per_copy").get<std::uint64_t>();
     c.copies_per_sample = j.at("copies_per_sample").get<int>();
@@ -115,7 +118,7 @@ Matrix matrix_from(const json& j) {
 }
 
 CaseStatus status_from(const std::string& s) {
-  for (CaseStatus k : {CaseStatus::passed, CaseStatus::failed, CaseStatus::waived, CaseStatus::error})
+  for (CaseStatus k : {CaseStatus::passed, CaseStatus::failed, CaseStatus::waived, CaseStatus::error, CaseStatus::not_run})
     if (s == to_string(k)) return k;
   fail(ErrorKind::usage, fmt::format("unknown case status '{}'", s));
 }

@@ -210,13 +210,29 @@ void cuts_result_text(std::ostream& os, const ScenarioResult& r) {
   }
 }
 
-json scenario_json(const ScenarioResult& r) {
+void scenario_not_measured_text(std::ostream& os, const ScenarioResult& r) {
+  text_header(os, r);
+  if (!r.error.empty()) fmt::print(os, "# ERROR: {}\n", r.error);
+  if (r.status != RunStatus::complete)
+    fmt::print(os, "# NOT RUN: {} before the scenario's samples were complete; nothing measured{}\n", r.stop_reason,
+               r.stop == StopReason::time_limit ? "" : " (add --resume FILE to the same command to run it)");
+  for (const TransferResult& t : r.transfers) fmt::print(os, "#   transfer {}: {}, {} bytes per copy, not measured\n", t.id, t.label, t.bytes);
+}
+
+namespace {
+
+std::string scenario_status(const ScenarioResult& r) {
+  if (r.status != RunStatus::complete) return to_string(r.status);
+  return all_valid(r) && r.error.empty() ? "passed" : "failed";
+}
+
+json scenario_json_measured(const ScenarioResult& r) {
   json transfers = json::array();
   for (const TransferResult& t : r.transfers) transfers.push_back(transfer_json(t));
   const MeasureOptions& m = r.measure;
   return {{"schema", kScenarioSchemaName},
           {"schema_version", kScenarioSchemaVersion},
-          {"tool", {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}}},
+          {"tool", tool_json()},
           {"command_line", r.command_line},
           {"start_time_utc", r.start_time_utc},
           {"wall_s", r.wall_s},
@@ -253,13 +269,41 @@ json scenario_json(const ScenarioResult& r) {
             {"timeline_sample", r.timeline_sample}}}};
 }
 
+// Nothing of an unmeasured scenario may read as a number.
+void null_measured_fields(json& doc) {
+  for (json& t : doc["transfers"])
+    for (const char* k : {"elapsed_s", "sample_elapsed_s", "bandwidth_gbps", "stats", "samples_gbps", "efficiency",
+                          "start_s", "end_s"})
+      t[k] = nullptr;
+  doc["scenario"] = nullptr;
+}
+
+}  // namespace
+
+json scenario_json(const ScenarioResult& r) {
+  json doc = scenario_json_measured(r);
+  doc["status"] = scenario_status(r);
+  if (!r.error.empty()) doc["error"] = r.error;
+  if (r.status != RunStatus::complete || !r.error.empty()) null_measured_fields(doc);
+  if (r.status != RunStatus::complete)
+    doc["stop"] = {{"reason", to_string(r.stop)}, {"message", r.stop_reason}, {"not_run", {"scenario"}}};
+  return doc;
+}
+
 std::string scenario_csv(const ScenarioResult& r) {
   std::string out =
       "id,label,device,device_name,direction,bytes_per_copy,memory_kind,engine,copies_per_sample,samples,elapsed_s,"
       "bandwidth_gbps,median_gbps,mean_gbps,min_gbps,max_gbps,stddev_gbps,cov,link,peak_gbps,efficiency,"
       "verification,first_bad_offset,start_s,end_s,span_s,aggregate_bandwidth_gbps,sum_of_transfer_bandwidths_gbps,"
       "overlap_fraction,invalid,invalid_reason\n";
+  const bool measured = r.status == RunStatus::complete && r.error.empty();
   for (const TransferResult& t : r.transfers) {
+    if (!measured) {  // described only: the measured columns stay empty
+      out += fmt::format("{},{},{},{},{},{},{},{},,,,,,,,,,,{},,,not_run,,,,,,,,,\n", t.id, csv_escape(t.label), t.device,
+                         csv_escape(t.device_name), t.direction, t.bytes, to_string(t.memory), to_string(t.engine),
+                         csv_escape(t.link));
+      continue;
+    }
     const bool bad = t.verification.status == Verification::Status::failed;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{},"
                        "{:.9g},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{},{}\n",

@@ -37,6 +37,12 @@ void cuts_launch_text(std::ostream& os, const ScenarioResult& described);
 // (Device to Host): 24.146 GB/s  (4.45 seconds)" after it.
 void cuts_result_text(std::ostream& os, const ScenarioResult& r);
 
+// A scenario that was stopped before its samples were complete, or whose
+// measurement failed: the header, why, and the transfers it would have run.
+void scenario_not_measured_text(std::ostream& os, const ScenarioResult& r);
+
+// Status passed / failed, or interrupted / partial with a "stop" section
+// (then every measured field is null), or failed with "error".
 nlohmann::json scenario_json(const ScenarioResult& r);
 
 // Header row, then one row per transfer; the scenario figures repeat on

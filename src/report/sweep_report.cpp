@@ -62,6 +62,11 @@ std::string row_line(const SweepSeries& s, const SweepRow& r) {
                      r.stats.count, r.stats.cov * 100, to_string(r.verification), s.label);
 }
 
+// passed / failed / waived, or interrupted / partial when sizes are missing.
+std::string sweep_status_text(const SweepResult& r) {
+  return r.run_status != RunStatus::complete ? to_string(r.run_status) : to_string(r.status);
+}
+
 }  // namespace
 
 std::string sweep_text_header(const SweepResult& r) {
@@ -103,7 +108,13 @@ std::string sweep_text_footer(const SweepResult& r) {
     out += fit_line(s);
   }
   for (const auto& m : r.messages) out += fmt::format("# {}: {}\n", r.status == SweepStatus::waived ? "WAIVED" : "ERROR", m);
-  out += fmt::format("# {}: {} series, wall time {:.1f} s\n", to_string(r.status), r.series.size(), r.wall_seconds);
+  out += fmt::format("# {}: {} series, wall time {:.1f} s\n", sweep_status_text(r), r.series.size(), r.wall_seconds);
+  if (!r.resumed_from.empty()) out += fmt::format("# resumed from {}: its sizes are kept, the others measured now\n", r.resumed_from);
+  if (r.run_status != RunStatus::complete)
+    out += fmt::format("# sweep {}: {}; {} size(s) not run{}\n", to_string(r.run_status), r.stop_reason, r.not_run.size(),
+                       r.stop == StopReason::sigint || r.stop == StopReason::sigterm
+                           ? " (add --resume FILE to the same command to measure them)"
+                           : "");
   return out;
 }
 
@@ -124,13 +135,21 @@ json sweep_json(const SweepResult& r) {
   json source = {{"kind", r.source}};
   source[r.source == "case" ? "case" : "spec"] = r.what;
   if (r.source != "case") source["stream_mode"] = r.stream_mode;
+  json stop = {{"time_limit_seconds", r.time_limit_s > 0 ? json(r.time_limit_s) : json(nullptr)},
+               {"resumed_from", r.resumed_from.empty() ? json(nullptr) : json(r.resumed_from)}};
+  if (r.run_status != RunStatus::complete) {
+    stop["reason"] = to_string(r.stop);
+    stop["message"] = r.stop_reason;
+    stop["not_run_bytes"] = r.not_run;
+  }
   return {{"schema", kSweepSchemaName},
           {"schema_version", kSweepSchemaVersion},
-          {"tool", {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}}},
+          {"tool", tool_json()},
           {"command_line", r.command_line},
           {"start_time_utc", r.start_time_utc},
           {"wall_seconds", r.wall_seconds},
-          {"status", to_string(r.status)},
+          {"status", sweep_status_text(r)},
+          {"stop", stop},
           {"messages", r.messages},
           {"source", source},
           {"sizes_bytes", r.sizes},

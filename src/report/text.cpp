@@ -21,6 +21,7 @@ const Cell* find_cell(const Matrix& m, int r, int c) {
 
 std::string cell_text(const Cell* c, Metric metric) {
   if (!c) return "-";
+  if (!c->error.empty()) return "ERR";
   if (c->invalid) return "INVALID";
   std::string s = metric == Metric::bandwidth_gbps ? fmt::format("{:.2f}", c->value) : fmt::format("{:.0f}", c->value);
   if (c->peak.known()) s += fmt::format(" ({:.0f}%)", c->efficiency * 100);
@@ -43,6 +44,10 @@ void text_matrix(std::ostream& os, const Matrix& m) {
   }
   // Per-cell detail that does not fit the grid: samples, CoV, peak, outliers.
   for (const auto& c : m.cells) {
+    if (!c.error.empty()) {
+      fmt::print(os, "#   [{},{}] {}: ERROR: {}\n", m.row_labels[c.row], m.col_labels[c.col], c.link, c.error);
+      continue;
+    }
     fmt::print(os, "#   [{},{}] {}: {} samples, CoV {:.2f}%", m.row_labels[c.row], m.col_labels[c.col], c.link,
                c.stats.count, c.stats.cov * 100);
     if (c.peak.known()) fmt::print(os, ", peak {:.2f} GB/s = {}", c.peak.gbps, c.peak.formula);
@@ -93,11 +98,16 @@ void text_case(std::ostream& os, const CaseResult& c) {
     fmt::print(os, "# WAIVED: {}\n\n", c.message);
     return;
   }
+  if (c.status == CaseStatus::not_run && c.matrices.empty()) {
+    fmt::print(os, "# NOT RUN: {}\n\n", c.message);
+    return;
+  }
   for (const auto& m : c.matrices) text_matrix(os, m);
   for (const auto& w : c.waived_cells)
     fmt::print(os, "# cell [{},{}] WAIVED: {}\n", label_at(c, 0, w.row, true), label_at(c, 0, w.col, false), w.reason);
   if (c.status == CaseStatus::error) fmt::print(os, "# ERROR: {}\n", c.message);
   if (c.status == CaseStatus::failed) fmt::print(os, "# FAILED: {}\n", c.message);
+  if (c.status == CaseStatus::not_run) fmt::print(os, "# NOT RUN: {}\n", c.message);
   fmt::print(os, "# {} in {:.2f} s\n\n", to_string(c.status), c.wall_seconds);
 }
 
@@ -139,11 +149,19 @@ void text_stability_end(std::ostream& os, const Stability& s) {
 
 void text_run_footer(std::ostream& os, const RunResult& run) {
   text_stability_end(os, run.stability);
-  int counts[4] = {};
+  int counts[5] = {};
   for (const auto& c : run.cases) ++counts[static_cast<int>(c.status)];
-  fmt::print(os, "# {} cases: {} passed, {} failed, {} waived, {} errors; wall time {:.1f} s\n", run.cases.size(),
-             counts[0], counts[1], counts[2], counts[3], run.wall_seconds);
+  fmt::print(os, "# {} cases: {} passed, {} failed, {} waived, {} errors", run.cases.size(), counts[0], counts[1],
+             counts[2], counts[3]);
+  if (counts[4] > 0) fmt::print(os, ", {} not run", counts[4]);
+  fmt::print(os, "; wall time {:.1f} s\n", run.wall_seconds);
   text_memory_line(os, run.memory);
+  if (!run.resumed_from.empty()) fmt::print(os, "# resumed from {}: its cells are kept, the others measured now\n", run.resumed_from);
+  if (run.status != RunStatus::complete)
+    fmt::print(os, "# run {}: {}; {} cell(s) not run{}\n", to_string(run.status), run.stop_reason, run.not_run.size(),
+               run.status == RunStatus::partial || run.stop == StopReason::gpu_unusable
+                   ? ""
+                   : " (add --resume FILE to the same command to measure them)");
 }
 
 void text_memory_line(std::ostream& os, const MemoryCost& m) {

@@ -1,0 +1,69 @@
+// --resume FILE: an interrupted or partial run JSON is read back, checked to
+// come from this machine, this build and the same settings, and its cells
+// are kept: the new run measures only the missing ones and writes one
+// merged result.
+//
+// The reader covers what a merged result needs (cases, matrices, cells;
+// environment and settings are those of the new run, checked equal), and
+// the identity it is checked against. Every problem is Error(usage) with
+// one line naming the file and the reason.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.hpp"
+
+namespace xb {
+
+struct GpuIdentity {
+  int index = 0;
+  std::string name, uuid, bus_id;  // uuid "" when the result predates it
+  std::string text() const;        // "gpu0 NVIDIA H200 GPU-1234... 00000000:18:00.0"
+};
+
+// What must be equal for a result to be resumed: machine, build, settings.
+struct RunIdentity {
+  std::string hostname;
+  std::vector<GpuIdentity> gpus;
+  std::string version;            // xferbench version
+  std::string git;                // commit the binary was built from ("" = unknown)
+  std::vector<std::string> args;  // command line without the program name and the
+                                  // options that may differ (comparable_args)
+};
+
+// Options that do not change what is measured, left out of the command-line
+// comparison: --resume, --time-limit, -o/--output, --format, -j/--json, -q/--quiet.
+std::vector<std::string> comparable_args(const std::vector<std::string>& argv);
+
+// The identity of this process for a run on `sys`.
+RunIdentity identity_of(const System& sys, const std::vector<std::string>& argv);
+// The identity recorded in a run or sweep JSON document.
+RunIdentity identity_of(const nlohmann::json& doc, const std::string& name);
+
+// Throws Error(usage) "cannot resume NAME: ..." naming the first difference.
+void check_same_identity(const RunIdentity& then, const RunIdentity& now, const std::string& name);
+
+// Reads a file as JSON of the given schema ("xferbench-run" or
+// "xferbench-sweep"); Error(usage) naming the file when it cannot be read,
+// is not JSON or is another kind of result.
+nlohmann::json read_result_file(const std::string& path, const std::string& schema);
+
+// The cases of a run JSON document (cells with their samples and checks).
+// `resumed_from` is set to `name`.
+RunResult run_from_json(const nlohmann::json& doc, const std::string& name);
+
+// True when `r` holds the cell "CASE[ROW,COL]" (measured, or failed with an error).
+bool has_cell(const RunResult& r, const std::string& key);
+
+// Adds to `fresh` (a run that skipped the cells `old` has) the cells and
+// case verdicts of `old`: one result, as if measured in one go.
+void merge_resumed(RunResult& fresh, const RunResult& old);
+
+// Helpers for the other readers (sweep): Summary and Peak from their JSON.
+Summary summary_from_json(const nlohmann::json& stats, const std::string& unit, int count);
+Peak peak_from_json(const nlohmann::json& j);
+
+}  // namespace xb
