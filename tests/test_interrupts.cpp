@@ -491,3 +491,83 @@ TEST(InterruptsScenario, ResumeRunsAnInterruptedScenarioAgain) {
 }
 
 }  // namespace
+
+// ---- check -----------------------------------------------------------------
+
+// `xferbench check` on 2 fake GPUs: the judged cells of the measured part.
+int check_cells(const json& doc) { return static_cast<int>(doc["check"]["cells"].size()); }
+
+TEST(InterruptsCheck, UninterruptedCheckMeasuresAndJudgesEveryCell) {
+  const std::string out = temp_path("check.json");
+  const CommandRun r = run_command({"check", "-o", out, "--budget", "0.01"});
+  const json doc = read_json(out);
+  EXPECT_EQ(r.code, doc["check"]["verdict"] == "pass" ? 0 : 1) << r.err;
+  EXPECT_NE(doc["check"]["verdict"], "interrupted");
+  EXPECT_NE(doc["check"]["verdict"], "partial");
+  EXPECT_FALSE(doc["stop"].contains("not_run"));
+  EXPECT_GT(check_cells(doc), 10);
+}
+
+void expect_check_interrupted(const std::string& fault, const char* signal, int code) {
+  const std::string out = temp_path("check_signal.json");
+  const CommandRun r = run_command({"check", "-o", out, "--budget", "0.01"}, fault);
+  EXPECT_EQ(r.code, code) << r.err;
+  const json doc = read_json(out);
+  EXPECT_EQ(doc["status"], "interrupted");
+  EXPECT_EQ(doc["check"]["verdict"], "interrupted");
+  EXPECT_EQ(doc["check"]["exit_code"], code);
+  EXPECT_EQ(doc["stop"]["reason"], signal);
+  EXPECT_EQ(measured_cells(doc), 3);  // #0..#2 measured, #3 abandoned at its first sample
+  EXPECT_GE(check_cells(doc), 1);     // what was measured is judged
+  EXPECT_FALSE(doc["stop"]["not_run"].empty());
+  EXPECT_EQ(doc["cases"][0]["status"], "passed");
+  EXPECT_NE(r.out.find("xferbench check: INTERRUPTED (interrupted by " + std::string(signal) + ")"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("# NOT RUN"), std::string::npos);
+  EXPECT_NE(r.out.find("not accepted"), std::string::npos);
+}
+
+TEST(InterruptsCheck, SigintKeepsWhatWasJudgedAndExits130) { expect_check_interrupted("#3:signal_int", "SIGINT", 130); }
+
+TEST(InterruptsCheck, SigtermKeepsWhatWasJudgedAndExits143) { expect_check_interrupted("#3:signal_term", "SIGTERM", 143); }
+
+TEST(InterruptsCheck, EachFailureKindMarksOneCellAndTheCheckGoesOn) {
+  for (const std::string kind : {"cuda_error", "timeout", "verify"}) {
+    const std::string out = temp_path("check_fault.json");
+    const CommandRun r = run_command({"check", "-o", out, "--budget", "0.01"}, "#1:" + kind);
+    EXPECT_EQ(r.code, 1) << kind << ": " << r.err;
+    const json doc = read_json(out);
+    EXPECT_EQ(doc["check"]["verdict"], "fail") << kind;
+    EXPECT_FALSE(doc["stop"].contains("not_run")) << kind;  // every other cell measured
+    const json& problems = doc["check"]["case_problems"];
+    ASSERT_EQ(problems.size(), 1u) << kind << ": " << problems.dump();
+    EXPECT_NE(problems[0]["message"].get<std::string>().find(kind == "verify" ? "verification failed" : "injected fault"),
+              std::string::npos) << kind << ": " << problems.dump();
+  }
+}
+
+TEST(InterruptsCheck, TimeLimitEndsInTimeAsPartialAndIsNotAccepted) {
+  const std::string out = temp_path("check_limited.json");
+  const auto t0 = std::chrono::steady_clock::now();
+  const CommandRun r = run_command({"check", "-o", out, "--time-limit", "1.5s"}, "", 0.1);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(wall, 1.5);
+  const json doc = read_json(out);
+  EXPECT_EQ(doc["stop"]["reason"], "time_limit");
+  EXPECT_FALSE(doc["stop"]["not_run"].empty());
+  // Partial (exit 10) unless a measured cell failed (exit 1); never a PASS.
+  const std::string verdict = doc["check"]["verdict"];
+  EXPECT_TRUE(verdict == "partial" || verdict == "fail") << verdict;
+  EXPECT_EQ(r.code, verdict == "partial" ? 10 : 1) << r.err;
+  EXPECT_NE(r.out.find(verdict == "partial" ? "PARTIAL" : "FAIL"), std::string::npos) << r.out;
+}
+
+TEST(InterruptsCheck, AJudgedRecordingOfAnInterruptedRunIsNotAPass) {
+  const std::string run_file = temp_path("run_for_judge.json");
+  const CommandRun first = run_command(run_args(run_file), "#3:signal_int");
+  ASSERT_EQ(first.code, 130);
+  const std::string out = temp_path("judged.json");
+  const CommandRun r = run_command({"check", "--judge", run_file, "-o", out});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(read_json(out)["check"]["verdict"], "interrupted");
+}

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/cli.hpp"
+#include "app/interrupt.hpp"
 #include "app/command.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
@@ -37,6 +38,7 @@ struct CheckArgs {
   double budget_s = 1.0;
   double gather_timeout_s = 900;
   OutputOptions out;
+  StopOptions stop;
 };
 
 void validate(CheckArgs& a, const std::vector<std::string>& argv) {
@@ -47,6 +49,8 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
     fail(ErrorKind::usage, fmt::format("invalid --noise-k '{}': must be 0 or more", a.opts.compare.noise_k));
   if (!(a.gather_timeout_s > 0))
     fail(ErrorKind::usage, fmt::format("invalid --timeout '{}': must be greater than 0", a.gather_timeout_s));
+  validate_stop_options(a.stop);
+  a.opts.time_limit_s = a.stop.time_limit_s;
   a.opts.measure.budget_s = a.budget_s;
   a.opts.remeasure = !a.no_remeasure;
   a.opts.command_line = argv;
@@ -73,6 +77,7 @@ void publish_node(const CheckArgs& a, const check::CheckResult& r) {
 check::CheckResult measure_node(const CheckArgs& a, const Context& ctx) {
   Progress progress(progress_enabled(ctx), std::cerr);
   check::CheckCallbacks cb;
+  cb.open_source = ctx.open_source;
   cb.phase = [&progress](const std::string& what) { progress.update(what); };
   cb.on_case = [&progress](const CaseResult& c, std::size_t done, std::size_t total) {
     progress.update(fmt::format("[{}/{}] {} done", done, total, c.name));
@@ -85,10 +90,20 @@ check::CheckResult measure_node(const CheckArgs& a, const Context& ctx) {
 #ifdef XFERBENCH_CHECK_MPI
 int execute_fleet(const CheckArgs& a, const Context& ctx) {
   const auto comm = comm::make_mpi_communicator(1);
+  StopSignals signals;  // after MPI is up, as for pingpong
   const comm::Seconds timeout(a.gather_timeout_s);
   try {
     const auto nodes = check::gather_node_records(
-        *comm, [&] { return report::check_section_json(measure_node(a, ctx)); }, timeout);
+        *comm,
+        [&] {
+          auto record = report::check_section_json(measure_node(a, ctx));
+          // Checks are per node: a signal stops this node's check, and it
+          // then waits (up to --timeout) for the other nodes' records
+          // instead of giving up on them, so rank 0 writes every node.
+          acknowledge_stop();
+          return record;
+        },
+        timeout);
     // Rank 0 prints and writes; the outcome (a file that cannot be written)
     // is agreed so every rank exits alike.
     std::optional<Error> err;
@@ -122,9 +137,12 @@ int execute(const CheckArgs& a, const Context& ctx) {
   if (comm::started_by_launcher([](const char* name) -> const char* { return std::getenv(name); }))
     return execute_fleet(a, ctx);
 #endif
+  // From here a signal stops the measuring; what was judged is still
+  // printed and written (verdict interrupted, exit 130 / 143).
+  StopSignals signals;
   const check::CheckResult r = measure_node(a, ctx);
   publish_node(a, r);
-  return r.pass ? 0 : 1;
+  return check::check_exit_code(r);
 }
 
 }  // namespace
@@ -151,11 +169,14 @@ void add_check_command(CLI::App& root, Context& ctx) {
   cmd->add_option("--timeout", a->gather_timeout_s, "Under mpirun/srun: seconds to wait for every node's result")
       ->capture_default_str();
   add_output_options(*cmd, a->out, false);
+  add_stop_options(*cmd, a->stop, false);
   cmd->footer(
       "Expectations, in order: the --spec entry for a cell, the same cell of --baseline, then built-in\n"
       "minimums of the theoretical peak (PCIe 75%, PCIe both ways 65%, NVLink 70%, PCIe P2P 70%, device\n"
       "memory 70%). A cell below 85% of identical GPUs' median (latency above 115%) fails too.\n"
-      "Exit codes: 0 PASS, 1 FAIL, 2 bad arguments or spec, 3 no GPU, 6 MPI, 7 file I/O. See docs/check.md.");
+      "Exit codes: 0 PASS, 1 FAIL, 2 bad arguments or spec, 3 no GPU, 6 MPI, 7 file I/O, 10 PARTIAL (--time-limit\n"
+      "left cells out; not accepted), 130 / 143 interrupted by SIGINT / SIGTERM (what was judged is written).\n"
+      "See docs/check.md and docs/interrupts.md.");
   cmd->callback([&ctx, a]() {
     validate(*a, ctx.argv);
     ctx.action = [a, &ctx]() { return execute(*a, ctx); };

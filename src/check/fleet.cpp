@@ -1,5 +1,7 @@
 #include "check/fleet.hpp"
 
+#include "core/stop.hpp"
+
 namespace xb::check {
 
 using json = nlohmann::json;
@@ -25,9 +27,19 @@ std::vector<json> gather_node_records(comm::Communicator& comm, const std::funct
 }
 
 int fleet_exit_code(const std::vector<json>& nodes) {
+  // A node stopped by a signal makes the job's code 130 / 143, as one
+  // process's would; any other node not passing makes it 1; every node
+  // passing or cut short by --time-limit alone, 10.
   for (const json& n : nodes)
-    if (n.value("verdict", "error") != "pass") return 1;
-  return nodes.empty() ? 1 : 0;
+    if (n.value("verdict", "error") == "interrupted") return n.value("exit_code", 1);
+  bool partial = false;
+  for (const json& n : nodes) {
+    const std::string v = n.value("verdict", "error");
+    if (v == "partial") partial = true;
+    else if (v != "pass") return 1;
+  }
+  if (nodes.empty()) return 1;
+  return partial ? stop_exit_code(StopReason::time_limit) : 0;
 }
 
 }  // namespace xb::check

@@ -23,7 +23,9 @@ std::vector<nlohmann::json> gather_node_records(comm::Communicator& comm,
                                                 const std::function<nlohmann::json()>& node_work,
                                                 comm::Seconds timeout);
 
-// 0 when every node passed, 1 when any failed or could not check itself.
+// 0 when every node passed, 1 when any failed or could not check itself,
+// 130 / 143 when a signal stopped one (its own code), 10 when the time
+// limit alone kept some from passing.
 int fleet_exit_code(const std::vector<nlohmann::json>& nodes);
 
 }  // namespace xb::check

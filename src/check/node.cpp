@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/fault.hpp"
 #include "core/nvml.hpp"
+#include "core/time_budget.hpp"
 #include "report/report.hpp"
 
 namespace xb::check {
@@ -64,25 +66,39 @@ std::vector<std::string> throttled_cases(const std::vector<CellWindow>& windows)
 }
 
 // Re-measures the throttled cases once and puts their new results (and
-// telemetry) in place of the old ones.
-void remeasure(CheckResult& r, RunResult& run, const System& sys, const RunRequest& base, const NvmlQueries* nvml,
-               const CheckCallbacks& cb) {
+// telemetry) in place of the old ones. A stop during it keeps the first
+// measurement of every case it did not finish, and records the stop.
+void remeasure(CheckResult& r, RunResult& run, SampleSource& src, const RunRequest& base, const NvmlQueries* nvml,
+               const CheckCallbacks& cb, const RunControls& controls) {
   r.remeasured_cases = throttled_cases(r.telemetry);
   if (r.remeasured_cases.empty()) return;
   if (cb.phase) cb.phase(fmt::format("re-measuring {} case(s) measured while throttled", r.remeasured_cases.size()));
-  TelemetryRecorder again(nvml, sys);
+  TelemetryRecorder again(nvml, src.system());
   RunRequest req = base;
   req.cases = select_cases(r.remeasured_cases, {});
+  req.stability_check = false;
   req.on_cell = [&again](const CaseDef& d, int row, int col, bool begin) { again.on_cell(d, row, col, begin); };
-  const RunResult second = run_cases(sys, req, cb.on_case);
-  for (const CaseResult& c : second.cases)
+  const RunResult second = run_cases(src, req, cb.on_case, controls);
+  std::vector<std::string> replaced;
+  for (const CaseResult& c : second.cases) {
+    if (c.status == CaseStatus::not_run) continue;
     for (CaseResult& old : run.cases)
       if (old.name == c.name) old = c;
+    replaced.push_back(c.name);
+  }
+  if (second.stop == StopReason::sigint || second.stop == StopReason::sigterm ||
+      second.stop == StopReason::gpu_unusable || second.stop == StopReason::time_limit) {
+    run.stop = second.stop;
+    run.stop_reason = second.stop_reason;
+    run.status = second.status;
+  }
+  r.remeasured_cases = replaced;
   auto& t = r.telemetry;
   t.erase(std::remove_if(t.begin(), t.end(), [&](const CellWindow& w) {
-            return std::find(r.remeasured_cases.begin(), r.remeasured_cases.end(), w.case_name) != r.remeasured_cases.end();
+            return std::find(replaced.begin(), replaced.end(), w.case_name) != replaced.end();
           }), t.end());
-  t.insert(t.end(), again.windows().begin(), again.windows().end());
+  for (const CellWindow& w : again.windows())
+    if (std::find(replaced.begin(), replaced.end(), w.case_name) != replaced.end()) t.push_back(w);
 }
 
 // The check suite's cases and those a spec names: a recorded full run holds
@@ -130,9 +146,28 @@ FailReasons fail_reasons(const CheckResult& r) {
     judged_bandwidth = judged_bandwidth || (!r.cells[i].latency && r.cells[i].verdict != CellVerdict::unjudged);
   }
   for (std::size_t i = 0; i < r.problems.size(); ++i)
-    if (r.problems[i].status != "waived") f.problems.push_back(i);
+    if (r.problems[i].status != "waived" && r.problems[i].status != "not_run") f.problems.push_back(i);
   f.nothing_judged = !judged_bandwidth;
+  f.incomplete = r.stop != StopReason::none;
   return f;
+}
+
+const char* check_verdict(const CheckResult& r) {
+  if (r.stop == StopReason::sigint || r.stop == StopReason::sigterm || r.stop == StopReason::gpu_unusable)
+    return "interrupted";
+  if (r.pass) return "pass";
+  FailReasons why = fail_reasons(r);
+  why.incomplete = false;
+  // Only the time limit keeps it from passing: partial.
+  if (r.stop == StopReason::time_limit && why.empty()) return "partial";
+  return "fail";
+}
+
+int check_exit_code(const CheckResult& r) {
+  const std::string v = check_verdict(r);
+  if (v == "interrupted") return stop_exit_code(r.stop);
+  if (v == "partial") return stop_exit_code(StopReason::time_limit);
+  return v == "pass" ? 0 : 1;
 }
 
 JudgeOptions Expectations::judge_options(const CheckOptions& opts) const {
@@ -170,6 +205,15 @@ CheckResult judge_recorded(const CheckOptions& opts, const std::string& run_file
 }
 
 void judge_result(CheckResult& r, const JudgeOptions& opts) {
+  // A recorded run that was interrupted or cut short is judged as such.
+  if (r.stop == StopReason::none) {
+    const json stop = r.run.value("stop", json::object());
+    const std::string reason = stop.is_object() ? stop.value("reason", "none") : "none";
+    for (StopReason s : {StopReason::sigint, StopReason::sigterm, StopReason::time_limit, StopReason::gpu_unusable})
+      if (reason == to_string(s)) r.stop = s;
+    if (r.stop != StopReason::none && r.not_run.empty())
+      r.not_run = stop.value("not_run", std::vector<std::string>{});
+  }
   if (opts.spec) r.spec_file = opts.spec->file;
   if (opts.baseline) r.baseline_file = opts.baseline->file;
   r.cells = extract_cells(r.run, "this run");
@@ -196,8 +240,15 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   // the model checks need the machine and follow discovery.
   if (!opts.spec_file.empty()) (void)parse_spec_file(opts.spec_file);
   if (!opts.baseline_file.empty()) (void)read_json_file(opts.baseline_file, "baseline");
-  const System sys = discover_system(false);
+  const std::unique_ptr<SampleSource> src = cb.open_source ? cb.open_source(opts.measure) : open_gpu_source(opts.measure);
+  const System& sys = src->system();
   const Expectations ex = load_expectations(opts, report::system_json(sys));
+  // The clock of --time-limit starts with the node's discovery; a signal
+  // from here on stops the loops (the command installs the handlers).
+  TimeBudget budget(opts.time_limit_s);
+  budget.arm();
+  FaultPlan faults = FaultPlan::from_env();
+  const RunControls controls{&budget, &faults, nullptr};
 
   if (cb.phase) cb.phase("lint");
   std::shared_ptr<Nvml> nvml;
@@ -221,9 +272,12 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   req.measure = opts.measure;
   req.command_line = opts.command_line;
   req.on_cell = [&rec](const CaseDef& d, int row, int col, bool begin) { rec.on_cell(d, row, col, begin); };
-  RunResult run = run_cases(sys, req, cb.on_case);
+  RunResult run = run_cases(*src, req, cb.on_case, controls);
   r.telemetry = rec.windows();
-  if (opts.remeasure) remeasure(r, run, sys, req, lin.nvml, cb);
+  const bool stopped = run.stop != StopReason::none && run.stop != StopReason::memory;
+  if (opts.remeasure && !stopped) remeasure(r, run, *src, req, lin.nvml, cb, controls);
+  if (run.stop != StopReason::memory) r.stop = run.stop;  // (remeasure may have been stopped)
+  r.not_run = run.not_run;
   r.run = report::run_json(run);
 
   recheck_pcie_under_load(r.lint, sys, pcie_gen_under_load(r.telemetry, sys.gpu_count()));

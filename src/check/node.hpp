@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@
 #include "check/spec.hpp"
 #include "check/telemetry.hpp"
 #include "core/runner.hpp"
+#include "core/sample_source.hpp"
+#include "core/stop.hpp"
 
 namespace xb::check {
 
@@ -37,6 +40,7 @@ struct CheckOptions {
   MeasureOptions measure = check_measure_options();
   SysPaths paths;
   std::vector<std::string> command_line;
+  double time_limit_s = 0;      // --time-limit; 0: none
 };
 
 struct CheckResult {
@@ -50,6 +54,10 @@ struct CheckResult {
   std::string spec_file, baseline_file;
   bool strict = false;
   bool pass = false;
+  // A check that did not measure everything (docs/interrupts.md): a signal
+  // (sigint / sigterm), an unusable GPU or the time limit; never a PASS.
+  StopReason stop = StopReason::none;
+  std::vector<std::string> not_run;  // cells and cases left out, as the run lists them
   double wall_seconds = 0;  // the whole check: lint, measurement, re-measurement
   std::string hostname() const;
 };
@@ -62,9 +70,18 @@ struct FailReasons {
   std::vector<std::size_t> cells;      // indices into cells
   std::vector<std::size_t> problems;   // indices into problems
   bool nothing_judged = false;
-  bool empty() const { return findings.empty() && cells.empty() && problems.empty() && !nothing_judged; }
+  bool incomplete = false;             // stopped before every cell was measured
+  bool empty() const {
+    return findings.empty() && cells.empty() && problems.empty() && !nothing_judged && !incomplete;
+  }
 };
 FailReasons fail_reasons(const CheckResult& r);
+
+// "pass", "fail", "interrupted" (a signal or an unusable GPU) or "partial"
+// (the time limit left cells out, and nothing measured failed).
+const char* check_verdict(const CheckResult& r);
+// 0 PASS, 1 FAIL, 10 partial, 130 / 143 interrupted, 8 GPU unusable.
+int check_exit_code(const CheckResult& r);
 
 // Judges r.run (live or recorded): cells, link verdicts, problems and
 // pass. `lint` and `telemetry` are taken as they are.
@@ -88,6 +105,8 @@ CheckResult judge_recorded(const CheckOptions& opts, const std::string& run_file
 struct CheckCallbacks {
   std::function<void(const std::string&)> phase;
   CaseCallback on_case;
+  // Measures instead of a GpuSource on the GPUs found (tests pass a fake).
+  std::function<std::unique_ptr<SampleSource>(const MeasureOptions&)> open_source;
 };
 
 // Reads the spec and baseline first (usage errors before any GPU work),

@@ -105,6 +105,17 @@ std::string check_cell_reason(const CheckCell& c) {
 
 std::string check_summary_line(const CheckResult& r) {
   const FailReasons why = fail_reasons(r);
+  const std::string verdict = check_verdict(r);
+  if (verdict == "interrupted" || verdict == "partial") {
+    int judged = 0, failed = 0;
+    for (const auto& c : r.cells) {
+      judged += c.verdict != CellVerdict::unjudged;
+      failed += c.verdict == CellVerdict::fail;
+    }
+    return fmt::format("xferbench check: {} ({}) after {} of {} cells judged, {} failed, {} not run; not accepted",
+                       verdict == "partial" ? "PARTIAL" : "INTERRUPTED", stop_message(r.stop), judged, r.cells.size(),
+                       failed, r.not_run.size());
+  }
   if (why.empty()) {
     int judged = 0;
     for (const auto& c : r.cells) judged += c.verdict != CellVerdict::unjudged;
@@ -165,6 +176,11 @@ void text_check(std::ostream& os, const CheckResult& r) {
   int unjudged = 0;
   for (const auto& c : r.cells) unjudged += c.verdict == CellVerdict::unjudged;
   if (unjudged) fmt::print(os, "# {} cell(s) not judged (see the reasons above; --spec or --baseline judges them)\n", unjudged);
+  if (!r.not_run.empty()) {
+    fmt::print(os, "# NOT RUN ({}): ", r.not_run.size());
+    for (std::size_t i = 0; i < r.not_run.size(); ++i) fmt::print(os, "{}{}", i ? ", " : "", r.not_run[i]);
+    fmt::print(os, "\n");
+  }
   fmt::print(os, "# {:.1f} s\n{}\n", r.wall_seconds, check_summary_line(r));
 }
 
@@ -184,7 +200,8 @@ json check_section_json(const CheckResult& r) {
   for (const auto& p : r.problems) problems.push_back({{"case", p.case_name}, {"status", p.status}, {"message", p.message}});
   json telemetry = json::array();
   for (const auto& w : r.telemetry) telemetry.push_back(window_json(w));
-  return {{"verdict", r.pass ? "pass" : "fail"},
+  return {{"verdict", check_verdict(r)},
+          {"exit_code", check_exit_code(r)},
           {"summary", check_summary_line(r)},
           {"hostname", r.hostname()},
           {"wall_seconds", r.wall_seconds},
@@ -206,7 +223,8 @@ json check_section_json(const CheckResult& r) {
 json check_json(const CheckResult& r) {
   json doc = r.run;
   doc["check"] = check_section_json(r);
-  doc["status"] = r.pass ? "passed" : "failed";
+  const std::string verdict = check_verdict(r);
+  doc["status"] = verdict == "pass" ? "passed" : verdict == "fail" ? "failed" : verdict;
   return doc;
 }
 
@@ -218,7 +236,8 @@ void text_fleet(std::ostream& os, const std::vector<json>& nodes) {
     const std::string verdict = n.value("verdict", "error");
     failed += verdict != "pass";
     fmt::print(os, "  {:<24} {:<7} {:>7.1f}  {}\n", n.value("hostname", "?"),
-               verdict == "pass" ? "PASS" : verdict == "fail" ? "FAIL" : "ERROR",
+               verdict == "pass" ? "PASS" : verdict == "fail" ? "FAIL" : verdict == "partial" ? "PARTIAL"
+                                 : verdict == "interrupted" ? "STOPPED" : "ERROR",
                n.value("wall_seconds", 0.0), n.value("summary", n.value("error", "")));
   }
   fmt::print(os, "xferbench check: {} {} of {} nodes failed\n", failed ? "FAIL" : "PASS", failed, nodes.size());
