@@ -1,8 +1,9 @@
 #!/bin/bash
 # Issue 19 on a GPU machine (1 or 2 GPUs): nothing measured is lost.
-# For run --suite full, sweep, pingpong and first-touch (the last two under
-# mpirun -np 2, the signal sent to ONE rank: SIGINT to rank 0, SIGTERM to
-# rank 1), SIGINT and SIGTERM at 2 s and at 5 s. Each run passes when:
+# For run --suite full (also printed as nvbandwidth prints it), sweep,
+# check, pingpong and first-touch (the last two under mpirun -np 2, the
+# signal sent to ONE rank: SIGINT to rank 0, SIGTERM to rank 1), SIGINT and
+# SIGTERM at 2 s and at 5 s. Each run passes when:
 #   - it exits 130 / 143 within 2 s of the signal,
 #   - its -o file says "interrupted" and holds the cells / sizes /
 #     iterations completed (at least one),
@@ -11,16 +12,16 @@
 # Then --resume completes the full run interrupted at 5 s, and `xferbench
 # compare` checks it against a separate uninterrupted full run (pass: no
 # cell slower or failed beyond the compare gate's noise). The full runs use
-# 64 MiB buffers on 2+ GPUs (time budget), 512 MiB on one (so that the full
-# suite, most of it waived there, still lasts past 5 s).
-# Usage: bench/interrupt_signals.sh BIN_DIR OUT_DIR   (about 2 minutes on H200 x2, < 150 s)
+# 64 MiB buffers on 2+ GPUs (time budget), 2 GiB on one (so that the full
+# suite, most of it waived there, still lasts past 5 s on an H200).
+# Usage: bench/interrupt_signals.sh BIN_DIR OUT_DIR   (about 3 minutes on H200 x2, 4-5 on one GPU)
 . "$(dirname "$0")/common.sh" "$@"
 mpirun=(mpirun --allow-run-as-root -np 2)
 logs="$out/logs"
 mkdir -p "$logs"
 { date -u; hostname; nvidia-smi -L; "$x" --version; } >"$out/machine.txt" 2>&1
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-mib=512
+mib=2048
 [[ $gpus -ge 2 ]] && mib=64
 table="$out/summary.txt"
 printf "%-26s %-9s %-7s %-9s %-34s %-9s %s\n" run exit want "s after" "kept in -o file" "gpu procs" verdict >"$table"
@@ -33,6 +34,7 @@ gpu_procs() { nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/n
 kept() {
   case $1 in
     run) json "$2" "'%d cells, %d not run' % (sum(len(c['matrices'][0]['cells']) for c in d['cases'] if c['matrices']), len(d['stop'].get('not_run', [])))" ;;
+    check) json "$2" "'%d cells, %d not run' % (len(d['check']['cells']), len(d['stop'].get('not_run', [])))" ;;
     sweep) json "$2" "'%d sizes, %d not run' % (len(d['series'][0]['rows']) if d['series'] else 0, len(d['stop'].get('not_run_bytes', [])))" ;;
     pingpong) json "$2" "'%d sizes, %d not run' % (len(d['pairs'][0]['sizes']), len(d['stop'].get('not_run', [])))" ;;
     first-touch) json "$2" "'%d iterations, %d not run' % (sum(len(v['times_s']) for v in d['variants']), len(d['stop'].get('not_run', [])))" ;;
@@ -111,6 +113,8 @@ echo "pingpong --loop-count $loops; first-touch $iters iterations" >>"$out/machi
 for delay in 2 5; do
   for sig in INT TERM; do
     signal_run "run_full_${sig,,}_${delay}s" run "$sig" "$delay" self --suite full -b "$mib" -q
+    signal_run "run_nvbfmt_${sig,,}_${delay}s" run "$sig" "$delay" self --suite full -b "$mib" --format nvbandwidth
+    signal_run "check_${sig,,}_${delay}s" check "$sig" "$delay" self
     signal_run "sweep_${sig,,}_${delay}s" sweep "$sig" "$delay" self --do 0:HtoD --min 1K --max 2G --factor 1.25 -q
     rank=0
     [[ $sig == TERM ]] && rank=1

@@ -10,6 +10,8 @@
 #     cells kept, drift check not completed (no end values);
 #   - --resume of that result: complete, passed, its own drift check done;
 #   - the managed-migration cases (37, 38) through the sample source;
+#   - check --time-limit: partial or fail, never pass, in time;
+#   - the SM budget curve through the sample source;
 #   - no GPU process left, no temporary output file left.
 # Usage: bench/merge_interrupts_device.sh BIN_DIR OUT_DIR
 . "$(dirname "$0")/common.sh" "$@"
@@ -80,6 +82,27 @@ rc=$?
 d=$(json "$f" "' '.join('%s=%s' % (c['name'], c['status']) for c in d['cases'])")
 v=fail; [[ $rc -eq 0 && -n $d && $d != *=failed* && $d != *=error* ]] && v=pass
 row managed_migration "$rc" "$v" "${d:-no file}"
+
+# 6. check --time-limit shorter than the check suite: partial (10) or, if a
+#    measured cell failed, 1; never 0; in time.
+f="$out/check_time_limit.json"
+t0=$(date +%s.%N)
+timeout 90 "$x" check --time-limit 4s -o "$f" >"$logs/check_time_limit.txt" 2>&1
+rc=$?
+s=$(python3 -c "print('%.1f' % ($(date +%s.%N) - $t0))")
+d=$(json "$f" "'%s %s %d' % (d['check']['verdict'], d['stop'].get('reason'), len(d['stop'].get('not_run', [])))")
+v=fail; [[ ($rc -eq 10 && $d == "partial time_limit "*) || ($rc -eq 1 && $d == "fail time_limit "*) ]] &&
+  python3 -c "import sys; sys.exit(0 if $s <= 4.5 else 1)" && v=pass
+row check_time_limit "$rc" "$v" "${s} s; verdict reason not_run: ${d:-no file}"
+
+# 7. The SM budget curve (sweep --sms) now measures through a GpuSource.
+f="$out/sms.json"
+timeout 120 "$x" sweep -q -t host_to_device_memcpy_sm --sms 1,8,all --buffer-size 256M -i 3 -o "$f" \
+  >"$logs/sms.txt" 2>&1
+rc=$?
+d=$(json "$f" "' '.join('%s:%.1f' % (p['sms'], p['value_gbps']) for s in d['series'] for p in s['points'])")
+v=fail; [[ $rc -eq 0 && -n $d ]] && v=pass
+row sm_sweep "$rc" "$v" "${d:-no file}"
 
 sleep 0.5
 procs=$(nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -c .)

@@ -7,10 +7,12 @@
 #include <fmt/format.h>
 
 #include "app/cli.hpp"
+#include "app/interrupt.hpp"
 #include "app/nvbandwidth_cli.hpp"
 #include "app/progress.hpp"
 #include "core/cases.hpp"
 #include "core/error.hpp"
+#include "core/runner.hpp"
 #include "core/topology.hpp"
 #include "report/output_file.hpp"
 #include "report/report.hpp"
@@ -21,6 +23,10 @@ namespace {
 int print_run(const RunRequest& req, bool json, const report::NvbOptions& print, const OutputOptions* file,
               const Context& ctx) {
   const System sys = discover_system(false);
+  // A signal stops at the cell in flight; the cases completed are printed
+  // (text: already, as they finished; JSON and -o: at the end) and the
+  // process exits 130 / 143 (docs/interrupts.md).
+  StopSignals signals;
   if (!json) {
     report::nvb_text_header(std::cout, sys, req.buffer_bytes);
     std::cout.flush();
@@ -41,7 +47,9 @@ int print_run(const RunRequest& req, bool json, const report::NvbOptions& print,
   if (json) std::cout << report::nvb_json_text(report::nvb_json(run));
   if (file && !file->file.empty())
     report::write_output_file(file->file, file->file_is_csv() ? report::run_csv(run) : report::run_json(run).dump(2) + "\n");
-  return all_passed(run) ? 0 : 1;
+  if (run.stop == StopReason::sigint || run.stop == StopReason::sigterm || run.stop == StopReason::gpu_unusable)
+    return stop_exit_code(run.stop);
+  return all_passed(run) ? 0 : 1;  // as nvbandwidth: waived cases do not change it
 }
 
 }  // namespace
