@@ -12,8 +12,12 @@
 # Then --resume completes the full run interrupted at 5 s, and `xferbench
 # compare` checks it against a separate uninterrupted full run (pass: no
 # cell slower or failed beyond the compare gate's noise). The full runs use
-# 64 MiB buffers on 2+ GPUs (time budget), 2 GiB on one (so that the full
-# suite, most of it waived there, still lasts past 5 s on an H200).
+# 64 MiB buffers on 2+ GPUs (time budget); on one GPU, where most of the
+# suite is waived, 1 GiB and 20 samples per cell (each cell well under a
+# second, the run past 5 s on an H100 or H200), check with 2 GiB copies,
+# and pingpong between the GPU and host memory: two processes ping-ponging
+# on one GPU are time-sliced (2.2 ms per message), so one size would last
+# seconds and the ranks agree to stop only between sizes.
 # Usage: bench/interrupt_signals.sh BIN_DIR OUT_DIR   (about 3 minutes on H200 x2, 4-5 on one GPU)
 . "$(dirname "$0")/common.sh" "$@"
 mpirun=(mpirun --allow-run-as-root -np 2)
@@ -21,8 +25,8 @@ logs="$out/logs"
 mkdir -p "$logs"
 { date -u; hostname; nvidia-smi -L; "$x" --version; } >"$out/machine.txt" 2>&1
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-mib=2048
-[[ $gpus -ge 2 ]] && mib=64
+run_size=(-b 1024 -i 20); check_size=(--buffer-size 2G); pp_devs=(--dev1 gpu --dev2 host)
+[[ $gpus -ge 2 ]] && { run_size=(-b 64); check_size=(); pp_devs=(--dev1 gpu --dev2 gpu); }
 table="$out/summary.txt"
 printf "%-26s %-9s %-7s %-9s %-34s %-9s %s\n" run exit want "s after" "kept in -o file" "gpu procs" verdict >"$table"
 failures=0
@@ -95,12 +99,12 @@ signal_run() {
 
 # pingpong: enough repetitions that the run outlasts 5 s while each size
 # (the unit at which both ranks agree to stop) stays well under a second.
-timeout 60 "${mpirun[@]}" "$x" pingpong --dev1 gpu --dev2 gpu -n 10 --loop-count 200 -j >"$logs/pingpong_calibration.json" 2>"$logs/pingpong_calibration.err"
+timeout 60 "${mpirun[@]}" "$x" pingpong "${pp_devs[@]}" -n 10 --loop-count 200 -j >"$logs/pingpong_calibration.json" 2>"$logs/pingpong_calibration.err"
 loops=$(python3 -c "
 import json, math
 d = json.load(open('$logs/pingpong_calibration.json'))
 t = max(s['one_way_time_s']['mean'] for s in d['pairs'][0]['sizes'])
-print(max(1000, min(2000000, math.ceil(0.7 / (2 * t)))))" 2>/dev/null || echo 20000)
+print(max(100, min(2000000, math.ceil(0.7 / (2 * t)))))" 2>/dev/null || echo 20000)
 # first-touch: iterations of a few ms each, for about 10 s.
 iters=$(python3 -c "
 import time, subprocess
@@ -112,13 +116,13 @@ echo "pingpong --loop-count $loops; first-touch $iters iterations" >>"$out/machi
 
 for delay in 2 5; do
   for sig in INT TERM; do
-    signal_run "run_full_${sig,,}_${delay}s" run "$sig" "$delay" self --suite full -b "$mib" -q
-    signal_run "run_nvbfmt_${sig,,}_${delay}s" run "$sig" "$delay" self --suite full -b "$mib" --format nvbandwidth
-    signal_run "check_${sig,,}_${delay}s" check "$sig" "$delay" self
+    signal_run "run_full_${sig,,}_${delay}s" run "$sig" "$delay" self --suite full "${run_size[@]}" -q
+    signal_run "run_nvbfmt_${sig,,}_${delay}s" run "$sig" "$delay" self --suite full "${run_size[@]}" --format nvbandwidth
+    signal_run "check_${sig,,}_${delay}s" check "$sig" "$delay" self "${check_size[@]}"
     signal_run "sweep_${sig,,}_${delay}s" sweep "$sig" "$delay" self --do 0:HtoD --min 1K --max 2G --factor 1.25 -q
     rank=0
     [[ $sig == TERM ]] && rank=1
-    signal_run "pingpong_${sig,,}_${delay}s_r$rank" pingpong "$sig" "$delay" "$rank" --dev1 gpu --dev2 gpu -n 10 \
+    signal_run "pingpong_${sig,,}_${delay}s_r$rank" pingpong "$sig" "$delay" "$rank" "${pp_devs[@]}" -n 10 \
       --loop-count "$loops"
     signal_run "first_touch_${sig,,}_${delay}s_r$rank" first-touch "$sig" "$delay" "$rank" "$iters" 3 1K 64M 1
   done
@@ -126,11 +130,11 @@ done
 
 # --resume the full run interrupted at 5 s; compare with an uninterrupted run.
 t0=$(date +%s.%N)
-timeout 120 "$x" run --suite full -b "$mib" -q -o "$out/run_full_resumed.json" --resume "$out/run_full_int_5s.json" \
+timeout 120 "$x" run --suite full "${run_size[@]}" -q -o "$out/run_full_resumed.json" --resume "$out/run_full_int_5s.json" \
   >"$logs/resume.txt" 2>&1
 rc_resume=$?
 t1=$(date +%s.%N)
-timeout 120 "$x" run --suite full -b "$mib" -q -o "$out/run_full_uninterrupted.json" >"$logs/uninterrupted.txt" 2>&1
+timeout 120 "$x" run --suite full "${run_size[@]}" -q -o "$out/run_full_uninterrupted.json" >"$logs/uninterrupted.txt" 2>&1
 rc_full=$?
 t2=$(date +%s.%N)
 "$x" compare "$out/run_full_uninterrupted.json" "$out/run_full_resumed.json" --format json \

@@ -28,6 +28,9 @@ expect 2 "syntax.toml:2: not valid TOML" -- check --spec "$tmp/syntax.toml"
 expect 7 "cannot read spec file" -- check --spec "$tmp/none.toml"
 expect 2 "invalid --budget '0'" -- check --budget 0
 expect 2 "invalid --tolerance" -- check --tolerance -1
+expect 2 "invalid --buffer-size '0'" -- check --buffer-size 0
+expect 2 "--buffer-size" -- check --buffer-size 12Q
+expect 2 "invalid --time-limit 'soon'" -- check --time-limit soon
 expect 2 "xml" -- check --format xml
 expect 0 "xferbench check: PASS 7 links, 36 of 36 cells judged" -- check --judge "$run" --summary
 expect 0 "xferbench check: PASS" -- check --judge "$run" --spec "$src/share/xferbench/check/h200.toml" --summary

@@ -110,6 +110,21 @@ int run_action(Context& ctx, std::ostream& err) {
   return code;
 }
 
+int parse_seed_app(CLI::App& app, const std::vector<std::string>& args, const char* tool, std::ostream& out,
+                   std::ostream& err) {
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    fmt::print(err, "{} (xferbench): error: {}\nRun '{} --help' for usage.\n", tool, e.what(), tool);
+    return exit_code(ErrorKind::usage);
+  }
+  return -1;
+}
+
 bool progress_enabled(const Context& ctx) { return !ctx.quiet && isatty(STDERR_FILENO); }
 
 }  // namespace xb::app

@@ -23,6 +23,12 @@ int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::
 // one-line "xferbench: error: ..." message on `err`.
 int run_action(Context& ctx, std::ostream& err);
 
+// Parses a seed tool's own command line (nvbandwidth, bwtest). Returns the
+// exit code when parsing ends the program: 0 after the help on `out`, 2
+// after "TOOL (xferbench): error: ..." on `err`; -1 when it goes on.
+int parse_seed_app(CLI::App& app, const std::vector<std::string>& args, const char* tool, std::ostream& out,
+                   std::ostream& err);
+
 // Whether progress lines may be drawn on stderr (a terminal, not --quiet).
 bool progress_enabled(const Context& ctx);
 

@@ -16,6 +16,7 @@
 #include "check/fleet.hpp"
 #include "check/node.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "report/output_file.hpp"
 #include "report/check_report.hpp"
 #include "report/report.hpp"
@@ -39,6 +40,7 @@ struct CheckArgs {
   double gather_timeout_s = 900;
   OutputOptions out;
   StopOptions stop;
+  std::string buffer_size;  // --buffer-size as typed
 };
 
 void validate(CheckArgs& a, const std::vector<std::string>& argv) {
@@ -50,6 +52,11 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
   if (!(a.gather_timeout_s > 0))
     fail(ErrorKind::usage, fmt::format("invalid --timeout '{}': must be greater than 0", a.gather_timeout_s));
   validate_stop_options(a.stop);
+  if (!a.buffer_size.empty()) {
+    a.opts.buffer_bytes = parse_size(a.buffer_size, "--buffer-size");
+    if (a.opts.buffer_bytes == 0)
+      fail(ErrorKind::usage, fmt::format("invalid --buffer-size '{}': must be greater than 0", a.buffer_size));
+  }
   a.opts.time_limit_s = a.stop.time_limit_s;
   a.opts.measure.budget_s = a.budget_s;
   a.opts.remeasure = !a.no_remeasure;
@@ -163,6 +170,8 @@ void add_check_command(CLI::App& root, Context& ctx) {
   cmd->add_option("--noise-k", a->opts.compare.noise_k, "Baseline: a change must also exceed K x the standard error")
       ->capture_default_str();
   cmd->add_option("--budget", a->budget_s, "Sampling budget per cell in seconds")->capture_default_str();
+  cmd->add_option("--buffer-size", a->buffer_size,
+                  "Bytes per copy of every check cell (K/M/G binary suffixes; default 512M, as run)");
   cmd->add_option("--junit", a->junit_file, "Also write JUnit XML to FILE");
   cmd->add_flag("--summary", a->summary_only, "Print only the one-line summary (for node-health scripts)");
   cmd->add_option("--judge", a->judge_file, "Judge a recorded run JSON instead of measuring (no lint, no telemetry)");

@@ -39,16 +39,7 @@ int bwtest_main(Context& ctx, const std::vector<std::string>& args, std::ostream
   app.add_option("--streams", opts->concurrent.streams, "per-transfer (default), per-device or only-one");
   app.add_flag("--list", list, "List the CUDA devices and exit");
   app.footer("See docs/concurrent.md for the spec grammar and xferbench's extensions.");
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    out << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    fmt::print(err, "bwtest (xferbench): error: {}\nRun 'bwtest --help' for usage.\n", e.what());
-    return exit_code(ErrorKind::usage);
-  }
+  if (const int code = parse_seed_app(app, args, "bwtest", out, err); code >= 0) return code;
   if (list) {
     ctx.action = []() {
       report::bwtest_list(std::cout, discover_system(false));

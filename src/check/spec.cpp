@@ -121,17 +121,24 @@ void parse_lint(const toml::table& t, const std::string& file, CheckSpec& spec) 
   }
 }
 
+// The number `text` starts with; `used` = how many characters it took (0:
+// none).
+double leading_number(const std::string& text, std::size_t& used) {
+  used = 0;
+  try {
+    return std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+    return 0;
+  }
+}
+
 // A percentage of the peers' median; a latency limit is above 100%.
 double parse_percent(const toml::node& n, const std::string& file, const std::string& key) {
   const std::string where = at(file, n.source());
   const std::string text = trim(need_string(n, where, key));
   std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  const double v = leading_number(text, used);
   if (used == 0 || trim(text.substr(used)) != "%" || !(v > 0) || v > 1000)
     bad(where, fmt::format("key '{}': '{}' is not a percentage such as \"85%\"", key, text));
   return v;
@@ -165,12 +172,7 @@ std::optional<LinkClass> parse_link_class(const std::string& text) {
 Threshold parse_threshold(const std::string& raw, bool latency, const std::string& where) {
   const std::string text = trim(raw);
   std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  const double v = leading_number(text, used);
   std::string unit = trim(text.substr(used));
   for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (used == 0 || !(v > 0) || v > 1e9)

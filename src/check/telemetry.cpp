@@ -5,17 +5,6 @@
 namespace xb::check {
 namespace {
 
-bool host_link_case(Pattern p) {
-  switch (p) {
-    case Pattern::host_to_device: case Pattern::device_to_host: case Pattern::host_to_device_bidir:
-    case Pattern::device_to_host_bidir: case Pattern::all_to_host: case Pattern::all_to_host_bidir:
-    case Pattern::host_to_all: case Pattern::host_to_all_bidir:
-      return true;
-    default:
-      return false;
-  }
-}
-
 std::uint64_t growth(const std::optional<std::uint64_t>& a, const std::optional<std::uint64_t>& b) {
   return a && b && *b > *a ? *b - *a : 0;
 }
@@ -89,7 +78,7 @@ std::vector<int> pcie_gen_under_load(const std::vector<CellWindow>& windows, int
   for (const CellWindow& w : windows) {
     const auto def = std::find_if(case_catalogue().begin(), case_catalogue().end(),
                                   [&](const CaseDef& d) { return d.name == w.case_name; });
-    if (def == case_catalogue().end() || !host_link_case(def->pattern)) continue;
+    if (def == case_catalogue().end() || !is_host_copy(def->pattern)) continue;
     for (const GpuWindow& g : w.gpus) {
       if (std::find(w.gpus_used.begin(), w.gpus_used.end(), g.gpu) == w.gpus_used.end()) continue;
       const auto i = static_cast<std::size_t>(g.gpu);

@@ -221,6 +221,16 @@ bool uses_host_memory(Pattern p) noexcept {
          p != P::managed_migration_to_device && p != P::managed_migration_to_host;
 }
 
+bool is_host_copy(Pattern p) noexcept {
+  switch (p) {
+    case P::host_to_device: case P::device_to_host: case P::host_to_device_bidir: case P::device_to_host_bidir:
+    case P::all_to_host: case P::all_to_host_bidir: case P::host_to_all: case P::host_to_all_bidir:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool is_pairwise(Pattern p) noexcept {
   switch (p) {
     case P::d2d_read: case P::d2d_write: case P::d2d_bidir_read: case P::d2d_bidir_write: case P::d2d_latency:

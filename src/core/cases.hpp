@@ -73,6 +73,9 @@ using CellHook = std::function<void(const CaseDef& def, int row, int col, bool b
 
 // Whether the case's scenarios move bytes to or from host memory.
 bool uses_host_memory(Pattern p) noexcept;
+// Whether the case copies between host memory and GPUs: the eight
+// host<->device / all<->host copy patterns (not latency, not managed).
+bool is_host_copy(Pattern p) noexcept;
 // Whether its cells are GPU pairs (row, column) that --pair selects.
 bool is_pairwise(Pattern p) noexcept;
 

@@ -160,15 +160,6 @@ Summary summary_from_json(const json& stats, const std::string& unit, int count)
   return s;
 }
 
-Peak peak_from_json(const json& j) {
-  Peak p;
-  if (!j.is_object()) return p;
-  p.gbps = j.value("gbps", 0.0);
-  p.formula = j.value("formula", "");
-  p.source = j.value("source", "");
-  return p;
-}
-
 std::vector<std::string> comparable_args(const std::vector<std::string>& argv) {
   std::vector<std::string> out;
   for (std::size_t i = 1; i < argv.size(); ++i) {

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/topology_file.hpp"
+
 #include "core/result.hpp"
 
 namespace xb {
@@ -62,8 +64,8 @@ bool has_cell(const RunResult& r, const std::string& key);
 // case verdicts of `old`: one result, as if measured in one go.
 void merge_resumed(RunResult& fresh, const RunResult& old);
 
-// Helpers for the other readers (sweep): Summary and Peak from their JSON.
+// Helper for the other readers (sweep): a Summary from its JSON (Peak:
+// peak_from_json, core/topology_file.hpp).
 Summary summary_from_json(const nlohmann::json& stats, const std::string& unit, int count);
-Peak peak_from_json(const nlohmann::json& j);
 
 }  // namespace xb

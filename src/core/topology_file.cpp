@@ -15,15 +15,6 @@ namespace {
 
 using json = nlohmann::json;
 
-Peak peak_from(const json& j) {
-  Peak p;
-  if (j.is_null()) return p;
-  p.gbps = j.at("gbps").get<double>();
-  p.formula = j.value("formula", "");
-  p.source = j.value("source", "");
-  return p;
-}
-
 LinkKind link_kind(const std::string& s) {
   if (s == "self") return LinkKind::self;
   if (s == "nvlink") return LinkKind::nvlink;
@@ -52,6 +43,7 @@ GpuInfo gpu_from(const json& j) {
   g.nvlink_count = nv.value("active_links", 0);
   g.nvlink_gbps_per_link = nv.value("gbps_per_link", 0.0);
   g.nvlink_rate_source = nv.value("rate_source", "");
+  g.nvlink_remote_bus_ids = nv.value("remote_bus_ids", std::vector<std::string>{});
   g.managed_memory = j.value("managed_memory", false);
   g.unified_addressing = j.value("unified_addressing", false);
   g.can_map_host_memory = j.value("can_map_host_memory", false);
@@ -60,8 +52,8 @@ GpuInfo gpu_from(const json& j) {
   g.shared_memory_per_sm_kib = j.value("shared_memory_per_sm_kib", 0);
   g.memory_bus_width_bits = j.value("memory_bus_width_bits", 0);
   g.memory_clock_khz = j.value("memory_clock_khz", 0);
-  g.pcie = peak_from(j.at("peak_host_link"));
-  g.memory = peak_from(j.at("peak_device_memory"));
+  g.pcie = peak_from_json(j.at("peak_host_link"));
+  g.memory = peak_from_json(j.at("peak_device_memory"));
   return g;
 }
 
@@ -77,7 +69,7 @@ void read_links(const json& links, System& sys) {
     p.kind = link_kind(l.at("kind").get<std::string>());
     p.nvlinks = l.value("nvlinks", 0);
     p.peer_access = l.at("peer_access").get<bool>();
-    p.peak = peak_from(l.at("peak"));
+    p.peak = peak_from_json(l.at("peak"));
     seen[a][b] = true;
   }
   for (int a = 0; a < n; ++a)
@@ -88,25 +80,40 @@ void read_links(const json& links, System& sys) {
 
 }  // namespace
 
-System system_from_json(const json& doc, const std::string& name) {
+Peak peak_from_json(const json& j) {
+  Peak p;
+  if (!j.is_object()) return p;
+  p.gbps = j.value("gbps", 0.0);
+  p.formula = j.value("formula", "");
+  p.source = j.value("source", "");
+  return p;
+}
+
+System environment_from_json(const json& doc) {
   const json& env = doc.contains("environment") ? doc.at("environment") : doc;
   System sys;
+  sys.hostname = env.value("hostname", "");
+  sys.driver_version = env.value("driver_version", "unknown");
+  sys.cuda_driver_version = env.value("cuda_driver_version", 0);
+  sys.cuda_runtime_version = env.value("cuda_runtime_version", 0);
+  sys.nvml_available = env.value("nvml_available", false);
+  sys.nvml_error = env.value("nvml_error", "");
+  for (const json& g : env.at("gpus")) sys.gpus.push_back(gpu_from(g));
+  for (int i = 0; i < sys.gpu_count(); ++i)
+    if (sys.gpus[static_cast<std::size_t>(i)].index != i)
+      throw std::runtime_error(fmt::format("gpus[{}] has index {}", i, sys.gpus[static_cast<std::size_t>(i)].index));
+  read_links(env.at("gpu_links"), sys);
+  for (const json& n : env.value("numa_nodes", json::array()))
+    sys.numa.push_back({n.at("id").get<int>(), n.value("cpus", ""), n.value("memory_bytes", std::uint64_t{0}),
+                        n.value("free_bytes", std::uint64_t{0})});
+  sys.host_memory_bytes = env.value("host_memory_bytes", std::uint64_t{0});
+  return sys;
+}
+
+System system_from_json(const json& doc, const std::string& name) {
+  System sys;
   try {
-    sys.hostname = env.value("hostname", "");
-    sys.driver_version = env.value("driver_version", "unknown");
-    sys.cuda_driver_version = env.value("cuda_driver_version", 0);
-    sys.cuda_runtime_version = env.value("cuda_runtime_version", 0);
-    sys.nvml_available = env.value("nvml_available", false);
-    sys.nvml_error = env.value("nvml_error", "");
-    for (const json& g : env.at("gpus")) sys.gpus.push_back(gpu_from(g));
-    for (int i = 0; i < sys.gpu_count(); ++i)
-      if (sys.gpus[static_cast<std::size_t>(i)].index != i)
-        throw std::runtime_error(fmt::format("gpus[{}] has index {}", i, sys.gpus[static_cast<std::size_t>(i)].index));
-    read_links(env.at("gpu_links"), sys);
-    for (const json& n : env.value("numa_nodes", json::array()))
-      sys.numa.push_back({n.at("id").get<int>(), n.value("cpus", ""), n.value("memory_bytes", std::uint64_t{0}),
-                          n.value("free_bytes", std::uint64_t{0})});
-    sys.host_memory_bytes = env.value("host_memory_bytes", std::uint64_t{0});
+    sys = environment_from_json(doc);
   } catch (const std::exception& e) {
     fail(ErrorKind::usage, fmt::format("topology file '{}' is not a recorded 'xferbench list --format json': {}", name,
                                        e.what()));

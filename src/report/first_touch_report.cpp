@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "report/report.hpp"
 #include "report/seed_formats.hpp"
 
 namespace xb::report {
@@ -130,15 +131,6 @@ nlohmann::json variant_json(const VariantResult& v) {
           {"failed_iterations", v.failed}};
 }
 
-nlohmann::json stop_json(const Result& r) {
-  nlohmann::json j = {{"time_limit_seconds", r.time_limit_s > 0 ? nlohmann::json(r.time_limit_s) : nlohmann::json(nullptr)}};
-  if (r.status == RunStatus::complete) return j;
-  j["reason"] = to_string(r.stop);
-  j["message"] = r.stop_reason;
-  j["not_run"] = r.not_run;
-  return j;
-}
-
 std::string status_of(const Result& r) {
   if (r.status != RunStatus::complete) return to_string(r.status);
   bool failed = !r.error.empty();
@@ -191,7 +183,7 @@ std::string first_touch_json(const Result& r, const std::vector<std::string>& ar
       {"connect_time_s", num(r.connect_s)},
       {"time_definition", r.mode == "host" ? "host to GPU copy" : "send start to receiver acknowledgement, on the sender"},
       {"status", status_of(r)},
-      {"stop", stop_json(r)},
+      {"stop", stop_section_json(r.status, r.stop, r.stop_reason, r.not_run, r.time_limit_s)},
       {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)},
       {"variants", rows}};
   return j.dump(2) + "\n";

@@ -10,10 +10,6 @@ namespace {
 
 using json = nlohmann::json;
 
-json peak_json(const Peak& p) {
-  if (!p.known()) return nullptr;
-  return {{"gbps", p.gbps}, {"formula", p.formula}, {"source", p.source}};
-}
 
 json numa_json(const NumaNode& n) {
   return {{"id", n.id}, {"cpus", n.cpus}, {"memory_bytes", n.memory_bytes}, {"free_bytes", n.free_bytes}};
@@ -137,6 +133,11 @@ json memory_json(const MemoryCost& m) {
 
 }  // namespace
 
+json peak_json(const Peak& p) {
+  if (!p.known()) return nullptr;
+  return {{"gbps", p.gbps}, {"formula", p.formula}, {"source", p.source}};
+}
+
 json amount_json(const MemoryAmount& a) {
   json j = {{"gpu_bytes", a.gpu}, {"host_bytes", a.host}, {"host_page_locked_bytes", a.host_locked}};
   if (a.host_hugepages > 0) j["host_hugepage_bytes"] = a.host_hugepages;
@@ -151,13 +152,19 @@ json tool_json() {
 
 std::string run_status_text(const RunResult& run) { return run_verdict(run); }
 
+json stop_section_json(RunStatus status, StopReason stop, const std::string& message,
+                       const std::vector<std::string>& not_run, double time_limit_s) {
+  json j = {{"time_limit_seconds", time_limit_s > 0 ? json(time_limit_s) : json(nullptr)}};
+  if (status == RunStatus::complete) return j;
+  j["reason"] = to_string(stop);
+  j["message"] = message;
+  j["not_run"] = not_run;
+  return j;
+}
+
 json stop_json(const RunResult& run) {
-  json j = {{"time_limit_seconds", run.time_limit_s > 0 ? json(run.time_limit_s) : json(nullptr)},
-            {"resumed_from", run.resumed_from.empty() ? json(nullptr) : json(run.resumed_from)}};
-  if (run.status == RunStatus::complete) return j;
-  j["reason"] = to_string(run.stop);
-  j["message"] = run.stop_reason;
-  j["not_run"] = run.not_run;
+  json j = stop_section_json(run.status, run.stop, run.stop_reason, run.not_run, run.time_limit_s);
+  j["resumed_from"] = run.resumed_from.empty() ? json(nullptr) : json(run.resumed_from);
   return j;
 }
 

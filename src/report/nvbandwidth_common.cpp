@@ -25,17 +25,6 @@ const char* arrow(Pattern p) {
   }
 }
 
-bool host_row(Pattern p) {
-  switch (p) {
-    case Pattern::host_to_device: case Pattern::device_to_host: case Pattern::host_to_device_bidir:
-    case Pattern::device_to_host_bidir: case Pattern::all_to_host: case Pattern::all_to_host_bidir:
-    case Pattern::host_to_all: case Pattern::host_to_all_bidir:
-      return true;
-    default:
-      return false;
-  }
-}
-
 constexpr int kNvbandwidthCatalogue = 35;  // nvbandwidth v0.8's cases: indices 0-34
 
 std::string capitalized(std::string s) {
@@ -84,7 +73,7 @@ std::string nvb_description(const CaseResult& c, std::size_t index) {
                          capitalized(c.matrices[index].name));
     default:
       return fmt::format("memcpy {} {}(row) {} GPU(column) bandwidth (GB/s)", engine,
-                         host_row(def->pattern) ? "CPU" : "GPU", arrow(def->pattern));
+                         is_host_copy(def->pattern) ? "CPU" : "GPU", arrow(def->pattern));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "report/report.hpp"
 
 namespace xb::report {
 
@@ -186,15 +187,6 @@ nlohmann::json size_json(const SizeResult& s) {
           {"error", s.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.error)}};
 }
 
-nlohmann::json pingpong_stop_json(const Result& r) {
-  nlohmann::json j = {{"time_limit_seconds", r.time_limit_s > 0 ? nlohmann::json(r.time_limit_s) : nlohmann::json(nullptr)}};
-  if (r.status == RunStatus::complete) return j;
-  j["reason"] = to_string(r.stop);
-  j["message"] = r.stop_reason;
-  j["not_run"] = r.not_run;
-  return j;
-}
-
 nlohmann::json pair_json(const PairResult& p) {
   nlohmann::json sizes = nlohmann::json::array();
   for (const auto& s : p.sizes) sizes.push_back(size_json(s));
@@ -234,7 +226,7 @@ std::string pingpong_json(const Result& r, const std::vector<std::string>& argv)
                             {"window", r.window},
                             {"gbps_definition", "1e9 bytes per second"},
                             {"status", r.status != RunStatus::complete ? to_string(r.status) : failure ? "failed" : "ok"},
-                            {"stop", pingpong_stop_json(r)},
+                            {"stop", stop_section_json(r.status, r.stop, r.stop_reason, r.not_run, r.time_limit_s)},
                             {"failure", failure ? nlohmann::json(failure->what()) : nlohmann::json(nullptr)},
                             {"pairs", pairs}};
   return j.dump(2) + "\n";

@@ -38,6 +38,12 @@ nlohmann::json tool_json();
 std::string run_status_text(const RunResult& run);
 // Time limit, resume source and, for an incomplete run, why and what is missing.
 nlohmann::json stop_json(const RunResult& run);
+// The same section for any command's result (pingpong, first-touch): the
+// time limit, and for an incomplete result its reason, message and not_run.
+nlohmann::json stop_section_json(RunStatus status, StopReason stop, const std::string& message,
+                                 const std::vector<std::string>& not_run, double time_limit_s);
+// {"gbps", "formula", "source"}, or null for an unknown peak.
+nlohmann::json peak_json(const Peak& p);
 nlohmann::json cases_json();
 
 // --- CSV -------------------------------------------------------------------

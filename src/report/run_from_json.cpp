@@ -7,57 +7,13 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/topology_file.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {
 namespace {
 
 using json = nlohmann::json;
-
-Peak peak_from(const json& j) {
-  Peak p;
-  if (j.is_null()) return p;
-  p.gbps = j.at("gbps").get<double>();
-  p.formula = j.at("formula").get<std::string>();
-  p.source = j.at("source").get<std::string>();
-  return p;
-}
-
-GpuInfo gpu_from(const json& j) {
-  GpuInfo g;
-  g.index = j.at("index").get<int>();
-  g.name = j.at("name").get<std::string>();
-  g.pci_bus_id = j.at("pci_bus_id").get<std::string>();
-  const std::string cc = j.at("compute_capability").get<std::string>();
-  if (std::sscanf(cc.c_str(), "%d.%d", &g.cc_major, &g.cc_minor) != 2)
-    fail(ErrorKind::usage, fmt::format("gpu {}: compute_capability '{}' is not MAJOR.MINOR", g.index, cc));
-  g.sm_count = j.at("sm_count").get<int>();
-  g.memory_bytes = j.at("memory_bytes").get<std::uint64_t>();
-  g.numa_node = j.at("numa_node").get<int>();
-  const json& pcie = j.at("pcie");
-  g.pcie_gen_current = pcie.at("generation_current").get<int>();
-  g.pcie_gen_max = pcie.at("generation_max").get<int>();
-  g.pcie_width_current = pcie.at("width_current").get<int>();
-  g.pcie_width_max = pcie.at("width_max").get<int>();
-  const json& nvlink = j.at("nvlink");
-  g.nvlink_count = nvlink.at("active_links").get<int>();
-  g.nvlink_gbps_per_link = nvlink.at("gbps_per_link").get<double>();
-  g.nvlink_rate_source = nvlink.value("rate_source", "");
-  g.nvlink_remote_bus_ids = nvlink.value("remote_bus_ids", std::vector<std::string>{});
-  g.managed_memory = j.at("managed_memory").get<bool>();
-  g.unified_addressing = j.at("unified_addressing").get<bool>();
-  g.can_map_host_memory = j.at("can_map_host_memory").get<bool>();
-  g.copy_engines = j.at("copy_engines").get<int>();
-  g.pcie = peak_from(j.at("peak_host_link"));
-  g.memory = peak_from(j.at("peak_device_memory"));
-  return g;
-}
-
-LinkKind link_kind_from(const std::string& s) {
-  for (LinkKind k : {LinkKind::self, LinkKind::nvlink, LinkKind::pcie, LinkKind::none})
-    if (s == to_string(k)) return k;
-  fail(ErrorKind::usage, fmt::format("unknown link kind '{}'", s));
-}
 
 Verification verification_from(const json& j) {
   Verification v;
@@ -95,7 +51,7 @@ Cell cell_from(const json& j, Metric metric) {
     c.bytes_per_copy = j.at("bytes_per_copy").get<std::uint64_t>();
     c.copies_per_sample = j.at("copies_per_sample").get<int>();
     c.gated = j.at("gated").get<bool>();
-    c.peak = peak_from(j.at("peak"));
+    c.peak = peak_from_json(j.at("peak"));
     c.efficiency = j.at("efficiency").is_null() ? 0.0 : j.at("efficiency").get<double>();
     c.verification = verification_from(j.at("verification"));
   } else {
@@ -154,31 +110,9 @@ void settings_from(const json& j, RunSettings& s) {
 
 System system_from_json(const json& env) {
   try {
-    System s;
-    s.hostname = env.at("hostname").get<std::string>();
-    s.driver_version = env.at("driver_version").get<std::string>();
-    s.cuda_driver_version = env.at("cuda_driver_version").get<int>();
-    s.cuda_runtime_version = env.at("cuda_runtime_version").get<int>();
-    s.nvml_available = env.at("nvml_available").get<bool>();
-    s.nvml_error = env.value("nvml_error", "");
-    for (const json& g : env.at("gpus")) s.gpus.push_back(gpu_from(g));
-    s.links.assign(s.gpus.size(), std::vector<PeerLink>(s.gpus.size()));
-    for (const json& l : env.at("gpu_links")) {
-      PeerLink& link = s.links.at(l.at("from").get<std::size_t>()).at(l.at("to").get<std::size_t>());
-      link.kind = link_kind_from(l.at("kind").get<std::string>());
-      link.nvlinks = l.at("nvlinks").get<int>();
-      link.peer_access = l.at("peer_access").get<bool>();
-      link.peak = peak_from(l.at("peak"));
-    }
-    for (const json& n : env.at("numa_nodes"))
-      s.numa.push_back({n.at("id").get<int>(), n.at("cpus").get<std::string>(), n.at("memory_bytes").get<std::uint64_t>(),
-                        n.at("free_bytes").get<std::uint64_t>()});
-    s.host_memory_bytes = env.value("host_memory_bytes", std::uint64_t{0});
-    return s;
-  } catch (const json::exception& e) {
+    return environment_from_json(env);
+  } catch (const std::exception& e) {
     fail(ErrorKind::usage, fmt::format("environment: {}", e.what()));
-  } catch (const std::out_of_range& e) {
-    fail(ErrorKind::usage, fmt::format("environment: a gpu_links entry names a GPU that is not listed ({})", e.what()));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/ostream.h>
 
 #include "report/report.hpp"
+#include "report/seed_formats.hpp"
 
 namespace xb::report {
 namespace {
@@ -26,14 +27,7 @@ const char* stream_mode_name(StreamMode m) {
 
 // bwtest's "Transfer size" column: "1.00 KiB", "6.38 MiB".
 std::string size_text(std::uint64_t bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) {
-    v /= 1024.0;
-    ++u;
-  }
-  return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.2f} {}", v, units[u]);
+  return bytes < 1024 ? fmt::format("{} B", bytes) : bwtest_size(bytes);
 }
 
 std::string mib_per_s(double gbps) { return fmt::format("{:.2f} MiB/s", gbps * 1e9 / (1024.0 * 1024.0)); }

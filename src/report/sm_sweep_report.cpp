@@ -10,11 +10,6 @@ namespace {
 
 using json = nlohmann::json;
 
-json peak_or_null(const Peak& p) {
-  if (!p.known()) return nullptr;
-  return {{"gbps", p.gbps}, {"formula", p.formula}, {"source", p.source}};
-}
-
 std::string threshold(int sms) { return sms > 0 ? fmt::format("{} SMs", sms) : "no measured count"; }
 
 std::string series_text(const SmSeries& s) {
@@ -69,7 +64,7 @@ json sm_sweep_json(const SmSweepResult& r) {
                         {"efficiency", s.peak.known() ? json(p.efficiency) : json(nullptr)},
                         {"of_all_sms", p.of_all},
                         {"verification", {{"status", to_string(p.verification)}}}});
-    series.push_back({{"label", s.label}, {"link", s.link}, {"peak", peak_or_null(s.peak)}, {"gpu_sms", s.gpu_sms},
+    series.push_back({{"label", s.label}, {"link", s.link}, {"peak", peak_json(s.peak)}, {"gpu_sms", s.gpu_sms},
                       {"all_sm_gbps", s.all_sm_gbps},
                       {"sms_for_90pct", s.sms_for_90 > 0 ? json(s.sms_for_90) : json(nullptr)},
                       {"sms_for_95pct", s.sms_for_95 > 0 ? json(s.sms_for_95) : json(nullptr)},

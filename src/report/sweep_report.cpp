@@ -9,11 +9,6 @@ namespace {
 
 using json = nlohmann::json;
 
-json peak_or_null(const Peak& p) {
-  if (!p.known()) return nullptr;
-  return {{"gbps", p.gbps}, {"formula", p.formula}, {"source", p.source}};
-}
-
 json fit_json(const LinearFit& f) {
   if (!f.valid) return nullptr;
   return {{"model", "seconds_per_copy = startup_s + bytes / (asymptotic_gbps * 1e9)"},
@@ -128,7 +123,7 @@ json sweep_json(const SweepResult& r) {
   for (const auto& s : r.series) {
     json rows = json::array();
     for (const auto& row : s.rows) rows.push_back(row_json(row, s.peak));
-    series.push_back({{"label", s.label}, {"link", s.link}, {"peak", peak_or_null(s.peak)}, {"rows", rows},
+    series.push_back({{"label", s.label}, {"link", s.link}, {"peak", peak_json(s.peak)}, {"rows", rows},
                       {"fit", fit_json(s.fit)}});
   }
   const MeasureOptions& m = r.measure;
