@@ -14,9 +14,12 @@ unset(_xb_fleet_tests)
 add_executable(fleet_gather_bench ${PROJECT_SOURCE_DIR}/bench/fleet_gather.cpp)
 target_link_libraries(fleet_gather_bench PRIVATE xferbench_core xferbench_warnings)
 target_compile_definitions(fleet_gather_bench PRIVATE XFERBENCH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-add_test(NAME fleet_gather_bench_64 COMMAND fleet_gather_bench 64 2)
+# expect_exit.sh: the exit code counts too (PASS_REGULAR_EXPRESSION alone ignores it).
+add_test(NAME fleet_gather_bench_64
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/expect_exit.sh 0 $<TARGET_FILE:fleet_gather_bench> 64 2)
 set_tests_properties(fleet_gather_bench_64 PROPERTIES TIMEOUT 120
-  PASS_REGULAR_EXPRESSION "gather all node records.*5504 cells compared, 0 outliers")
+  PASS_REGULAR_EXPRESSION "gather all node records.*5504 cells compared, 0 outliers"
+  FAIL_REGULAR_EXPRESSION "expect_exit: FAILED")
 
 if(XFERBENCH_ENABLE_MPI)
   add_test(NAME fleet_mpi COMMAND ${CMAKE_CURRENT_LIST_DIR}/test_fleet_mpi.sh $<TARGET_FILE:xferbench> ${MPIEXEC_EXECUTABLE})
