@@ -142,4 +142,18 @@ TEST(CheckReport, FleetGathersOneRecordPerNode) {
   EXPECT_EQ(fleet_exit_code({}), 1);
 }
 
+// A node stopped by a signal gives the job its code; the time limit alone
+// gives 10; a failed node outranks a partial one.
+TEST(CheckReport, FleetExitCodeForStoppedAndPartialNodes) {
+  const json pass = {{"verdict", "pass"}}, fail = {{"verdict", "fail"}}, partial = {{"verdict", "partial"}, {"exit_code", 10}};
+  const json stopped = {{"verdict", "interrupted"}, {"exit_code", 143}, {"hostname", "nodeB"}};
+  EXPECT_EQ(fleet_exit_code({pass, stopped}), 143);
+  EXPECT_EQ(fleet_exit_code({fail, stopped}), 143);
+  EXPECT_EQ(fleet_exit_code({pass, partial}), 10);
+  EXPECT_EQ(fleet_exit_code({partial, fail}), 1);
+  std::ostringstream table;
+  xb::report::text_fleet(table, {pass, stopped});
+  EXPECT_NE(table.str().find("STOPPED"), std::string::npos) << table.str();
+}
+
 }  // namespace
