@@ -82,7 +82,7 @@ CaseResult case_from_json(const json& j, const std::string& name) {
   c.status = case_status_from(j.value("status", "passed"), name);
   c.message = j.value("message", "");
   c.wall_seconds = j.value("wall_seconds", 0.0);
-  for (const json& mj : j.value("matrices", json::array())) {
+  for (const json& mj : j.at("matrices")) {
     Matrix m;
     m.name = mj.value("name", "");
     m.title = mj.value("title", "");
@@ -242,14 +242,21 @@ json read_result_file(const std::string& path, const std::string& schema) {
   return doc;
 }
 
-RunResult run_from_json(const json& doc, const std::string& name) {
-  RunResult r;
-  r.resumed_from = name;
+std::vector<CaseResult> cases_from_json(const json& cases, const std::string& name) {
+  std::vector<CaseResult> out;
   try {
-    for (const json& c : doc.at("cases")) r.cases.push_back(case_from_json(c, name));
+    for (const json& c : cases) out.push_back(case_from_json(c, name));
   } catch (const json::exception& e) {
     bad(fmt::format("{} is a malformed xferbench-run result: {}", name, e.what()));
   }
+  return out;
+}
+
+RunResult run_from_json(const json& doc, const std::string& name) {
+  RunResult r;
+  r.resumed_from = name;
+  if (!doc.contains("cases")) bad(fmt::format("{} is a malformed xferbench-run result: no \"cases\"", name));
+  r.cases = cases_from_json(doc.at("cases"), name);
   return r;
 }
 

@@ -57,6 +57,12 @@ nlohmann::json read_result_file(const std::string& path, const std::string& sche
 // `resumed_from` is set to `name`.
 RunResult run_from_json(const nlohmann::json& doc, const std::string& name);
 
+// The one reader of a run JSON's "cases" array (resume, and
+// report::run_from_json for whole runs). Fields added over time may be
+// absent; a case without "matrices", or a mistyped field, is an
+// Error(usage) naming `name`.
+std::vector<CaseResult> cases_from_json(const nlohmann::json& cases, const std::string& name);
+
 // True when `r` holds the cell "CASE[ROW,COL]" (measured, or failed with an error).
 bool has_cell(const RunResult& r, const std::string& key);
 
