@@ -81,9 +81,10 @@ void publish_node(const CheckArgs& a, const check::CheckResult& r) {
   if (!a.junit_file.empty()) report::write_output_file(a.junit_file, report::check_junit(r));
 }
 
-check::CheckResult measure_node(const CheckArgs& a, const Context& ctx) {
+check::CheckResult measure_node(const CheckArgs& a, const Context& ctx, check::StopRelay* relay = nullptr) {
   Progress progress(progress_enabled(ctx), std::cerr);
   check::CheckCallbacks cb;
+  if (relay != nullptr) cb.between_cells = [relay] { relay->poll(); };
   cb.open_source = ctx.open_source;
   cb.phase = [&progress](const std::string& what) { progress.update(what); };
   cb.on_case = [&progress](const CaseResult& c, std::size_t done, std::size_t total) {
@@ -100,15 +101,28 @@ int execute_fleet(const CheckArgs& a, const Context& ctx) {
   StopSignals signals;  // after MPI is up, as for pingpong
   const comm::Seconds timeout(a.gather_timeout_s);
   try {
+    check::StopRelay relay(*comm);
     const auto nodes = check::gather_node_records(
         *comm,
         [&] {
-          auto record = report::check_section_json(measure_node(a, ctx));
-          // Checks are per node: a signal stops this node's check, and it
-          // then waits (up to --timeout) for the other nodes' records
-          // instead of giving up on them, so rank 0 writes every node.
-          acknowledge_stop();
-          return record;
+          // A signal stops this node's check and, through the relay, every
+          // other node's at its next cell. Once this node's work ends (also
+          // by an error), it sends its last word and waits (up to
+          // --timeout) for the others instead of giving up on them, so
+          // rank 0 writes every node.
+          struct LastWord {
+            check::StopRelay& relay;
+            comm::Seconds timeout;
+            ~LastWord() {
+              acknowledge_stop();
+              try {
+                relay.finish(timeout);
+              } catch (const Error&) {
+                // A leader that never answers: the gather's own timeout reports it.
+              }
+            }
+          } last_word{relay, timeout};
+          return report::check_section_json(measure_node(a, ctx, &relay));
         },
         timeout);
     // Rank 0 prints and writes; the outcome (a file that cannot be written)
