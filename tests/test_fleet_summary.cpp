@@ -96,6 +96,8 @@ TEST(FleetSummary, ExitCodeRule) {
   EXPECT_EQ(fleet_exit_code(nodes, s, true), 3);
   nodes[0].record.exit_code = 4;
   EXPECT_EQ(fleet_exit_code(nodes, s, false), 1);  // different codes: 1
+  nodes[1].record.exit_code = 143;                 // a node stopped by SIGTERM: its code wins
+  EXPECT_EQ(fleet_exit_code(nodes, s, false), 143);
 }
 
 TEST(FleetCells, RecordedRunGivesEveryCell) {

@@ -127,6 +127,13 @@ int execute(const RunOptions& opts, const Context& ctx) {
 // The same cases, silent, for one node of a fleet (docs/fleet.md).
 fleet::NodeOutcome measure_node(const RunOptions& opts, const Context& ctx) {
   const RunResult run = run_cases(discover_system(false), build_request(opts, ctx.argv));
+  // Stopped by a signal: the cells measured go to rank 0 like a whole
+  // result, and this process waits for the other nodes instead of giving
+  // up on them (docs/fleet.md, Signals).
+  if (run.stop == StopReason::sigint || run.stop == StopReason::sigterm) {
+    acknowledge_stop();
+    return {report::run_json(run), stop_exit_code(run.stop)};
+  }
   return {report::run_json(run), all_passed(run) ? 0 : 1};
 }
 

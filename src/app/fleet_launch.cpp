@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "app/interrupt.hpp"
 #include "comm/launch_env.hpp"
 #include "core/error.hpp"
 #include "core/runner.hpp"
@@ -85,6 +86,9 @@ int run_fleet(comm::Communicator& comm, const FleetJob& job, const std::vector<s
   const auto t0 = std::chrono::steady_clock::now();
   const std::string start_utc = utc_now_iso8601();
   fleet::Session session(comm, session_options);
+  // From here a signal stops this node's measurement at its next cell; the
+  // node's partial result is sent like any other (docs/fleet.md, Signals).
+  StopSignals signals;
   if (comm.rank() != 0) return follow(comm, session, job, err);
   int code = 0;
   try {

@@ -94,6 +94,10 @@ int fleet_exit_code(const std::vector<FleetNode>& nodes, const FleetSummary& s, 
   std::set<int> codes;
   for (const FleetNode& n : nodes)
     if (n.record.exit_code != 0) codes.insert(n.record.exit_code);
+  // A node stopped by a signal gives the job the signal's code, as one
+  // process would exit.
+  for (int signal_code : {130, 143})
+    if (codes.count(signal_code) != 0) return signal_code;
   if (codes.size() == 1) return *codes.begin();
   if (codes.size() > 1) return 1;
   return fail_on_outlier && !s.outliers.empty() ? 1 : 0;
