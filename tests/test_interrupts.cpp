@@ -79,7 +79,9 @@ CommandRun run_command(std::vector<std::string> args, const std::string& fault =
 std::string temp_path(const std::string& name) {
   const std::string dir = ::testing::TempDir() + "xb_interrupts/";
   mkdir(dir.c_str(), 0755);
-  const std::string path = dir + name;
+  // Named after the test too: ctest runs the tests as parallel processes,
+  // and several of them use the same file name.
+  const std::string path = dir + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name;
   std::remove(path.c_str());
   return path;
 }
