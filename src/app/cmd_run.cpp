@@ -130,7 +130,7 @@ fleet::NodeOutcome measure_node(const RunOptions& opts, const Context& ctx) {
   // Stopped by a signal: the cells measured go to rank 0 like a whole
   // result, and this process waits for the other nodes instead of giving
   // up on them (docs/fleet.md, Signals).
-  if (run.stop == StopReason::sigint || run.stop == StopReason::sigterm) {
+  if (is_signal(run.stop)) {
     acknowledge_stop();
     return {report::run_json(run), stop_exit_code(run.stop)};
   }

@@ -225,7 +225,7 @@ fleet::NodeOutcome measure_node(SweepPlan plan) {
   const System sys = discover_system(false);
   if (!plan.req.named_case) plan.req.scenario = expand_requests(plan.transfers, sys.gpu_count(), plan.streams);
   const SweepResult r = run_sweep(sys, plan.req);
-  if (r.stop == StopReason::sigint || r.stop == StopReason::sigterm) {  // as run's measure_node
+  if (is_signal(r.stop)) {  // as run's measure_node
     acknowledge_stop();
     return {report::sweep_json(r), stop_exit_code(r.stop)};
   }

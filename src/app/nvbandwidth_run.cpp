@@ -47,7 +47,7 @@ int print_run(const RunRequest& req, bool json, const report::NvbOptions& print,
   if (json) std::cout << report::nvb_json_text(report::nvb_json(run));
   if (file && !file->file.empty())
     report::write_output_file(file->file, file->file_is_csv() ? report::run_csv(run) : report::run_json(run).dump(2) + "\n");
-  if (run.stop == StopReason::sigint || run.stop == StopReason::sigterm || run.stop == StopReason::gpu_unusable)
+  if (is_interruption(run.stop))
     return stop_exit_code(run.stop);
   return all_passed(run) ? 0 : 1;  // as nvbandwidth: waived cases do not change it
 }

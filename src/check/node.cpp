@@ -89,8 +89,7 @@ void remeasure(CheckResult& r, RunResult& run, SampleSource& src, const RunReque
       if (old.name == c.name) old = c;
     replaced.push_back(c.name);
   }
-  if (second.stop == StopReason::sigint || second.stop == StopReason::sigterm ||
-      second.stop == StopReason::gpu_unusable || second.stop == StopReason::time_limit) {
+  if (is_interruption(second.stop) || second.stop == StopReason::time_limit) {
     run.stop = second.stop;
     run.stop_reason = second.stop_reason;
     run.status = second.status;
@@ -156,7 +155,7 @@ FailReasons fail_reasons(const CheckResult& r) {
 }
 
 const char* check_verdict(const CheckResult& r) {
-  if (r.stop == StopReason::sigint || r.stop == StopReason::sigterm || r.stop == StopReason::gpu_unusable)
+  if (is_interruption(r.stop))
     return "interrupted";
   if (r.pass) return "pass";
   FailReasons why = fail_reasons(r);
@@ -208,15 +207,14 @@ CheckResult judge_recorded(const CheckOptions& opts, const std::string& run_file
 }
 
 void judge_result(CheckResult& r, const JudgeOptions& opts) {
-  // A recorded run that was interrupted or cut short is judged as such.
-  if (r.stop == StopReason::none) {
-    const json stop = r.run.value("stop", json::object());
-    const std::string reason = stop.is_object() ? stop.value("reason", "none") : "none";
-    for (StopReason s : {StopReason::sigint, StopReason::sigterm, StopReason::time_limit, StopReason::gpu_unusable})
-      if (reason == to_string(s)) r.stop = s;
-    if (r.stop != StopReason::none && r.not_run.empty())
-      r.not_run = stop.value("not_run", std::vector<std::string>{});
-  }
+  // A run (live or recorded) that was interrupted or cut short is judged
+  // as such; memory waivers alone are not a stop for a check.
+  const json stop = r.run.value("stop", json::object());
+  const std::string reason = stop.is_object() ? stop.value("reason", "none") : "none";
+  r.stop = StopReason::none;
+  for (StopReason s : {StopReason::sigint, StopReason::sigterm, StopReason::time_limit, StopReason::gpu_unusable})
+    if (reason == to_string(s)) r.stop = s;
+  r.not_run = r.stop == StopReason::none ? std::vector<std::string>{} : stop.value("not_run", std::vector<std::string>{});
   if (opts.spec) r.spec_file = opts.spec->file;
   if (opts.baseline) r.baseline_file = opts.baseline->file;
   r.cells = extract_cells(r.run, "this run");
@@ -282,9 +280,7 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   r.telemetry = rec.windows();
   const bool stopped = run.stop != StopReason::none && run.stop != StopReason::memory;
   if (opts.remeasure && !stopped) remeasure(r, run, *src, req, lin.nvml, cb, controls);
-  if (run.stop != StopReason::memory) r.stop = run.stop;  // (remeasure may have been stopped)
-  r.not_run = run.not_run;
-  r.run = report::run_json(run);
+  r.run = report::run_json(run);  // judge_result reads the stop (also one during remeasure) from it
 
   recheck_pcie_under_load(r.lint, sys, pcie_gen_under_load(r.telemetry, sys.gpu_count()));
   judge_result(r, ex.judge_options(opts));

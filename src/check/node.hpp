@@ -56,6 +56,7 @@ struct CheckResult {
   bool pass = false;
   // A check that did not measure everything (docs/interrupts.md): a signal
   // (sigint / sigterm), an unusable GPU or the time limit; never a PASS.
+  // Set by judge_result from run's "stop" section.
   StopReason stop = StopReason::none;
   std::vector<std::string> not_run;  // cells and cases left out, as the run lists them
   double wall_seconds = 0;  // the whole check: lint, measurement, re-measurement

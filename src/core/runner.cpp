@@ -315,7 +315,7 @@ const char* run_verdict(const RunResult& r) {
 }
 
 int run_exit_code(const RunResult& r) {
-  if (r.stop == StopReason::sigint || r.stop == StopReason::sigterm || r.stop == StopReason::gpu_unusable)
+  if (is_interruption(r.stop))
     return stop_exit_code(r.stop);
   if (!all_passed(r)) return 1;
   return run_partial(r) ? kExitPartial : 0;

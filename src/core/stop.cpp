@@ -28,6 +28,10 @@ const char* to_string(StopReason r) noexcept {
   return "none";
 }
 
+bool is_signal(StopReason r) noexcept { return r == StopReason::sigint || r == StopReason::sigterm; }
+
+bool is_interruption(StopReason r) noexcept { return is_signal(r) || r == StopReason::gpu_unusable; }
+
 int stop_exit_code(StopReason r) noexcept {
   switch (r) {
     case StopReason::none: return 0;

@@ -34,6 +34,13 @@ const char* to_string(StopReason r) noexcept;
 // Exit code of a run that ended for `r`: 130, 143, 10 (time_limit, memory), 8 (CUDA); 0 for none.
 int stop_exit_code(StopReason r) noexcept;
 
+// SIGINT or SIGTERM.
+bool is_signal(StopReason r) noexcept;
+// A stop that makes a result "interrupted" and its exit code the stop's
+// own: a signal, or a GPU left unusable (the time limit and memory make it
+// "partial" instead).
+bool is_interruption(StopReason r) noexcept;
+
 class Stopped : public std::runtime_error {
  public:
   Stopped(StopReason reason, const std::string& message) : std::runtime_error(message), reason_(reason) {}

@@ -324,7 +324,7 @@ SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCal
 }
 
 int sweep_exit_code(const SweepResult& r) {
-  if (r.stop == StopReason::sigint || r.stop == StopReason::sigterm || r.stop == StopReason::gpu_unusable)
+  if (is_interruption(r.stop))
     return stop_exit_code(r.stop);
   if (r.status == SweepStatus::failed) return 1;
   if (r.run_status != RunStatus::complete) return stop_exit_code(StopReason::time_limit);

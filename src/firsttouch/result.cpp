@@ -110,7 +110,7 @@ std::vector<std::vector<Phases>> phases_from_wire(const std::string& text) {
 }
 
 int exit_code_of(const Result& r) {
-  if (r.stop == StopReason::sigint || r.stop == StopReason::sigterm || r.stop == StopReason::gpu_unusable)
+  if (is_interruption(r.stop))
     return stop_exit_code(r.stop);
   if (!r.error.empty()) return xb::exit_code(r.error_kind);
   for (const auto& v : r.variants)

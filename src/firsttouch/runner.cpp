@@ -201,8 +201,6 @@ struct IterationGo {
   std::optional<Error> error;
 };
 
-bool is_signal(StopReason r) { return r == StopReason::sigint || r == StopReason::sigterm; }
-
 IterationGo agree_iteration(const Roles& r, const std::string& key, const CellCost& next, RunControl* control) {
   IterationGo mine;
   if (control != nullptr && r.comm->rank() == 0)

@@ -131,7 +131,7 @@ std::vector<PairResult> pairs_from_wire(const std::string& text) {
 }
 
 int exit_code_of(const Result& r) {
-  if (r.stop == StopReason::sigint || r.stop == StopReason::sigterm || r.stop == StopReason::gpu_unusable)
+  if (is_interruption(r.stop))
     return stop_exit_code(r.stop);
   if (const auto failure = first_failure(r)) return xb::exit_code(failure->kind());
   return r.status == RunStatus::complete ? 0 : stop_exit_code(StopReason::time_limit);

@@ -206,8 +206,6 @@ SizeState decode(const std::string& text, int rank) {
   return s;
 }
 
-bool is_signal(StopReason r) { return r == StopReason::sigint || r == StopReason::sigterm; }
-
 // The initiator's word first; a signal outranks the other reasons to stop.
 SizeState combine(const SizeState& first, const SizeState& second) {
   SizeState out = first;

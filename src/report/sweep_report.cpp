@@ -107,7 +107,7 @@ std::string sweep_text_footer(const SweepResult& r) {
   if (!r.resumed_from.empty()) out += fmt::format("# resumed from {}: its sizes are kept, the others measured now\n", r.resumed_from);
   if (r.run_status != RunStatus::complete)
     out += fmt::format("# sweep {}: {}; {} size(s) not run{}\n", to_string(r.run_status), r.stop_reason, r.not_run.size(),
-                       r.stop == StopReason::sigint || r.stop == StopReason::sigterm
+                       is_signal(r.stop)
                            ? " (add --resume FILE to the same command to measure them)"
                            : "");
   return out;
