@@ -135,7 +135,7 @@ int run_pingpong(const PingpongArgs& args, const StopOptions& stop, const pingpo
   TimeBudget budget(stop.time_limit_s);  // the limit counts from the start, MPI start-up included
   const auto comm = comm::make_mpi_communicator(2);
   // After MPI_Init, so these handlers are the ones in place. A signal to
-  // any rank stops every rank at the next size (runner.hpp).
+  // any rank stops every rank within about 0.1 s (runner.hpp).
   StopSignals signals;
   budget.arm();
   FaultPlan faults = FaultPlan::from_env(comm->rank());
@@ -189,7 +189,7 @@ void add_pingpong_command(CLI::App& root, Context& ctx) {
   auto stop = std::make_shared<StopOptions>();
   add_stop_options(*cmd, *stop, false);
   cmd->footer("Seed spellings also work: -dev1 vh|ve, -dev2 vh|ve, -n N, -loop_count L.\n"
-              "A SIGINT/SIGTERM to any rank stops every rank before the next size; rank 0 writes the sizes measured\n"
+              "A SIGINT/SIGTERM to any rank stops every rank within about 0.1 s; rank 0 writes the sizes measured\n"
               "(status interrupted, exit 130/143). --time-limit skips sizes that would not end in time (exit 10).\n"
               "XFERBENCH_FAULT=SIZE:KIND[@RANK] injects a failure for tests (docs/interrupts.md).");
   cmd->callback([&ctx, args, stop] {

@@ -135,10 +135,50 @@ std::string check_received(Transport& t, const Options& o, bool initiator, std::
   return fmt::format("rank {} received wrong data at byte offset {}", initiator ? "initiator" : "responder", bad);
 }
 
-// One size: fill, sync the pair (the seed's barrier), warm up, time, verify.
-// The responder sends its verification verdict so the initiator's record
-// covers both receive buffers.
-SizeResult measure_size(Transport& t, const PairContext& ctx, const Options& o, std::uint64_t bytes) {
+// The timed repetitions of a size run in slices of about kSliceSeconds
+// (by the initiator's clock). Before each slice the initiator sends its
+// stop request and the slice's length, and the responder answers with its
+// own stop request, so a signal to either rank ends the size within one
+// slice, at the same repetition on both; the size is then not run. The
+// exchange is outside the timed repetitions.
+constexpr double kSliceSeconds = 0.1;
+
+// The next slice's repetitions: about kSliceSeconds at the mean of the
+// repetitions timed last (one repetition when nothing was timed yet).
+int slice_length(const std::vector<double>& last, int left) {
+  if (last.empty()) return std::min(left, 1);
+  double sum = 0;
+  for (double t : last) sum += t;
+  const double mean = sum / static_cast<double>(last.size());
+  const double fits = mean > 0 ? kSliceSeconds / mean : static_cast<double>(left);
+  return static_cast<int>(std::clamp(fits, 1.0, static_cast<double>(left)));
+}
+
+// The pair's agreement before a slice: the stop both act on (a signal
+// first) and, from the initiator, the slice's length.
+StopReason agree_slice(const PairContext& ctx, int& reps) {
+  const StopReason mine = stop_requested();
+  StopReason theirs = StopReason::none;
+  if (ctx.initiator) {
+    ctx.comm->send_string(ctx.peer, kTagSlice, fmt::format("{} {}", static_cast<int>(mine), reps), ctx.timeout);
+    theirs = static_cast<StopReason>(std::stoi(ctx.comm->recv_string(ctx.peer, kTagSlice, ctx.timeout)));
+  } else {
+    const std::string in = ctx.comm->recv_string(ctx.peer, kTagSlice, ctx.timeout);
+    int stop = 0;
+    std::sscanf(in.c_str(), "%d %d", &stop, &reps);
+    theirs = static_cast<StopReason>(stop);
+    ctx.comm->send_string(ctx.peer, kTagSlice, std::to_string(static_cast<int>(mine)), ctx.timeout);
+  }
+  if (mine == StopReason::none || (!is_signal(mine) && is_signal(theirs))) return theirs;
+  return mine;
+}
+
+// One size: fill, sync the pair (the seed's barrier), warm up, time in
+// slices, verify. The responder sends its verification verdict so the
+// initiator's record covers both receive buffers. A stop agreed between
+// slices abandons the size: `stopped` says why and the result is empty.
+SizeResult measure_size(Transport& t, const PairContext& ctx, const Options& o, std::uint64_t bytes,
+                        StopReason& stopped) {
   t.prepare(bytes, pattern_seed(o, ctx.initiator, bytes));
   const char sync = 1;
   char got = 0;
@@ -149,8 +189,17 @@ SizeResult measure_size(Transport& t, const PairContext& ctx, const Options& o, 
     ctx.comm->recv(ctx.peer, kTagSync, &got, 1, ctx.timeout);
     ctx.comm->send(ctx.peer, kTagSync, &sync, 1, ctx.timeout);
   }
-  if (o.warmup > 0) t.run(o.mode, bytes, o.warmup, o.window);
-  const auto times = t.run(o.mode, bytes, o.loop_count, o.window);
+  std::vector<double> last;
+  if (o.warmup > 0) last = t.run(o.mode, bytes, o.warmup, o.window);
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(o.loop_count));
+  while (static_cast<int>(times.size()) < o.loop_count) {
+    int reps = slice_length(last, o.loop_count - static_cast<int>(times.size()));
+    stopped = agree_slice(ctx, reps);
+    if (stopped != StopReason::none) return SizeResult{};
+    last = t.run(o.mode, bytes, reps, o.window);
+    times.insert(times.end(), last.begin(), last.end());
+  }
   const std::string mine = check_received(t, o, ctx.initiator, bytes);
   if (!ctx.initiator) {
     ctx.comm->send_string(ctx.peer, kTagVerify, mine, ctx.timeout);
@@ -259,13 +308,15 @@ void measure_sizes(Transport& t, const PairContext& ctx, const Options& o, const
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const std::uint64_t bytes = sizes[i];
     if (ctx.initiator && obs.size_started) obs.size_started(r, bytes, i, sizes.size());
-    const SizeState both = handshake(ctx, local_state(ctx, r, bytes, control));
-    if (both.stop != StopReason::none) {
-      acknowledge_stop();  // both ranks of the pair stop here
-      r.stop = both.stop;
+    // Both ranks of the pair stop at the same point: here, or between two
+    // slices of this size (which is then not run either).
+    const auto stop_here = [&](StopReason why) {
+      acknowledge_stop();
+      r.stop = why;
       r.not_run.insert(r.not_run.end(), sizes.begin() + static_cast<std::ptrdiff_t>(i), sizes.end());
-      return;
-    }
+    };
+    const SizeState both = handshake(ctx, local_state(ctx, r, bytes, control));
+    if (both.stop != StopReason::none) return stop_here(both.stop);
     if (both.skip) {
       r.not_run.push_back(bytes);
       continue;
@@ -280,7 +331,9 @@ void measure_sizes(Transport& t, const PairContext& ctx, const Options& o, const
       continue;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    SizeResult s = measure_size(t, ctx, o, bytes);
+    StopReason stopped = StopReason::none;
+    SizeResult s = measure_size(t, ctx, o, bytes, stopped);
+    if (stopped != StopReason::none) return stop_here(stopped);
     if (both.fail_check && ctx.initiator) {
       s.verified = false;
       s.verify_error = "injected fault (XFERBENCH_FAULT)";

@@ -47,8 +47,10 @@ struct Observer {
 // collective wait for it too. A pair that fails after some sizes keeps them.
 //
 // Stops (signals, the time limit's deadline, core/stop.hpp) are agreed
-// between the two ranks of a pair before every size, and by all ranks at
-// the end of every --all-pairs round: a signal to any rank stops them all
+// between the two ranks of a pair before every size and between slices of
+// about 0.1 s of a size's timed repetitions (a size stopped in flight is
+// not run), and by all ranks at the end of every --all-pairs round: a
+// signal to any rank stops them all
 // at the same point; the sizes measured are kept and the result says
 // interrupted or partial. `control` (optional) brings the time limit's
 // per-size planning and the fault hook (sizes in bytes).

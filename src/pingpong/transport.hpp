@@ -23,7 +23,8 @@ enum Tag : int {
   kTagStatus = 4,
   kTagVerify = 5,
   kTagConnect = 6,
-  kTagDescribe = 7
+  kTagDescribe = 7,
+  kTagSlice = 8
 };
 
 struct PairContext {
