@@ -5,6 +5,7 @@
 # containers).
 target_sources(xferbench_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/test_comm_inproc.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_stop_relay.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_pingpong_parts.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_pingpong_run.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_pingpong_report.cpp

@@ -2,11 +2,7 @@
 // and the multi-node adapter on the in-process communicator.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <chrono>
-#include <csignal>
 #include <fstream>
-#include <thread>
 #include <mutex>
 #include <regex>
 #include <sstream>
@@ -162,90 +158,3 @@ TEST(CheckReport, FleetExitCodeForStoppedAndPartialNodes) {
 
 }  // namespace
 
-namespace {
-
-// One rank's view for the StopRelay tests: its own signal and the stop
-// requests relayed to it (the real hooks share one process-wide state).
-struct FakeRank {
-  std::atomic<int> signal{0};
-  std::atomic<int> requested{0};
-  xb::check::StopRelay::Hooks hooks() {
-    xb::check::StopRelay::Hooks h;
-    h.local = [this] {
-      const int s = signal.load();
-      return s == SIGINT ? xb::StopReason::sigint : s == SIGTERM ? xb::StopReason::sigterm : xb::StopReason::none;
-    };
-    h.request = [this](int s) { requested = s; };
-    return h;
-  }
-};
-
-}  // namespace
-
-// A signal to one node's leader reaches the other leaders between their
-// cells; the ranks that do not measure take no part.
-TEST(CheckFleetStop, ASignalToOneNodeStopsTheOtherNodesAtTheirNextCell) {
-  std::vector<FakeRank> ranks(4);
-  std::vector<int> leaders(4, -1), cells(4, 0);
-  xb::comm::InprocOptions o;
-  o.size = 4;
-  o.hosts = {"nodeA", "nodeA", "nodeB", "nodeB"};
-  xb::comm::run_ranks(o, [&](xb::comm::Communicator& comm) {
-    FakeRank& me = ranks[static_cast<std::size_t>(comm.rank())];
-    xb::check::StopRelay relay(comm, me.hooks());
-    leaders[static_cast<std::size_t>(comm.rank())] = relay.leader();
-    if (relay.leader()) {
-      // nodeA's leader is signalled before its third cell; nodeB's measures
-      // until a stop reaches it (at most 2000 cells of 1 ms).
-      for (int cell = 0; cell < 2000; ++cell) {
-        if (comm.host_name() == "nodeA" && cell == 2) me.signal = SIGTERM;
-        relay.poll();
-        if (me.signal != 0 || me.requested != 0) break;
-        ++cells[static_cast<std::size_t>(comm.rank())];
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-    }
-    relay.finish(xb::comm::Seconds(10));
-  });
-  EXPECT_EQ(leaders, (std::vector<int>{1, 0, 1, 0}));
-  EXPECT_EQ(cells[0], 2);
-  EXPECT_EQ(ranks[2].requested, SIGTERM);  // relayed to nodeB's leader
-  EXPECT_LT(cells[2], 2000);               // which stopped early
-  EXPECT_EQ(ranks[0].requested, 0);        // the signalled one needs no relay
-  EXPECT_EQ(ranks[1].requested, 0);
-  EXPECT_EQ(ranks[3].requested, 0);
-}
-
-TEST(CheckFleetStop, WithoutASignalEveryLeaderSaysDoneAndNothingIsRequested) {
-  std::vector<FakeRank> ranks(3);
-  xb::comm::InprocOptions o;
-  o.size = 3;
-  o.hosts = {"a", "b", "c"};
-  xb::comm::run_ranks(o, [&](xb::comm::Communicator& comm) {
-    FakeRank& me = ranks[static_cast<std::size_t>(comm.rank())];
-    xb::check::StopRelay relay(comm, me.hooks());
-    for (int cell = 0; cell < 5; ++cell) relay.poll();
-    relay.finish(xb::comm::Seconds(10));
-    EXPECT_EQ(relay.relayed(), 0);
-  });
-  for (const auto& r : ranks) EXPECT_EQ(r.requested, 0);
-}
-
-// A leader whose signal comes after its own work ended still sends it as
-// its last word, and every other leader hears it.
-TEST(CheckFleetStop, ASignalAfterTheWorkIsTheLastWord) {
-  std::vector<FakeRank> ranks(2);
-  std::vector<int> relayed(2, -1);
-  xb::comm::InprocOptions o;
-  o.size = 2;
-  o.hosts = {"a", "b"};
-  xb::comm::run_ranks(o, [&](xb::comm::Communicator& comm) {
-    FakeRank& me = ranks[static_cast<std::size_t>(comm.rank())];
-    xb::check::StopRelay relay(comm, me.hooks());
-    if (comm.rank() == 0) me.signal = SIGINT;
-    relay.finish(xb::comm::Seconds(10));
-    relayed[static_cast<std::size_t>(comm.rank())] = relay.relayed();
-  });
-  EXPECT_EQ(relayed, (std::vector<int>{0, SIGINT}));
-  EXPECT_EQ(ranks[0].requested, 0);
-}

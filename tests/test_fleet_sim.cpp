@@ -8,12 +8,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <csignal>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -23,6 +26,7 @@
 #include "comm/inproc_comm.hpp"
 #include "core/error.hpp"
 #include "fleet/summary.hpp"
+#include "fake_stop_relay.hpp"
 
 namespace {
 
@@ -103,7 +107,7 @@ TEST(FleetSimulation, SixtyFourNodesFindExactlyTheInjectedSlowGpus) {
   job.command = "run";
   job.out.file = ::testing::TempDir() + "fleet_sim.json";
   job.single = [] { return 99; };  // never used with 64 nodes
-  job.measure = [&]() -> fleet::NodeOutcome {
+  job.measure = [&](const std::function<void()>&) -> fleet::NodeOutcome {
     {
       std::lock_guard<std::mutex> lock(m);
       ++measured[t_host];
@@ -210,6 +214,66 @@ TEST(FleetLaunch, BadFleetOptionsAreUsageErrors) {
   EXPECT_EQ(parse({"sweep", "--do", "0:HtoD", "--min", "1K", "--max", "2K", "--fleet-timeout", "-1"}, err), 2);
   EXPECT_NE(err.find("invalid --fleet-timeout '-1'"), std::string::npos) << err;
   EXPECT_EQ(parse({"run", "--fleet-threshold", "85", "--fail-on-outlier", "--fleet-timeout", "600"}, err), -1) << err;
+}
+
+}  // namespace
+
+namespace {
+
+// A signal to one node's measuring process stops every node of a fleet run
+// at its next cell (comm::StopRelay through run_fleet): three nodes of 1, 2
+// and 1 processes measure "cells" of 1 ms each until stopped; node b's
+// leader is signalled before its fifth cell. Every node then reports what
+// it has, rank 0 writes one file, and every process exits 143.
+TEST(FleetLaunch, ASignalToOneNodeStopsEveryNodeAtItsNextCell) {
+  const json doc = load("bench/results/2026-11-21-h200x2-full-run1.json");
+  comm::InprocOptions w;
+  w.hosts = {"a", "b", "b", "c"};
+  w.size = 4;
+  std::vector<FakeRank> ranks(4);
+  std::mutex m;
+  std::map<std::string, int> cells;
+  std::map<int, int> codes;
+  thread_local FakeRank* t_me = nullptr;
+
+  app::FleetJob job;
+  job.command = "run";
+  job.out.file = ::testing::TempDir() + "fleet_stop.json";
+  job.single = [] { return 99; };
+  job.measure = [&](const std::function<void()>& between_cells) -> fleet::NodeOutcome {
+    int cell = 0;
+    for (; cell < 5000; ++cell) {
+      if (t_host == "b" && cell == 4) t_me->signal = SIGTERM;
+      between_cells();
+      if (t_me->signal != 0 || t_me->requested != 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    {
+      std::lock_guard<std::mutex> lock(m);
+      cells[t_host] = cell;
+    }
+    return {doc, cell < 5000 ? 143 : 0};
+  };
+  comm::run_ranks(w, [&](comm::Communicator& c) {
+    t_host = c.host_name();
+    t_me = &ranks[static_cast<std::size_t>(c.rank())];
+    std::ostringstream out, err;
+    const int code = app::run_fleet(c, job, {"xferbench", "run", "-o", "f.json"}, out, err, {}, t_me->hooks());
+    std::lock_guard<std::mutex> lock(m);
+    codes[c.rank()] = code;
+  });
+  EXPECT_EQ(cells["b"], 4);
+  EXPECT_LT(cells["a"], 5000);  // stopped early, by the relay
+  EXPECT_LT(cells["c"], 5000);
+  EXPECT_EQ(ranks[0].requested, SIGTERM);
+  EXPECT_EQ(ranks[3].requested, SIGTERM);
+  EXPECT_EQ(ranks[1].requested, 0);  // the signalled leader needs no relay
+  EXPECT_EQ(ranks[2].requested, 0);  // nor does a rank that does not measure
+  for (const auto& [rank, code] : codes) EXPECT_EQ(code, 143) << "rank " << rank;
+  EXPECT_EQ(codes.size(), 4u);
+  std::ifstream file(job.out.file);
+  ASSERT_TRUE(file) << "no fleet file";
+  EXPECT_EQ(json::parse(file)["nodes"].size(), 3u);
 }
 
 }  // namespace

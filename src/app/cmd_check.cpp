@@ -14,6 +14,7 @@
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "check/fleet.hpp"
+#include "comm/stop_relay.hpp"
 #include "check/node.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -81,7 +82,7 @@ void publish_node(const CheckArgs& a, const check::CheckResult& r) {
   if (!a.junit_file.empty()) report::write_output_file(a.junit_file, report::check_junit(r));
 }
 
-check::CheckResult measure_node(const CheckArgs& a, const Context& ctx, check::StopRelay* relay = nullptr) {
+check::CheckResult measure_node(const CheckArgs& a, const Context& ctx, comm::StopRelay* relay = nullptr) {
   Progress progress(progress_enabled(ctx), std::cerr);
   check::CheckCallbacks cb;
   if (relay != nullptr) cb.between_cells = [relay] { relay->poll(); };
@@ -101,7 +102,7 @@ int execute_fleet(const CheckArgs& a, const Context& ctx) {
   StopSignals signals;  // after MPI is up, as for pingpong
   const comm::Seconds timeout(a.gather_timeout_s);
   try {
-    check::StopRelay relay(*comm);
+    comm::StopRelay relay(*comm, "check");
     const auto nodes = check::gather_node_records(
         *comm,
         [&] {
@@ -111,15 +112,11 @@ int execute_fleet(const CheckArgs& a, const Context& ctx) {
           // --timeout) for the others instead of giving up on them, so
           // rank 0 writes every node.
           struct LastWord {
-            check::StopRelay& relay;
+            comm::StopRelay& relay;
             comm::Seconds timeout;
             ~LastWord() {
               acknowledge_stop();
-              try {
-                relay.finish(timeout);
-              } catch (const Error&) {
-                // A leader that never answers: the gather's own timeout reports it.
-              }
+              relay.close(timeout);  // a leader that never answers: the gather's own timeout reports it
             }
           } last_word{relay, timeout};
           return report::check_section_json(measure_node(a, ctx, &relay));

@@ -107,7 +107,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
     };
   }
   if (!req.cases.empty()) progress.update(case_progress(req, 0));
-  const RunControls controls{&budget, &faults, earlier ? &*earlier : nullptr};
+  const RunControls controls{&budget, &faults, earlier ? &*earlier : nullptr, {}};
   const RunResult run = run_cases(*source, req, [&](const CaseResult& c, std::size_t done, std::size_t total) {
     if (done < total) progress.update(case_progress(req, done));
     if (text) {
@@ -124,17 +124,18 @@ int execute(const RunOptions& opts, const Context& ctx) {
   return run_exit_code(run);
 }
 
-// The same cases, silent, for one node of a fleet (docs/fleet.md).
-fleet::NodeOutcome measure_node(const RunOptions& opts, const Context& ctx) {
-  const RunResult run = run_cases(discover_system(false), build_request(opts, ctx.argv));
-  // Stopped by a signal: the cells measured go to rank 0 like a whole
-  // result, and this process waits for the other nodes instead of giving
-  // up on them (docs/fleet.md, Signals).
-  if (is_signal(run.stop)) {
-    acknowledge_stop();
-    return {report::run_json(run), stop_exit_code(run.stop)};
-  }
-  return {report::run_json(run), all_passed(run) ? 0 : 1};
+// The same cases, silent, for one node of a fleet (docs/fleet.md): under
+// the same time limit and fault hook, stopped by its own signal or one
+// relayed from another node; the cells measured go to rank 0 like a whole
+// result (docs/fleet.md, Signals).
+fleet::NodeOutcome measure_node(const RunOptions& opts, const Context& ctx, const std::function<void()>& between_cells) {
+  if (!opts.stop.resume.empty())
+    fail(ErrorKind::usage, "--resume is not supported on several nodes: resume each node's run on its own");
+  const RunRequest req = build_request(opts, ctx.argv);
+  NodeControls node(opts.stop.time_limit_s, between_cells);
+  const auto source = ctx.open_source ? ctx.open_source(req.measure) : open_gpu_source(req.measure);
+  const RunResult run = run_cases(*source, req, {}, node.controls());
+  return node_outcome(report::run_json(run), run.stop, run_exit_code(run));
 }
 
 }  // namespace
@@ -164,15 +165,19 @@ void add_run_command(CLI::App& root, Context& ctx) {
       ctx.action = [plan, opts, fleet_opts, &ctx]() {
         return run_single_or_per_node(ctx, {"run", opts->out, *fleet_opts,
                                             [&] { return execute_scenario(*plan, opts->out, ctx); },
-                                            [&] { return measure_scenario_node(*plan); }});
+                                            [&](const std::function<void()>& between_cells) {
+                                              between_cells();  // a scenario is one cell
+                                              return measure_scenario_node(*plan);
+                                            }});
       };
       return;
     }
     if (!opts->list) ctx.plan = build_request(*opts, ctx.argv);
     ctx.action = [opts, fleet_opts, &ctx]() {
-      fleet::MeasureNode measure;
+      MeasureThisNode measure;
       // A listing or a dry run measures nothing: rank 0 prints it alone.
-      if (!opts->list && !opts->dry_run) measure = [&] { return measure_node(*opts, ctx); };
+      if (!opts->list && !opts->dry_run)
+        measure = [&](const std::function<void()>& between_cells) { return measure_node(*opts, ctx, between_cells); };
       return run_single_or_per_node(ctx, {"run", opts->out, *fleet_opts, [&] { return execute(*opts, ctx); }, measure});
     };
   });

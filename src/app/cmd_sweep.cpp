@@ -208,7 +208,7 @@ int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, c
     if (done < total) progress.update(fmt::format("[{}/{}] {} bytes", done + 1, total, partial.sizes[done]));
   };
   const SweepResult r =
-      run_sweep(*source, plan.req, on_size, RunControls{&budget, &faults, nullptr}, earlier ? &*earlier : nullptr);
+      run_sweep(*source, plan.req, on_size, RunControls{&budget, &faults, nullptr, {}}, earlier ? &*earlier : nullptr);
   progress.finish();
   if (stream) std::cout << report::sweep_text_footer(r);
   if (text && !stream) std::cout << report::sweep_text(r);
@@ -220,16 +220,18 @@ int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, c
   return sweep_exit_code(r);
 }
 
-// The same sweep, silent, for one node of a fleet (docs/fleet.md).
-fleet::NodeOutcome measure_node(SweepPlan plan) {
-  const System sys = discover_system(false);
-  if (!plan.req.named_case) plan.req.scenario = expand_requests(plan.transfers, sys.gpu_count(), plan.streams);
-  const SweepResult r = run_sweep(sys, plan.req);
-  if (is_signal(r.stop)) {  // as run's measure_node
-    acknowledge_stop();
-    return {report::sweep_json(r), stop_exit_code(r.stop)};
-  }
-  return {report::sweep_json(r), r.status == SweepStatus::failed ? 1 : 0};
+// The same sweep, silent, for one node of a fleet (docs/fleet.md), as
+// run's measure_node.
+fleet::NodeOutcome measure_node(SweepPlan plan, const StopOptions& stop, const Context& ctx,
+                                const std::function<void()>& between_cells) {
+  if (!stop.resume.empty())
+    fail(ErrorKind::usage, "--resume is not supported on several nodes: resume each node's sweep on its own");
+  NodeControls node(stop.time_limit_s, between_cells);
+  const auto source = ctx.open_source ? ctx.open_source(plan.req.measure) : open_gpu_source(plan.req.measure);
+  if (!plan.req.named_case)
+    plan.req.scenario = expand_requests(plan.transfers, source->system().gpu_count(), plan.streams);
+  const SweepResult r = run_sweep(*source, plan.req, {}, node.controls());
+  return node_outcome(report::sweep_json(r), r.stop, sweep_exit_code(r));
 }
 
 }  // namespace
@@ -261,8 +263,11 @@ void add_sweep_command(CLI::App& root, Context& ctx) {
     auto plan = std::make_shared<SweepPlan>(build_plan(*opts, ctx.argv));
     ctx.action = [plan, opts, fleet_opts, &ctx]() {
       // A fleet compares size sweeps; an SM budget sweep is one node's curve.
-      fleet::MeasureNode measure;
-      if (!plan->sms) measure = [&] { return measure_node(*plan); };
+      MeasureThisNode measure;
+      if (!plan->sms)
+        measure = [&](const std::function<void()>& between_cells) {
+          return measure_node(*plan, opts->sampling.stop, ctx, between_cells);
+        };
       return run_single_or_per_node(ctx, {"sweep", opts->sampling.out, *fleet_opts,
                                           [&] { return execute(*plan, opts->sampling.out, opts->sampling.stop, ctx); }, measure});
     };

@@ -1,8 +1,10 @@
 #include "app/fleet_launch.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -48,9 +50,9 @@ int publish(const FleetJob& job, std::vector<fleet::NodeRecord> records, const s
 // A rank other than 0 waits, measures its node, or reports its leader's
 // death; it prints only when everything else failed (rank 0 is gone), and
 // then only the node's first two ranks do.
-int follow(comm::Communicator& comm, fleet::Session& session, const FleetJob& job, std::ostream& err) {
+int follow(comm::Communicator& comm, fleet::Session& session, const fleet::MeasureNode& measure, std::ostream& err) {
   try {
-    if (!session.stop() && !session.single_node() && job.measure) session.gather(job.measure);
+    if (measure) session.gather(measure);
     return session.finish(0);
   } catch (const Error& e) {
     if (session.measures() || session.deputy()) fmt::print(err, "xferbench: error: rank {}: {}\n", comm.rank(), e.what());
@@ -58,7 +60,24 @@ int follow(comm::Communicator& comm, fleet::Session& session, const FleetJob& jo
   }
 }
 
+// After every node has reported (or been given up on), the leaders' last
+// words have been sent: a short wait collects them, and a dead node's is
+// abandoned.
+constexpr double kRelayCloseS = 10;
+
 }  // namespace
+
+NodeControls::NodeControls(double time_limit_s, std::function<void()> between_cells)
+    : budget_(time_limit_s),
+      faults_(FaultPlan::from_env(comm::launcher_world_rank(comm::process_getenv))),
+      between_cells_(std::move(between_cells)) {
+  budget_.arm();
+}
+
+fleet::NodeOutcome node_outcome(nlohmann::json result, StopReason stop, int exit_code) {
+  if (is_signal(stop)) acknowledge_stop();
+  return {std::move(result), exit_code};
+}
 
 void add_fleet_options(CLI::App& cmd, FleetOptions& o) {
   cmd.add_option("--fleet-threshold", o.threshold_pct,
@@ -80,7 +99,7 @@ void check_fleet_options(const FleetOptions& o) {
 }
 
 int run_fleet(comm::Communicator& comm, const FleetJob& job, const std::vector<std::string>& argv, std::ostream& out,
-              std::ostream& err, fleet::Options session_options) {
+              std::ostream& err, fleet::Options session_options, comm::StopRelay::Hooks relay_hooks) {
   session_options.timeout = comm::Seconds(job.options.timeout_s);
   session_options.before_measuring = [&job] { check_output_writable(job.out); };
   const auto t0 = std::chrono::steady_clock::now();
@@ -89,14 +108,32 @@ int run_fleet(comm::Communicator& comm, const FleetJob& job, const std::vector<s
   // From here a signal stops this node's measurement at its next cell; the
   // node's partial result is sent like any other (docs/fleet.md, Signals).
   StopSignals signals;
-  if (comm.rank() != 0) return follow(comm, session, job, err);
+  // Several nodes measure: a signal to one node's measuring process stops
+  // every node's at its next cell (docs/fleet.md, Signals).
+  std::optional<comm::StopRelay> relay;
+  fleet::MeasureNode measure;
+  if (!session.stop() && !session.single_node() && job.measure) {
+    relay.emplace(comm, job.command, std::move(relay_hooks));
+    measure = [&]() -> fleet::NodeOutcome {
+      struct LastWord {
+        comm::StopRelay& relay;
+        ~LastWord() { relay.last_word(); }  // also when the node's work throws
+      } last_word{*relay};
+      return job.measure([&] { relay->poll(); });
+    };
+  }
+  const auto close_relay = [&](int code) {
+    if (relay) relay->close(std::min(comm::Seconds(kRelayCloseS), session_options.timeout));
+    return code;
+  };
+  if (comm.rank() != 0) return close_relay(follow(comm, session, measure, err));
   int code = 0;
   try {
     if (session.stop()) throw *session.stop();
-    if (session.single_node() || !job.measure) {
+    if (!measure) {
       code = job.single();
     } else {
-      auto records = session.gather(job.measure);
+      auto records = session.gather(measure);
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       code = publish(job, std::move(records), argv, start_utc, wall, out);
     }
@@ -108,7 +145,7 @@ int run_fleet(comm::Communicator& comm, const FleetJob& job, const std::vector<s
     code = exit_code(ErrorKind::internal);
   }
   err.flush();
-  return session.finish(code);
+  return close_relay(session.finish(code));
 }
 
 int run_single_or_per_node(const Context& ctx, const FleetJob& job) {

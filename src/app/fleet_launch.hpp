@@ -18,6 +18,10 @@
 #include "app/output.hpp"
 #include "app/run_options.hpp"
 #include "comm/communicator.hpp"
+#include "comm/stop_relay.hpp"
+#include "core/fault.hpp"
+#include "core/runner.hpp"
+#include "core/time_budget.hpp"
 #include "fleet/per_node.hpp"
 
 namespace xb::app {
@@ -33,13 +37,35 @@ void add_fleet_options(CLI::App& cmd, FleetOptions& o);
 // Throws Error(usage) naming the bad value.
 void check_fleet_options(const FleetOptions& o);
 
+// What a node of a fleet measures under, as a single-process run would:
+// --time-limit counted from now, the fault hook (XFERBENCH_FAULT, for this
+// world rank), and before every cell the relay that turns another node's
+// signal into this process's stop request.
+class NodeControls {
+ public:
+  NodeControls(double time_limit_s, std::function<void()> between_cells);
+  RunControls controls() { return RunControls{&budget_, &faults_, nullptr, between_cells_}; }
+
+ private:
+  TimeBudget budget_;
+  FaultPlan faults_;
+  std::function<void()> between_cells_;
+};
+
+// A node's result and exit code; a node stopped by a signal (its own or a
+// relayed one) then waits for the other nodes instead of giving up on them.
+fleet::NodeOutcome node_outcome(nlohmann::json result, StopReason stop, int exit_code);
+
+// Measures this node silently and returns its result document; calls
+// `between_cells` before every cell (see NodeControls).
+using MeasureThisNode = std::function<fleet::NodeOutcome(const std::function<void()>& between_cells)>;
+
 struct FleetJob {
   std::string command;          // "run", "sweep": recorded in the fleet file
   OutputOptions out;
   FleetOptions options;
   std::function<int()> single;  // the ordinary single-process command: prints, writes, returns the exit code
-  fleet::MeasureNode measure;   // measures this node silently, returns its result document;
-                                // empty: the command measures nothing, rank 0 runs `single` alone
+  MeasureThisNode measure;      // empty: the command measures nothing, rank 0 runs `single` alone
 };
 
 // The one call a command makes: its single-process path, or one
@@ -48,8 +74,10 @@ int run_single_or_per_node(const Context& ctx, const FleetJob& job);
 
 // The multi-process part, on any communicator (tests use the in-process
 // one). Only rank 0 writes to `out`; every rank returns the same code.
+// With several nodes, a signal to one node's measuring process stops every
+// node's at its next cell (comm::StopRelay; `relay_hooks` are for tests).
 int run_fleet(comm::Communicator& comm, const FleetJob& job, const std::vector<std::string>& argv, std::ostream& out,
-              std::ostream& err, fleet::Options session_options = {});
+              std::ostream& err, fleet::Options session_options = {}, comm::StopRelay::Hooks relay_hooks = {});
 
 // Measures a concurrent scenario on this node without printing (defined in
 // cmd_cuts.cpp next to execute_scenario).

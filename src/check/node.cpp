@@ -77,10 +77,7 @@ void remeasure(CheckResult& r, RunResult& run, SampleSource& src, const RunReque
   RunRequest req = base;
   req.cases = select_cases(r.remeasured_cases, {});
   req.stability_check = false;
-  req.on_cell = [&again, &cb](const CaseDef& d, int row, int col, bool begin) {
-    if (begin && cb.between_cells) cb.between_cells();
-    again.on_cell(d, row, col, begin);
-  };
+  req.on_cell = [&again](const CaseDef& d, int row, int col, bool begin) { again.on_cell(d, row, col, begin); };
   const RunResult second = run_cases(src, req, cb.on_case, controls);
   std::vector<std::string> replaced;
   for (const CaseResult& c : second.cases) {
@@ -249,7 +246,7 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   TimeBudget budget(opts.time_limit_s);
   budget.arm();
   FaultPlan faults = FaultPlan::from_env();
-  const RunControls controls{&budget, &faults, nullptr};
+  const RunControls controls{&budget, &faults, nullptr, cb.between_cells};
 
   if (cb.phase) cb.phase("lint");
   std::shared_ptr<Nvml> nvml;
@@ -272,10 +269,7 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   req.buffer_bytes = opts.buffer_bytes;
   req.measure = opts.measure;
   req.command_line = opts.command_line;
-  req.on_cell = [&rec, &cb](const CaseDef& d, int row, int col, bool begin) {
-    if (begin && cb.between_cells) cb.between_cells();
-    rec.on_cell(d, row, col, begin);
-  };
+  req.on_cell = [&rec](const CaseDef& d, int row, int col, bool begin) { rec.on_cell(d, row, col, begin); };
   RunResult run = run_cases(*src, req, cb.on_case, controls);
   r.telemetry = rec.windows();
   const bool stopped = run.stop != StopReason::none && run.stop != StopReason::memory;

@@ -4,6 +4,7 @@ set(_xb_src ${CMAKE_CURRENT_LIST_DIR}/..)
 target_sources(xferbench_core PRIVATE
   ${_xb_src}/comm/communicator.cpp
   ${_xb_src}/comm/inproc_comm.cpp
+  ${_xb_src}/comm/stop_relay.cpp
   ${_xb_src}/pingpong/options.cpp
   ${_xb_src}/pingpong/pattern.cpp
   ${_xb_src}/pingpong/schedule.cpp

@@ -1,0 +1,104 @@
+// comm::StopRelay over the in-process communicator: a signal to one node's
+// leader reaches the others between their cells, nothing is relayed without
+// one, a signal after the work is the last word, and close() gives up on a
+// leader that never answers instead of waiting for it.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <thread>
+#include <vector>
+
+#include "comm/inproc_comm.hpp"
+#include "comm/stop_relay.hpp"
+#include "fake_stop_relay.hpp"
+
+
+// A signal to one node's leader reaches the other leaders between their
+// cells; the ranks that do not measure take no part.
+TEST(StopRelay, ASignalToOneNodeStopsTheOtherNodesAtTheirNextCell) {
+  std::vector<FakeRank> ranks(4);
+  std::vector<int> leaders(4, -1), cells(4, 0);
+  xb::comm::InprocOptions o;
+  o.size = 4;
+  o.hosts = {"nodeA", "nodeA", "nodeB", "nodeB"};
+  xb::comm::run_ranks(o, [&](xb::comm::Communicator& comm) {
+    FakeRank& me = ranks[static_cast<std::size_t>(comm.rank())];
+    xb::comm::StopRelay relay(comm, "check", me.hooks());
+    leaders[static_cast<std::size_t>(comm.rank())] = relay.leader();
+    if (relay.leader()) {
+      // nodeA's leader is signalled before its third cell; nodeB's measures
+      // until a stop reaches it (at most 2000 cells of 1 ms).
+      for (int cell = 0; cell < 2000; ++cell) {
+        if (comm.host_name() == "nodeA" && cell == 2) me.signal = SIGTERM;
+        relay.poll();
+        if (me.signal != 0 || me.requested != 0) break;
+        ++cells[static_cast<std::size_t>(comm.rank())];
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    relay.close(xb::comm::Seconds(10));
+  });
+  EXPECT_EQ(leaders, (std::vector<int>{1, 0, 1, 0}));
+  EXPECT_EQ(cells[0], 2);
+  EXPECT_EQ(ranks[2].requested, SIGTERM);  // relayed to nodeB's leader
+  EXPECT_LT(cells[2], 2000);               // which stopped early
+  EXPECT_EQ(ranks[0].requested, 0);        // the signalled one needs no relay
+  EXPECT_EQ(ranks[1].requested, 0);
+  EXPECT_EQ(ranks[3].requested, 0);
+}
+
+TEST(StopRelay, WithoutASignalEveryLeaderSaysDoneAndNothingIsRequested) {
+  std::vector<FakeRank> ranks(3);
+  xb::comm::InprocOptions o;
+  o.size = 3;
+  o.hosts = {"a", "b", "c"};
+  xb::comm::run_ranks(o, [&](xb::comm::Communicator& comm) {
+    FakeRank& me = ranks[static_cast<std::size_t>(comm.rank())];
+    xb::comm::StopRelay relay(comm, "check", me.hooks());
+    for (int cell = 0; cell < 5; ++cell) relay.poll();
+    relay.close(xb::comm::Seconds(10));
+    EXPECT_EQ(relay.relayed(), 0);
+  });
+  for (const auto& r : ranks) EXPECT_EQ(r.requested, 0);
+}
+
+// A leader whose signal comes after its own work ended still sends it as
+// its last word, and every other leader hears it.
+TEST(StopRelay, ASignalAfterTheWorkIsTheLastWord) {
+  std::vector<FakeRank> ranks(2);
+  std::vector<int> relayed(2, -1);
+  xb::comm::InprocOptions o;
+  o.size = 2;
+  o.hosts = {"a", "b"};
+  xb::comm::run_ranks(o, [&](xb::comm::Communicator& comm) {
+    FakeRank& me = ranks[static_cast<std::size_t>(comm.rank())];
+    xb::comm::StopRelay relay(comm, "check", me.hooks());
+    if (comm.rank() == 0) me.signal = SIGINT;
+    relay.close(xb::comm::Seconds(10));
+    relayed[static_cast<std::size_t>(comm.rank())] = relay.relayed();
+  });
+  EXPECT_EQ(relayed, (std::vector<int>{0, SIGINT}));
+  EXPECT_EQ(ranks[0].requested, 0);
+}
+
+// A leader that never says its last word (its process died, or it still
+// measures) is abandoned after the timeout: close() returns, it does not
+// throw or hang, and says how many words it gave up on.
+TEST(StopRelay, CloseAbandonsALeaderThatNeverAnswers) {
+  std::vector<FakeRank> ranks(3);
+  std::vector<std::size_t> abandoned(3, 99);
+  xb::comm::InprocOptions o;
+  o.size = 3;
+  o.hosts = {"a", "b", "c"};
+  xb::comm::run_ranks(o, [&](xb::comm::Communicator& comm) {
+    FakeRank& me = ranks[static_cast<std::size_t>(comm.rank())];
+    xb::comm::StopRelay relay(comm, "run", me.hooks());
+    if (comm.rank() == 2) return;  // "dies": no last word
+    const auto t0 = std::chrono::steady_clock::now();
+    abandoned[static_cast<std::size_t>(comm.rank())] = relay.close(xb::comm::Seconds(0.2));
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
+  });
+  EXPECT_EQ(abandoned, (std::vector<std::size_t>{1, 1, 99}));
+}
