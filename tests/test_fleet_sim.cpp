@@ -252,8 +252,12 @@ TEST(FleetLaunch, ASignalToOneNodeStopsEveryNodeAtItsNextCell) {
       std::lock_guard<std::mutex> lock(m);
       cells[t_host] = cell;
     }
-    return {doc, cell < 5000 ? 143 : 0};
+    json mine = doc;  // what a run stopped by SIGTERM writes
+    mine["status"] = "interrupted";
+    mine["stop"] = {{"reason", "SIGTERM"}, {"message", "interrupted by SIGTERM"}, {"not_run", {"x[0,0]", "y[0,0]"}}};
+    return {mine, cell < 5000 ? 143 : 0};
   };
+  std::string printed;
   comm::run_ranks(w, [&](comm::Communicator& c) {
     t_host = c.host_name();
     t_me = &ranks[static_cast<std::size_t>(c.rank())];
@@ -261,6 +265,7 @@ TEST(FleetLaunch, ASignalToOneNodeStopsEveryNodeAtItsNextCell) {
     const int code = app::run_fleet(c, job, {"xferbench", "run", "-o", "f.json"}, out, err, {}, t_me->hooks());
     std::lock_guard<std::mutex> lock(m);
     codes[c.rank()] = code;
+    if (c.rank() == 0) printed = out.str();
   });
   EXPECT_EQ(cells["b"], 4);
   EXPECT_LT(cells["a"], 5000);  // stopped early, by the relay
@@ -273,7 +278,12 @@ TEST(FleetLaunch, ASignalToOneNodeStopsEveryNodeAtItsNextCell) {
   EXPECT_EQ(codes.size(), 4u);
   std::ifstream file(job.out.file);
   ASSERT_TRUE(file) << "no fleet file";
-  EXPECT_EQ(json::parse(file)["nodes"].size(), 3u);
+  const json f = json::parse(file);
+  ASSERT_EQ(f["nodes"].size(), 3u);
+  EXPECT_EQ(f["status"], "interrupted");
+  for (const auto& [name, node] : f["nodes"].items()) EXPECT_EQ(node["status"], "interrupted") << name;
+  EXPECT_NE(printed.find("INTERRUPTED (exit 143): interrupted by SIGTERM, 2 not run"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("# INTERRUPTED: 3 nodes, 0 failed, 3 stopped before the end, "), std::string::npos) << printed;
 }
 
 }  // namespace

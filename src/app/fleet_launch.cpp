@@ -68,7 +68,7 @@ constexpr double kRelayCloseS = 10;
 }  // namespace
 
 NodeControls::NodeControls(double time_limit_s, std::function<void()> between_cells)
-    : budget_(time_limit_s),
+    : budget_(time_limit_s, measured_cost_model, process_start()),
       faults_(FaultPlan::from_env(comm::launcher_world_rank(comm::process_getenv))),
       between_cells_(std::move(between_cells)) {
   budget_.arm();

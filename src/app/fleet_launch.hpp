@@ -38,7 +38,7 @@ void add_fleet_options(CLI::App& cmd, FleetOptions& o);
 void check_fleet_options(const FleetOptions& o);
 
 // What a node of a fleet measures under, as a single-process run would:
-// --time-limit counted from now, the fault hook (XFERBENCH_FAULT, for this
+// --time-limit counted from the process's start, the fault hook (XFERBENCH_FAULT, for this
 // world rank), and before every cell the relay that turns another node's
 // signal into this process's stop request.
 class NodeControls {

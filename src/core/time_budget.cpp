@@ -59,8 +59,14 @@ double measured_cost_model(const std::vector<CellCost>& done, const CellCost& ne
   return sum / static_cast<double>(done.size());
 }
 
-TimeBudget::TimeBudget(double limit_s, CellCostModel model)
-    : limit_s_(limit_s > 0 ? limit_s : 0), model_(std::move(model)), start_(Clock::now()) {}
+namespace {
+const std::chrono::steady_clock::time_point g_process_start = std::chrono::steady_clock::now();
+}  // namespace
+
+std::chrono::steady_clock::time_point process_start() noexcept { return g_process_start; }
+
+TimeBudget::TimeBudget(double limit_s, CellCostModel model, Clock::time_point start)
+    : limit_s_(limit_s > 0 ? limit_s : 0), model_(std::move(model)), start_(start) {}
 
 double TimeBudget::margin_s() const noexcept { return std::min(2.0, 0.1 * limit_s_); }
 

@@ -35,11 +35,16 @@ using CellCostModel = std::function<double(const std::vector<CellCost>& done, co
 // hard deadline still ends it in time).
 double measured_cost_model(const std::vector<CellCost>& done, const CellCost& next);
 
+// When this process started (static initialization, before main): a fleet
+// node's --time-limit counts from here, MPI start-up and the election
+// included.
+std::chrono::steady_clock::time_point process_start() noexcept;
+
 class TimeBudget {
  public:
   using Clock = std::chrono::steady_clock;
-  // limit_s <= 0: no limit. The clock starts now.
-  explicit TimeBudget(double limit_s = 0, CellCostModel model = measured_cost_model);
+  // limit_s <= 0: no limit. The clock starts at `start` (now by default).
+  explicit TimeBudget(double limit_s = 0, CellCostModel model = measured_cost_model, Clock::time_point start = Clock::now());
 
   bool limited() const noexcept { return limit_s_ > 0; }
   double limit_s() const noexcept { return limit_s_; }

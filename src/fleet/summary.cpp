@@ -103,6 +103,21 @@ int fleet_exit_code(const std::vector<FleetNode>& nodes, const FleetSummary& s, 
   return fail_on_outlier && !s.outliers.empty() ? 1 : 0;
 }
 
+std::string node_status(const NodeRecord& r) {
+  if (!r.ok()) return "error";
+  if (r.exit_code == 0) return "passed";
+  const std::string st = r.result.is_object() ? r.result.value("status", "") : "";
+  if (st == "interrupted" || st == "partial") return st;
+  return "failed";
+}
+
+std::string fleet_status(int exit_code) {
+  if (exit_code == 0) return "passed";
+  if (exit_code == 130 || exit_code == 143) return "interrupted";
+  if (exit_code == 10) return "partial";
+  return "failed";
+}
+
 Fleet build_fleet(std::vector<NodeRecord> records, double threshold, bool fail_on_outlier) {
   Fleet f;
   f.fail_on_outlier = fail_on_outlier;

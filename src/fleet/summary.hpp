@@ -99,6 +99,14 @@ struct Fleet {
   int exit_code = 0;
 };
 
+// A node's status: error (no result), passed, interrupted (a signal or an
+// unusable GPU stopped it: its result keeps what it measured), partial
+// (--time-limit or memory left cells out, nothing failed), failed.
+std::string node_status(const NodeRecord& r);
+// The fleet's, from its exit code: passed, interrupted (130 / 143),
+// partial (10), failed.
+std::string fleet_status(int exit_code);
+
 // Builds the fleet from gathered records (summary, keys, exit code).
 Fleet build_fleet(std::vector<NodeRecord> records, double threshold, bool fail_on_outlier);
 

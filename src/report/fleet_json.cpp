@@ -25,7 +25,7 @@ json node_json(const FleetNode& n) {
   const auto& r = n.record;
   json j = {{"host", r.node.host},
             {"ranks", r.node.ranks},
-            {"status", !r.ok() ? "error" : r.exit_code == 0 ? "passed" : "failed"},
+            {"status", fleet::node_status(r)},
             {"exit_code", r.exit_code},
             {"gpu_group", n.gpu_group.empty() ? json(nullptr) : json(n.gpu_group)}};
   if (!r.ok()) j["error"] = {{"kind", r.error_kind}, {"message", r.error}};
@@ -79,7 +79,7 @@ json fleet_json(const Fleet& f) {
           {"command_line", f.command_line},
           {"start_time_utc", f.start_time_utc},
           {"wall_seconds", f.wall_seconds},
-          {"status", f.exit_code == 0 ? "passed" : "failed"},
+          {"status", fleet::fleet_status(f.exit_code)},
           {"exit_code", f.exit_code},
           {"launch", {{"processes", f.processes}, {"nodes", f.nodes.size()}}},
           {"fleet", fleet_section(f)}};
@@ -95,7 +95,7 @@ std::string fleet_csv(const Fleet& f) {
   for (const auto& s : f.summary.stats) medians[{s.gpu_group, s.test, s.group, s.link, s.unit}] = s.median;
   for (const auto& n : f.nodes) {
     const std::string head = fmt::format("{},{},{},{}", csv_escape(n.key), csv_escape(n.gpu_group),
-                                         !n.record.ok() ? "error" : n.record.exit_code == 0 ? "passed" : "failed",
+                                         fleet::node_status(n.record),
                                          n.record.exit_code);
     if (!n.record.ok()) {
       out += head + ",,,,,,,,,," + csv_escape(n.record.error) + "\n";

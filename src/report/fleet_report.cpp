@@ -1,6 +1,7 @@
 #include "report/fleet_report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <tuple>
@@ -102,10 +103,27 @@ std::string failure_reason(const json& result) {
   return "";
 }
 
+// Why a stopped node's result is incomplete: "interrupted by SIGTERM, 28 not run".
+std::string stop_reason(const json& result) {
+  const json& stop = fleet::member(result, "stop");
+  if (!stop.is_object()) return "";
+  std::size_t missing = 0;
+  for (const char* key : {"not_run", "not_run_bytes"})
+    if (stop.contains(key) && stop[key].is_array()) missing += stop[key].size();
+  return fmt::format("{}, {} not run", stop.value("message", ""), missing);
+}
+
 std::string node_status(const Fleet& f, const FleetNode& n) {
   const auto& r = n.record;
   if (!r.ok()) return fmt::format("ERROR (exit {}): {}", r.exit_code, r.error);
-  std::string st = r.exit_code == 0 ? "ok" : fmt::format("FAILED (exit {}): {}", r.exit_code, failure_reason(r.result));
+  const std::string status = fleet::node_status(r);
+  std::string st = "ok";
+  if (status == "interrupted" || status == "partial") {
+    st = fmt::format("{} (exit {}): {}", status == "partial" ? "PARTIAL" : "INTERRUPTED", r.exit_code,
+                     stop_reason(r.result));
+  } else if (status == "failed") {
+    st = fmt::format("FAILED (exit {}): {}", r.exit_code, failure_reason(r.result));
+  }
   std::set<std::string> where;
   for (const auto& o : f.summary.outliers) {
     if (o.node != n.key) continue;
@@ -226,10 +244,17 @@ std::string outliers_text(const Fleet& f) {
 }
 
 std::string footer_text(const Fleet& f) {
-  int failed = 0;
-  for (const auto& n : f.nodes) failed += n.record.exit_code != 0 ? 1 : 0;
-  return fmt::format("# {}: {} node{}, {} failed, {} with outliers{}; exit code {}\n",
-                     f.exit_code == 0 ? "passed" : "FAILED", f.nodes.size(), f.nodes.size() == 1 ? "" : "s", failed,
+  int failed = 0, stopped = 0;
+  for (const auto& n : f.nodes) {
+    const std::string st = fleet::node_status(n.record);
+    if (st == "interrupted" || st == "partial") ++stopped;
+    else if (st != "passed") ++failed;
+  }
+  std::string word = fleet::fleet_status(f.exit_code);
+  if (word != "passed") std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::toupper(c); });
+  return fmt::format("# {}: {} node{}, {} failed, {}{} with outliers{}; exit code {}\n", word, f.nodes.size(),
+                     f.nodes.size() == 1 ? "" : "s", failed,
+                     stopped > 0 ? fmt::format("{} stopped before the end, ", stopped) : "",
                      f.summary.outlier_nodes.size(), f.fail_on_outlier ? " (--fail-on-outlier)" : "", f.exit_code);
 }
 
