@@ -1,13 +1,14 @@
 #!/bin/bash
 # Issue 19 for fleet runs (docs/fleet.md, Signals): two simulated nodes on
 # this machine (XFERBENCH_NODE_NAME, one process each; on one GPU both
-# measure it at the same time) run `run --suite full` or a sweep, and ONE
+# measure it at the same time) run `run --suite full`, a sweep or `check`, and ONE
 # node's measuring process gets SIGINT or SIGTERM. Each row passes when:
 #   - the job exits 130 / 143 within 2 s of the signal,
 #   - rank 0's fleet file holds both nodes, each with status `interrupted`
 #     and at least one cell (or size) measured,
 #   - the node that was not signalled says it stopped because of the other
 #     ("stopping: the run of rank N was interrupted by SIG..."),
+#   (check: each node's verdict is `interrupted`, with at least one judged cell)
 #   - no GPU process and no .tmp file is left.
 # Then `--time-limit 8s` on the fleet: exit 10, both nodes partial, and the
 # job ends within 8 s plus what mpirun spends outside the processes (the
@@ -28,9 +29,25 @@ failures=0
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 gpu_procs() { nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -c .; }
 
-# Both nodes' status and what each kept: "nodeA interrupted 3 / nodeB interrupted 2".
+# Both nodes' status and what each kept: "nodeA interrupted 3 / nodeB interrupted 2"
+# (cells of a run, sizes of a sweep, judged cells of a check).
 nodes_kept() {
-  json "$1" "' / '.join('%s %s %d' % (k, v['result'].get('status'), (sum(len(c['matrices'][0]['cells']) for c in v['result']['cases'] if c['matrices']) if 'cases' in v['result'] else sum(len(s['rows']) for s in v['result']['series']))) if v.get('result') else '%s error' % k for k, v in sorted(d['nodes'].items()))"
+  python3 - "$1" <<'PY' 2>/dev/null
+import json, sys
+d = json.load(open(sys.argv[1]))
+def kept(r):
+    if 'cases' in r:
+        return sum(len(c['matrices'][0]['cells']) for c in r['cases'] if c['matrices'])
+    return sum(len(s['rows']) for s in r['series'])
+rows = []
+if isinstance(d['nodes'], list):  # xferbench check: one record per node
+    for n in d['nodes']:
+        rows.append('%s %s %d' % (n.get('hostname'), n.get('verdict'), len(n.get('cells', []))))
+else:
+    for k, v in sorted(d['nodes'].items()):
+        rows.append('%s %s %d' % (k, v['result'].get('status'), kept(v['result'])) if v.get('result') else '%s error' % k)
+print(' / '.join(rows))
+PY
 }
 
 # The pid of the measuring process of simulated node NAME.
@@ -80,6 +97,7 @@ fleet() {
 fleet run_term_nodeB TERM 6 nodeB run --suite full "${run_size[@]}" -q
 fleet run_int_nodeA INT 6 nodeA run --suite full "${run_size[@]}" -q
 fleet sweep_term_nodeB TERM 3 nodeB sweep --do 0:HtoD --min 1K --max 2G --factor 1.25 -q
+fleet check_term_nodeB TERM 8 nodeB check --buffer-size 2G
 
 # --time-limit on the fleet: every node plans against it.
 t0=$(date +%s.%N)

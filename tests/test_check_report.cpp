@@ -154,6 +154,14 @@ TEST(CheckReport, FleetExitCodeForStoppedAndPartialNodes) {
   std::ostringstream table;
   xb::report::text_fleet(table, {pass, stopped});
   EXPECT_NE(table.str().find("STOPPED"), std::string::npos) << table.str();
+  // The fleet says why it is not a pass: stopped is not failed.
+  EXPECT_NE(table.str().find("xferbench check: INTERRUPTED 0 of 2 nodes failed, 1 stopped before the end; not accepted"),
+            std::string::npos)
+      << table.str();
+  EXPECT_EQ(xb::report::fleet_json({pass, stopped})["verdict"], "interrupted");
+  EXPECT_EQ(xb::report::fleet_json({pass, stopped})["nodes_failed"], 0);
+  EXPECT_EQ(xb::report::fleet_json({pass, partial})["verdict"], "partial");
+  EXPECT_EQ(xb::report::fleet_json({partial, fail})["verdict"], "fail");
 }
 
 }  // namespace

@@ -1,8 +1,12 @@
 #include "report/check_report.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "check/fleet.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {
@@ -228,26 +232,53 @@ json check_json(const CheckResult& r) {
   return doc;
 }
 
-void text_fleet(std::ostream& os, const std::vector<json>& nodes) {
+namespace {
+
+// The fleet's verdict from its exit code (check::fleet_exit_code): pass,
+// interrupted (a node was stopped by a signal), partial (--time-limit
+// alone), fail.
+std::string fleet_verdict(const std::vector<json>& nodes) {
+  const int code = check::fleet_exit_code(nodes);
+  if (code == 0) return "pass";
+  if (code == 130 || code == 143) return "interrupted";
+  if (code == stop_exit_code(StopReason::time_limit)) return "partial";
+  return "fail";
+}
+
+// Nodes that failed or could not check themselves (stopped ones are not).
+int nodes_failed(const std::vector<json>& nodes) {
   int failed = 0;
+  for (const json& n : nodes) {
+    const std::string v = n.value("verdict", "error");
+    failed += v != "pass" && v != "partial" && v != "interrupted";
+  }
+  return failed;
+}
+
+}  // namespace
+
+void text_fleet(std::ostream& os, const std::vector<json>& nodes) {
   fmt::print(os, "# xferbench check: {} node{}\n# {:<24} {:<7} {:>7}  summary\n", nodes.size(),
              nodes.size() == 1 ? "" : "s", "host", "verdict", "seconds");
   for (const json& n : nodes) {
     const std::string verdict = n.value("verdict", "error");
-    failed += verdict != "pass";
     fmt::print(os, "  {:<24} {:<7} {:>7.1f}  {}\n", n.value("hostname", "?"),
                verdict == "pass" ? "PASS" : verdict == "fail" ? "FAIL" : verdict == "partial" ? "PARTIAL"
                                  : verdict == "interrupted" ? "STOPPED" : "ERROR",
                n.value("wall_seconds", 0.0), n.value("summary", n.value("error", "")));
   }
-  fmt::print(os, "xferbench check: {} {} of {} nodes failed\n", failed ? "FAIL" : "PASS", failed, nodes.size());
+  std::string verdict = fleet_verdict(nodes);
+  std::transform(verdict.begin(), verdict.end(), verdict.begin(), [](unsigned char c) { return std::toupper(c); });
+  const int failed = nodes_failed(nodes);
+  int stopped = 0;
+  for (const json& n : nodes) stopped += n.value("verdict", "") == "partial" || n.value("verdict", "") == "interrupted";
+  fmt::print(os, "xferbench check: {} {} of {} nodes failed{}\n", verdict, failed, nodes.size(),
+             stopped > 0 ? fmt::format(", {} stopped before the end; not accepted", stopped) : "");
 }
 
 json fleet_json(const std::vector<json>& nodes) {
-  int failed = 0;
-  for (const json& n : nodes) failed += n.value("verdict", "error") != "pass";
-  return {{"schema", "xferbench-check-fleet"}, {"schema_version", 1}, {"verdict", failed ? "fail" : "pass"},
-          {"nodes_failed", failed}, {"nodes", nodes}};
+  return {{"schema", "xferbench-check-fleet"}, {"schema_version", 1}, {"verdict", fleet_verdict(nodes)},
+          {"nodes_failed", nodes_failed(nodes)}, {"nodes", nodes}};
 }
 
 }  // namespace xb::report
