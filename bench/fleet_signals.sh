@@ -13,7 +13,8 @@
 # Then `--time-limit 8s` on the fleet: exit 10, both nodes partial, and the
 # job ends within 8 s plus what mpirun spends outside the processes (the
 # limit counts from each process's start): measured here as the wall time
-# of `mpirun -np 2 true`.
+# of `mpirun -np 2 sh -c 'exit 10'` (its launch, and the second it waits
+# before it ends a job whose processes exited nonzero).
 # Usage: bench/fleet_signals.sh BIN_DIR OUT_DIR   (about 1 minute)
 . "$(dirname "$0")/common.sh" "$@"
 logs="$out/logs"
@@ -101,7 +102,7 @@ fleet check_term_nodeB TERM 8 nodeB check --buffer-size 2G
 
 # --time-limit on the fleet: every node plans against it.
 t0=$(date +%s.%N)
-timeout 60 mpirun --allow-run-as-root -np 2 true
+timeout 60 mpirun --allow-run-as-root -np 2 sh -c 'exit 10'
 launch=$(python3 -c "print('%.2f' % ($(date +%s.%N) - $t0))")
 t0=$(date +%s.%N)
 timeout 120 mpirun --allow-run-as-root -np 1 -x XFERBENCH_NODE_NAME=nodeA "$x" run --suite full "${run_size[@]}" -q \
@@ -116,7 +117,7 @@ python3 -c "import sys; sys.exit(0 if $wall <= 8.0 + $launch else 1)" || verdict
 [[ $(grep -o "partial [1-9]" <<<"$kept" | wc -l) -eq 2 ]] || verdict=FAIL
 [[ $verdict == pass ]] || failures=$((failures + 1))
 printf "%-24s %-5s %-5s %-8s %-44s %-9s %s\n" run_time_limit_8s "$rc" 10 "${wall}s" "${kept:-no file}" "$(gpu_procs)" "$verdict" >>"$table"
-echo "(time limit row: wall time of the job; 'mpirun -np 2 true' took ${launch} s here)" >>"$table"
+echo "(time limit row: wall time of the job; mpirun -np 2 of 'exit 10' took ${launch} s here)" >>"$table"
 
 echo "GPUs: $gpus; failures: $failures" >>"$table"
 cat "$table"

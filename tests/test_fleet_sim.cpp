@@ -25,6 +25,7 @@
 #include "comm/launch_env.hpp"
 #include "comm/inproc_comm.hpp"
 #include "core/error.hpp"
+#include "core/stop.hpp"
 #include "fleet/summary.hpp"
 #include "fake_stop_relay.hpp"
 
@@ -107,7 +108,7 @@ TEST(FleetSimulation, SixtyFourNodesFindExactlyTheInjectedSlowGpus) {
   job.command = "run";
   job.out.file = ::testing::TempDir() + "fleet_sim.json";
   job.single = [] { return 99; };  // never used with 64 nodes
-  job.measure = [&](const std::function<void()>&) -> fleet::NodeOutcome {
+  job.measure = [&]() -> fleet::NodeOutcome {
     {
       std::lock_guard<std::mutex> lock(m);
       ++measured[t_host];
@@ -240,11 +241,11 @@ TEST(FleetLaunch, ASignalToOneNodeStopsEveryNodeAtItsNextCell) {
   job.command = "run";
   job.out.file = ::testing::TempDir() + "fleet_stop.json";
   job.single = [] { return 99; };
-  job.measure = [&](const std::function<void()>& between_cells) -> fleet::NodeOutcome {
+  job.measure = [&]() -> fleet::NodeOutcome {
     int cell = 0;
     for (; cell < 5000; ++cell) {
       if (t_host == "b" && cell == 4) t_me->signal = SIGTERM;
-      between_cells();
+      xb::throw_if_stopped();  // runs the relay's poll, as every measuring loop does
       if (t_me->signal != 0 || t_me->requested != 0) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }

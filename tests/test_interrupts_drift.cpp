@@ -114,7 +114,7 @@ TEST_F(DriftCheckStops, AResumeOfACompleteResultMeasuresNothingNotEvenTheReferen
   const xb::RunResult complete = xb::run_cases(first, one_case_with_drift_check(), {}, xb::RunControls{});
   ASSERT_EQ(complete.status, xb::RunStatus::complete);
   StopAtMeasurement src(0);
-  const xb::RunResult again = xb::run_cases(src, one_case_with_drift_check(), {}, xb::RunControls{nullptr, nullptr, &complete, {}});
+  const xb::RunResult again = xb::run_cases(src, one_case_with_drift_check(), {}, xb::RunControls{nullptr, nullptr, &complete});
   EXPECT_EQ(src.measurements(), 0);
   EXPECT_EQ(again.status, xb::RunStatus::complete);
   EXPECT_EQ(again.cases.at(0).matrices.at(0).cells.size(), 2u);
@@ -128,7 +128,7 @@ TEST_F(DriftCheckStops, TheEndValuesAreLeftOutWhenTheTimeLimitHasNoRoomForThem) 
     return next.group == "drift check" ? 3600.0 : 0.0;
   });
   StopAtMeasurement src(0);
-  const xb::RunResult run = xb::run_cases(src, one_case_with_drift_check(), {}, xb::RunControls{&budget, nullptr, nullptr, {}});
+  const xb::RunResult run = xb::run_cases(src, one_case_with_drift_check(), {}, xb::RunControls{&budget, nullptr, nullptr});
   EXPECT_EQ(src.measurements(), 2 + 2);
   EXPECT_EQ(run.status, xb::RunStatus::complete);
   EXPECT_FALSE(run.stability.checked);
@@ -174,7 +174,7 @@ TEST_F(OnePartial, CellsWaivedForMemoryMakeTheRunPartialAsTheTimeLimitDoes) {
     return next.group == "device_local_copy" ? 3600.0 : 0.0;
   });
   FakeSource roomy;
-  const xb::RunResult timed = xb::run_cases(roomy, host_and_local_copy(), {}, xb::RunControls{&budget, nullptr, nullptr, {}});
+  const xb::RunResult timed = xb::run_cases(roomy, host_and_local_copy(), {}, xb::RunControls{&budget, nullptr, nullptr});
   EXPECT_EQ(timed.status, xb::RunStatus::partial);
   EXPECT_EQ(timed.stop, xb::StopReason::time_limit);
   EXPECT_EQ(timed.not_run, waived.not_run);

@@ -83,6 +83,30 @@ TEST(StopRelay, ASignalAfterTheWorkIsTheLastWord) {
   EXPECT_EQ(ranks[0].requested, 0);
 }
 
+// The poll a thread installs runs in every throw_if_stopped() of that
+// thread only, and is removed with its scope (the previous one restored).
+TEST(StopPoll, RunsOnTheInstallingThreadWhileInScope) {
+  int outer = 0, inner = 0, other = 0;
+  {
+    const xb::StopPoll a([&] { ++outer; });
+    xb::throw_if_stopped();
+    {
+      const xb::StopPoll b([&] { ++inner; });
+      xb::throw_if_stopped();
+      xb::throw_if_stopped();
+      std::thread([&] {
+        xb::throw_if_stopped();  // another thread: neither poll runs
+        other = outer + inner;
+      }).join();
+    }
+    xb::throw_if_stopped();
+  }
+  xb::throw_if_stopped();
+  EXPECT_EQ(outer, 2);
+  EXPECT_EQ(inner, 2);
+  EXPECT_EQ(other, 1 + 2);  // what had run on the main thread by then
+}
+
 // A leader that never says its last word (its process died, or it still
 // measures) is abandoned after the timeout: close() returns, it does not
 // throw or hang, and says how many words it gave up on.

@@ -17,6 +17,7 @@
 #include "comm/stop_relay.hpp"
 #include "check/node.hpp"
 #include "core/error.hpp"
+#include "core/stop.hpp"
 #include "core/units.hpp"
 #include "report/output_file.hpp"
 #include "report/check_report.hpp"
@@ -85,7 +86,9 @@ void publish_node(const CheckArgs& a, const check::CheckResult& r) {
 check::CheckResult measure_node(const CheckArgs& a, const Context& ctx, comm::StopRelay* relay = nullptr) {
   Progress progress(progress_enabled(ctx), std::cerr);
   check::CheckCallbacks cb;
-  if (relay != nullptr) cb.between_cells = [relay] { relay->poll(); };
+  // Between cells and samples: a signal to another node stops this one too.
+  std::optional<StopPoll> poll;
+  if (relay != nullptr) poll.emplace([relay] { relay->poll(); });
   cb.open_source = ctx.open_source;
   cb.phase = [&progress](const std::string& what) { progress.update(what); };
   cb.on_case = [&progress](const CaseResult& c, std::size_t done, std::size_t total) {

@@ -107,7 +107,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
     };
   }
   if (!req.cases.empty()) progress.update(case_progress(req, 0));
-  const RunControls controls{&budget, &faults, earlier ? &*earlier : nullptr, {}};
+  const RunControls controls{&budget, &faults, earlier ? &*earlier : nullptr};
   const RunResult run = run_cases(*source, req, [&](const CaseResult& c, std::size_t done, std::size_t total) {
     if (done < total) progress.update(case_progress(req, done));
     if (text) {
@@ -128,11 +128,11 @@ int execute(const RunOptions& opts, const Context& ctx) {
 // the same time limit and fault hook, stopped by its own signal or one
 // relayed from another node; the cells measured go to rank 0 like a whole
 // result (docs/fleet.md, Signals).
-fleet::NodeOutcome measure_node(const RunOptions& opts, const Context& ctx, const std::function<void()>& between_cells) {
+fleet::NodeOutcome measure_node(const RunOptions& opts, const Context& ctx) {
   if (!opts.stop.resume.empty())
     fail(ErrorKind::usage, "--resume is not supported on several nodes: resume each node's run on its own");
   const RunRequest req = build_request(opts, ctx.argv);
-  NodeControls node(opts.stop.time_limit_s, between_cells);
+  NodeControls node(opts.stop.time_limit_s);
   const auto source = ctx.open_source ? ctx.open_source(req.measure) : open_gpu_source(req.measure);
   const RunResult run = run_cases(*source, req, {}, node.controls());
   return node_outcome(report::run_json(run), run.stop, run_exit_code(run));
@@ -165,19 +165,15 @@ void add_run_command(CLI::App& root, Context& ctx) {
       ctx.action = [plan, opts, fleet_opts, &ctx]() {
         return run_single_or_per_node(ctx, {"run", opts->out, *fleet_opts,
                                             [&] { return execute_scenario(*plan, opts->out, ctx); },
-                                            [&](const std::function<void()>& between_cells) {
-                                              between_cells();  // a scenario is one cell
-                                              return measure_scenario_node(*plan);
-                                            }});
+                                            [&] { return measure_scenario_node(*plan); }});
       };
       return;
     }
     if (!opts->list) ctx.plan = build_request(*opts, ctx.argv);
     ctx.action = [opts, fleet_opts, &ctx]() {
-      MeasureThisNode measure;
+      fleet::MeasureNode measure;
       // A listing or a dry run measures nothing: rank 0 prints it alone.
-      if (!opts->list && !opts->dry_run)
-        measure = [&](const std::function<void()>& between_cells) { return measure_node(*opts, ctx, between_cells); };
+      if (!opts->list && !opts->dry_run) measure = [&] { return measure_node(*opts, ctx); };
       return run_single_or_per_node(ctx, {"run", opts->out, *fleet_opts, [&] { return execute(*opts, ctx); }, measure});
     };
   });

@@ -208,7 +208,7 @@ int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, c
     if (done < total) progress.update(fmt::format("[{}/{}] {} bytes", done + 1, total, partial.sizes[done]));
   };
   const SweepResult r =
-      run_sweep(*source, plan.req, on_size, RunControls{&budget, &faults, nullptr, {}}, earlier ? &*earlier : nullptr);
+      run_sweep(*source, plan.req, on_size, RunControls{&budget, &faults, nullptr}, earlier ? &*earlier : nullptr);
   progress.finish();
   if (stream) std::cout << report::sweep_text_footer(r);
   if (text && !stream) std::cout << report::sweep_text(r);
@@ -222,11 +222,10 @@ int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, c
 
 // The same sweep, silent, for one node of a fleet (docs/fleet.md), as
 // run's measure_node.
-fleet::NodeOutcome measure_node(SweepPlan plan, const StopOptions& stop, const Context& ctx,
-                                const std::function<void()>& between_cells) {
+fleet::NodeOutcome measure_node(SweepPlan plan, const StopOptions& stop, const Context& ctx) {
   if (!stop.resume.empty())
     fail(ErrorKind::usage, "--resume is not supported on several nodes: resume each node's sweep on its own");
-  NodeControls node(stop.time_limit_s, between_cells);
+  NodeControls node(stop.time_limit_s);
   const auto source = ctx.open_source ? ctx.open_source(plan.req.measure) : open_gpu_source(plan.req.measure);
   if (!plan.req.named_case)
     plan.req.scenario = expand_requests(plan.transfers, source->system().gpu_count(), plan.streams);
@@ -263,11 +262,8 @@ void add_sweep_command(CLI::App& root, Context& ctx) {
     auto plan = std::make_shared<SweepPlan>(build_plan(*opts, ctx.argv));
     ctx.action = [plan, opts, fleet_opts, &ctx]() {
       // A fleet compares size sweeps; an SM budget sweep is one node's curve.
-      MeasureThisNode measure;
-      if (!plan->sms)
-        measure = [&](const std::function<void()>& between_cells) {
-          return measure_node(*plan, opts->sampling.stop, ctx, between_cells);
-        };
+      fleet::MeasureNode measure;
+      if (!plan->sms) measure = [&] { return measure_node(*plan, opts->sampling.stop, ctx); };
       return run_single_or_per_node(ctx, {"sweep", opts->sampling.out, *fleet_opts,
                                           [&] { return execute(*plan, opts->sampling.out, opts->sampling.stop, ctx); }, measure});
     };

@@ -12,6 +12,7 @@
 #include "app/interrupt.hpp"
 #include "comm/launch_env.hpp"
 #include "core/error.hpp"
+#include "core/stop.hpp"
 #include "core/runner.hpp"
 #include "fleet/summary.hpp"
 #include "report/output_file.hpp"
@@ -67,10 +68,9 @@ constexpr double kRelayCloseS = 10;
 
 }  // namespace
 
-NodeControls::NodeControls(double time_limit_s, std::function<void()> between_cells)
+NodeControls::NodeControls(double time_limit_s)
     : budget_(time_limit_s, measured_cost_model, process_start()),
-      faults_(FaultPlan::from_env(comm::launcher_world_rank(comm::process_getenv))),
-      between_cells_(std::move(between_cells)) {
+      faults_(FaultPlan::from_env(comm::launcher_world_rank(comm::process_getenv))) {
   budget_.arm();
 }
 
@@ -119,7 +119,8 @@ int run_fleet(comm::Communicator& comm, const FleetJob& job, const std::vector<s
         comm::StopRelay& relay;
         ~LastWord() { relay.last_word(); }  // also when the node's work throws
       } last_word{*relay};
-      return job.measure([&] { relay->poll(); });
+      const StopPoll poll([&] { relay->poll(); });  // between cells and samples
+      return job.measure();
     };
   }
   const auto close_relay = [&](int code) {

@@ -38,34 +38,30 @@ void add_fleet_options(CLI::App& cmd, FleetOptions& o);
 void check_fleet_options(const FleetOptions& o);
 
 // What a node of a fleet measures under, as a single-process run would:
-// --time-limit counted from the process's start, the fault hook (XFERBENCH_FAULT, for this
-// world rank), and before every cell the relay that turns another node's
-// signal into this process's stop request.
+// --time-limit counted from the process's start and the fault hook
+// (XFERBENCH_FAULT, for this world rank). (run_fleet installs the stop
+// relay's poll: core/stop.hpp StopPoll.)
 class NodeControls {
  public:
-  NodeControls(double time_limit_s, std::function<void()> between_cells);
-  RunControls controls() { return RunControls{&budget_, &faults_, nullptr, between_cells_}; }
+  explicit NodeControls(double time_limit_s);
+  RunControls controls() { return RunControls{&budget_, &faults_, nullptr}; }
 
  private:
   TimeBudget budget_;
   FaultPlan faults_;
-  std::function<void()> between_cells_;
 };
 
 // A node's result and exit code; a node stopped by a signal (its own or a
 // relayed one) then waits for the other nodes instead of giving up on them.
 fleet::NodeOutcome node_outcome(nlohmann::json result, StopReason stop, int exit_code);
 
-// Measures this node silently and returns its result document; calls
-// `between_cells` before every cell (see NodeControls).
-using MeasureThisNode = std::function<fleet::NodeOutcome(const std::function<void()>& between_cells)>;
-
 struct FleetJob {
   std::string command;          // "run", "sweep": recorded in the fleet file
   OutputOptions out;
   FleetOptions options;
   std::function<int()> single;  // the ordinary single-process command: prints, writes, returns the exit code
-  MeasureThisNode measure;      // empty: the command measures nothing, rank 0 runs `single` alone
+  fleet::MeasureNode measure;   // measures this node silently, returns its result document;
+                                // empty: the command measures nothing, rank 0 runs `single` alone
 };
 
 // The one call a command makes: its single-process path, or one

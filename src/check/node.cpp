@@ -246,7 +246,7 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   TimeBudget budget(opts.time_limit_s);
   budget.arm();
   FaultPlan faults = FaultPlan::from_env();
-  const RunControls controls{&budget, &faults, nullptr, cb.between_cells};
+  const RunControls controls{&budget, &faults, nullptr};
 
   if (cb.phase) cb.phase("lint");
   std::shared_ptr<Nvml> nvml;

@@ -106,8 +106,6 @@ CheckResult judge_recorded(const CheckOptions& opts, const std::string& run_file
 struct CheckCallbacks {
   std::function<void(const std::string&)> phase;
   CaseCallback on_case;
-  // Called before every cell (the fleet's comm::StopRelay::poll; RunControls::between_cells).
-  std::function<void()> between_cells;
   // Measures instead of a GpuSource on the GPUs found (tests pass a fake).
   std::function<std::unique_ptr<SampleSource>(const MeasureOptions&)> open_source;
 };

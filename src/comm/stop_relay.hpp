@@ -5,7 +5,8 @@
 // thread is needed and nobody waits for a node that is still measuring:
 //
 //   StopRelay relay(comm, "run");        // collective: every rank
-//   leader, between cells: relay.poll(); // sends this process's signal once;
+//   leader, between cells and samples:   // (a StopPoll, core/stop.hpp)
+//     relay.poll();                      // sends this process's signal once;
 //                                        // a signal from another leader
 //                                        // becomes this process's stop request
 //   leader, after its work: relay.last_word();   // its signal, or "done"
@@ -17,6 +18,7 @@
 // Other ranks take part only in the constructor.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -64,6 +66,7 @@ class StopRelay {
   std::vector<Request> sends_;
   bool sent_ = false;
   bool working_ = true;  // before last_word(): a word heard is acted on
+  std::chrono::steady_clock::time_point last_look_{};
   int relayed_ = 0;
 };
 

@@ -5,7 +5,6 @@
 namespace xb {
 
 RunControl::Decision RunControl::before_cell(const std::string& key, const CellCost& next) {
-  if (between_cells_) between_cells_();
   throw_if_stopped();
   return decide(key, next);
 }

@@ -32,11 +32,8 @@ class RunControl {
   RunControl(TimeBudget* budget, FaultPlan* faults) : budget_(budget), faults_(faults) {}
   // --resume: cells for which this returns true are not measured again.
   void set_done_before(std::function<bool(const std::string& key)> done) { done_before_ = std::move(done); }
-  // Called by before_cell first (RunControls::between_cells).
-  void set_between_cells(std::function<void()> poll) { between_cells_ = std::move(poll); }
 
-  // Calls the between-cells hook, then throws Stopped when a stop was
-  // requested; otherwise decide().
+  // Throws Stopped when a stop was requested; otherwise decide().
   Decision before_cell(const std::string& key, const CellCost& next);
   // Whether to measure, without looking at the stop state (multi-rank
   // loops agree on stops themselves).
@@ -53,7 +50,6 @@ class RunControl {
   TimeBudget* budget_ = nullptr;
   FaultPlan* faults_ = nullptr;
   std::function<bool(const std::string&)> done_before_;
-  std::function<void()> between_cells_;
   std::size_t attempted_ = 0;
   std::vector<std::string> skipped_;
 };

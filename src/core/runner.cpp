@@ -275,7 +275,6 @@ RunResult run_cases(SampleSource& src, const RunRequest& req, const CaseCallback
   src.check_fits(req.buffer_bytes);
   src.start_memory_accounting(run.memory.budget, run.memory.budget_fixed);
   RunControl ctl(controls.budget, controls.faults);
-  ctl.set_between_cells(controls.between_cells);
   if (controls.resume != nullptr)
     ctl.set_done_before([&](const std::string& key) { return has_cell(*controls.resume, key); });
   DriftCheck drift(src, req, controls.budget);

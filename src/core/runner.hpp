@@ -56,10 +56,6 @@ struct RunControls {
   TimeBudget* budget = nullptr;        // --time-limit
   FaultPlan* faults = nullptr;         // XFERBENCH_FAULT
   const RunResult* resume = nullptr;   // --resume: cells it holds are kept, not measured again
-  // Called before every cell, before the stop state is looked at: under
-  // mpirun, the relay that turns another node's signal into this
-  // process's stop request (comm/stop_relay.hpp).
-  std::function<void()> between_cells;
 };
 
 // The same through any source. A stop request (signal, time limit, an

@@ -89,7 +89,16 @@ std::string stop_message(StopReason r) {
   return "not stopped";
 }
 
+namespace {
+thread_local std::function<void()>* t_poll = nullptr;
+}  // namespace
+
+StopPoll::StopPoll(std::function<void()> poll) : poll_(std::move(poll)), previous_(t_poll) { t_poll = &poll_; }
+
+StopPoll::~StopPoll() { t_poll = previous_; }
+
 void throw_if_stopped() {
+  if (t_poll != nullptr && *t_poll) (*t_poll)();
   const StopReason r = stop_requested();
   if (r != StopReason::none) throw Stopped(r, stop_message(r));
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -74,8 +75,27 @@ StopReason stop_requested() noexcept;
 void acknowledge_stop() noexcept;
 bool stop_acknowledged() noexcept;
 
-// Throws Stopped when stop_requested() is not none.
+// Throws Stopped when stop_requested() is not none. First runs the poll
+// this thread installed (StopPoll), if any.
 void throw_if_stopped();
+
+// Installs `poll` for this thread while in scope: throw_if_stopped() runs
+// it before it looks at the stop state, so every measuring loop (between
+// cells and between samples) runs it. Under mpirun it is the relay that
+// turns another node's signal into this process's stop request
+// (comm/stop_relay.hpp). Only the installing thread runs it, so it may
+// make MPI calls.
+class StopPoll {
+ public:
+  explicit StopPoll(std::function<void()> poll);
+  ~StopPoll();
+  StopPoll(const StopPoll&) = delete;
+  StopPoll& operator=(const StopPoll&) = delete;
+
+ private:
+  std::function<void()> poll_;
+  std::function<void()>* previous_;
+};
 
 // The message of a Stopped for `r`: "interrupted by SIGINT", "time limit reached".
 std::string stop_message(StopReason r);

@@ -294,7 +294,6 @@ SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCal
   out.system = src.system();
   if (controls.budget != nullptr) out.time_limit_s = controls.budget->limit_s();
   RunControl ctl(controls.budget, controls.faults);
-  ctl.set_between_cells(controls.between_cells);
   if (resume != nullptr) {
     ctl.set_done_before([resume](const std::string& key) { return has_size(*resume, std::stoull(key)); });
     out.resumed_from = resume->resumed_from;
