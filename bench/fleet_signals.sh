@@ -27,9 +27,6 @@ table="$out/summary.txt"
 printf "%-24s %-5s %-5s %-8s %-44s %-9s %s\n" run exit want "s after" "nodes in the fleet file" "gpu procs" verdict >"$table"
 failures=0
 
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
-gpu_procs() { nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -c .; }
-
 # Both nodes' status and what each kept: "nodeA interrupted 3 / nodeB interrupted 2"
 # (cells of a run, sizes of a sweep, judged cells of a check).
 nodes_kept() {

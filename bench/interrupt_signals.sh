@@ -35,9 +35,6 @@ table="$out/summary.txt"
 printf "%-26s %-9s %-7s %-9s %-34s %-9s %s\n" run exit want "s after" "kept in -o file" "gpu procs" verdict >"$table"
 failures=0
 
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
-gpu_procs() { nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -c .; }
-
 # What each command's file keeps, as "N unit".
 kept() {
   case $1 in

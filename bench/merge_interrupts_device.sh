@@ -22,7 +22,6 @@ table="$out/summary.txt"
 printf "%-22s %-5s %-7s %s\n" step exit verdict detail >"$table"
 failures=0
 
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 row() {  # step rc verdict detail
   [[ $3 == pass ]] || failures=$((failures + 1))
   printf "%-22s %-5s %-7s %s\n" "$1" "$2" "$3" "$4" >>"$table"
