@@ -1,6 +1,6 @@
 #!/bin/bash
 # Real signals through mpirun, on host buffers (no GPU needed): a signal to
-# one rank stops both ranks, rank 0's file keeps the sizes / iterations
+# one rank stops every rank (two, or four with --all-pairs), rank 0's file keeps the sizes / iterations
 # measured, every rank exits 130 / 143; a signal to mpirun (which forwards
 # SIGTERM and kills 1 s later) still leaves rank 0's file; the fault hook
 # and --time-limit work under mpirun; no .tmp file is left.
@@ -60,7 +60,7 @@ start() {
   local name=$1
   shift
   rc_file=$work/$name.rc
-  (timeout 120 "${mpirun[@]}" -np 2 "$xb" "$@" >"$work/out.txt" 2>&1; echo $? >"$rc_file") &
+  (timeout 120 "${mpirun[@]}" -np "${np:-2}" "$xb" "$@" >"$work/out.txt" 2>&1; echo $? >"$rc_file") &
   mp=$!
 }
 
@@ -121,6 +121,20 @@ if [[ $rc -ne 130 || $(json "$f" "d['status'], d['stop']['reason']") != "interru
   fail "pingpong_sigint_rank0: exit $rc, $(json "$f" "d['status']")"
 else
   echo "ok   pingpong_sigint_rank0 (exit $rc ${took} s after the signal)"
+fi
+
+# 3b. --all-pairs on 4 ranks, SIGTERM to rank 3 only: one size of 8 B with
+# 20,000,000 round trips (a pair needs 10 s or more for it). Rank 3 relays its
+# signal, so every pair stops within a slice, not only rank 3's pair at
+# its round's end; all six pairs are listed as not run.
+f=$work/allpairs.json
+np=4 start allpairs pingpong --all-pairs -n 1 --loop-count 20000000 -o "$f"
+signal_rank 3 TERM 2
+finish
+if [[ $rc -ne 143 || $(json "$f" "d['status'], d['stop']['reason'], len(d['stop']['not_run'])") != "interrupted SIGTERM 6" ]]; then
+  fail "pingpong_all_pairs_sigterm_rank3: exit $rc, $(json "$f" "d['status'], d['stop']")"
+else
+  echo "ok   pingpong_all_pairs_sigterm_rank3 (exit $rc ${took} s after the signal)"
 fi
 
 # 4. SIGINT to mpirun: it sends SIGTERM to both ranks and SIGKILL 1 s later;

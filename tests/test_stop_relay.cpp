@@ -107,6 +107,27 @@ TEST(StopPoll, RunsOnTheInstallingThreadWhileInScope) {
   EXPECT_EQ(other, 1 + 2);  // what had run on the main thread by then
 }
 
+// A stop relayed from another process stops the loops like a signal but
+// is not this process's first signal: its own next signal is not "the
+// second" (which would end it at once), and the guards against a
+// launcher's kill do not apply until it has one of its own.
+TEST(StopState, ARelayedStopIsNotThisProcesssFirstSignal) {
+  xb::clear_stop();
+  xb::relay_stop(SIGTERM);
+  EXPECT_EQ(xb::stop_requested(), xb::StopReason::sigterm);
+  EXPECT_TRUE(xb::stop_relayed());
+  EXPECT_TRUE(xb::request_stop(SIGINT));  // its own first signal
+  EXPECT_EQ(xb::signal_stop(), xb::StopReason::sigterm);  // the first reason stays
+  EXPECT_FALSE(xb::stop_relayed());
+  EXPECT_FALSE(xb::request_stop(SIGINT));  // its own second signal
+  xb::clear_stop();
+  EXPECT_TRUE(xb::request_stop(SIGTERM));
+  xb::relay_stop(SIGINT);
+  EXPECT_EQ(xb::signal_stop(), xb::StopReason::sigterm);
+  EXPECT_FALSE(xb::stop_relayed());
+  xb::clear_stop();
+}
+
 // A leader that never says its last word (its process died, or it still
 // measures) is abandoned after the timeout: close() returns, it does not
 // throw or hang, and says how many words it gave up on.

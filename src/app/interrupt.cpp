@@ -71,8 +71,10 @@ void EmergencyWriter::finished() {
 void EmergencyWriter::watch() {
   using namespace std::chrono;
   std::unique_lock<std::mutex> lock(mutex_);
-  // Only signals: a time limit ends the run in order, nobody kills it.
-  while (!wake_.wait_for(lock, milliseconds(20), [this] { return done_ || signal_stop() != StopReason::none; })) {
+  // Only this process's own signals: a time limit or a signal relayed from
+  // another process ends the run in order, nobody kills this one.
+  while (!wake_.wait_for(lock, milliseconds(20),
+                         [this] { return done_ || (signal_stop() != StopReason::none && !stop_relayed()); })) {
   }
   if (done_) return;
   const StopReason why = signal_stop();

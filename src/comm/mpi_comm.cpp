@@ -132,7 +132,7 @@ class Watchdog {
   }
 
   bool abandoned_after_signal(double stuck_s) const {
-    return signal_stop() != StopReason::none && !stop_acknowledged() && stuck_s > stop_wait_s(rank_);
+    return signal_stop() != StopReason::none && !stop_relayed() && !stop_acknowledged() && stuck_s > stop_wait_s(rank_);
   }
 
   int rank_;
@@ -332,7 +332,7 @@ void MpiComm::wait_all(Request* requests, std::size_t count, Seconds timeout) {
       if (now > deadline) give_up(requests, count, timeout);
       // As the watchdog does for blocking calls: after a signal, a peer
       // that does not answer has gone.
-      if (signal_stop() != StopReason::none && !stop_acknowledged() &&
+      if (signal_stop() != StopReason::none && !stop_relayed() && !stop_acknowledged() &&
           std::chrono::duration<double>(now - started).count() > stop_wait_s(rank_)) {
         std::fprintf(stderr, "xferbench: rank %d: stopping: rank %d stopped answering after the signal\n", rank_,
                      requests[0].peer);

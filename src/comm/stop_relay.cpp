@@ -14,10 +14,10 @@ int signal_number(StopReason r) { return r == StopReason::sigint ? SIGINT : r ==
 
 StopRelay::StopRelay(Communicator& comm, std::string what) : StopRelay(comm, std::move(what), Hooks{}) {}
 
-StopRelay::StopRelay(Communicator& comm, std::string what, Hooks hooks)
+StopRelay::StopRelay(Communicator& comm, std::string what, Hooks hooks, bool every_rank)
     : comm_(comm), what_(std::move(what)), hooks_(std::move(hooks)) {
-  const auto roles = comm_.allgather(std::string(comm_.local_rank() == 0 ? "1" : "0"), Seconds(60));
-  leader_ = comm_.local_rank() == 0;
+  leader_ = every_rank || comm_.local_rank() == 0;
+  const auto roles = comm_.allgather(std::string(leader_ ? "1" : "0"), Seconds(60));
   if (!leader_) return;
   for (int r = 0; r < static_cast<int>(roles.size()); ++r)
     if (r != comm_.rank() && roles[static_cast<std::size_t>(r)] == "1") peers_.push_back(r);

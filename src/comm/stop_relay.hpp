@@ -32,12 +32,14 @@ class StopRelay {
  public:
   struct Hooks {
     std::function<StopReason()> local = [] { return signal_stop(); };  // this process's signal
-    std::function<void(int signal_number)> request = [](int s) { request_stop(s); };
+    std::function<void(int signal_number)> request = [](int s) { relay_stop(s); };
   };
   // Collective. `what` names the work in the message a relayed stop prints
   // ("stopping: the check of rank 2 was interrupted by SIGTERM").
+  // `every_rank`: every process measures (pingpong --all-pairs), so every
+  // rank is a leader, not only each node's first.
   StopRelay(Communicator& comm, std::string what);
-  StopRelay(Communicator& comm, std::string what, Hooks hooks);
+  StopRelay(Communicator& comm, std::string what, Hooks hooks, bool every_rank = false);
   StopRelay(const StopRelay&) = delete;
   StopRelay& operator=(const StopRelay&) = delete;
   ~StopRelay();

@@ -11,6 +11,8 @@ std::atomic<int> g_signal{0};
 // steady_clock ticks since its epoch; 0 = no deadline.
 std::atomic<std::int64_t> g_deadline{0};
 std::atomic<bool> g_acknowledged{false};
+std::atomic<bool> g_own{false};      // this process got a signal itself
+std::atomic<bool> g_relayed{false};  // g_signal was recorded by relay_stop
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<std::int64_t>::is_always_lock_free,
               "the stop state is written from a signal handler");
 
@@ -45,9 +47,18 @@ int stop_exit_code(StopReason r) noexcept {
 }
 
 bool request_stop(int signal_number) noexcept {
+  if (g_own.exchange(true)) return false;
   int expected = 0;
-  return g_signal.compare_exchange_strong(expected, signal_number);
+  g_signal.compare_exchange_strong(expected, signal_number);  // a relayed stop keeps its reason
+  return true;
 }
+
+void relay_stop(int signal_number) noexcept {
+  int expected = 0;
+  if (g_signal.compare_exchange_strong(expected, signal_number)) g_relayed.store(true);
+}
+
+bool stop_relayed() noexcept { return g_relayed.load() && !g_own.load(); }
 
 StopReason signal_stop() noexcept {
   const int s = g_signal.load();
@@ -65,6 +76,8 @@ void clear_stop() noexcept {
   g_signal.store(0);
   g_deadline.store(0);
   g_acknowledged.store(false);
+  g_own.store(false);
+  g_relayed.store(false);
 }
 
 void acknowledge_stop() noexcept { g_acknowledged.store(true); }
@@ -97,9 +110,13 @@ StopPoll::StopPoll(std::function<void()> poll) : poll_(std::move(poll)), previou
 
 StopPoll::~StopPoll() { t_poll = previous_; }
 
-void throw_if_stopped() {
+StopReason polled_stop() {
   if (t_poll != nullptr && *t_poll) (*t_poll)();
-  const StopReason r = stop_requested();
+  return stop_requested();
+}
+
+void throw_if_stopped() {
+  const StopReason r = polled_stop();
   if (r != StopReason::none) throw Stopped(r, stop_message(r));
 }
 

@@ -51,10 +51,20 @@ class Stopped : public std::runtime_error {
   StopReason reason_;
 };
 
-// Records a signal (SIGINT or SIGTERM). The first one wins; returns false
-// when a signal was already recorded (the caller's second signal).
-// Async-signal-safe.
+// Records a signal (SIGINT or SIGTERM) this process got. The first one
+// wins; returns false when this process already got one (the caller's
+// second signal). Async-signal-safe.
 bool request_stop(int signal_number) noexcept;
+
+// Records a signal another process got (comm/stop_relay.hpp): the loops
+// stop as for one of this process's own, but it is not this process's
+// first signal (its own next one is not "the second"), and what guards
+// against a launcher's kill after a signal (the emergency writer, the
+// short waits for a peer) does not apply: nobody is about to kill this
+// process.
+void relay_stop(int signal_number) noexcept;
+// The recorded signal came only from another process.
+bool stop_relayed() noexcept;
 
 // The recorded signal's reason (sigint / sigterm), or none.
 StopReason signal_stop() noexcept;
@@ -78,6 +88,9 @@ bool stop_acknowledged() noexcept;
 // Throws Stopped when stop_requested() is not none. First runs the poll
 // this thread installed (StopPoll), if any.
 void throw_if_stopped();
+// stop_requested() after this thread's poll, for loops that agree on stops
+// themselves instead of throwing (pingpong).
+StopReason polled_stop();
 
 // Installs `poll` for this thread while in scope: throw_if_stopped() runs
 // it before it looks at the stop state, so every measuring loop (between

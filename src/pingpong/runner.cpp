@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "comm/stop_relay.hpp"
 #include "core/fault.hpp"
 #include "core/stop.hpp"
 #include "pingpong/buffers.hpp"
@@ -157,7 +158,7 @@ int slice_length(const std::vector<double>& last, int left) {
 // The pair's agreement before a slice: the stop both act on (a signal
 // first) and, from the initiator, the slice's length.
 StopReason agree_slice(const PairContext& ctx, int& reps) {
-  const StopReason mine = stop_requested();
+  const StopReason mine = polled_stop();
   StopReason theirs = StopReason::none;
   if (ctx.initiator) {
     ctx.comm->send_string(ctx.peer, kTagSlice, fmt::format("{} {}", static_cast<int>(mine), reps), ctx.timeout);
@@ -281,7 +282,7 @@ SizeState handshake(const PairContext& ctx, const SizeState& mine) {
 // (decided by the initiator), the fault hook.
 SizeState local_state(const PairContext& ctx, const PairResult& r, std::uint64_t bytes, RunControl* control) {
   SizeState mine;
-  mine.stop = stop_requested();
+  mine.stop = polled_stop();
   if (mine.stop != StopReason::none || control == nullptr) return mine;
   const std::string key = std::to_string(bytes);
   const CellCost next{fmt::format("r{}-r{}", r.rank_a, r.rank_b), static_cast<double>(bytes), 0};
@@ -394,7 +395,7 @@ PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vect
 
 // Collective: the stop every rank agrees on after a round (a signal first).
 StopReason agree_stop(comm::Communicator& c, StopReason seen, comm::Seconds timeout) {
-  if (seen == StopReason::none) seen = stop_requested();
+  if (seen == StopReason::none) seen = polled_stop();
   StopReason out = StopReason::none;
   for (double v : c.allgather(static_cast<double>(static_cast<int>(seen)), timeout)) {
     const auto r = static_cast<StopReason>(static_cast<int>(v));
@@ -438,6 +439,15 @@ Result run(comm::Communicator& comm, const Options& options, const Environment& 
   validate(options);
   const auto rounds = schedule(comm, options);
   const auto infos = announce(comm, options, env);
+  // --all-pairs: a signal to one rank stops the other pairs of the round
+  // within a slice too (not only at the round's end): every rank relays
+  // its signal to the others, looked at wherever this rank looks for a stop.
+  std::optional<comm::StopRelay> relay;
+  std::optional<StopPoll> poll;
+  if (options.all_pairs && comm.size() > 2) {
+    relay.emplace(comm, "pingpong", comm::StopRelay::Hooks{}, true);
+    poll.emplace([&relay] { relay->poll(); });
+  }
   std::vector<PairResult> mine;
   StopReason stop = StopReason::none;
   std::vector<std::string> pairs_not_run;
@@ -459,10 +469,13 @@ Result run(comm::Communicator& comm, const Options& options, const Environment& 
     if (options.all_pairs) stop = agree_stop(comm, seen, timeout_of(options));
     else stop = seen;
   }
+  poll.reset();
+  if (relay) relay->last_word();
   Result result = result_header(options, comm.size());
   for (const auto& wire : comm.allgather(pairs_to_wire(mine), timeout_of(options))) {
     for (auto& p : pairs_from_wire(wire)) result.pairs.push_back(std::move(p));
   }
+  if (relay) relay->close(timeout_of(options));
   std::sort(result.pairs.begin(), result.pairs.end(),
             [](const PairResult& x, const PairResult& y) { return std::tie(x.rank_a, x.rank_b) < std::tie(y.rank_a, y.rank_b); });
   // A two-rank run that failed before measuring anything has nothing to keep.
