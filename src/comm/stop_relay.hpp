@@ -31,7 +31,8 @@ namespace xb::comm {
 class StopRelay {
  public:
   struct Hooks {
-    std::function<StopReason()> local = [] { return signal_stop(); };  // this process's signal
+    // This process's own signal (one relayed here is not passed on again).
+    std::function<StopReason()> local = [] { return stop_relayed() ? StopReason::none : signal_stop(); };
     std::function<void(int signal_number)> request = [](int s) { relay_stop(s); };
   };
   // Collective. `what` names the work in the message a relayed stop prints
