@@ -128,6 +128,15 @@ TEST(StopState, ARelayedStopIsNotThisProcesssFirstSignal) {
   xb::clear_stop();
 }
 
+// The stop an exit code stands for is the inverse of stop_exit_code for
+// the codes a result can end with.
+TEST(StopState, ExitCodesMapBackToTheirStops) {
+  for (xb::StopReason r : {xb::StopReason::sigint, xb::StopReason::sigterm, xb::StopReason::time_limit})
+    EXPECT_EQ(xb::stop_of_exit_code(xb::stop_exit_code(r)), r);
+  for (int code : {0, 1, 2, 8, 9})
+    EXPECT_EQ(xb::stop_of_exit_code(code), xb::StopReason::none) << code;
+}
+
 // A leader that never says its last word (its process died, or it still
 // measures) is abandoned after the timeout: close() returns, it does not
 // throw or hang, and says how many words it gave up on.

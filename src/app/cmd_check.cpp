@@ -14,8 +14,8 @@
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "check/fleet.hpp"
-#include "comm/stop_relay.hpp"
 #include "check/node.hpp"
+#include "comm/stop_relay.hpp"
 #include "core/error.hpp"
 #include "core/stop.hpp"
 #include "core/units.hpp"
@@ -110,7 +110,7 @@ int execute_fleet(const CheckArgs& a, const Context& ctx) {
         *comm,
         [&] {
           // A signal stops this node's check and, through the relay, every
-          // other node's at its next cell. Once this node's work ends (also
+          // other node's at its next sample. Once this node's work ends (also
           // by an error), it sends its last word and waits (up to
           // --timeout) for the others instead of giving up on them, so
           // rank 0 writes every node.

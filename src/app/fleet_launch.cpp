@@ -12,8 +12,8 @@
 #include "app/interrupt.hpp"
 #include "comm/launch_env.hpp"
 #include "core/error.hpp"
-#include "core/stop.hpp"
 #include "core/runner.hpp"
+#include "core/stop.hpp"
 #include "fleet/summary.hpp"
 #include "report/output_file.hpp"
 #include "report/fleet_report.hpp"
@@ -105,11 +105,11 @@ int run_fleet(comm::Communicator& comm, const FleetJob& job, const std::vector<s
   const auto t0 = std::chrono::steady_clock::now();
   const std::string start_utc = utc_now_iso8601();
   fleet::Session session(comm, session_options);
-  // From here a signal stops this node's measurement at its next cell; the
-  // node's partial result is sent like any other (docs/fleet.md, Signals).
+  // From here a signal stops this node's measurement at its next sample;
+  // the node's partial result is sent like any other (docs/fleet.md, Signals).
   StopSignals signals;
   // Several nodes measure: a signal to one node's measuring process stops
-  // every node's at its next cell (docs/fleet.md, Signals).
+  // every node's at its next sample (docs/fleet.md, Signals).
   std::optional<comm::StopRelay> relay;
   fleet::MeasureNode measure;
   if (!session.stop() && !session.single_node() && job.measure) {

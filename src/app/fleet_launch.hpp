@@ -71,7 +71,7 @@ int run_single_or_per_node(const Context& ctx, const FleetJob& job);
 // The multi-process part, on any communicator (tests use the in-process
 // one). Only rank 0 writes to `out`; every rank returns the same code.
 // With several nodes, a signal to one node's measuring process stops every
-// node's at its next cell (comm::StopRelay; `relay_hooks` are for tests).
+// node's at its next sample (comm::StopRelay; `relay_hooks` are for tests).
 int run_fleet(comm::Communicator& comm, const FleetJob& job, const std::vector<std::string>& argv, std::ostream& out,
               std::ostream& err, fleet::Options session_options = {}, comm::StopRelay::Hooks relay_hooks = {});
 

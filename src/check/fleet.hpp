@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "comm/communicator.hpp"
-#include "core/stop.hpp"
 
 namespace xb::check {
 

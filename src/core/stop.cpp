@@ -11,9 +11,9 @@ std::atomic<int> g_signal{0};
 // steady_clock ticks since its epoch; 0 = no deadline.
 std::atomic<std::int64_t> g_deadline{0};
 std::atomic<bool> g_acknowledged{false};
-std::atomic<bool> g_own{false};      // this process got a signal itself
-std::atomic<bool> g_relayed{false};  // g_signal was recorded by relay_stop
-static_assert(std::atomic<int>::is_always_lock_free && std::atomic<std::int64_t>::is_always_lock_free,
+std::atomic<bool> g_own{false};  // this process got a signal itself (else g_signal came from a relay)
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<std::int64_t>::is_always_lock_free &&
+                  std::atomic<bool>::is_always_lock_free,
               "the stop state is written from a signal handler");
 
 }  // namespace
@@ -28,6 +28,12 @@ const char* to_string(StopReason r) noexcept {
     case StopReason::memory: return "memory";
   }
   return "none";
+}
+
+StopReason stop_of_exit_code(int code) noexcept {
+  for (StopReason r : {StopReason::sigint, StopReason::sigterm, StopReason::time_limit})
+    if (code == stop_exit_code(r)) return r;
+  return StopReason::none;
 }
 
 bool is_signal(StopReason r) noexcept { return r == StopReason::sigint || r == StopReason::sigterm; }
@@ -55,10 +61,10 @@ bool request_stop(int signal_number) noexcept {
 
 void relay_stop(int signal_number) noexcept {
   int expected = 0;
-  if (g_signal.compare_exchange_strong(expected, signal_number)) g_relayed.store(true);
+  g_signal.compare_exchange_strong(expected, signal_number);
 }
 
-bool stop_relayed() noexcept { return g_relayed.load() && !g_own.load(); }
+bool stop_relayed() noexcept { return g_signal.load() != 0 && !g_own.load(); }
 
 StopReason signal_stop() noexcept {
   const int s = g_signal.load();
@@ -77,7 +83,6 @@ void clear_stop() noexcept {
   g_deadline.store(0);
   g_acknowledged.store(false);
   g_own.store(false);
-  g_relayed.store(false);
 }
 
 void acknowledge_stop() noexcept { g_acknowledged.store(true); }

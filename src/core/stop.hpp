@@ -35,6 +35,10 @@ const char* to_string(StopReason r) noexcept;
 // Exit code of a run that ended for `r`: 130, 143, 10 (time_limit, memory), 8 (CUDA); 0 for none.
 int stop_exit_code(StopReason r) noexcept;
 
+// The stop an exit code stands for: 130 sigint, 143 sigterm, 10
+// time_limit (partial); none for any other code.
+StopReason stop_of_exit_code(int code) noexcept;
+
 // SIGINT or SIGTERM.
 bool is_signal(StopReason r) noexcept;
 // A stop that makes a result "interrupted" and its exit code the stop's

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/stats.hpp"
+#include "core/stop.hpp"
 
 namespace xb::fleet {
 namespace {
@@ -96,8 +97,8 @@ int fleet_exit_code(const std::vector<FleetNode>& nodes, const FleetSummary& s, 
     if (n.record.exit_code != 0) codes.insert(n.record.exit_code);
   // A node stopped by a signal gives the job the signal's code, as one
   // process would exit.
-  for (int signal_code : {130, 143})
-    if (codes.count(signal_code) != 0) return signal_code;
+  for (int code : codes)
+    if (is_signal(stop_of_exit_code(code))) return code;
   if (codes.size() == 1) return *codes.begin();
   if (codes.size() > 1) return 1;
   return fail_on_outlier && !s.outliers.empty() ? 1 : 0;
@@ -113,8 +114,9 @@ std::string node_status(const NodeRecord& r) {
 
 std::string fleet_status(int exit_code) {
   if (exit_code == 0) return "passed";
-  if (exit_code == 130 || exit_code == 143) return "interrupted";
-  if (exit_code == 10) return "partial";
+  const StopReason stop = stop_of_exit_code(exit_code);
+  if (is_signal(stop)) return "interrupted";
+  if (stop == StopReason::time_limit) return "partial";
   return "failed";
 }
 

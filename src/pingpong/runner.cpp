@@ -136,6 +136,12 @@ std::string check_received(Transport& t, const Options& o, bool initiator, std::
   return fmt::format("rank {} received wrong data at byte offset {}", initiator ? "initiator" : "responder", bad);
 }
 
+// The stop two sides act on: `first`'s, unless it has none or `second`
+// has a signal where `first` has another reason (a signal outranks them).
+StopReason first_stop(StopReason first, StopReason second) {
+  return first == StopReason::none || (!is_signal(first) && is_signal(second)) ? second : first;
+}
+
 // The timed repetitions of a size run in slices of about kSliceSeconds
 // (by the initiator's clock). Before each slice the initiator sends its
 // stop request and the slice's length, and the responder answers with its
@@ -170,8 +176,7 @@ StopReason agree_slice(const PairContext& ctx, int& reps) {
     theirs = static_cast<StopReason>(stop);
     ctx.comm->send_string(ctx.peer, kTagSlice, std::to_string(static_cast<int>(mine)), ctx.timeout);
   }
-  if (mine == StopReason::none || (!is_signal(mine) && is_signal(theirs))) return theirs;
-  return mine;
+  return ctx.initiator ? first_stop(mine, theirs) : first_stop(theirs, mine);
 }
 
 // One size: fill, sync the pair (the seed's barrier), warm up, time in
@@ -259,7 +264,7 @@ SizeState decode(const std::string& text, int rank) {
 // The initiator's word first; a signal outranks the other reasons to stop.
 SizeState combine(const SizeState& first, const SizeState& second) {
   SizeState out = first;
-  if (out.stop == StopReason::none || (!is_signal(out.stop) && is_signal(second.stop))) out.stop = second.stop;
+  out.stop = first_stop(first.stop, second.stop);
   out.skip = first.skip || second.skip;
   out.fail_check = first.fail_check || second.fail_check;
   if (!out.error) out.error = second.error;
@@ -397,10 +402,8 @@ PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vect
 StopReason agree_stop(comm::Communicator& c, StopReason seen, comm::Seconds timeout) {
   if (seen == StopReason::none) seen = polled_stop();
   StopReason out = StopReason::none;
-  for (double v : c.allgather(static_cast<double>(static_cast<int>(seen)), timeout)) {
-    const auto r = static_cast<StopReason>(static_cast<int>(v));
-    if (out == StopReason::none || (!is_signal(out) && is_signal(r))) out = r;
-  }
+  for (double v : c.allgather(static_cast<double>(static_cast<int>(seen)), timeout))
+    out = first_stop(out, static_cast<StopReason>(static_cast<int>(v)));
   if (out != StopReason::none) acknowledge_stop();
   return out;
 }

@@ -1,12 +1,10 @@
 #include "report/check_report.hpp"
 
-#include <algorithm>
-#include <cctype>
-
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include "check/fleet.hpp"
+#include "fleet/summary.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {
@@ -238,21 +236,22 @@ namespace {
 // interrupted (a node was stopped by a signal), partial (--time-limit
 // alone), fail.
 std::string fleet_verdict(const std::vector<json>& nodes) {
-  const int code = check::fleet_exit_code(nodes);
-  if (code == 0) return "pass";
-  if (code == 130 || code == 143) return "interrupted";
-  if (code == stop_exit_code(StopReason::time_limit)) return "partial";
-  return "fail";
+  const std::string status = fleet::fleet_status(check::fleet_exit_code(nodes));
+  return status == "passed" ? "pass" : status == "failed" ? "fail" : status;
 }
 
-// Nodes that failed or could not check themselves (stopped ones are not).
-int nodes_failed(const std::vector<json>& nodes) {
-  int failed = 0;
+struct NodeCounts {
+  int failed = 0;   // failed, or could not check itself
+  int stopped = 0;  // interrupted or partial
+};
+NodeCounts count_nodes(const std::vector<json>& nodes) {
+  NodeCounts c;
   for (const json& n : nodes) {
     const std::string v = n.value("verdict", "error");
-    failed += v != "pass" && v != "partial" && v != "interrupted";
+    if (v == "partial" || v == "interrupted") ++c.stopped;
+    else if (v != "pass") ++c.failed;
   }
-  return failed;
+  return c;
 }
 
 }  // namespace
@@ -267,18 +266,14 @@ void text_fleet(std::ostream& os, const std::vector<json>& nodes) {
                                  : verdict == "interrupted" ? "STOPPED" : "ERROR",
                n.value("wall_seconds", 0.0), n.value("summary", n.value("error", "")));
   }
-  std::string verdict = fleet_verdict(nodes);
-  std::transform(verdict.begin(), verdict.end(), verdict.begin(), [](unsigned char c) { return std::toupper(c); });
-  const int failed = nodes_failed(nodes);
-  int stopped = 0;
-  for (const json& n : nodes) stopped += n.value("verdict", "") == "partial" || n.value("verdict", "") == "interrupted";
-  fmt::print(os, "xferbench check: {} {} of {} nodes failed{}\n", verdict, failed, nodes.size(),
-             stopped > 0 ? fmt::format(", {} stopped before the end; not accepted", stopped) : "");
+  const NodeCounts c = count_nodes(nodes);
+  fmt::print(os, "xferbench check: {} {} of {} nodes failed{}\n", upper_case(fleet_verdict(nodes)), c.failed, nodes.size(),
+             c.stopped > 0 ? fmt::format(", {} stopped before the end; not accepted", c.stopped) : "");
 }
 
 json fleet_json(const std::vector<json>& nodes) {
   return {{"schema", "xferbench-check-fleet"}, {"schema_version", 1}, {"verdict", fleet_verdict(nodes)},
-          {"nodes_failed", nodes_failed(nodes)}, {"nodes", nodes}};
+          {"nodes_failed", count_nodes(nodes).failed}, {"nodes", nodes}};
 }
 
 }  // namespace xb::report

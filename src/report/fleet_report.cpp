@@ -1,7 +1,6 @@
 #include "report/fleet_report.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 #include <tuple>
@@ -119,7 +118,7 @@ std::string node_status(const Fleet& f, const FleetNode& n) {
   const std::string status = fleet::node_status(r);
   std::string st = "ok";
   if (status == "interrupted" || status == "partial") {
-    st = fmt::format("{} (exit {}): {}", status == "partial" ? "PARTIAL" : "INTERRUPTED", r.exit_code,
+    st = fmt::format("{} (exit {}): {}", upper_case(status), r.exit_code,
                      stop_reason(r.result));
   } else if (status == "failed") {
     st = fmt::format("FAILED (exit {}): {}", r.exit_code, failure_reason(r.result));
@@ -251,7 +250,7 @@ std::string footer_text(const Fleet& f) {
     else if (st != "passed") ++failed;
   }
   std::string word = fleet::fleet_status(f.exit_code);
-  if (word != "passed") std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (word != "passed") word = upper_case(word);
   return fmt::format("# {}: {} node{}, {} failed, {}{} with outliers{}; exit code {}\n", word, f.nodes.size(),
                      f.nodes.size() == 1 ? "" : "s", failed,
                      stopped > 0 ? fmt::format("{} stopped before the end, ", stopped) : "",

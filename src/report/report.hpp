@@ -46,6 +46,9 @@ nlohmann::json stop_section_json(RunStatus status, StopReason stop, const std::s
 nlohmann::json peak_json(const Peak& p);
 nlohmann::json cases_json();
 
+// "INTERRUPTED" for "interrupted": a verdict as summary lines shout it.
+std::string upper_case(std::string s);
+
 // --- CSV -------------------------------------------------------------------
 // One row per measured cell, with a header row.
 std::string run_csv(const RunResult& run);

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -11,6 +12,11 @@
 #include "report/report.hpp"
 
 namespace xb::report {
+
+std::string upper_case(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
+}
 namespace {
 
 const Cell* find_cell(const Matrix& m, int r, int c) {
