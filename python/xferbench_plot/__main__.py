@@ -3,7 +3,9 @@
 Exit codes (read by `xferbench plot`): 0 written; 2 bad input, nothing
 written; 3 matplotlib missing; 4 the image could not be written; 5 a bug in
 this package. Never 1: `python3 -m` exits 1 when the package is missing, and
-xferbench plot says so.
+xferbench plot says so. SIGINT, SIGTERM and SIGHUP end it by that signal,
+after a half-written image is removed, so xferbench plot can tell them from
+a crash.
 """
 
 import argparse
