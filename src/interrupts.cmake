@@ -12,13 +12,15 @@ target_sources(xferbench_core PRIVATE
 target_sources(xferbench_app PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/app/interrupt.cpp)
 
-# The commit the binary is built from, read once at configure time and
-# compiled into one small file (so a new commit does not rebuild the rest).
-set(XFERBENCH_GIT_HASH "")
+# The commit the binary is built from (and whether tracked files had
+# changes), read on every build by a small script that rewrites the one
+# generated file only when that changes: a new commit shows in --version and
+# results without a reconfigure, and nothing else is rebuilt for it.
 find_package(Git QUIET)
-if(GIT_FOUND)
-  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --short=12 HEAD
-                  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
-                  OUTPUT_VARIABLE XFERBENCH_GIT_HASH OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-endif()
-configure_file(${CMAKE_CURRENT_LIST_DIR}/core/build_info.cpp.in ${CMAKE_CURRENT_BINARY_DIR}/build_info.cpp @ONLY)
+add_custom_target(xferbench_build_info
+  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DGIT=${GIT_EXECUTABLE}
+          -DTEMPLATE=${CMAKE_CURRENT_LIST_DIR}/core/build_info.cpp.in -DOUTPUT=${CMAKE_CURRENT_BINARY_DIR}/build_info.cpp
+          -P ${CMAKE_CURRENT_LIST_DIR}/core/build_info.cmake
+  BYPRODUCTS ${CMAKE_CURRENT_BINARY_DIR}/build_info.cpp
+  VERBATIM)
+add_dependencies(xferbench_core xferbench_build_info)

@@ -3,11 +3,14 @@
 Exit codes (read by `xferbench plot`): 0 written; 2 bad input, nothing
 written; 3 matplotlib missing; 4 the image could not be written; 5 a bug in
 this package. Never 1: `python3 -m` exits 1 when the package is missing, and
-xferbench plot says so.
+xferbench plot says so. SIGINT, SIGTERM and SIGHUP end it by that signal,
+after a half-written image is removed, so xferbench plot can tell them from
+a crash.
 """
 
 import argparse
 import os
+import signal
 import stat
 import sys
 import tempfile
@@ -37,17 +40,23 @@ def auto_kind(result):
 
 
 def default_title(result):
-    d = result.doc
-    host = L._get(d, "environment", "hostname", default="")
+    d, place = result.doc, L.Place(result.path)
+    env = place.object(d, "environment", optional=True) or {}
+    host = place.at("environment").text(env, "hostname", optional=True)
     where = f" on {host}" if host else ""
     if result.schema == "xferbench-sweep":
-        src = d.get("source", {})
-        what = f"case {src['case']}" if src.get("kind") == "case" else f"--do '{src.get('spec', '?')}'"
+        src = place.object(d, "source", optional=True) or {}
+        at = place.at("source")
+        if at.text(src, "kind", optional=True) == "case":
+            what = f"case {at.text(src, 'case')}"
+        else:
+            what = f"--do '{at.text(src, 'spec', optional=True, default='?')}'"
         return f"xferbench sweep: {what}{where}"
     if result.schema == "xferbench-sms":
-        return f"xferbench sweep --sms: case {d.get('case', '?')}{where}"
+        return f"xferbench sweep --sms: case {place.text(d, 'case', optional=True, default='?')}{where}"
     if result.schema == "xferbench-pingpong":
-        return f"xferbench pingpong ({d.get('mode', '?')}, {d.get('requested_transport', '?')})"
+        mode = place.text(d, "mode", optional=True, default="?")
+        return f"xferbench pingpong ({mode}, {place.text(d, 'requested_transport', optional=True, default='?')})"
     return f"xferbench {result.schema.split('-', 1)[1]}{where}"
 
 
@@ -141,6 +150,10 @@ def main(argv=None):
             # Text stays text in SVG (searchable, smaller) and output is reproducible.
             matplotlib.rcParams["svg.fonttype"] = "none"
             matplotlib.rcParams["svg.hashsalt"] = "xferbench"
+            # Labels and titles come from result files and --title: a '$' in them is text, not TeX math
+            # (an unbalanced one would make drawing fail).
+            if "text.parse_math" in matplotlib.rcParams:
+                matplotlib.rcParams["text.parse_math"] = False
         except ImportError:
             return error(f"matplotlib is not installed for {sys.executable}: pip install ./python "
                          "(or pip install matplotlib)", EXIT_NO_MATPLOTLIB)
@@ -151,10 +164,35 @@ def main(argv=None):
     except WriteError as e:
         return error(str(e), EXIT_WRITE)
     except Exception as e:  # keep exit status 1 free to mean "package missing"
-        print(f"xferbench: internal error in xferbench_plot: {type(e).__name__}: {e}", file=sys.stderr)
+        detail = (str(e).strip().splitlines() or [""])[0]  # one line, as every xferbench error
+        print(f"xferbench: internal error in xferbench_plot: {type(e).__name__}: {detail}", file=sys.stderr)
         return EXIT_INTERNAL
     return 0
 
 
+class _Signalled(BaseException):
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_signalled(signum, _frame):
+    raise _Signalled(signum)
+
+
+def run_as_program():
+    """main() as `python3 -m xferbench_plot`: SIGINT, SIGTERM and SIGHUP end it without a traceback, after a
+    half-written image is removed, by that same signal, so xferbench plot sees which one (docs/plots.md)."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _raise_signalled)
+    try:
+        code = main()
+    except _Signalled as e:
+        signal.signal(e.signum, signal.SIG_DFL)
+        os.kill(os.getpid(), e.signum)
+        raise  # not reached: the signal ends the process
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run_as_program()

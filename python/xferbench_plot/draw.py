@@ -22,6 +22,11 @@ def _bytes_text(n):
     return text[:-1] + " " + text[-1] + "iB" if text[-1] in "KMG" else text + " B"
 
 
+def _n_half_text(n):
+    # The sweep writes n_half_bytes <= 0 when the fitted startup is not positive (its report says n/a).
+    return _bytes_text(n) if n is not None and n > 0 else "n/a"
+
+
 def _fit_gbps(fit, n):
     # Hockney model: time = startup + n / B, so bandwidth = n / time.
     t = fit["startup_s"] + n / (fit["asymptotic_gbps"] * 1e9)
@@ -43,7 +48,7 @@ def curves(results_series, title):
                 xs = [lo * (hi / lo) ** (i / 100) for i in range(101)]
                 ax.plot(xs, [_fit_gbps(fit, x) for x in xs], linestyle="--", linewidth=0.9, color=line.get_color(),
                         label=f"fit: startup {fit['startup_s'] * 1e6:.2f} us, "
-                              f"{fit['asymptotic_gbps']:.1f} GB/s, n_half {_bytes_text(fit.get('n_half_bytes', 0))}")
+                              f"{fit['asymptotic_gbps']:.1f} GB/s, n_half {_n_half_text(fit.get('n_half_bytes'))}")
             if s.get("peak"):
                 peaks.setdefault(round(s["peak"], 3), s.get("link", ""))
     for gbps, link in sorted(peaks.items()):
@@ -118,7 +123,7 @@ def _heatmap_panel(fig, ax, p):
             if v is None:
                 ax.text(c, r, "-", ha="center", va="center", fontsize=9, color="0.5")
                 continue
-            shade = data[r][c] / top
+            shade = data[r][c] / top if top > 0 else 0.0  # a latency panel of zeros
             dark = shade < 0.55 if by_eff else shade > 0.45
             ax.text(c, r, _cell_text(v, p["efficiency"][r][c], p["unit"]), ha="center", va="center", fontsize=9,
                     color="white" if dark else "black")

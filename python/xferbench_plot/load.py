@@ -6,6 +6,9 @@ library is imported and nothing is written.
 
 import json
 import os
+import stat
+
+from .fields import InputError, Place, describe
 
 # Schemas this plotter reads, with the versions it knows.
 VERSIONED = {"xferbench-run": {1}, "xferbench-sweep": {1}, "xferbench-scenario": {1}, "xferbench-pingpong": {1},
@@ -14,10 +17,15 @@ VERSIONED = {"xferbench-run": {1}, "xferbench-sweep": {1}, "xferbench-scenario":
 # version in the name; "xferbench-pingpong/1" is schema_version 1.
 PINGPONG_PREFIX = "xferbench-pingpong/"
 LEGACY_PINGPONG = {"xferbench-pingpong/1"}
+# What one figure can hold: matplotlib refuses images of 2^16 pixels or more
+# on a side (at 100 dpi, 655 inches), and a matrix of thousands of labelled
+# cells would take minutes to draw and be unreadable.
+MAX_PANELS = 300
+MAX_MATRIX_SIDE = 256
+MAX_TIMELINE_ROWS = 1000
+MAX_TIMELINE_BARS = 100_000
 
-
-class InputError(Exception):
-    """A result file this plotter cannot draw; the message is one line."""
+__all__ = ["InputError", "Result", "load", "curve_series", "sm_budget_series", "heatmap_panels", "timeline_transfers"]
 
 
 class Result:
@@ -31,13 +39,33 @@ class Result:
         return os.path.splitext(os.path.basename(self.path))[0]
 
 
-def load(path):
+def _read(path):
+    """The file's text; only a regular file is read (a FIFO would wait for a writer, a directory has no text)."""
     try:
-        with open(path, "r", encoding="utf-8") as f:
-            doc = json.load(f)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as e:
         raise InputError(f"cannot read '{path}': {e.strerror}") from None
-    except ValueError as e:
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError(f"cannot read '{path}': not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        try:
+            data = f.read()
+        except OSError as e:
+            raise InputError(f"cannot read '{path}': {e.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"'{path}' is not JSON: not UTF-8 text (byte {e.start})") from None
+
+
+def load(path):
+    text = _read(path)
+    try:
+        doc = json.loads(text)
+    except RecursionError:
+        raise InputError(f"'{path}' is not JSON this plotter reads: lists or objects nested too deeply") from None
+    except ValueError as e:  # also a number with more digits than Python converts
         raise InputError(f"'{path}' is not JSON: {e}") from None
     schema = doc.get("schema") if isinstance(doc, dict) else None
     if not isinstance(schema, str):
@@ -50,73 +78,68 @@ def load(path):
         raise InputError(f"'{path}' has schema '{schema}': this plotter reads "
                          "xferbench-run, xferbench-sweep, xferbench-sms, xferbench-pingpong and xferbench-scenario results")
     version = doc.get("schema_version")
-    if version not in VERSIONED[schema]:
-        raise InputError(f"'{path}' has {schema} schema_version {json.dumps(version)}: "
+    if isinstance(version, bool) or not isinstance(version, int) or version not in VERSIONED[schema]:
+        raise InputError(f"'{path}' has {schema} schema_version {describe(version)}: "
                          f"this plotter reads version {', '.join(map(str, sorted(VERSIONED[schema])))}")
     return Result(path, schema, doc)
 
 
-def _number(value, path, where, field, optional=False):
-    """`value` if it is a number (or None when optional); else InputError naming the file and the field."""
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"'{path}': {where}: field \"{field}\" is {json.dumps(value)}, not a number")
-    return value
+def _peak(at, series):
+    """A series' theoretical peak in GB/s, or None when unknown (the field is null)."""
+    peak = at.object(series, "peak", optional=True)
+    return None if peak is None else at.number(peak, "gbps", optional=True, minimum=0, name="peak.gbps")
 
 
-def _fit(fit, path, where):
+def _fit(at, series):
+    """A sweep series' fit, or None. Its startup_s may be negative and n_half_bytes 0 (the report says n/a)."""
+    fit = at.object(series, "fit", optional=True)
     if fit is None:
         return None
-    if not isinstance(fit, dict):
-        raise InputError(f"'{path}': {where}: field \"fit\" is {json.dumps(fit)}, not an object")
-    for field in ("startup_s", "asymptotic_gbps"):
-        _number(fit.get(field), path, where, f"fit.{field}")
-    _number(fit.get("n_half_bytes"), path, where, "fit.n_half_bytes", optional=True)
-    return fit
+    return {"startup_s": at.number(fit, "startup_s", name="fit.startup_s"),
+            "asymptotic_gbps": at.number(fit, "asymptotic_gbps", name="fit.asymptotic_gbps"),
+            "n_half_bytes": at.number(fit, "n_half_bytes", optional=True, name="fit.n_half_bytes")}
 
 
-def _get(obj, *keys, default=None):
-    for k in keys:
-        if not isinstance(obj, dict) or k not in obj:
-            return default
-        obj = obj[k]
-    return obj
+def _sweep_series(result):
+    place, out = Place(result.path), []
+    for i, s in enumerate(place.objects(result.doc, "series")):
+        label = place.at(f"series[{i}]").text(s, "label")
+        at = place.at(f"series '{label}'")
+        rows = at.objects(s, "rows")
+        points = [(place.at(f"series '{label}' row {j}"), r) for j, r in enumerate(rows)]
+        out.append({"label": label, "link": at.text(s, "link", optional=True),
+                    "bytes": [p.number(r, "bytes", positive=True) for p, r in points],
+                    "gbps": [p.number(r, "value_gbps", minimum=0) for p, r in points],
+                    "peak": _peak(at, s), "fit": _fit(at, s)})
+    return out
+
+
+def _pingpong_series(result):
+    place, out = Place(result.path), []
+    mode = place.text(result.doc, "mode", optional=True, default="pingpong")
+    for i, p in enumerate(place.objects(result.doc, "pairs")):
+        ranks = [place.at(f"pairs[{i}]").number(p, k, integer=True, minimum=0) for k in ("rank_a", "rank_b")]
+        where = f"pair r{ranks[0]}-r{ranks[1]}"
+        at = place.at(where)
+        transport = at.text(p, "transport", optional=True) or "?"
+        buffers = [at.text(p, k, optional=True) for k in ("buffer_a", "buffer_b")]
+        sizes = [(place.at(f"{where} size {j}"), s) for j, s in enumerate(at.objects(p, "sizes", optional=True))]
+        out.append({"label": f"r{ranks[0]}-r{ranks[1]} {buffers[0]}->{buffers[1]} {transport} ({mode})",
+                    "link": transport,
+                    "bytes": [q.number(s, "bytes", positive=True) for q, s in sizes],
+                    "gbps": [q.number(s, "bandwidth_gbps", minimum=0) for q, s in sizes],
+                    "peak": None, "fit": None})
+    return out
 
 
 def curve_series(result):
     """Bandwidth-vs-size series: dicts with label, bytes, gbps, peak, link, fit."""
-    out = []
-    try:
-        if result.schema == "xferbench-sweep":
-            for s in result.doc["series"]:
-                where = f"series '{s['label']}'"
-                rows = s["rows"]
-                out.append({"label": s["label"], "link": s.get("link", ""),
-                            "bytes": [_number(r["bytes"], result.path, f"{where} row {i}", "bytes")
-                                      for i, r in enumerate(rows)],
-                            "gbps": [_number(r["value_gbps"], result.path, f"{where} row {i}", "value_gbps")
-                                     for i, r in enumerate(rows)],
-                            "peak": _number(_get(s, "peak", "gbps"), result.path, where, "peak.gbps", optional=True),
-                            "fit": _fit(s.get("fit"), result.path, where)})
-        elif result.schema == "xferbench-pingpong":
-            mode = result.doc.get("mode", "pingpong")
-            for p in result.doc["pairs"]:
-                sizes = p.get("sizes") or []
-                transport = p.get("transport") or "?"
-                label = (f"r{p['rank_a']}-r{p['rank_b']} {p.get('buffer_a', '')}->{p.get('buffer_b', '')} "
-                         f"{transport} ({mode})")
-                where = f"pair r{p['rank_a']}-r{p['rank_b']}"
-                out.append({"label": label, "link": transport,
-                            "bytes": [_number(s["bytes"], result.path, f"{where} size {i}", "bytes")
-                                      for i, s in enumerate(sizes)],
-                            "gbps": [_number(s["bandwidth_gbps"], result.path, f"{where} size {i}", "bandwidth_gbps")
-                                     for i, s in enumerate(sizes)],
-                            "peak": None, "fit": None})
-        else:
-            raise InputError(f"'{result.path}' is an {result.schema} result: curves need a sweep or pingpong result")
-    except (KeyError, TypeError, IndexError) as e:
-        raise InputError(f"'{result.path}' is a malformed {result.schema} result: missing {e}") from None
+    if result.schema == "xferbench-sweep":
+        out = _sweep_series(result)
+    elif result.schema == "xferbench-pingpong":
+        out = _pingpong_series(result)
+    else:
+        raise InputError(f"'{result.path}' is an {result.schema} result: curves need a sweep or pingpong result")
     out = [s for s in out if s["bytes"]]
     if not out:
         raise InputError(f"'{result.path}' holds no measured sizes to draw")
@@ -127,77 +150,129 @@ def sm_budget_series(result):
     """SM-budget curves (sweep --sms): dicts with label, link, sms, gbps, peak, all_sm_gbps, sms_for_90/95."""
     if result.schema != "xferbench-sms":
         raise InputError(f"'{result.path}' is an {result.schema} result: SM budget curves need a sweep --sms result")
-    out = []
-    try:
-        for s in result.doc["series"]:
-            points = sorted(s["points"], key=lambda p: p["sms"])
-            out.append({"label": s["label"], "link": s.get("link", ""), "sms": [p["sms"] for p in points],
-                        "gbps": [p["value_gbps"] for p in points], "peak": _get(s, "peak", "gbps"),
-                        "gpu_sms": s["gpu_sms"], "all_sm_gbps": s["all_sm_gbps"],
-                        "sms_for_90": s.get("sms_for_90pct"), "sms_for_95": s.get("sms_for_95pct")})
-    except (KeyError, TypeError) as e:
-        raise InputError(f"'{result.path}' is a malformed xferbench-sms result: missing {e}") from None
+    place, out = Place(result.path), []
+    for i, s in enumerate(place.objects(result.doc, "series")):
+        label = place.at(f"series[{i}]").text(s, "label")
+        at = place.at(f"series '{label}'")
+        points = []
+        for j, p in enumerate(at.objects(s, "points")):
+            q = place.at(f"series '{label}' points[{j}]")
+            points.append((q.number(p, "sms", integer=True, positive=True), q.number(p, "value_gbps", minimum=0)))
+        points.sort(key=lambda point: point[0])
+        out.append({"label": label, "link": at.text(s, "link", optional=True), "sms": [p[0] for p in points],
+                    "gbps": [p[1] for p in points], "peak": _peak(at, s),
+                    "gpu_sms": at.number(s, "gpu_sms", integer=True, positive=True),
+                    "all_sm_gbps": at.number(s, "all_sm_gbps", minimum=0),
+                    "sms_for_90": at.number(s, "sms_for_90pct", optional=True, integer=True, positive=True),
+                    "sms_for_95": at.number(s, "sms_for_95pct", optional=True, integer=True, positive=True)})
     out = [s for s in out if s["sms"]]
     if not out:
         raise InputError(f"'{result.path}' holds no measured SM counts to draw")
     return out
 
 
+def _index(place, cell, key, labels):
+    """A cell's row or col: an index into the matrix's labels (a negative one would silently pick another cell)."""
+    i = place.number(cell, key, integer=True, minimum=0)
+    if i >= len(labels):
+        raise place.bad(key, i, f"an index below {len(labels)} (the matrix has {len(labels)} {key}s)")
+    return i
+
+
+def _panel(place, case_name, at, m):
+    """One matrix of a run as a heatmap panel, or None when it has no cells."""
+    rows, cols = at.texts(m, "row_labels"), at.texts(m, "col_labels")
+    for key, labels in (("row_labels", rows), ("col_labels", cols)):
+        if len(labels) > MAX_MATRIX_SIDE:
+            raise InputError(f"'{place.path}': {at.where}: field \"{key}\" has {len(labels)} entries: "
+                             f"a heatmap draws at most {MAX_MATRIX_SIDE}")
+    unit = "ns" if at.text(m, "metric", optional=True) == "latency_ns" else "gbps"
+    name = at.text(m, "name", optional=True)
+    title = case_name + (f" [{name}]" if name else "")
+    values = [[None] * len(cols) for _ in rows]
+    eff = [[None] * len(cols) for _ in rows]
+    cells = at.objects(m, "cells")
+    for j, c in enumerate(cells):
+        index_at = place.at(f"case '{title}' cells[{j}]")
+        r, k = _index(index_at, c, "row", rows), _index(index_at, c, "col", cols)
+        where = place.at(f"case '{title}' cell ({r}, {k})")
+        values[r][k] = where.number(c, f"value_{unit}", minimum=0)
+        eff[r][k] = where.number(c, "efficiency", optional=True, minimum=0)
+    if not cells:
+        return None
+    return {"title": title, "subtitle": at.text(m, "title", optional=True), "rows": rows, "cols": cols,
+            "values": values, "efficiency": eff, "unit": unit}
+
+
 def heatmap_panels(result):
     """One panel per measured matrix of a run: title, labels, values, efficiencies, unit."""
     if result.schema != "xferbench-run":
         raise InputError(f"'{result.path}' is an {result.schema} result: heatmaps need a run result")
-    panels = []
-    try:
-        for case in result.doc["cases"]:
-            for m in case.get("matrices") or []:
-                unit = "ns" if m.get("metric") == "latency_ns" else "gbps"
-                rows, cols = m["row_labels"], m["col_labels"]
-                values = [[None] * len(cols) for _ in rows]
-                eff = [[None] * len(cols) for _ in rows]
-                name = case["name"] + (f" [{m['name']}]" if m.get("name") else "")
-                for c in m["cells"]:
-                    where = f"case '{name}' cell ({c['row']}, {c['col']})"
-                    values[c["row"]][c["col"]] = _number(c[f"value_{unit}"], result.path, where, f"value_{unit}")
-                    eff[c["row"]][c["col"]] = _number(c.get("efficiency"), result.path, where, "efficiency",
-                                                      optional=True)
-                if not m["cells"]:
-                    continue
-                panels.append({"title": name, "subtitle": m.get("title", ""), "rows": rows, "cols": cols,
-                               "values": values, "efficiency": eff, "unit": unit})
-    except (KeyError, TypeError, IndexError) as e:
-        raise InputError(f"'{result.path}' is a malformed xferbench-run result: missing {e}") from None
+    place, panels = Place(result.path), []
+    for i, case in enumerate(place.objects(result.doc, "cases")):
+        name = place.at(f"cases[{i}]").text(case, "name")
+        for k, m in enumerate(place.at(f"case '{name}'").objects(case, "matrices", optional=True)):
+            panel = _panel(place, name, place.at(f"case '{name}' matrices[{k}]"), m)
+            if panel is not None:
+                panels.append(panel)
     if not panels:
         raise InputError(f"'{result.path}' holds no measured matrices to draw")
+    if len(panels) > MAX_PANELS:
+        raise InputError(f"'{result.path}' holds {len(panels)} measured matrices: a figure draws at most {MAX_PANELS}")
     return panels
 
 
-def _as_list(v):
-    if isinstance(v, (int, float)):
-        return [float(v)]
-    if isinstance(v, list) and all(isinstance(x, (int, float)) for x in v):
-        return [float(x) for x in v]
-    return None
+def _times(at, node, key):
+    """start_s or end_s of a transfer: a number or a non-empty list of numbers (one per sample)."""
+    value = node[key]
+    if isinstance(value, list):
+        if not value:
+            raise at.bad(key, value, "a number or a non-empty list of numbers")
+        return [float(at.number(value, i, name=f"{key}[{i}]")) for i in range(len(value))]
+    return [float(at.number(node, key))]
 
 
-def _walk(node, found, context):
-    if isinstance(node, dict):
-        starts, ends = _as_list(node.get("start_s")), _as_list(node.get("end_s"))
-        if starts is not None and ends is not None and len(starts) == len(ends) and starts:
-            label = node.get("label") or node.get("name") or f"{context} #{len(found)}"
-            found.append({"label": str(label), "start_s": starts, "end_s": ends})
-            return
-        for k, v in node.items():
-            _walk(v, found, node.get("name", context) if k != "name" else context)
-    elif isinstance(node, list):
-        for v in node:
-            _walk(v, found, context)
+def _transfer(place, node, label):
+    at = place.at(f"transfer '{label}'")
+    starts, ends = _times(at, node, "start_s"), _times(at, node, "end_s")
+    if len(starts) != len(ends):
+        raise InputError(f"'{place.path}': {at.where}: field \"start_s\" has {len(starts)} samples "
+                         f"and \"end_s\" {len(ends)}")
+    for i, (s, e) in enumerate(zip(starts, ends)):
+        if e < s:
+            raise InputError(f"'{place.path}': {at.where}: sample {i} ends ({e!r} s) before it starts ({s!r} s)")
+    return {"label": label, "start_s": starts, "end_s": ends}
+
+
+def _label(place, node, context, count):
+    for key in ("label", "name"):
+        if node.get(key) is not None:
+            text = place.at(f"transfer {count}").text(node, key)
+            if text:
+                return text
+    return f"{context} #{count}"
 
 
 def timeline_transfers(result):
     """Every object holding per-transfer start_s and end_s (numbers or per-sample lists), in file order."""
-    found = []
-    _walk(result.doc, found, "transfer")
+    place, found = Place(result.path), []
+    # Depth first in file order, without recursion: a deeply nested file must not end in a RecursionError.
+    stack = [(result.doc, "transfer")]
+    while stack:
+        node, context = stack.pop()
+        if isinstance(node, dict):
+            if node.get("start_s") is not None and node.get("end_s") is not None:  # null: no time recorded
+                found.append(_transfer(place, node, _label(place, node, context, len(found))))
+                continue
+            name = node.get("name")
+            inner = name if isinstance(name, str) and name else context
+            stack.extend((v, context if k == "name" else inner) for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            stack.extend((v, context) for v in reversed(node))
     if not found:
         raise InputError(f"'{result.path}' has no per-transfer start_s/end_s to draw a timeline from")
+    bars = sum(len(t["start_s"]) for t in found)
+    if len(found) > MAX_TIMELINE_ROWS or bars > MAX_TIMELINE_BARS:
+        raise InputError(f"'{result.path}' holds {len(found)} transfers with {bars} samples: a timeline draws at most "
+                         f"{MAX_TIMELINE_ROWS} transfers and {MAX_TIMELINE_BARS} samples")
     return found

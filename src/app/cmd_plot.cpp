@@ -4,10 +4,15 @@
 // well-kept plotting library; this command only checks the arguments, finds
 // python3 and passes its exit status on. The package validates schemas and
 // writes the image atomically; it prints its own one-line errors.
+#include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -18,6 +23,8 @@
 #include "core/error.hpp"
 #include "report/output_file.hpp"
 
+extern char** environ;
+
 namespace xb::app {
 namespace {
 
@@ -26,6 +33,7 @@ constexpr int kPyBadInput = 2;
 constexpr int kPyNoMatplotlib = 3;
 constexpr int kPyWriteFailed = 4;
 constexpr int kPyNoPackage = 1;  // python3 -m on a missing module (the package itself never exits 1)
+constexpr int kPyInternal = 5;   // a bug in the package; it printed the exception
 
 struct PlotArgs {
   std::vector<std::string> inputs;
@@ -36,48 +44,136 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// Only PATH's absolute directories are searched: an empty or relative entry
+// names the current directory (or one below it), where anyone may have left
+// a program called python3, and with no PATH at all nothing is guessed.
 std::string find_on_path(const std::string& name) {
   const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "";
+  if (path == nullptr)
+    fail(ErrorKind::usage, fmt::format("PATH is not set: xferbench plot looks for {} only in PATH's absolute "
+                                       "directories", name));
+  const std::string dirs = path;
   std::size_t start = 0;
   while (start <= dirs.size()) {
     const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
-    const std::string candidate = dir + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    const std::string dir = dirs.substr(start, end - start);
     start = end + 1;
+    if (dir.empty() || dir.front() != '/') continue;
+    const std::string candidate = dir + "/" + name;
+    struct stat st {};
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0)
+      return candidate;
   }
   return "";
 }
 
-// The source tree's python/ directory goes first on PYTHONPATH when it
-// exists, so a build tree works without `pip install ./python`.
-void prepend_source_package() {
+// The child's environment: this one, with the source tree's python/
+// directory first on PYTHONPATH when it exists, so a build tree works
+// without `pip install ./python`.
+std::vector<std::string> child_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
 #ifdef XFERBENCH_PYTHON_DIR
-  if (access(XFERBENCH_PYTHON_DIR "/xferbench_plot/__main__.py", R_OK) != 0) return;
-  const char* old = std::getenv("PYTHONPATH");
-  const std::string value = old && *old ? std::string(XFERBENCH_PYTHON_DIR) + ":" + old : XFERBENCH_PYTHON_DIR;
-  setenv("PYTHONPATH", value.c_str(), 1);
+  if (access(XFERBENCH_PYTHON_DIR "/xferbench_plot/__main__.py", R_OK) != 0) return env;
+  const std::string key = "PYTHONPATH=";
+  auto it = std::find_if(env.begin(), env.end(), [&](const std::string& v) { return v.rfind(key, 0) == 0; });
+  if (it == env.end()) {
+    env.push_back(key + XFERBENCH_PYTHON_DIR);
+  } else {
+    const std::string old = it->substr(key.size());
+    *it = key + XFERBENCH_PYTHON_DIR + (old.empty() ? "" : ":" + old);
+  }
 #endif
+  return env;
 }
 
-int run_python(const std::string& python, const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) fail(ErrorKind::internal, fmt::format("cannot start {}: {}", python, std::strerror(errno)));
-  if (pid == 0) {
-    prepend_source_package();
-    execv(python.c_str(), argv.data());
-    _exit(127);
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// While python3 runs, a Ctrl-C or Ctrl-\ from the terminal (sent to the whole
+// process group) is left to it, as system(3) does: python3 removes a
+// half-written image and ends by that signal, and this process says so.
+class LeaveTerminalSignalsToChild {
+ public:
+  LeaveTerminalSignalsToChild() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, &ignore, &old_int_);
+    sigaction(SIGQUIT, &ignore, &old_quit_);
   }
+  ~LeaveTerminalSignalsToChild() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGQUIT, &old_quit_, nullptr);
+  }
+  LeaveTerminalSignalsToChild(const LeaveTerminalSignalsToChild&) = delete;
+  LeaveTerminalSignalsToChild& operator=(const LeaveTerminalSignalsToChild&) = delete;
+  // The child gets back the dispositions this process had (SIG_IGN stays ignored).
+  void restore_in(posix_spawnattr_t& attr) const {
+    sigset_t restored;
+    sigemptyset(&restored);
+    if (old_int_.sa_handler != SIG_IGN) sigaddset(&restored, SIGINT);
+    if (old_quit_.sa_handler != SIG_IGN) sigaddset(&restored, SIGQUIT);
+    posix_spawnattr_setsigdefault(&attr, &restored);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  }
+
+ private:
+  struct sigaction old_int_ {}, old_quit_ {};
+};
+
+// posix_spawn reports a failed fork or exec as its result, so a python3
+// that cannot be started is told apart from one that ran and failed.
+[[noreturn]] void start_failed(const std::string& python, int error) {
+  // The file was there when PATH was searched: ENOENT from exec means the
+  // interpreter its #! line names is missing.
+  const std::string why = fmt::format("cannot start {}: {}{}", python, std::strerror(error),
+                                      error == ENOENT ? " (its #! interpreter)" : "");
+  if (error == ENOMEM) fail(ErrorKind::resources, why);
+  fail(ErrorKind::usage, why + " (xferbench plot needs a working python3 with matplotlib: pip install ./python)");
+}
+
+// A python3 ended by a signal: one a user sends (or the kernel's SIGKILL
+// when memory runs out) is an interruption, 130 / 143 as for every command;
+// any other (SIGSEGV, SIGABRT, ...) is a crash, 70.
+int killed_by(const std::string& python, int signal_number) {
+  const std::string what =
+      fmt::format("{} -m xferbench_plot was ended by signal {} ({})", python, signal_number, strsignal(signal_number));
+  switch (signal_number) {
+    case SIGINT:
+      fmt::print(stderr, "xferbench: error: {}\n", what);
+      return 130;
+    case SIGTERM:
+    case SIGHUP:
+    case SIGQUIT:
+    case SIGKILL:
+      fmt::print(stderr, "xferbench: error: {}\n", what);
+      return 143;
+    default: fail(ErrorKind::internal, what);
+  }
+}
+
+// The wait status of python3 run with `args`.
+int run_python(const std::string& python, std::vector<std::string> args) {
+  std::vector<std::string> env = child_environment();
+  std::vector<char*> argv = c_strings(args), envp = c_strings(env);
+  LeaveTerminalSignalsToChild terminal;
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  terminal.restore_in(attr);
+  pid_t pid = 0;
+  const int error = posix_spawn(&pid, python.c_str(), nullptr, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  if (error != 0) start_failed(python, error);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) fail(ErrorKind::internal, fmt::format("waiting for {}: {}", python, std::strerror(errno)));
   }
-  if (!WIFEXITED(status)) fail(ErrorKind::internal, fmt::format("{} -m xferbench_plot was killed", python));
-  return WEXITSTATUS(status);
+  return status;
 }
 
 int execute(const PlotArgs& a) {
@@ -85,11 +181,15 @@ int execute(const PlotArgs& a) {
   const std::string python = find_on_path("python3");
   if (python.empty())
     fail(ErrorKind::usage, "xferbench plot needs python3 on PATH with matplotlib (pip install ./python)");
-  std::vector<std::string> args = {python, "-m", "xferbench_plot"};
+  // Options as --name=value and the files after "--": a title or a file
+  // name that starts with '-' is then not taken for an option.
+  std::vector<std::string> args = {python, "-m", "xferbench_plot", "--output=" + a.output, "--kind=" + a.kind};
+  if (!a.title.empty()) args.push_back("--title=" + a.title);
+  args.push_back("--");
   args.insert(args.end(), a.inputs.begin(), a.inputs.end());
-  args.insert(args.end(), {"-o", a.output, "--kind", a.kind});
-  if (!a.title.empty()) args.insert(args.end(), {"--title", a.title});
-  const int code = run_python(python, args);
+  const int status = run_python(python, args);
+  if (WIFSIGNALED(status)) return killed_by(python, WTERMSIG(status));
+  const int code = WEXITSTATUS(status);
   if (code == 0) return 0;
   // The package already printed one line saying why; map its status onto
   // the documented exit codes without a second message.
@@ -98,8 +198,8 @@ int execute(const PlotArgs& a) {
   if (code == kPyNoPackage)
     fail(ErrorKind::usage, fmt::format("the xferbench_plot package is not importable by {}: pip install ./python from "
                                        "the xferbench source tree", python));
-  if (code == 127) fail(ErrorKind::usage, fmt::format("cannot run {}", python));
-  return exit_code(ErrorKind::internal);
+  if (code == kPyInternal) return exit_code(ErrorKind::internal);
+  fail(ErrorKind::internal, fmt::format("{} -m xferbench_plot exited with {}, which it never does", python, code));
 }
 
 }  // namespace

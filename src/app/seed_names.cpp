@@ -10,6 +10,7 @@
 #include "app/cli.hpp"
 #include "app/nvbandwidth_cli.hpp"
 #include "app/run_options.hpp"
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/topology.hpp"
 #include "report/seed_formats.hpp"
@@ -87,9 +88,11 @@ const char* seed_tool_name(SeedTool tool) {
 }
 
 std::string version_text(SeedTool tool) {
-  const std::string self = fmt::format("xferbench {}: host <-> GPU, GPU <-> GPU and process <-> process transfer "
-                                       "bandwidth and latency against each link's theoretical peak",
-                                       XFERBENCH_VERSION);
+  // The commit says which build this is between releases ("-dirty": built
+  // with changes to tracked files; "unknown": built outside a git checkout).
+  const std::string self = fmt::format("xferbench {} (commit {}): host <-> GPU, GPU <-> GPU and process <-> process "
+                                       "transfer bandwidth and latency against each link's theoretical peak",
+                                       XFERBENCH_VERSION, build_commit());
   switch (tool) {
     case SeedTool::none:
       return self + "\nInstalled as nvbandwidth, bwtest, cuts or gpudirect_p2p_overalloc it takes that tool's "

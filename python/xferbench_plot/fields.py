@@ -1,0 +1,122 @@
+"""Typed reads of result-file fields: every value the plotter uses passes
+through here, so a malformed file ends as one InputError naming the file and
+the field, never as an exception from deep inside matplotlib."""
+
+import json
+import math
+
+
+class InputError(Exception):
+    """A result file this plotter cannot draw; the message is one line."""
+
+
+_MISSING = object()
+
+
+def describe(value):
+    """A short, one-line account of a JSON value for messages (never the whole of a large list or object)."""
+    if value is _MISSING:
+        return "missing"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        text = value if len(value) <= 40 else value[:40] + "..."
+        return json.dumps(text)
+    if isinstance(value, (int, float)):
+        try:
+            number = float(value)
+        except OverflowError:
+            return "an integer too large for a double"
+        if math.isnan(number):
+            return "NaN"
+        if math.isinf(number):
+            return "out of range (read as infinity)"
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+class Place:
+    """Where in which file a value was read, for messages: 'FILE': WHERE: field "F" is ..., not ..."""
+
+    def __init__(self, path, where=""):
+        self.path = path
+        self.where = where
+
+    def at(self, where):
+        return Place(self.path, where)
+
+    def bad(self, field, value, want):
+        prefix = f"'{self.path}': " + (f"{self.where}: " if self.where else "")
+        return InputError(f"{prefix}field \"{field}\" is {describe(value)}, not {want}")
+
+    def _get(self, obj, key, optional, default):
+        value = obj[key] if isinstance(obj, list) else obj.get(key, _MISSING)
+        if optional and (value is _MISSING or value is None):
+            return default, True
+        return value, False
+
+    def object(self, obj, key, optional=False):
+        value, absent = self._get(obj, key, optional, None)
+        if not absent and not isinstance(value, dict):
+            raise self.bad(key, value, "an object")
+        return value
+
+    def list(self, obj, key, optional=False):
+        """The list at `key`; [] when optional and missing or null."""
+        value, absent = self._get(obj, key, optional, [])
+        if not absent and not isinstance(value, list):
+            raise self.bad(key, value, "a list")
+        return value
+
+    def objects(self, obj, key, optional=False):
+        """The list at `key`, each element an object."""
+        items = self.list(obj, key, optional)
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise self.bad(f"{key}[{i}]", item, "an object")
+        return items
+
+    def _check_text(self, field, value):
+        if not isinstance(value, str):
+            raise self.bad(field, value, "a string")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise self.bad(field, value, "text (it holds an unpaired surrogate)") from None
+        return value
+
+    def text(self, obj, key, optional=False, default=""):
+        value, absent = self._get(obj, key, optional, default)
+        return value if absent else self._check_text(key, value)
+
+    def texts(self, obj, key):
+        """The list of strings at `key`."""
+        items = self.list(obj, key)
+        for i, item in enumerate(items):
+            self._check_text(f"{key}[{i}]", item)
+        return items
+
+    def number(self, obj, key, optional=False, minimum=None, positive=False, integer=False, name=None):
+        """A finite number (an int when `integer`), at least `minimum` or above 0 when `positive`; None when
+        optional and missing or null. `name` is the field's name in messages (default: `key`)."""
+        value, absent = self._get(obj, key, optional, None)
+        if absent:
+            return None
+        key = name or key
+        want = ("an integer" if integer else "a number") + (
+            " above 0" if positive else f" of at least {minimum}" if minimum is not None else "")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
+            raise self.bad(key, value, want)
+        try:
+            finite = math.isfinite(float(value))
+        except OverflowError:
+            finite = False
+        if not finite:
+            raise self.bad(key, value, "a finite " + want[want.index(" ") + 1:])
+        if (positive and value <= 0) or (minimum is not None and value < minimum):
+            raise self.bad(key, value, want)
+        return value
