@@ -185,7 +185,7 @@ int connect_socket(const Destination& d) {
 int open_special(const Destination& d, const struct stat& st, double wait_s) {
   if (S_ISSOCK(st.st_mode)) return connect_socket(d);
   using namespace std::chrono;
-  const auto deadline = steady_clock::now() + duration<double>(wait_s);
+  const auto deadline = steady_clock::now() + duration_cast<steady_clock::duration>(duration<double>(wait_s));
   for (;;) {
     const int fd = open(d.target.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd >= 0) {
@@ -196,7 +196,7 @@ int open_special(const Destination& d, const struct stat& st, double wait_s) {
     }
     if (errno == EINTR) continue;
     if (errno != ENXIO || !S_ISFIFO(st.st_mode)) fail_write(d, std::strerror(errno));
-    const auto left = deadline - steady_clock::now();
+    const steady_clock::duration left = deadline - steady_clock::now();
     if (left <= steady_clock::duration::zero())
       fail_write(d, fmt::format("no reader on the FIFO after {:g} s", wait_s));
     std::this_thread::sleep_for(std::min<steady_clock::duration>(left, milliseconds(50)));
