@@ -156,10 +156,11 @@ void write_atomically(const Destination& d, const std::string& content) {
   }
 }
 
+// Closed, or open for reading only (also a closed stdout: main() parks
+// /dev/null there read-only).
 void check_inherited(const Destination& d) {
   const int flags = fcntl(d.fd, F_GETFL);
-  if (flags < 0) fail_write(d, "the descriptor is not open");
-  if ((flags & O_ACCMODE) == O_RDONLY) fail_write(d, "the descriptor is open for reading only");
+  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) fail_write(d, "the descriptor is not open for writing");
 }
 
 // A stream socket listening at `d.target`.
