@@ -21,8 +21,10 @@ void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv = true
                         const std::vector<std::string>& extra_formats = {});
 
 // Checks that the output file can be written (report::check_output_file:
-// not a directory, its directory takes new files), before any GPU or MPI
-// work, so a long run never ends in "cannot write". Throws Error(io).
+// not a directory, its directory takes new files, a FIFO has a reader
+// within 10 s and stays open for the write), before any GPU or MPI work,
+// so a long run never ends in "cannot write" or waits for ever. Throws
+// Error(io).
 void check_output_writable(const OutputOptions& out);
 
 // Standard output, for every command and the seed front ends, checked in
