@@ -94,8 +94,8 @@ else
   echo "ok: missing directory"
 fi
 
-# check NAME CONDITION-COMMAND... [-- DETAIL]: one check, passed when the
-# command succeeds.
+# check NAME COMMAND...: one check, passed when COMMAND succeeds; what it
+# wrote with why() is shown when it fails.
 check() {
   local name=$1; shift
   checks=$((checks + 1))
