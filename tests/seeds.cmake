@@ -16,7 +16,8 @@ unset(_xb_seed_defs)
 
 # The real binary's output files: a directory refused before any work in
 # every command (pingpong and first-touch under mpirun), symlinks followed,
-# FIFOs written through.
+# FIFOs written through, -o /dev/stdout and kin written in place, a FIFO
+# without a reader and an unwritable standard output ending with exit 7.
 set(_xb_mpiexec "")
 if(XFERBENCH_ENABLE_MPI)
   set(_xb_mpiexec ${MPIEXEC_EXECUTABLE})

@@ -1,13 +1,17 @@
 // The output writer on files made for the test in a temporary directory:
 // regular files and new paths are replaced whole, a failed write keeps the
-// previous file, symbolic links are followed, a FIFO (standing in for a
-// device node such as /dev/stdout) is written through and stays a FIFO, a
-// directory is refused. No real /dev node is touched.
+// previous file, symbolic links are followed, this process's descriptors
+// (/dev/fd/N and its kin) are written through in place, a FIFO is opened
+// by the check within a bounded wait for its reader and written through
+// that descriptor, a socket is written in place, a directory is refused.
+// No real /dev node is touched.
 #include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -18,6 +22,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -185,15 +190,139 @@ TEST_F(OutputFile, TheCheckFindsAMissingDirectoryAndLeavesNothingBehind) {
   const std::string msg = io_error([&] { check_output_file(missing); });
   EXPECT_NE(msg.find("cannot write output file '" + missing + "': " + std::strerror(ENOENT)), std::string::npos) << msg;
   io_error([&] { write_output_file(missing, "x"); });
-  // Writable targets pass without being created or changed; a FIFO with no
-  // reader passes without waiting for one.
+  // Writable targets pass without being created or changed.
   check_output_file(at("new.json"));
   write_output_file(at("old.json"), "kept\n");
   check_output_file(at("old.json"));
-  ASSERT_EQ(mkfifo(at("pipe").c_str(), 0600), 0);
-  check_output_file(at("pipe"));
   EXPECT_EQ(read(at("old.json")), "kept\n");
-  EXPECT_EQ(names(), (std::vector<std::string>{"old.json", "pipe"}));
+  EXPECT_EQ(names(), std::vector<std::string>{"old.json"});
+}
+
+ino_t inode(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+  return st.st_ino;
+}
+
+// -o /dev/stdout >> log: the log opened in append mode (here on a spare
+// descriptor) gets the document after its earlier lines, through that
+// descriptor, in every spelling of it and through a link to one; the log is
+// not replaced by a new file.
+TEST_F(OutputFile, OwnDescriptorsAreWrittenThroughInAppendMode) {
+  const std::string log = at("history.log");
+  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  ASSERT_EQ(::write(fd, "earlier\n", 8), 8);
+  const ino_t before = inode(log);
+  const std::string n = std::to_string(fd);
+  ASSERT_EQ(symlink(("/dev/fd/" + n).c_str(), at("fd_link").c_str()), 0);
+  const std::vector<std::string> spellings = {"/dev/fd/" + n, "/proc/self/fd/" + n,
+                                              "/proc/" + std::to_string(getpid()) + "/fd/" + n,
+                                              "/proc/self/../self/fd/" + n, at("fd_link")};
+  std::string want = "earlier\n";
+  for (const std::string& path : spellings) {
+    check_output_file(path);
+    write_output_file(path, path + "\n");
+    want += path + "\n";
+  }
+  close(fd);
+  EXPECT_EQ(read(log), want);
+  EXPECT_EQ(inode(log), before) << "the log was replaced";
+  EXPECT_TRUE(S_ISLNK(lmode(at("fd_link"))));
+  EXPECT_EQ(names(), (std::vector<std::string>{"fd_link", "history.log"}));
+}
+
+// A descriptor opened with > (no append) is written at its offset, after
+// what was written through it before, not from the start of the file.
+TEST_F(OutputFile, AnOwnDescriptorIsWrittenAtItsOffset) {
+  const std::string out = at("out.txt");
+  const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  ASSERT_EQ(::write(fd, "table\n", 6), 6);
+  write_output_file("/dev/fd/" + std::to_string(fd), "{}\n");
+  close(fd);
+  EXPECT_EQ(read(out), "table\n{}\n");
+}
+
+// A descriptor that is not open, or open for reading only, is refused by
+// the check with the path and the descriptor named; nothing is created.
+TEST_F(OutputFile, ADescriptorNotOpenForWritingIsRefused) {
+  write_output_file(at("in.json"), "input\n");
+  const int ro = open(at("in.json").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(ro, 0) << std::strerror(errno);
+  const int closed = dup(ro);  // a number that is free once closed
+  ASSERT_GE(closed, 0);
+  close(closed);
+  for (const int fd : {ro, closed}) {
+    const std::string path = "/proc/self/fd/" + std::to_string(fd);
+    std::string msg = io_error([&] { check_output_file(path); });
+    EXPECT_NE(msg.find("'" + path + "' (descriptor " + std::to_string(fd) + "): the descriptor is not open for writing"),
+              std::string::npos) << msg;
+    msg = io_error([&] { write_output_file(path, "x"); });
+    EXPECT_NE(msg.find("not open for writing"), std::string::npos) << msg;
+  }
+  close(ro);
+  EXPECT_EQ(read(at("in.json")), "input\n");
+  EXPECT_EQ(names(), std::vector<std::string>{"in.json"});
+}
+
+// A FIFO nobody reads: the check and the write give up after the bounded
+// wait (a short one here) with exit 7's error naming the FIFO, instead of
+// blocking in open() for ever.
+TEST_F(OutputFile, AFifoWithoutAReaderFailsAfterTheWait) {
+  const std::string fifo = at("pipe");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string msg = io_error([&] { check_output_file(fifo, 0.2); });
+  EXPECT_NE(msg.find("cannot write output file '" + fifo + "': no reader on the FIFO after 0.2 s"), std::string::npos)
+      << msg;
+  msg = io_error([&] { write_output_file(fifo, "x", 0.2); });
+  EXPECT_NE(msg.find("no reader on the FIFO after 0.2 s"), std::string::npos) << msg;
+  EXPECT_TRUE(S_ISFIFO(lmode(fifo)));
+  EXPECT_EQ(names(), std::vector<std::string>{"pipe"});
+}
+
+// With a reader there, the check opens the FIFO and keeps the descriptor;
+// the write goes through it (even once the name is gone) and closes it, so
+// the reader gets the whole document and then end of file.
+TEST_F(OutputFile, TheCheckOpensAFifoAndTheWriteUsesThatDescriptor) {
+  const std::string fifo = at("pipe");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0) << std::strerror(errno);
+  check_output_file(fifo, 0.2);
+  ASSERT_EQ(unlink(fifo.c_str()), 0);
+  const std::string content(100000, 'j');  // more than a pipe holds: the write waits for the reader
+  std::string got;
+  std::thread drain([&] { got = read_for(reader, content.size()); });
+  write_output_file(fifo, content, 0.2);
+  drain.join();
+  EXPECT_EQ(got.size(), content.size());
+  EXPECT_EQ(got, content);
+  char byte;
+  EXPECT_EQ(::read(reader, &byte, 1), 0) << "the writer's descriptor is still open";
+  close(reader);
+  EXPECT_TRUE(names().empty()) << "a file was created in place of the FIFO";
+}
+
+// A socket is written in place: connected to, never replaced by a file.
+TEST_F(OutputFile, ASocketIsWrittenInPlace) {
+  const std::string path = at("sock");
+  sockaddr_un addr {};
+  addr.sun_family = AF_UNIX;
+  ASSERT_LT(path.size(), sizeof addr.sun_path);
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  const int server = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(server, 0);
+  ASSERT_EQ(bind(server, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << std::strerror(errno);
+  ASSERT_EQ(listen(server, 1), 0);
+  check_output_file(path);
+  write_output_file(path, "to the socket\n");
+  const int conn = accept(server, nullptr, nullptr);
+  ASSERT_GE(conn, 0) << std::strerror(errno);
+  EXPECT_EQ(read_for(conn, 14), "to the socket\n");
+  close(conn);
+  close(server);
+  EXPECT_TRUE(S_ISSOCK(lmode(path)));
 }
 
 }  // namespace

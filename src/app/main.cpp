@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/cli.hpp"
+#include "app/output.hpp"
 #include "app/seed_names.hpp"
 #include "comm/launch_env.hpp"
 
@@ -14,7 +15,9 @@
 #include "app/seed_args.hpp"
 #endif
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_command_line(int argc, char** argv) {
   xb::app::Context ctx;
   ctx.argv.push_back(argv[0]);
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -52,4 +55,13 @@ int main(int argc, char** argv) {
   }
   if (code >= 0) return code;
   return xb::app::run_action(ctx, std::cerr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Every way out (help, a seed front end, an argument error, a command)
+  // ends with standard output flushed and checked here, nowhere else.
+  xb::app::watch_standard_output();
+  return xb::app::finish_standard_output(run_command_line(argc, argv), std::cerr);
 }

@@ -1,9 +1,56 @@
 #include "app/output.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
 #include "app/validators.hpp"
+#include "core/error.hpp"
 #include "report/output_file.hpp"
 
 namespace xb::app {
+namespace {
+
+// std::cout's buffer: writes go to C's stdout, as with the default
+// synchronised buffer (so the order with stdio writes, and the emergency
+// writer's fflush(stdout), stay as they were), and the errno of the first
+// failed write is kept. glibc drops a buffer whose write failed, so by the
+// final fflush the cause may be gone (a command that flushed as it went).
+class CheckedStdout : public std::streambuf {
+ public:
+  int first_error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    return noted(std::fputc(traits_type::to_char_type(c), stdout) != EOF) ? c : traits_type::eof();
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    const std::size_t written = std::fwrite(s, 1, static_cast<std::size_t>(n), stdout);
+    noted(written == static_cast<std::size_t>(n));
+    return static_cast<std::streamsize>(written);
+  }
+  int sync() override { return noted(std::fflush(stdout) == 0) ? 0 : -1; }
+
+ private:
+  bool noted(bool ok) {
+    if (!ok && error_ == 0) error_ = errno != 0 ? errno : EIO;
+    return ok;
+  }
+  int error_ = 0;
+};
+
+// Never destroyed: std::cout is flushed at exit, after main's statics are gone.
+CheckedStdout* checked_stdout = nullptr;
+
+}  // namespace
 
 bool OutputOptions::file_is_csv() const {
   return file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0;
@@ -24,6 +71,33 @@ void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv,
 
 void check_output_writable(const OutputOptions& out) {
   if (!out.file.empty()) report::check_output_file(out.file);
+}
+
+void watch_standard_output() {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    // open() takes the lowest free descriptor: this one.
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) (void)open("/dev/null", O_RDONLY);
+  }
+  if (checked_stdout == nullptr) {
+    checked_stdout = new CheckedStdout;
+    std::cout.rdbuf(checked_stdout);
+  }
+}
+
+int finish_standard_output(int code, std::ostream& err) {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  std::string cause;
+  if (checked_stdout != nullptr && checked_stdout->first_error() != 0)
+    cause = std::strerror(checked_stdout->first_error());
+  else if (!flushed)
+    cause = std::strerror(errno != 0 ? errno : EIO);
+  else if (std::ferror(stdout))
+    cause = "an earlier write failed";  // a write outside std::cout: its errno is gone
+  if (cause.empty()) return code;
+  fmt::print(err, "xferbench: error: cannot write to standard output: {}\n", cause);
+  return code == 0 || code == 1 || code == kExitPartial ? exit_code(ErrorKind::io) : code;
 }
 
 }  // namespace xb::app

@@ -2,6 +2,7 @@
 // follows its extension (.csv -> CSV, anything else -> JSON).
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -20,8 +21,24 @@ void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv = true
                         const std::vector<std::string>& extra_formats = {});
 
 // Checks that the output file can be written (report::check_output_file:
-// not a directory, its directory takes new files), before any GPU or MPI
-// work, so a long run never ends in "cannot write". Throws Error(io).
+// not a directory, its directory takes new files, a FIFO has a reader
+// within 10 s and stays open for the write), before any GPU or MPI work,
+// so a long run never ends in "cannot write" or waits for ever. Throws
+// Error(io).
 void check_output_writable(const OutputOptions& out);
+
+// Standard output, for every command and the seed front ends, checked in
+// one place (main): call watch_standard_output() before anything is
+// printed, and pass the exit code through finish_standard_output() at the
+// end. A closed descriptor 0, 1 or 2 is held by /dev/null opened read-only,
+// so no file the command opens lands there and every write to it fails.
+void watch_standard_output();
+// Flushes std::cout and stdout. When a write to standard output failed,
+// prints "xferbench: error: cannot write to standard output: CAUSE" on
+// `err` and returns 7 in place of a code that says the command ran (0, 1,
+// 10: its result is lost); other codes already name an earlier failure and
+// stay. A reader that closed the pipe ends the process by SIGPIPE before
+// this, as for any filter.
+int finish_standard_output(int code, std::ostream& err);
 
 }  // namespace xb::app

@@ -1,12 +1,23 @@
 #include "report/output_file.hpp"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -16,10 +27,16 @@ namespace xb::report {
 namespace {
 
 // Where the bytes go: `path` as the user gave it, `target` after following
-// symbolic links. Messages name both when they differ.
+// symbolic links. Messages name both when they differ. `fd` >= 0 when the
+// bytes go through a descriptor: one this process inherited (`inherited`,
+// /dev/stdout and its kin, never closed here) or a special file opened for
+// the write (closed after it).
 struct Destination {
   std::string path, target;
+  int fd = -1;
+  bool inherited = false;
   std::string label() const {
+    if (inherited) return fmt::format("'{}' (descriptor {})", path, fd);
     return target == path ? fmt::format("'{}'", path) : fmt::format("'{}' (a link to '{}')", path, target);
   }
 };
@@ -39,11 +56,40 @@ std::string base_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+// N when `path` names this process's own descriptor N. Following such a
+// name to the file behind it would reopen or replace whatever stdout was
+// redirected to (a log opened with >>, a pipe), so the search stops here.
+int own_descriptor(const std::string& path) {
+  if (path == "/dev/stdin") return STDIN_FILENO;
+  if (path == "/dev/stdout") return STDOUT_FILENO;
+  if (path == "/dev/stderr") return STDERR_FILENO;
+  const std::string base = base_of(path), dir = dir_of(path);
+  if (base.empty() || base.size() > 9 || base.find_first_not_of("0123456789") != std::string::npos) return -1;
+  const std::string own = fmt::format("/proc/{}/fd", getpid());
+  bool ours = dir == "/dev/fd" || dir == "/proc/self/fd" || dir == "/proc/thread-self/fd" || dir == own;
+  if (!ours) {  // another spelling of the same directory (a relative path, a link to it)
+    char real[PATH_MAX];
+    if (realpath(dir.c_str(), real) != nullptr) {
+      const std::string r = real;
+      ours = r == own || (starts_with(r, fmt::format("/proc/{}/task/", getpid())) && base_of(r) == "fd");
+    }
+  }
+  return ours ? std::stoi(base) : -1;
+}
+
 // Follows symbolic links in the last component, as open() would, but keeps
-// the final name so a link to a file that does not exist yet creates it.
+// the final name so a link to a file that does not exist yet creates it,
+// and stops at a name of one of this process's descriptors.
 Destination resolve(const std::string& path) {
   Destination d{path, path};
   for (int hops = 0; hops < 40; ++hops) {  // the kernel's own limit
+    d.fd = own_descriptor(d.target);
+    if (d.fd >= 0) {
+      d.inherited = true;
+      return d;
+    }
     struct stat st {};
     if (lstat(d.target.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return d;
     char buf[4096];
@@ -110,37 +156,120 @@ void write_atomically(const Destination& d, const std::string& content) {
   }
 }
 
-// Device nodes, FIFOs and sockets are written in place: replacing one with a
-// regular file would break whatever reads it.
-void write_through(const Destination& d, const std::string& content) {
-  const int fd = open(d.target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+// Closed, or open for reading only (also a closed stdout: main() parks
+// /dev/null there read-only).
+void check_inherited(const Destination& d) {
+  const int flags = fcntl(d.fd, F_GETFL);
+  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) fail_write(d, "the descriptor is not open for writing");
+}
+
+// A stream socket listening at `d.target`.
+int connect_socket(const Destination& d) {
+  sockaddr_un addr {};
+  addr.sun_family = AF_UNIX;
+  if (d.target.size() >= sizeof addr.sun_path) fail_write(d, std::strerror(ENAMETOOLONG));
+  std::memcpy(addr.sun_path, d.target.c_str(), d.target.size() + 1);
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) fail_write(d, std::strerror(errno));
-  int err = write_all(fd, content);
-  if (close(fd) != 0 && err == 0) err = errno;
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    const int err = errno;
+    close(fd);
+    fail_write(d, std::strerror(err));
+  }
+  return fd;
+}
+
+// Opens a device node, FIFO or socket for writing in place (replacing one
+// with a regular file would break whatever reads it), never waiting forever:
+// opening a FIFO blocks until a reader opens it, so it is opened without
+// blocking and retried every 50 ms for at most `wait_s`.
+int open_special(const Destination& d, const struct stat& st, double wait_s) {
+  if (S_ISSOCK(st.st_mode)) return connect_socket(d);
+  using namespace std::chrono;
+  const auto deadline = steady_clock::now() + duration_cast<steady_clock::duration>(duration<double>(wait_s));
+  for (;;) {
+    const int fd = open(d.target.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd >= 0) {
+      // The write itself waits for a slow reader, as any write does.
+      const int flags = fcntl(fd, F_GETFL);
+      if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+      return fd;
+    }
+    if (errno == EINTR) continue;
+    if (errno != ENXIO || !S_ISFIFO(st.st_mode)) fail_write(d, std::strerror(errno));
+    const steady_clock::duration left = deadline - steady_clock::now();
+    if (left <= steady_clock::duration::zero())
+      fail_write(d, fmt::format("no reader on the FIFO after {:g} s", wait_s));
+    std::this_thread::sleep_for(std::min<steady_clock::duration>(left, milliseconds(50)));
+  }
+}
+
+void write_to_descriptor(const Destination& d, const std::string& content) {
+  // What the command already printed on stdout comes before the file's bytes
+  // when both end up in the same place (-o /dev/stdout).
+  if (d.inherited) {
+    std::cout.flush();
+    std::fflush(stdout);
+  }
+  int err = write_all(d.fd, content);
+  if (!d.inherited && close(d.fd) != 0 && err == 0) err = errno;
   if (err != 0) fail_write(d, std::strerror(err));
+}
+
+// Special files opened by check_output_file, by the path the user gave,
+// until write_output_file writes through them. Guarded: an emergency writer
+// may write from its own thread.
+std::mutex held_mutex;
+std::map<std::string, Destination>& held() {
+  static std::map<std::string, Destination> opened;
+  return opened;
+}
+
+// Where `path`'s bytes go, with the descriptor to write through when it is
+// not a regular file; for a regular file or a new path, fd stays -1.
+Destination open_destination(const std::string& path, double fifo_wait_s) {
+  {
+    std::lock_guard<std::mutex> lock(held_mutex);
+    const auto it = held().find(path);
+    if (it != held().end()) {
+      Destination d = it->second;
+      held().erase(it);
+      return d;
+    }
+  }
+  Destination d = resolve(path);
+  if (d.inherited) {
+    check_inherited(d);
+    return d;
+  }
+  struct stat st {};
+  if (stat(d.target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) fail_write(d, "it is a directory");
+    d.fd = open_special(d, st, fifo_wait_s);
+  }
+  return d;
 }
 
 }  // namespace
 
-void write_output_file(const std::string& path, const std::string& content) {
-  const Destination d = resolve(path);
-  struct stat st {};
-  if (stat(d.target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    if (S_ISDIR(st.st_mode)) fail_write(d, "it is a directory");
-    write_through(d, content);
+void write_output_file(const std::string& path, const std::string& content, double fifo_wait_s) {
+  const Destination d = open_destination(path, fifo_wait_s);
+  if (d.fd >= 0) {
+    write_to_descriptor(d, content);
     return;
   }
   write_atomically(d, content);
 }
 
-void check_output_file(const std::string& path) {
+void check_output_file(const std::string& path, double fifo_wait_s) {
   if (path.empty()) fail(ErrorKind::io, "cannot write output file '': the path is empty");
-  const Destination d = resolve(path);
-  struct stat st {};
-  if (stat(d.target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    if (S_ISDIR(st.st_mode)) fail_write(d, "it is a directory");
-    // Opening a FIFO would wait for its reader; access() is enough.
-    if (access(d.target.c_str(), W_OK) != 0) fail_write(d, std::strerror(errno));
+  const Destination d = open_destination(path, fifo_wait_s);
+  if (d.fd >= 0) {
+    // Kept open for the write (a checked path is checked again for free).
+    if (!d.inherited) {
+      std::lock_guard<std::mutex> lock(held_mutex);
+      held()[path] = d;
+    }
     return;
   }
   // The real test: can a file be created beside it (what the rename needs)?

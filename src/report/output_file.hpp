@@ -6,21 +6,36 @@
 //     directory, flushed to disk (fsync), then renamed over the path;
 //   - a symbolic link: followed; its final target is written by these rules
 //     (the link itself stays);
+//   - one of this process's descriptors (/dev/stdout, /dev/stderr,
+//     /dev/fd/N, /proc/self/fd/N, /proc/<own pid>/fd/N, or a link to one):
+//     written through the descriptor already open, at its offset or
+//     appended when it is in append mode (`-o /dev/stdout >> log` adds to
+//     the log); never reopened, never replaced;
 //   - a device node, FIFO or socket: opened and written in place, never
-//     replaced (-o /dev/stdout, a pipe to another program).
+//     replaced. A FIFO is opened by check_output_file, before any
+//     measurement, waiting at most kFifoReaderWaitS for a reader; the
+//     descriptor is kept and write_output_file writes through it.
 #pragma once
 
 #include <string>
 
 namespace xb::report {
 
+// How long an output FIFO may stay without a reader before the command
+// fails with exit 7 (README "Output files").
+inline constexpr double kFifoReaderWaitS = 10.0;
+
 // Throws Error(io) "cannot write output file 'PATH': CAUSE" (the errno text).
-void write_output_file(const std::string& path, const std::string& content);
+// Writes through the descriptor check_output_file(path) opened, if any;
+// otherwise opens a special file itself (a FIFO with the same bounded wait).
+void write_output_file(const std::string& path, const std::string& content,
+                       double fifo_wait_s = kFifoReaderWaitS);
 
 // Checks, before any measurement, that write_output_file(path, ...) can
 // succeed: not a directory, the directory exists and takes new files, a
-// special file is writable. Creates nothing that stays. Throws Error(io)
-// as write_output_file does.
-void check_output_file(const std::string& path);
+// descriptor is open for writing, a special file opens for writing (a FIFO
+// has a reader within fifo_wait_s). Creates nothing that stays; a special
+// file stays open for the write. Throws Error(io) as write_output_file does.
+void check_output_file(const std::string& path, double fifo_wait_s = kFifoReaderWaitS);
 
 }  // namespace xb::report
