@@ -52,7 +52,7 @@ std::string help_of(const std::string& command) {
 // indented continuation lines joined to the meaning.
 CodeLines footer_codes(const std::string& help) {
   CodeLines out;
-  const auto at = help.find("Exit codes (");
+  const auto at = help.find("Exit codes: (");
   if (at == std::string::npos) return out;
   std::istringstream lines(help.substr(at));
   std::string line;
@@ -85,7 +85,7 @@ TEST(ExitCodes, EveryHelpListsItsCommandsCodesAndMeanings) {
 }
 
 TEST(ExitCodes, FooterParserSeesADifference) {
-  const CodeLines lines = footer_codes("Usage\nExit codes (x):\n  0    ok\n  2    bad\n       input\nafter\n  9    no\n");
+  const CodeLines lines = footer_codes("Usage\nExit codes: (x)\n  0    ok\n  2    bad\n       input\nafter\n  9    no\n");
   EXPECT_EQ(lines, (CodeLines{{0, "ok"}, {2, "bad input"}}));
   EXPECT_TRUE(footer_codes("no footer").empty());
 }

@@ -167,7 +167,7 @@ void set_exit_code_footer(CLI::App& cmd) {
   std::string prose = cmd.get_footer();
   if (cmd.get_parent() != nullptr && prose == cmd.get_parent()->get_footer()) prose.clear();
   std::string text = prose.empty() ? "" : prose + "\n";
-  text += "Exit codes (README.md \"Exit codes\" has them for every command):";
+  text += "Exit codes: (README.md \"Exit codes\" has them for every command)";
   for (const auto& [code, meaning] : exit_codes_of(name)) text += "\n" + footer_line(code, meaning);
   cmd.footer(text);
 }
