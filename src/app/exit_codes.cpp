@@ -73,7 +73,7 @@ const Specific kSpecific[] = {
     {2, "compare", "bad argument, or an OLD or NEW file that cannot be read, is malformed, or does not match the other"},
     {2, "plot", "bad argument, a RESULT file that cannot be read or is malformed, or python3 or matplotlib missing"},
     {2, "check", "bad argument, or a --spec, --baseline or --judge file that cannot be read or is malformed"},
-    {2, "pingpong first-touch", "bad argument or option value (found before MPI starts)"},
+    {2, "pingpong first-touch", "bad argument or option value (most are found before MPI starts)"},
     {2, "nvbandwidth", "bad argument or option value (also an unknown test case)"},
     {2, "bwtest", "bad argument or --do spec"},
     {6, "run sweep check", "MPI / launch problem (under mpirun or srun)"},
