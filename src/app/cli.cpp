@@ -34,12 +34,7 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
   add_compare_command(*app, ctx);
   add_cuts_command(*app, ctx);
   add_check_command(*app, ctx);
-  app->footer(
-      "Exit codes: 0 success; 1 a measurement or verification failed (check: FAIL); 2 bad arguments;\n"
-      "3 no usable GPU; 4 not enough memory; 5 NVML unavailable; 6 MPI/launch problem;\n"
-      "7 file I/O error; 8 CUDA error; 9 timeout; 10 partial result (--time-limit, or cells waived: not\n"
-      "enough memory or --max-memory); 70 internal error; 130 / 143 interrupted by SIGINT / SIGTERM\n"
-      "(what was measured is still written).");
+  set_exit_code_footer(*app);
   return app;
 }
 

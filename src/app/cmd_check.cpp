@@ -197,9 +197,8 @@ void add_check_command(CLI::App& root, Context& ctx) {
       "Expectations, in order: the --spec entry for a cell, the same cell of --baseline, then built-in\n"
       "minimums of the theoretical peak (PCIe 75%, PCIe both ways 65%, NVLink 70%, PCIe P2P 70%, device\n"
       "memory 70%). A cell below 85% of identical GPUs' median (latency above 115%) fails too.\n"
-      "Exit codes: 0 PASS, 1 FAIL, 2 bad arguments or spec, 3 no GPU, 6 MPI, 7 file I/O, 10 PARTIAL (--time-limit\n"
-      "left cells out; not accepted), 130 / 143 interrupted by SIGINT / SIGTERM (what was judged is written).\n"
-      "See docs/check.md and docs/interrupts.md.");
+      "An interrupted check writes what was judged. See docs/check.md and docs/interrupts.md.");
+  set_exit_code_footer(*cmd);
   cmd->callback([&ctx, a]() {
     validate(*a, ctx.argv);
     ctx.action = [a, &ctx]() { return execute(*a, ctx); };

@@ -68,8 +68,8 @@ void add_compare_command(CLI::App& root, Context& ctx) {
   cmd->footer(
       "A cell is slower/faster only if the change exceeds both --tolerance and --noise-k x\n"
       "sqrt(se_old^2 + se_new^2), se = sqrt(pi/2) x stddev / sqrt(samples) from each file's cell stats.\n"
-      "A case that errored or was waived in NEW but measured in OLD, or a failed data check in NEW, is 'failed'.\n"
-      "Exit codes: 0 no regression; 1 a cell slower or failed; 2 unreadable or mismatched inputs.");
+      "A case that errored or was waived in NEW but measured in OLD, or a failed data check in NEW, is 'failed'.");
+  set_exit_code_footer(*cmd);
   cmd->callback([&ctx, args]() {
     if (!(args->options.tolerance_pct >= 0))
       fail(ErrorKind::usage, fmt::format("invalid --tolerance '{}': must be 0 or more", args->options.tolerance_pct));

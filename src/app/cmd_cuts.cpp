@@ -206,10 +206,9 @@ void add_cuts_command(CLI::App& root, Context& ctx) {
       "as CUts; --samples N repeats it). Prints CUts' lines, then the xferbench table, the span, aggregate\n"
       "bandwidth, overlap and timeline (--format cuts: CUts' lines only, as the 'cuts' name prints).\n"
       "Same as 'xferbench run --htod/--dtoh/--dtod'. See docs/concurrent.md.\n"
-      "Exit codes: 0 passed; 1 verification failed; 2 bad arguments (also a GPU pair without peer access);\n"
-      "3 no usable GPU; 7 the -o file cannot be written (checked before measuring); 8/9 the measurement\n"
-      "failed; 10 --time-limit reached first; 130/143 interrupted (the result is written as not measured;\n"
-      "--resume FILE runs it again). See docs/interrupts.md.");
+      "The -o file is checked before measuring. An interrupted run is written as not measured; --resume FILE\n"
+      "runs it again. See docs/interrupts.md.");
+  set_exit_code_footer(*cmd);
   cmd->callback([&ctx, opts, cmd]() {
     validate_stop_options(opts->stop);
     record_cuts_order(*cmd, opts->cuts_flags, opts->concurrent);

@@ -136,10 +136,10 @@ void add_first_touch_command(CLI::App& root, Context& ctx) {
       "Launch with: mpirun -np 2 xferbench first-touch 5 3 1K 1G 1");
   auto args = std::make_shared<FirstTouchArgs>();
   CLI::Option* sweep = add_options(*cmd, *args);
-  cmd->footer("Exit codes: 2 bad values, 3 no GPU, 4 a buffer beyond free memory, 6 launched without 2 MPI ranks,\n"
-              "10 partial (--time-limit), 130 / 143 interrupted: a SIGINT/SIGTERM to any rank stops every rank before\n"
-              "the next iteration and rank 0 writes the iterations measured. XFERBENCH_FAULT=VARIANT/ITERATION:KIND\n"
-              "injects a failure for tests (docs/interrupts.md).");
+  cmd->footer("A SIGINT/SIGTERM to any rank stops every rank before the next iteration and rank 0 writes the\n"
+              "iterations measured. XFERBENCH_FAULT=VARIANT/ITERATION:KIND injects a failure for tests\n"
+              "(docs/interrupts.md).");
+  set_exit_code_footer(*cmd);
   cmd->callback([&ctx, args, sweep] {
     args->raw.sweep = sweep->count() > 0;
     // Converting here reports bad values before MPI or any GPU starts.

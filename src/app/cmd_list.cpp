@@ -15,6 +15,7 @@ void add_list_command(CLI::App& root, Context& ctx) {
               "also 'xferbench --list'");
   auto out = std::make_shared<OutputOptions>();
   add_output_options(*cmd, *out, true);
+  set_exit_code_footer(*cmd);
   cmd->callback([&ctx, out]() {
     ctx.action = [out]() {
       check_output_writable(*out);
@@ -38,6 +39,7 @@ void add_cases_command(CLI::App& root, Context& ctx) {
   auto* cmd = root.add_subcommand("cases", "List the named cases with their index and meaning (no GPU needed)");
   auto out = std::make_shared<OutputOptions>();
   add_output_options(*cmd, *out, true);
+  set_exit_code_footer(*cmd);
   cmd->callback([&ctx, out]() {
     ctx.action = [out]() {
       check_output_writable(*out);

@@ -192,6 +192,7 @@ void add_pingpong_command(CLI::App& root, Context& ctx) {
               "A SIGINT/SIGTERM to any rank stops every rank within about 0.1 s; rank 0 writes the sizes measured\n"
               "(status interrupted, exit 130/143). --time-limit skips sizes that would not end in time (exit 10).\n"
               "XFERBENCH_FAULT=SIZE:KIND[@RANK] injects a failure for tests (docs/interrupts.md).");
+  set_exit_code_footer(*cmd);
   cmd->callback([&ctx, args, stop] {
     // Converting here reports bad values before MPI or any GPU starts.
     const pingpong::Options options = to_options(*args);

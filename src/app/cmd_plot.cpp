@@ -216,8 +216,8 @@ void add_plot_command(CLI::App& root, Context& ctx) {
       ->check(CLI::IsMember({"auto", "curves", "heatmap", "timeline", "sms"}))
       ->capture_default_str();
   cmd->add_option("--title", args->title, "Figure title (default: from the result)");
-  cmd->footer("Exit codes: 0 written; 2 bad input (unknown schema or version, unreadable file, missing python3 or\n"
-              "matplotlib), nothing written; 7 the image could not be written. See docs/plots.md.");
+  cmd->footer("Nothing is written unless the whole image is. See docs/plots.md.");
+  set_exit_code_footer(*cmd);
   cmd->callback([&ctx, args]() {
     if (!ends_with(args->output, ".png") && !ends_with(args->output, ".svg"))
       fail(ErrorKind::usage, fmt::format("invalid -o '{}': the image must end in .png or .svg", args->output));

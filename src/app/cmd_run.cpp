@@ -154,6 +154,7 @@ void add_run_command(CLI::App& root, Context& ctx) {
       "takes CUts' own short options). multi-gpu-bwtest's --list is 'xferbench --list'. See docs/concurrent.md.\n"
       "Under mpirun/srun each node is measured once by its first process; several nodes give one fleet table\n"
       "and file (docs/fleet.md).");
+  set_exit_code_footer(*cmd);
   cmd->callback([&ctx, opts, fleet_opts, cmd]() {
     // Validate now so argument errors surface before any GPU is touched.
     check_fleet_options(*fleet_opts);

@@ -250,10 +250,9 @@ void add_sweep_command(CLI::App& root, Context& ctx) {
       "Under mpirun/srun each node is swept once by its first process; several nodes give a fleet (docs/fleet.md).\n"
       "--sms: bandwidth of an SM or TMA copy case against the SMs its kernel may use, and the fewest SMs reaching\n"
       "90% and 95% of the all-SM figure (docs/sweep.md); --sms 0 or more SMs than a GPU has: exit 2. Under a\n"
-      "launcher an --sms sweep runs on rank 0's node only.\n"
-      "Exit codes: 0 passed or waived; 1 a size failed (verification or error); 2 bad arguments;\n"
-      "3 no usable GPU; 7 the -o file cannot be written (checked before measuring); 10 partial (--time-limit\n"
-      "left sizes out); 130 / 143 interrupted by SIGINT / SIGTERM (the sizes measured are written).");
+      "launcher an --sms sweep runs on rank 0's node only. The -o file is checked before measuring; an\n"
+      "interrupted sweep writes the sizes measured.");
+  set_exit_code_footer(*cmd);
   cmd->callback([&ctx, opts, fleet_opts, cmd]() {
     opts->factor_given = cmd->count("--factor") > 0;
     opts->sms_given = cmd->count("--sms") > 0;

@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/exit_codes.hpp"  // set_exit_code_footer: every command's --help
 #include "core/sample_source.hpp"
 
 namespace xb::app {

@@ -1,3 +1,6 @@
+# The exit-code table behind every command's --help (and the README's).
+target_sources(xferbench_app PRIVATE ${CMAKE_CURRENT_LIST_DIR}/exit_codes.cpp)
+
 # The pingpong subcommand needs the MPI communicator.
 if(XFERBENCH_ENABLE_MPI)
   target_sources(xferbench_app PRIVATE

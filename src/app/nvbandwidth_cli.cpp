@@ -145,8 +145,7 @@ int parse_nvbandwidth(const std::vector<std::string>& args, NvbInvocation& inv, 
                            XFERBENCH_VERSION),
                "nvbandwidth");
   add_options(app, a);
-  app.footer("Exit codes: 0 success; 1 a measurement or verification failed; 2 bad arguments (also an unknown test "
-             "case);\n3 no usable GPU; 4 not enough memory; 8 CUDA error; 9 timeout.");
+  set_exit_code_footer(app);
   if (const int code = parse_seed_app(app, args, "nvbandwidth", out, err); code >= 0) return code;
   if (a.samples < 0 || (app.count("--testSamples") > 0 && a.samples == 0))
     return usage_error(fmt::format("invalid -i/--testSamples '{}': must be at least 1", a.samples), a.json, out, err);

@@ -40,6 +40,7 @@ int bwtest_main(Context& ctx, const std::vector<std::string>& args, std::ostream
   app.add_option("--streams", opts->concurrent.streams, "per-transfer (default), per-device or only-one");
   app.add_flag("--list", list, "List the CUDA devices and exit");
   app.footer("See docs/concurrent.md for the spec grammar and xferbench's extensions.");
+  set_exit_code_footer(app);
   if (const int code = parse_seed_app(app, args, "bwtest", out, err); code >= 0) return code;
   if (list) {
     ctx.action = []() {
