@@ -27,9 +27,10 @@ programs="xferbench nvbandwidth bwtest cuts gpudirect_p2p_overalloc"
 unset XFERBENCH_FAULT OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_RANK PMI_SIZE PMI_RANK PMIX_RANK SLURM_STEP_NUM_TASKS \
   SLURM_PROCID
 ulimit -c 0
-# A row checks arguments only; one that runs this long is stuck (e.g. on a
-# FIFO that nobody reads).
-limit=10
+# A row checks arguments only; one that runs this long is stuck. The FIFO
+# rows wait out xferbench's own 10 s bound for a reader; 30 s leaves room
+# for a slow, busy machine.
+limit=30
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 rows=0

@@ -5,6 +5,7 @@ library is imported and nothing is written.
 """
 
 import json
+import math
 import os
 import stat
 
@@ -59,10 +60,26 @@ def _read(path):
         raise InputError(f"'{path}' is not JSON: not UTF-8 text (byte {e.start})") from None
 
 
+class _NumberOutOfRange(ValueError):
+    pass
+
+
+def _finite_float(text):
+    """A JSON number as a float; one beyond a double's range (1e400) is an error, not inf."""
+    value = float(text)
+    if math.isinf(value):
+        raise _NumberOutOfRange(f"the number {text} is out of range")
+    return value
+
+
+def _no_constant(name):
+    raise _NumberOutOfRange(f"{name} is not a JSON number")
+
+
 def load(path):
     text = _read(path)
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
     except RecursionError:
         raise InputError(f"'{path}' is not JSON this plotter reads: lists or objects nested too deeply") from None
     except ValueError as e:  # also a number with more digits than Python converts
