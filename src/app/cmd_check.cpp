@@ -26,6 +26,7 @@
 #include <optional>
 
 #include "app/mpi_errors.hpp"
+#include "app/validators.hpp"
 #include "comm/mpi_comm.hpp"
 #endif
 
@@ -200,6 +201,7 @@ void add_check_command(CLI::App& root, Context& ctx) {
       "Exit codes: 0 PASS, 1 FAIL, 2 bad arguments or spec, 3 no GPU, 6 MPI, 7 file I/O, 10 PARTIAL (--time-limit\n"
       "left cells out; not accepted), 130 / 143 interrupted by SIGINT / SIGTERM (what was judged is written).\n"
       "See docs/check.md and docs/interrupts.md.");
+  reject_empty_values(*cmd);
   cmd->callback([&ctx, a]() {
     validate(*a, ctx.argv);
     ctx.action = [a, &ctx]() { return execute(*a, ctx); };

@@ -14,6 +14,7 @@
 #include "app/interrupt.hpp"
 #include "app/mpi_errors.hpp"
 #include "app/output.hpp"
+#include "app/validators.hpp"
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
 #include "core/fault.hpp"
@@ -140,6 +141,7 @@ void add_first_touch_command(CLI::App& root, Context& ctx) {
               "10 partial (--time-limit), 130 / 143 interrupted: a SIGINT/SIGTERM to any rank stops every rank before\n"
               "the next iteration and rank 0 writes the iterations measured. XFERBENCH_FAULT=VARIANT/ITERATION:KIND\n"
               "injects a failure for tests (docs/interrupts.md).");
+  reject_empty_values(*cmd);
   cmd->callback([&ctx, args, sweep] {
     args->raw.sweep = sweep->count() > 0;
     // Converting here reports bad values before MPI or any GPU starts.

@@ -2,6 +2,7 @@
 
 #include "app/command.hpp"
 #include "app/output.hpp"
+#include "app/validators.hpp"
 #include "core/topology.hpp"
 #include "report/list_csv.hpp"
 #include "report/output_file.hpp"
@@ -15,6 +16,7 @@ void add_list_command(CLI::App& root, Context& ctx) {
               "also 'xferbench --list'");
   auto out = std::make_shared<OutputOptions>();
   add_output_options(*cmd, *out, true);
+  reject_empty_values(*cmd);
   cmd->callback([&ctx, out]() {
     ctx.action = [out]() {
       check_output_writable(*out);
@@ -38,6 +40,7 @@ void add_cases_command(CLI::App& root, Context& ctx) {
   auto* cmd = root.add_subcommand("cases", "List the named cases with their index and meaning (no GPU needed)");
   auto out = std::make_shared<OutputOptions>();
   add_output_options(*cmd, *out, true);
+  reject_empty_values(*cmd);
   cmd->callback([&ctx, out]() {
     ctx.action = [out]() {
       check_output_writable(*out);

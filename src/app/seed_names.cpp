@@ -50,6 +50,11 @@ int bwtest_main(Context& ctx, const std::vector<std::string>& args, std::ostream
   opts->out.format = "bwtest";
   std::shared_ptr<ScenarioPlan> plan;
   try {
+    // "" would read as "not given" (per-transfer); run's own hint below
+    // names --htod/--dtoh/--dtod, which bwtest does not take.
+    if (app.count("--streams") > 0 && opts->concurrent.streams.empty())
+      fail(ErrorKind::usage, "invalid --streams '': the value is empty");
+    if (!opts->concurrent.any_transfer()) fail(ErrorKind::usage, "no transfer given (use --do=SPEC, e.g. --do=all:1024:both)");
     plan = std::make_shared<ScenarioPlan>(build_scenario_plan(*opts, ctx.argv));
   } catch (const Error& e) {
     fmt::print(err, "bwtest (xferbench): error: {}\n", e.what());
