@@ -39,10 +39,10 @@ done
 printf '{"schema": "xferbench-run", "wall_seconds": 1e400}' > "$tmp/huge.json"
 expect 2 "--judge file '$tmp/huge.json' is not JSON: line 1, column 45: number overflow parsing '1e400'" -- \
   check --judge "$tmp/huge.json"
-# Deep inside a case: the judge's recursive copy overflowed the stack (139).
+# Written back with -o, such nesting overflowed the stack (exit 139).
 deep() { printf '%*s' 100000 '' | tr ' ' "$1"; }
-printf '{"schema": "xferbench-run", "cases": [{"name": "x", "x": %s%s}]}' "$(deep '[')" "$(deep ']')" > "$tmp/deep.json"
-expect 2 "--judge file '$tmp/deep.json' is not JSON: nested deeper than" -- check --judge "$tmp/deep.json"
+printf '{"schema": "xferbench-run", "cases": [], "x": %s%s}' "$(deep '[')" "$(deep ']')" > "$tmp/deep.json"
+expect 2 "--judge file '$tmp/deep.json' is not JSON: nested deeper than" -- check --judge "$tmp/deep.json" -o "$tmp/deep-out.json"
 echo '[]' > "$tmp/array.json"
 expect 2 "--judge file '$tmp/array.json' is not an xferbench run result" -- check --judge "$tmp/array.json"
 expect 2 "is not an xferbench run result" -- check --judge "$run" --baseline "$tmp/array.json"

@@ -35,7 +35,7 @@ check nvbandwidth 2 out "ERROR: Testcase nosuch not found!" -- -H -P 4 -t nosuch
 check nvbandwidth 2 err "-P/--targetNumPairs '0'" -- -H -P 0
 check bwtest 0 out "--do" -- --help
 check bwtest 2 err "sideways" -- --do=0:sideways
-check bwtest 2 err "no transfer given (use --do=SPEC" --
+check bwtest 2 err "no transfer given (use --do=SPEC, e.g." --
 check bwtest 2 err "invalid --streams ''" -- --do=0:HtoD --streams ''
 check cuts 0 out "Run as cuts" -- --version
 check cuts 2 err "zero" -- --dtoh=zero

@@ -90,7 +90,7 @@ TEST(PingpongCli, BadValuesAreUsageErrors) {
 
 // CLI11 alone read "--seed -1" as 2^64 - 1 and "--seed ''" as 0.
 TEST(PingpongCli, ASeedIsAWholeNumberThatFits) {
-  for (const std::string& seed : {"-1", "", "18446744073709551616", "0x10"}) {
+  for (const std::string seed : {"-1", "", "18446744073709551616", "0x10"}) {
     try {
       parse({"pingpong", "--seed", seed});
       ADD_FAILURE() << "--seed '" << seed << "' accepted";

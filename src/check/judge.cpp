@@ -268,6 +268,7 @@ std::vector<CaseProblem> case_problems(const json& run) {
 Baseline load_baseline(const json& doc, const std::string& file, const json& environment_now, bool force) {
   Baseline b;
   b.file = file;
+  require_run(doc, input_label("--baseline file", file));  // before its machine is read
   const std::string then = machine_model(doc.value("environment", json::object()));
   const std::string now = machine_model(environment_now);
   if (then != now && !force)
