@@ -13,6 +13,7 @@
 #include "app/command.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
+#include "app/validators.hpp"
 #include "check/fleet.hpp"
 #include "check/node.hpp"
 #include "comm/stop_relay.hpp"
@@ -26,7 +27,6 @@
 #include <optional>
 
 #include "app/mpi_errors.hpp"
-#include "app/validators.hpp"
 #include "comm/mpi_comm.hpp"
 #endif
 
