@@ -30,6 +30,8 @@ check nvbandwidth 2 out "ERROR: Testcase index 99 out of bound!" -- -t 99
 check nvbandwidth 2 out '"status": "Not Found"' -- -j -t nosuch
 check nvbandwidth 2 err "nvbandwidth (xferbench): error:" -- --bogus
 check nvbandwidth 2 err "'0'" -- -b 0
+check nvbandwidth 2 err "invalid -b/--bufferSize '': the value is empty" -- -b ''
+check nvbandwidth 2 err "invalid -p/--testcasePrefixes '': the value is empty" -- -p ''
 # -H and -P are taken (v0.9): the run gets as far as its case list.
 check nvbandwidth 2 out "ERROR: Testcase nosuch not found!" -- -H -P 4 -t nosuch
 check nvbandwidth 2 err "-P/--targetNumPairs '0'" -- -H -P 0

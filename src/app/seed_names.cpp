@@ -10,6 +10,7 @@
 #include "app/cli.hpp"
 #include "app/nvbandwidth_cli.hpp"
 #include "app/run_options.hpp"
+#include "app/validators.hpp"
 #include "core/error.hpp"
 #include "core/topology.hpp"
 #include "report/seed_formats.hpp"
@@ -50,10 +51,10 @@ int bwtest_main(Context& ctx, const std::vector<std::string>& args, std::ostream
   opts->out.format = "bwtest";
   std::shared_ptr<ScenarioPlan> plan;
   try {
-    // "" would read as "not given" (per-transfer); run's own hint below
-    // names --htod/--dtoh/--dtod, which bwtest does not take.
-    if (app.count("--streams") > 0 && opts->concurrent.streams.empty())
-      fail(ErrorKind::usage, "invalid --streams '': the value is empty");
+    // "" would read as "not given" (--streams: per-transfer); run's own
+    // hint below names --htod/--dtoh/--dtod, which bwtest does not take.
+    if (const std::string flag = option_given_empty(app); !flag.empty())
+      fail(ErrorKind::usage, fmt::format("invalid {} '': the value is empty", flag));
     if (!opts->concurrent.any_transfer()) fail(ErrorKind::usage, "no transfer given (use --do=SPEC, e.g. --do=all:1024:both)");
     plan = std::make_shared<ScenarioPlan>(build_scenario_plan(*opts, ctx.argv));
   } catch (const Error& e) {

@@ -87,4 +87,16 @@ inline void reject_empty_values(CLI::App& cmd) {
   }
 }
 
+// The seed tools' own parsers report errors in their own way, so they ask
+// after parsing: the first named option given an empty value, as
+// option_label names it; "" when none was.
+inline std::string option_given_empty(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_size() == 0 || opt->get_expected_min() == 0) continue;
+    for (const std::string& v : opt->results())
+      if (v.empty()) return option_label(*opt);
+  }
+  return "";
+}
+
 }  // namespace xb::app
