@@ -25,7 +25,29 @@ printf 'model = "H200"\n[[expect]\n' > "$tmp/syntax.toml"
 printf '[[expect]]\ncase = "host_to_device_memcpy_ce"\nlink = "pcie"\nmin = "60 GB/s"\n' > "$tmp/high.toml"
 expect 2 "unit.toml:3: key 'min': '5 furlongs': unknown unit 'furlongs'" -- check --spec "$tmp/unit.toml"
 expect 2 "syntax.toml:2: not valid TOML" -- check --spec "$tmp/syntax.toml"
-expect 7 "cannot read spec file" -- check --spec "$tmp/none.toml"
+expect 2 "cannot read --spec file '$tmp/none.toml': No such file or directory" -- check --spec "$tmp/none.toml"
+# Inputs (issue 26): a directory, an empty value, a number out of range, a
+# nesting no result has, a document of another shape: exit 2 naming the
+# file, never a pass against the built-ins, 70 or a crash.
+expect 2 "cannot read --spec file '$tmp': Is a directory" -- check --judge "$run" --spec "$tmp" --summary
+expect 2 "cannot read --judge file '$tmp': Is a directory" -- check --judge "$tmp"
+expect 2 "cannot read --baseline file '$tmp': Is a directory" -- check --judge "$run" --baseline "$tmp"
+expect 2 "cannot read --judge file '$tmp/none.json': No such file or directory" -- check --judge "$tmp/none.json"
+for opt in --spec --baseline --judge --junit --buffer-size; do
+  expect 2 "invalid $opt '': the value is empty" -- check --judge "$run" --summary $opt ''
+done
+printf '{"schema": "xferbench-run", "wall_seconds": 1e400}' > "$tmp/huge.json"
+expect 2 "--judge file '$tmp/huge.json' is not JSON: line 1, column 45: number overflow parsing '1e400'" -- \
+  check --judge "$tmp/huge.json"
+# Written back with -o, such nesting overflowed the stack (exit 139).
+deep() { printf '%*s' 100000 '' | tr ' ' "$1"; }
+printf '{"schema": "xferbench-run", "cases": [], "x": %s%s}' "$(deep '[')" "$(deep ']')" > "$tmp/deep.json"
+expect 2 "--judge file '$tmp/deep.json' is not JSON: nested deeper than" -- check --judge "$tmp/deep.json" -o "$tmp/deep-out.json"
+echo '[]' > "$tmp/array.json"
+expect 2 "--judge file '$tmp/array.json' is not an xferbench run result" -- check --judge "$tmp/array.json"
+expect 2 "is not an xferbench run result" -- check --judge "$run" --baseline "$tmp/array.json"
+printf '[peers]\nbandwidth_min = "500%%"\n' > "$tmp/peers.toml"
+expect 2 "peers.toml:2: key 'bandwidth_min': '500%' is out of range" -- check --judge "$run" --spec "$tmp/peers.toml"
 expect 2 "invalid --budget '0'" -- check --budget 0
 expect 2 "invalid --tolerance" -- check --tolerance -1
 expect 2 "invalid --buffer-size '0'" -- check --buffer-size 0

@@ -42,6 +42,24 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
   expect 3 "$no_gpu" --
 fi
 out=$(mktemp -d)
+# Inputs (issue 26): said before any GPU is looked for, exit 2 naming the
+# option or file and the reason; exit 7 is for outputs.
+expect 2 "cannot read --topology file '$out': Is a directory" -- run --dry-run --topology "$out"
+expect 2 "cannot read --topology file '$out/none.json': No such file or directory" -- run --dry-run --topology "$out/none.json"
+expect 2 "cannot read --resume file '$out/none.json': No such file or directory" -- run -t 0 --resume "$out/none.json"
+expect 2 "cannot read --resume file '$out': Is a directory" -- sweep -t 0 --min 1M --max 2M --resume "$out"
+expect 2 "cannot read '$out/none.json': No such file or directory" -- compare "$out/none.json" "$out/none.json"
+expect 2 "invalid --pair '0,0': gpu 0 twice" -- run --pair 0,0
+expect 2 "invalid --copies '0'" -- run --copies 0
+expect 2 "invalid --copies '0'" -- sweep -t 0 --min 1M --max 2M --copies 0
+expect 2 "invalid --suite '': the value is empty" -- run --suite ''
+expect 2 "invalid --time-limit '': the value is empty" -- sweep -t 0 --min 1M --max 2M --time-limit ''
+expect 2 "invalid --streams '': the value is empty" -- cuts -h 0 --streams ''
+expect 2 "use -h/--htod ID, -d/--dtoh ID or -p/--dtod DST,SRC" -- cuts
+if "$bin" --help | grep -q '^  pingpong'; then
+  expect 2 "invalid --seed '-1'" -- pingpong --seed -1
+  expect 2 "invalid --buffer-sizes '': the value is empty" -- first-touch 5 3 1K 1G 1 --buffer-sizes ''
+fi
 expect 7 "cannot write output file '/nonexistent-dir/r.json'" -- run -t 0 -o /nonexistent-dir/r.json
 expect 7 "cannot write output file '$out': it is a directory" -- run -t 0 -o "$out"
 rmdir "$out"

@@ -30,14 +30,18 @@ check nvbandwidth 2 out "ERROR: Testcase index 99 out of bound!" -- -t 99
 check nvbandwidth 2 out '"status": "Not Found"' -- -j -t nosuch
 check nvbandwidth 2 err "nvbandwidth (xferbench): error:" -- --bogus
 check nvbandwidth 2 err "'0'" -- -b 0
+check nvbandwidth 2 err "invalid -b/--bufferSize '': the value is empty" -- -b ''
+check nvbandwidth 2 err "invalid -p/--testcasePrefixes '': the value is empty" -- -p ''
 # -H and -P are taken (v0.9): the run gets as far as its case list.
 check nvbandwidth 2 out "ERROR: Testcase nosuch not found!" -- -H -P 4 -t nosuch
 check nvbandwidth 2 err "-P/--targetNumPairs '0'" -- -H -P 0
 check bwtest 0 out "--do" -- --help
 check bwtest 2 err "sideways" -- --do=0:sideways
-check bwtest 2 err "no transfer given" --
+check bwtest 2 err "no transfer given (use --do=SPEC, e.g." --
+check bwtest 2 err "invalid --streams ''" -- --do=0:HtoD --streams ''
 check cuts 0 out "Run as cuts" -- --version
 check cuts 2 err "zero" -- --dtoh=zero
+check cuts 2 err "no transfer given (use -h/--htod ID" --
 check gpudirect_p2p_overalloc 0 out "Run as gpudirect_p2p_overalloc" -- --version
 check gpudirect_p2p_overalloc 2 err "ITERATIONS" -- 0 3 1K 1G 1
 check xferbench 0 out "xferbench 0." -- --version

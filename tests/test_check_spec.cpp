@@ -138,14 +138,44 @@ TEST(CheckSpec, ValuesThatCannotBeMeant) {
   EXPECT_NE(error_of("[lint]\nnvlinks_per_gpu = \"18\"\n").find("must be an integer"), std::string::npos);
 }
 
-TEST(CheckSpec, MissingFileIsAnIoError) {
+// Peer limits past 100% the wrong way would fail even the median cell, so
+// every cell of every node (docs/check.md).
+TEST(CheckSpec, PeerPercentagesOutsideTheirRange) {
+  EXPECT_NE(error_of("[peers]\nbandwidth_min = \"500%\"\n")
+                .find("bad.toml:2: key 'bandwidth_min': '500%' is out of range: give more than 0% and at most 100%"),
+            std::string::npos);
+  EXPECT_NE(error_of("[peers]\nbandwidth_min = \"0%\"\n").find("out of range"), std::string::npos);
+  EXPECT_NE(error_of("[peers]\nlatency_max = \"50%\"\n")
+                .find("key 'latency_max': '50%' is out of range: give 100% to 1000%"),
+            std::string::npos);
+  EXPECT_NE(error_of("[peers]\nlatency_max = \"5000%\"\n").find("out of range"), std::string::npos);
+  const CheckSpec edges = parse_spec_text("[peers]\nbandwidth_min = \"100%\"\nlatency_max = \"100%\"\n", "e.toml");
+  EXPECT_DOUBLE_EQ(*edges.peer_bandwidth_min_pct, 100);
+  EXPECT_DOUBLE_EQ(*edges.peer_latency_max_pct, 100);
+}
+
+// An input file that cannot be read is the user's to fix: exit 2 (usage),
+// naming the option, the path and the system's reason; exit 7 is for outputs.
+std::string file_error(const std::string& path) {
   try {
-    parse_spec_file("/nonexistent/spec.toml");
-    FAIL() << "no error";
+    parse_spec_file(path);
   } catch (const xb::Error& e) {
-    EXPECT_EQ(e.kind(), xb::ErrorKind::io);
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/spec.toml"), std::string::npos);
+    EXPECT_EQ(e.kind(), xb::ErrorKind::usage) << e.what();
+    return e.what();
   }
+  ADD_FAILURE() << "no error for " << path;
+  return "";
+}
+
+TEST(CheckSpec, MissingFileIsAUsageErrorWithTheReason) {
+  EXPECT_EQ(file_error("/nonexistent/spec.toml"),
+            "cannot read --spec file '/nonexistent/spec.toml': No such file or directory");
+}
+
+// A directory read as an empty spec judged against the built-ins and passed.
+TEST(CheckSpec, DirectoryIsRefused) {
+  const std::string dir = ::testing::TempDir();
+  EXPECT_EQ(file_error(dir), "cannot read --spec file '" + dir + "': Is a directory");
 }
 
 }  // namespace

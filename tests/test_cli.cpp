@@ -97,3 +97,40 @@ TEST(RunOptions, SmLaunchPerCopy) {
   EXPECT_EQ(p.code, -1) << p.err;
   EXPECT_TRUE(p.has_action);
 }
+
+// "" read as "not given" and fell back to the default without a word
+// (check --spec '' judged against the built-ins and passed).
+TEST(Cli, EmptyValuesAreErrorsNamingTheOption) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"check", "--spec", ""},          {"check", "--baseline", ""},     {"check", "--judge", ""},
+      {"check", "--junit", ""},         {"check", "--buffer-size", ""},  {"check", "--time-limit", ""},
+      {"run", "--suite", ""},           {"run", "--host-mem", ""},       {"run", "--seed", ""},
+      {"run", "--sm-config", ""},       {"run", "--max-memory", ""},     {"run", "--time-limit", ""},
+      {"run", "--resume", ""},          {"run", "--topology", ""},       {"run", "--htod", "0", "--streams", ""},
+      {"sweep", "--step", ""},          {"sweep", "--buffer-size", ""},  {"sweep", "--streams", ""},
+      {"sweep", "--resume", ""},        {"sweep", "--copies", ""},       {"cuts", "--streams", ""},
+      {"cuts", "--resume", ""},         {"compare", "a", "b", "--tolerance", ""},
+  };
+  for (const auto& args : bad) {
+    const auto p = parse(args);
+    const std::string& flag = args[args.size() - 2];
+    EXPECT_EQ(p.code, 2) << args[0] << " " << flag << ": " << p.err;
+    EXPECT_NE(p.err.find("invalid " + flag + " ''"), std::string::npos) << p.err;
+  }
+  // Every spelling is named.
+  EXPECT_NE(parse({"run", "-t", "0", "-o", ""}).err.find("-o/--output ''"), std::string::npos);
+}
+
+TEST(Cli, ValuesThatMeanNothingAreRefusedBeforeAnyGpu) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"run", "--copies", "0"}, "invalid --copies '0'"},
+      {{"sweep", "-t", "0", "--min", "1M", "--max", "2M", "--copies", "0"}, "invalid --copies '0'"},
+      {{"run", "--sample-pairs", "2", "--seed", "-1"}, "invalid --seed '-1'"},
+      {{"run", "--pair", "0,0"}, "invalid --pair '0,0': gpu 0 twice"},
+  };
+  for (const auto& [args, needle] : bad) {
+    const auto p = parse(args);
+    EXPECT_EQ(p.code, 2) << p.err;
+    EXPECT_NE(p.err.find(needle), std::string::npos) << p.err;
+  }
+}

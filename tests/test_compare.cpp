@@ -198,7 +198,19 @@ TEST(CompareCli, ExitCodesThroughTheCommand) {
   EXPECT_EQ(run({"compare", a, b, "--tolerance", "15"}).first, 0);
   const auto missing = run({"compare", a, dir + "/xb_cmp_missing.json"});
   EXPECT_EQ(missing.first, 2);
-  EXPECT_NE(missing.second.find("cannot read"), std::string::npos);
+  EXPECT_NE(missing.second.find("cannot read '" + dir + "/xb_cmp_missing.json': No such file or directory"),
+            std::string::npos) << missing.second;
+  // Malformed inputs are exit 2 naming the file, never 70 (internal error).
+  const auto directory = run({"compare", a, dir});
+  EXPECT_EQ(directory.first, 2);
+  EXPECT_NE(directory.second.find("cannot read '" + dir + "': Is a directory"), std::string::npos) << directory.second;
+  const std::string huge = dir + "/xb_cmp_huge.json";
+  xb::report::write_output_file(huge, "{\"schema\": \"xferbench-run\", \"x\": 1e400}");
+  const auto overflow = run({"compare", huge, a});
+  EXPECT_EQ(overflow.first, 2);
+  EXPECT_NE(overflow.second.find("'" + huge + "' is not JSON: line 1, column "), std::string::npos) << overflow.second;
+  EXPECT_NE(overflow.second.find("number overflow parsing '1e400'"), std::string::npos) << overflow.second;
+  std::remove(huge.c_str());
   EXPECT_EQ(run({"compare", a, b, "--tolerance", "-1"}).first, 2);
   std::remove(a.c_str());
   std::remove(b.c_str());

@@ -61,12 +61,16 @@ TEST(TopologyFile, RunJsonEnvironmentWorksToo) {
 }
 
 TEST(TopologyFile, BadFilesNameTheFileAndField) {
-  try {
-    xb::load_topology_file("/nonexistent/list.json");
-    FAIL();
-  } catch (const xb::Error& e) {
-    EXPECT_EQ(e.kind(), xb::ErrorKind::io);
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/list.json"), std::string::npos);
+  // An unreadable input is exit 2 with the reason (exit 7 is for outputs);
+  // a directory was an internal error (70).
+  for (const std::string& path : {std::string("/nonexistent/list.json"), ::testing::TempDir()}) {
+    try {
+      xb::load_topology_file(path);
+      FAIL() << path;
+    } catch (const xb::Error& e) {
+      EXPECT_EQ(e.kind(), xb::ErrorKind::usage) << e.what();
+      EXPECT_NE(std::string(e.what()).find("cannot read --topology file '" + path + "': "), std::string::npos) << e.what();
+    }
   }
   auto doc = nlohmann::json::parse(std::ifstream(src("tests/data/topology/h200x2.json")));
   doc.erase("gpu_links");

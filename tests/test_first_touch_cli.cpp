@@ -52,6 +52,9 @@ TEST(FirstTouchCli, BadValuesExitWithUsageBeforeAnythingRuns) {
       {{"first-touch", "5", "3", "1K", "1G"}, "got 4 value(s)"},
       {{"first-touch", "5", "3", "1K", "1G", "1", "--transport", "tcp"}, "invalid transport 'tcp'"},
       {{"first-touch", "5", "3", "1K", "1G", "1", "--format", "xml"}, "--format"},
+      // "" read as "not given": the BUFFER_SIZE value was used instead.
+      {{"first-touch", "5", "3", "1K", "1G", "1", "--buffer-sizes", ""}, "invalid --buffer-sizes '': the value is empty"},
+      {{"first-touch", "5", "3", "1K", "1G", "1", "--time-limit", ""}, "invalid --time-limit ''"},
   };
   for (const auto& [args, message] : cases) {
     const Parsed p = parse(args);

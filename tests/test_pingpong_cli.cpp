@@ -88,5 +88,19 @@ TEST(PingpongCli, BadValuesAreUsageErrors) {
   }
 }
 
+// CLI11 alone read "--seed -1" as 2^64 - 1 and "--seed ''" as 0.
+TEST(PingpongCli, ASeedIsAWholeNumberThatFits) {
+  for (const std::string seed : {"-1", "", "18446744073709551616", "0x10"}) {
+    try {
+      parse({"pingpong", "--seed", seed});
+      ADD_FAILURE() << "--seed '" << seed << "' accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage) << e.what();
+      EXPECT_NE(std::string(e.what()).find("invalid --seed '" + seed + "'"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(parse({"pingpong", "--seed", "18446744073709551615"}).seed, 18446744073709551615ull);
+}
+
 }  // namespace
 }  // namespace xb::app

@@ -29,7 +29,7 @@ check 0 '"schema": "xferbench-plan"' -- run --dry-run --topology "$topo/h200x4.j
 check 2 "gpu 9 does not exist" -- run --dry-run --topology "$topo/h200x8.json" --pair 0,9
 check 2 "gpu 3 twice" -- run --dry-run --topology "$topo/h200x8.json" --pair 3,3
 check 2 "gpu 1 does not exist (this machine has 1 GPU: 0-0)" -- run --dry-run --topology "$topo/h100x1.json" --pair 0,1
-check 7 "cannot read topology file '/nonexistent.json'" -- run --dry-run --topology /nonexistent.json
+check 2 "cannot read --topology file '/nonexistent.json': No such file or directory" -- run --dry-run --topology /nonexistent.json
 check 2 "is not JSON" -- run --dry-run --topology "$0"
 check 2 "invalid --host-mem 'hugepage'" -- run --host-mem hugepage
 check 2 "needs --dry-run" -- run --topology "$topo/h200x2.json"

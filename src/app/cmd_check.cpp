@@ -13,6 +13,7 @@
 #include "app/command.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
+#include "app/validators.hpp"
 #include "check/fleet.hpp"
 #include "check/node.hpp"
 #include "comm/stop_relay.hpp"
@@ -199,6 +200,7 @@ void add_check_command(CLI::App& root, Context& ctx) {
       "memory 70%). A cell below 85% of identical GPUs' median (latency above 115%) fails too.\n"
       "An interrupted check writes what was judged. See docs/check.md and docs/interrupts.md.");
   set_exit_code_footer(*cmd);
+  reject_empty_values(*cmd);
   cmd->callback([&ctx, a]() {
     validate(*a, ctx.argv);
     ctx.action = [a, &ctx]() { return execute(*a, ctx); };

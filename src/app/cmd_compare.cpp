@@ -3,17 +3,17 @@
 // any regression so it can gate node acceptance in CI. Every input problem
 // (unreadable file, not JSON, another tool or version, mismatched cases) is
 // a usage error: exit 2 with one line.
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "app/command.hpp"
 #include "app/output.hpp"
+#include "app/validators.hpp"
 #include "core/compare.hpp"
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 #include "report/compare_report.hpp"
 #include "report/output_file.hpp"
 
@@ -26,23 +26,11 @@ struct CompareArgs {
   OutputOptions out;
 };
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail(ErrorKind::usage, fmt::format("cannot read '{}'", path));
-  std::ostringstream text;
-  text << f.rdbuf();
-  if (!f && !f.eof()) fail(ErrorKind::usage, fmt::format("cannot read '{}'", path));
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    fail(ErrorKind::usage, fmt::format("'{}' is not JSON: {}", path, e.what()));
-  }
-}
-
 int execute(const CompareArgs& a) {
   check_output_writable(a.out);
-  const CompareResult r = compare_documents(read_json(a.old_path), read_json(a.new_path), a.options,
-                                            "'" + a.old_path + "'", "'" + a.new_path + "'");
+  const nlohmann::json old_doc = read_input_json(a.old_path, "");
+  const nlohmann::json new_doc = read_input_json(a.new_path, "");
+  const CompareResult r = compare_documents(old_doc, new_doc, a.options, "'" + a.old_path + "'", "'" + a.new_path + "'");
   if (a.out.format == "text") std::cout << report::compare_text(r, a.old_path, a.new_path);
   if (a.out.format == "json") std::cout << report::compare_json(r, a.old_path, a.new_path).dump(2) << "\n";
   if (a.out.format == "csv") std::cout << report::compare_csv(r);
@@ -70,6 +58,7 @@ void add_compare_command(CLI::App& root, Context& ctx) {
       "sqrt(se_old^2 + se_new^2), se = sqrt(pi/2) x stddev / sqrt(samples) from each file's cell stats.\n"
       "A case that errored or was waived in NEW but measured in OLD, or a failed data check in NEW, is 'failed'.");
   set_exit_code_footer(*cmd);
+  reject_empty_values(*cmd);
   cmd->callback([&ctx, args]() {
     if (!(args->options.tolerance_pct >= 0))
       fail(ErrorKind::usage, fmt::format("invalid --tolerance '{}': must be 0 or more", args->options.tolerance_pct));

@@ -6,6 +6,7 @@
 // both, lives here.
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -116,10 +117,11 @@ ScenarioRequest scenario_request(const ScenarioPlan& plan, const System& sys) {
 
 // A scenario is one cell: --resume measures it again unless FILE already
 // holds its complete result, which is then written as it is.
-bool resume_complete(const ScenarioPlan& plan, const System& sys, const OutputOptions& out, const Context& ctx) {
-  if (plan.stop.resume.empty()) return false;
+bool resume_complete(const ScenarioPlan& plan, const std::optional<nlohmann::json>& resume_doc, const System& sys,
+                     const OutputOptions& out, const Context& ctx) {
+  if (!resume_doc) return false;
+  const nlohmann::json& doc = *resume_doc;
   const std::string name = "'" + plan.stop.resume + "'";
-  const nlohmann::json doc = read_result_file(plan.stop.resume, report::kScenarioSchemaName);
   check_same_identity(identity_of(doc, name), identity_of(sys, ctx.argv), name);
   const std::string status = doc.value("status", "");
   if (status != "passed" && status != "failed") return false;
@@ -171,12 +173,13 @@ fleet::NodeOutcome measure_scenario_node(const ScenarioPlan& plan) {
 int execute_scenario(const ScenarioPlan& plan, const OutputOptions& out, const Context& ctx) {
   check_output_writable(out);
   (void)FaultPlan::from_env();  // a malformed XFERBENCH_FAULT is a usage error before any GPU work
+  const auto resume_doc = read_resume_file(plan.stop.resume, report::kScenarioSchemaName);
   StopSignals signals;
   TimeBudget budget(plan.stop.time_limit_s);
   budget.arm();
   const auto src = open_for(plan, ctx.open_source);
   const System& sys = src->system();
-  if (resume_complete(plan, sys, out, ctx)) return 0;
+  if (resume_complete(plan, resume_doc, sys, out, ctx)) return 0;
   const ScenarioRequest req = scenario_request(plan, sys);
   if ((out.format == "text" || out.format == "cuts") && plan.front_end == "cuts") {
     report::cuts_launch_text(std::cout, describe_scenario(sys, req.scenario, [&src](const Location& l, int gpu) {
@@ -209,9 +212,14 @@ void add_cuts_command(CLI::App& root, Context& ctx) {
       "The -o file is checked before measuring. An interrupted run is written as not measured; --resume FILE\n"
       "runs it again. See docs/interrupts.md.");
   set_exit_code_footer(*cmd);
+  reject_empty_values(*cmd);
   cmd->callback([&ctx, opts, cmd]() {
     validate_stop_options(opts->stop);
     record_cuts_order(*cmd, opts->cuts_flags, opts->concurrent);
+    // run's own hint names --do, which cuts does not take.
+    if (!opts->concurrent.any_transfer())
+      fail(ErrorKind::usage, "no transfer given (use -h/--htod ID, -d/--dtoh ID or -p/--dtod DST,SRC, e.g. "
+                             "--dtoh=0 --htod=1)");
     auto plan = std::make_shared<ScenarioPlan>(build_scenario_plan(*opts, ctx.argv));
     ctx.plan = *plan;
     ctx.action = [plan, opts, &ctx]() { return execute_scenario(*plan, opts->out, ctx); };

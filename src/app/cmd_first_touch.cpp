@@ -14,6 +14,7 @@
 #include "app/interrupt.hpp"
 #include "app/mpi_errors.hpp"
 #include "app/output.hpp"
+#include "app/validators.hpp"
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
 #include "core/fault.hpp"
@@ -140,6 +141,7 @@ void add_first_touch_command(CLI::App& root, Context& ctx) {
               "iterations measured. XFERBENCH_FAULT=VARIANT/ITERATION:KIND injects a failure for tests\n"
               "(docs/interrupts.md).");
   set_exit_code_footer(*cmd);
+  reject_empty_values(*cmd);
   cmd->callback([&ctx, args, sweep] {
     args->raw.sweep = sweep->count() > 0;
     // Converting here reports bad values before MPI or any GPU starts.

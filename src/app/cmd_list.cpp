@@ -2,6 +2,7 @@
 
 #include "app/command.hpp"
 #include "app/output.hpp"
+#include "app/validators.hpp"
 #include "core/topology.hpp"
 #include "report/list_csv.hpp"
 #include "report/output_file.hpp"
@@ -16,6 +17,7 @@ void add_list_command(CLI::App& root, Context& ctx) {
   auto out = std::make_shared<OutputOptions>();
   add_output_options(*cmd, *out, true);
   set_exit_code_footer(*cmd);
+  reject_empty_values(*cmd);
   cmd->callback([&ctx, out]() {
     ctx.action = [out]() {
       check_output_writable(*out);
@@ -40,6 +42,7 @@ void add_cases_command(CLI::App& root, Context& ctx) {
   auto out = std::make_shared<OutputOptions>();
   add_output_options(*cmd, *out, true);
   set_exit_code_footer(*cmd);
+  reject_empty_values(*cmd);
   cmd->callback([&ctx, out]() {
     ctx.action = [out]() {
       check_output_writable(*out);

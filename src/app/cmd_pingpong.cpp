@@ -14,6 +14,7 @@
 #include "app/mpi_errors.hpp"
 #include "app/progress.hpp"
 #include "app/seed_args.hpp"
+#include "app/validators.hpp"
 #include "comm/mpi_comm.hpp"
 #include "core/error.hpp"
 #include "core/fault.hpp"
@@ -193,6 +194,7 @@ void add_pingpong_command(CLI::App& root, Context& ctx) {
               "(status interrupted, exit 130/143). --time-limit skips sizes that would not end in time (exit 10).\n"
               "XFERBENCH_FAULT=SIZE:KIND[@RANK] injects a failure for tests (docs/interrupts.md).");
   set_exit_code_footer(*cmd);
+  reject_empty_values(*cmd);
   cmd->callback([&ctx, args, stop] {
     // Converting here reports bad values before MPI or any GPU starts.
     const pingpong::Options options = to_options(*args);

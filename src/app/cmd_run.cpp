@@ -15,6 +15,7 @@
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
+#include "app/validators.hpp"
 #include "core/error.hpp"
 #include "core/run_plan.hpp"
 #include "core/fault.hpp"
@@ -53,14 +54,15 @@ int execute_dry_run(const RunOptions& opts, const RunRequest& req) {
   return 0;
 }
 
-// --resume: the earlier result, once it is known to come from this
-// machine, this build and the same command.
-std::optional<RunResult> resumed_run(const RunOptions& opts, const System& sys, const Context& ctx) {
-  if (opts.stop.resume.empty()) return std::nullopt;
+// --resume: the earlier result (`doc`, read before any GPU was looked
+// for), once it is known to come from this machine, this build and the
+// same command.
+std::optional<RunResult> resumed_run(const RunOptions& opts, const std::optional<nlohmann::json>& doc,
+                                     const System& sys, const Context& ctx) {
+  if (!doc) return std::nullopt;
   const std::string name = "'" + opts.stop.resume + "'";
-  const nlohmann::json doc = read_result_file(opts.stop.resume, report::kSchemaName);
-  check_same_identity(identity_of(doc, name), identity_of(sys, ctx.argv), name);
-  return run_from_json(doc, opts.stop.resume);
+  check_same_identity(identity_of(*doc, name), identity_of(sys, ctx.argv), name);
+  return run_from_json(*doc, opts.stop.resume);
 }
 
 void write_run(const RunResult& run, const OutputOptions& out) {
@@ -80,6 +82,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
   RunRequest req = build_request(opts, ctx.argv);  // validates before any GPU is touched
   if (opts.dry_run) return execute_dry_run(opts, req);
   check_output_writable(opts.out);
+  const auto resume_doc = read_resume_file(opts.stop.resume, report::kSchemaName);
   FaultPlan faults = FaultPlan::from_env();
   // From here a signal stops the run; the cells measured are still written.
   StopSignals signals;
@@ -87,7 +90,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
   budget.arm();
   const auto source = ctx.open_source ? ctx.open_source(req.measure) : open_gpu_source(req.measure);
   const System& sys = source->system();
-  const std::optional<RunResult> earlier = resumed_run(opts, sys, ctx);
+  const std::optional<RunResult> earlier = resumed_run(opts, resume_doc, sys, ctx);
   const bool text = opts.out.format == "text";
   RunResult header_only;
   header_only.system = sys;
@@ -155,6 +158,7 @@ void add_run_command(CLI::App& root, Context& ctx) {
       "Under mpirun/srun each node is measured once by its first process; several nodes give one fleet table\n"
       "and file (docs/fleet.md).");
   set_exit_code_footer(*cmd);
+  reject_empty_values(*cmd);
   cmd->callback([&ctx, opts, fleet_opts, cmd]() {
     // Validate now so argument errors surface before any GPU is touched.
     check_fleet_options(*fleet_opts);

@@ -73,7 +73,8 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
       ->capture_default_str();
   cmd.add_option("--budget", s.budget_s, "Adaptive sampling: seconds per size")->capture_default_str();
   cmd.add_option("--sample-ms", s.sample_ms, "Target duration of one sample in ms")->capture_default_str();
-  cmd.add_option("--copies", s.copies, "Copies per sample (default: from --sample-ms)");
+  cmd.add_option("--copies", s.copies, "Copies per sample (default: from --sample-ms)")
+      ->check(int_at_least("--copies", 1));
   cmd.add_option("--gate-timeout", s.gate_timeout_s, "Seconds the gate kernel waits")->capture_default_str();
   cmd.add_flag("-m,--mean", s.mean, "Report the mean of samples instead of the median");
   cmd.add_flag("-s,--skip-verification", s.skip_verification, "Do not verify data after the timed copies");
@@ -169,19 +170,21 @@ int execute_sms(const SweepPlan& plan, const OutputOptions& out, const Context& 
 }
 
 
-// --resume: the earlier sweep, once it is known to come from this machine,
-// this build and the same command.
-std::optional<SweepResult> resumed_sweep(const StopOptions& stop, const System& sys, const Context& ctx) {
-  if (stop.resume.empty()) return std::nullopt;
+// --resume: the earlier sweep (`doc`, read before any GPU was looked for),
+// once it is known to come from this machine, this build and the same
+// command.
+std::optional<SweepResult> resumed_sweep(const StopOptions& stop, const std::optional<nlohmann::json>& doc,
+                                         const System& sys, const Context& ctx) {
+  if (!doc) return std::nullopt;
   const std::string name = "'" + stop.resume + "'";
-  const nlohmann::json doc = read_result_file(stop.resume, report::kSweepSchemaName);
-  check_same_identity(identity_of(doc, name), identity_of(sys, ctx.argv), name);
-  return sweep_from_json(doc, stop.resume);
+  check_same_identity(identity_of(*doc, name), identity_of(sys, ctx.argv), name);
+  return sweep_from_json(*doc, stop.resume);
 }
 
 int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, const Context& ctx) {
   if (plan.sms) return execute_sms(plan, out, ctx);
   check_output_writable(out);
+  const auto resume_doc = read_resume_file(stop.resume, report::kSweepSchemaName);
   FaultPlan faults = FaultPlan::from_env();
   // From here a signal stops the sweep; the sizes measured are still written.
   StopSignals signals;
@@ -189,7 +192,7 @@ int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, c
   budget.arm();
   const auto source = ctx.open_source ? ctx.open_source(plan.req.measure) : open_gpu_source(plan.req.measure);
   const System& sys = source->system();
-  const std::optional<SweepResult> earlier = resumed_sweep(stop, sys, ctx);
+  const std::optional<SweepResult> earlier = resumed_sweep(stop, resume_doc, sys, ctx);
   if (!plan.req.named_case) plan.req.scenario = expand_requests(plan.transfers, sys.gpu_count(), plan.streams);
   // Text rows go out as each size is measured (flushed, so a pipe sees them
   // too); on a terminal the progress line stays below them. A resumed sweep
@@ -253,6 +256,7 @@ void add_sweep_command(CLI::App& root, Context& ctx) {
       "launcher an --sms sweep runs on rank 0's node only. The -o file is checked before measuring; an\n"
       "interrupted sweep writes the sizes measured.");
   set_exit_code_footer(*cmd);
+  reject_empty_values(*cmd);
   cmd->callback([&ctx, opts, fleet_opts, cmd]() {
     opts->factor_given = cmd->count("--factor") > 0;
     opts->sms_given = cmd->count("--sms") > 0;

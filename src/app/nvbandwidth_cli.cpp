@@ -13,6 +13,7 @@
 
 #include "app/cli.hpp"
 #include "app/progress.hpp"
+#include "app/validators.hpp"
 #include "core/cases.hpp"
 #include "core/error.hpp"
 #include "core/topology.hpp"
@@ -147,6 +148,9 @@ int parse_nvbandwidth(const std::vector<std::string>& args, NvbInvocation& inv, 
   add_options(app, a);
   set_exit_code_footer(app);
   if (const int code = parse_seed_app(app, args, "nvbandwidth", out, err); code >= 0) return code;
+  // "" would read as "not given" (-b '': the default size) or match every case (-p '').
+  if (const std::string flag = option_given_empty(app); !flag.empty())
+    return usage_error(fmt::format("invalid {} '': the value is empty", flag), a.json, out, err);
   if (a.samples < 0 || (app.count("--testSamples") > 0 && a.samples == 0))
     return usage_error(fmt::format("invalid -i/--testSamples '{}': must be at least 1", a.samples), a.json, out, err);
   if (app.count("--loopCount") > 0 && a.loop_count < 1)

@@ -88,7 +88,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                  "Adaptive sampling: stop when the median's relative error is below PCT percent")->capture_default_str();
   cmd.add_option("--budget", o.budget_s, "Adaptive sampling: seconds per cell before stopping")->capture_default_str();
   cmd.add_option("--sample-ms", o.sample_ms, "Target duration of one sample in ms")->capture_default_str();
-  cmd.add_option("--copies", o.copies, "Copies per sample (default: from --sample-ms)");
+  cmd.add_option("--copies", o.copies, "Copies per sample (default: from --sample-ms)")
+      ->check(int_at_least("--copies", 1));
   cmd.add_option("--gate-timeout", o.gate_timeout_s, "Seconds the gate kernel waits before failing the sample")
       ->capture_default_str();
   cmd.add_option("--sm-config", o.sm_config, "SM copy kernel shape: BLOCKS_PER_SM,THREADS,UNROLL[,streaming|,l2_256b|,cg] or bulk,CHUNK_KIB,STAGES,BLOCKS_PER_SM");
@@ -122,7 +123,8 @@ void add_v010_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--sample-pairs", o.sample_pairs,
                  "Pairwise cases measure N ordered GPU pairs: first one for every GPU, then random ones")
       ->check(int_at_least("--sample-pairs", 1));
-  cmd.add_option("--seed", o.seed, "Seed of --sample-pairs (default 1; the same seed gives the same pairs)");
+  cmd.add_option("--seed", o.seed, "Seed of --sample-pairs (default 1; the same seed gives the same pairs)")
+      ->check(unsigned_number("--seed"));
   cmd.add_flag("--dry-run", o.dry_run,
                "Print the plan (cases, cells, bytes moved, estimated time) without measuring anything");
   cmd.add_option("--topology", o.topology,
@@ -262,7 +264,7 @@ void apply_v010_options(const RunOptions& o, RunRequest& req) {
   req.sample_pairs = std::max(0, o.sample_pairs);
   if (!o.seed.empty()) {
     if (o.sample_pairs <= 0) fail(ErrorKind::usage, fmt::format("--seed '{}' applies to --sample-pairs N", o.seed));
-    req.pair_seed = static_cast<std::uint64_t>(parse_int(o.seed, "--seed"));
+    req.pair_seed = parse_unsigned(o.seed, "--seed");
   }
   if (!o.topology.empty() && !o.dry_run)
     fail(ErrorKind::usage, fmt::format("--topology '{}' plans for another machine: it needs --dry-run", o.topology));

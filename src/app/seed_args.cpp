@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "app/validators.hpp"
 #include "core/units.hpp"
 
 namespace xb::app {
@@ -50,7 +51,9 @@ void add_pingpong_options(CLI::App& cmd, PingpongArgs& a) {
   cmd.add_option("--cuda-aware", a.cuda_aware, "Whether MPI accepts GPU pointers: yes, no or auto (detect)")
       ->capture_default_str();
   cmd.add_option("--timeout", a.timeout_s, "Seconds to wait for a peer before giving up")->capture_default_str();
-  cmd.add_option("--seed", a.seed, "Seed of the data pattern that is verified after timing")->capture_default_str();
+  cmd.add_option("--seed", a.seed, "Seed of the data pattern that is verified after timing")
+      ->check(unsigned_number("--seed"))
+      ->capture_default_str();
   cmd.add_option("--ll-max", a.ll_max,
                  "device transport: messages up to SIZE travel as LL words (4 data bytes and a sequence number per "
                  "8 bytes, no fence); larger ones as stores plus a release flag. 0: never LL")

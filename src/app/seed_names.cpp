@@ -11,6 +11,7 @@
 #include "app/nvbandwidth_cli.hpp"
 #include "app/run_options.hpp"
 #include "core/build_info.hpp"
+#include "app/validators.hpp"
 #include "core/error.hpp"
 #include "core/topology.hpp"
 #include "report/seed_formats.hpp"
@@ -52,6 +53,11 @@ int bwtest_main(Context& ctx, const std::vector<std::string>& args, std::ostream
   opts->out.format = "bwtest";
   std::shared_ptr<ScenarioPlan> plan;
   try {
+    // "" would read as "not given" (--streams: per-transfer); run's own
+    // hint below names --htod/--dtoh/--dtod, which bwtest does not take.
+    if (const std::string flag = option_given_empty(app); !flag.empty())
+      fail(ErrorKind::usage, fmt::format("invalid {} '': the value is empty", flag));
+    if (!opts->concurrent.any_transfer()) fail(ErrorKind::usage, "no transfer given (use --do=SPEC, e.g. --do=all:1024:both)");
     plan = std::make_shared<ScenarioPlan>(build_scenario_plan(*opts, ctx.argv));
   } catch (const Error& e) {
     fmt::print(err, "bwtest (xferbench): error: {}\n", e.what());

@@ -45,4 +45,58 @@ inline CLI::Validator int_at_least(const std::string& flag, int min) {
       "");
 }
 
+// Digits only, fitting in 64 bits ("--seed -1": CLI11 alone would take it
+// as 2^64 - 1, and "--seed ''" as 0).
+inline std::uint64_t parse_unsigned(const std::string& v, const std::string& flag) {
+  bool ok = !v.empty() && v.size() <= 20 && v.find_first_not_of("0123456789") == std::string::npos;
+  if (ok && v.size() == 20) ok = v <= "18446744073709551615";  // the largest 20-digit value that fits
+  if (!ok)
+    fail(ErrorKind::usage, fmt::format("invalid {} '{}': expected a whole number from 0 to {}", flag, v,
+                                       std::numeric_limits<std::uint64_t>::max()));
+  return std::stoull(v);
+}
+
+inline CLI::Validator unsigned_number(const std::string& flag) {
+  return CLI::Validator(
+      [flag](std::string& v) {
+        (void)parse_unsigned(v, flag);
+        return std::string();
+      },
+      "");
+}
+
+// How a message names an option: every spelling, "-i/--samples".
+inline std::string option_label(const CLI::Option& opt) {
+  std::string out;
+  for (const auto& s : opt.get_snames()) out += (out.empty() ? "-" : "/-") + s;
+  for (const auto& l : opt.get_lnames()) out += (out.empty() ? "--" : "/--") + l;
+  return out;
+}
+
+// Every named option of `cmd` that takes a value refuses an empty one: ""
+// would otherwise read as "not given" and fall back to the default without
+// a word ("check --spec ''" judging against the built-ins). Call it after
+// the command's options are added. Options whose value is optional (--sms
+// [LIST]) and positional arguments (their command names the field) are
+// left alone.
+inline void reject_empty_values(CLI::App& cmd) {
+  for (CLI::Option* opt : cmd.get_options()) {
+    if (opt->get_type_size() == 0 || opt->get_expected_min() == 0) continue;
+    if (opt->get_snames().empty() && opt->get_lnames().empty()) continue;
+    opt->check(non_empty(option_label(*opt)));
+  }
+}
+
+// The seed tools' own parsers report errors in their own way, so they ask
+// after parsing: the first named option given an empty value, as
+// option_label names it; "" when none was.
+inline std::string option_given_empty(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_size() == 0 || opt->get_expected_min() == 0) continue;
+    for (const std::string& v : opt->results())
+      if (v.empty()) return option_label(*opt);
+  }
+  return "";
+}
+
 }  // namespace xb::app

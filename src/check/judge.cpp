@@ -6,6 +6,7 @@
 
 #include "core/cases.hpp"
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 #include "core/stats.hpp"
 
 namespace xb::check {
@@ -108,14 +109,6 @@ CheckCell read_cell(const json& cell, const json& m, const std::string& case_nam
 void require_run(const json& run, const std::string& file) {
   if (!run.is_object() || run.value("schema", "") != "xferbench-run")
     fail(ErrorKind::usage, fmt::format("{} is not an xferbench run result (schema xferbench-run)", file));
-}
-
-std::string machine_model(const json& env) {
-  std::map<std::string, int> names;
-  for (const json& g : env.value("gpus", json::array())) ++names[g.value("name", "?")];
-  std::string out;
-  for (const auto& [name, n] : names) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", n, name);
-  return out.empty() ? "no GPU" : out;
 }
 
 void judge_spec(CheckCell& c, const Expectation& e, const std::string& file) {
@@ -221,6 +214,14 @@ const char* to_string(Basis b) noexcept {
   return "?";
 }
 
+std::string machine_model(const json& env) {
+  std::map<std::string, int> names;
+  for (const json& g : env.value("gpus", json::array())) ++names[g.value("name", "?")];
+  std::string out;
+  for (const auto& [name, n] : names) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", n, name);
+  return out.empty() ? "no GPU" : out;
+}
+
 double builtin_min_pct(LinkClass link) noexcept {
   switch (link) {
     case LinkClass::pcie: return 75.0;
@@ -250,7 +251,7 @@ std::vector<CheckCell> extract_cells(const json& run, const std::string& file) {
       }
     }
   } catch (const json::exception& e) {
-    fail(ErrorKind::usage, fmt::format("{} is a malformed xferbench run: {}", file, e.what()));
+    fail(ErrorKind::usage, fmt::format("{} is a malformed xferbench run: {}", file, json_error_text(e)));
   }
   return out;
 }
@@ -267,6 +268,7 @@ std::vector<CaseProblem> case_problems(const json& run) {
 Baseline load_baseline(const json& doc, const std::string& file, const json& environment_now, bool force) {
   Baseline b;
   b.file = file;
+  require_run(doc, input_label("--baseline file", file));  // before its machine is read
   const std::string then = machine_model(doc.value("environment", json::object()));
   const std::string now = machine_model(environment_now);
   if (then != now && !force)

@@ -75,6 +75,10 @@ struct Baseline {
   std::map<std::string, CheckCell> cells;  // by key
 };
 
+// The GPUs of a recorded environment by name and count ("2 x NVIDIA H200",
+// "no GPU"); nlohmann's exception for a malformed one.
+std::string machine_model(const nlohmann::json& env);
+
 // Reads a baseline run. Refuses (Error(usage)) one recorded on another
 // machine model (GPU names and count) unless `force`.
 Baseline load_baseline(const nlohmann::json& doc, const std::string& file, const nlohmann::json& environment_now,

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/fault.hpp"
+#include "core/input_file.hpp"
 #include "core/nvml.hpp"
 #include "core/time_budget.hpp"
 #include "report/report.hpp"
@@ -18,15 +18,9 @@ namespace {
 
 using json = nlohmann::json;
 
-json read_json_file(const std::string& path, const char* what) {
-  std::ifstream f(path);
-  if (!f) fail(ErrorKind::io, fmt::format("cannot read {} '{}'", what, path));
-  try {
-    return json::parse(f);
-  } catch (const json::parse_error& e) {
-    fail(ErrorKind::usage, fmt::format("{} '{}' is not valid JSON: {}", what, path, e.what()));
-  }
-}
+// How the files are named in messages: by their option.
+constexpr const char* kJudgeFile = "--judge file";
+constexpr const char* kBaselineFile = "--baseline file";
 
 void check_spec_model(const CheckSpec& spec, const json& environment, bool force) {
   if (spec.model.empty() || force) return;
@@ -183,8 +177,11 @@ Expectations load_expectations(const CheckOptions& opts, const json& environment
     e.spec = parse_spec_file(opts.spec_file);
     check_spec_model(e.spec, environment, opts.force);
   }
-  if (!opts.baseline_file.empty())
-    e.baseline = load_baseline(read_json_file(opts.baseline_file, "baseline"), opts.baseline_file, environment, opts.force);
+  if (!opts.baseline_file.empty()) {
+    const json doc = read_input_json(opts.baseline_file, kBaselineFile);
+    e.baseline = read_input_fields(opts.baseline_file, kBaselineFile,
+                                   [&] { return load_baseline(doc, opts.baseline_file, environment, opts.force); });
+  }
   return e;
 }
 
@@ -193,13 +190,21 @@ CheckResult judge_recorded(const CheckOptions& opts, const std::string& run_file
   r.strict = opts.strict;
   r.spec_file = opts.spec_file;
   r.baseline_file = opts.baseline_file;
-  r.run = read_json_file(run_file, "run result");
-  const json env = r.run.value("environment", json::object());
+  r.run = read_input_json(run_file, kJudgeFile);
+  // Every field judging reads is read here first, so a malformed run is
+  // named as the --judge file (and not, say, as the baseline it meets).
+  const json env = read_input_fields(run_file, kJudgeFile, [&] {
+    (void)extract_cells(r.run, input_label(kJudgeFile, run_file));
+    (void)case_problems(r.run);
+    r.wall_seconds = r.run.value("wall_seconds", 0.0);
+    json environment = r.run.value("environment", json::object());
+    (void)machine_model(environment);
+    return environment;
+  });
   const Expectations ex = load_expectations(opts, env);
   for (const auto& id : lint_rule_ids())
     r.lint.rules.push_back({id, "", RuleStatus::skipped, "judging a recorded run"});
-  r.wall_seconds = r.run.value("wall_seconds", 0.0);
-  judge_result(r, ex.judge_options(opts));
+  read_input_fields(run_file, kJudgeFile, [&] { judge_result(r, ex.judge_options(opts)); });
   return r;
 }
 
@@ -237,7 +242,7 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   // The files are parsed before any GPU work so their errors come first;
   // the model checks need the machine and follow discovery.
   if (!opts.spec_file.empty()) (void)parse_spec_file(opts.spec_file);
-  if (!opts.baseline_file.empty()) (void)read_json_file(opts.baseline_file, "baseline");
+  if (!opts.baseline_file.empty()) (void)read_input_json(opts.baseline_file, kBaselineFile);
   const std::unique_ptr<SampleSource> src = cb.open_source ? cb.open_source(opts.measure) : open_gpu_source(opts.measure);
   const System& sys = src->system();
   const Expectations ex = load_expectations(opts, report::system_json(sys));

@@ -1,8 +1,6 @@
 #include "check/spec.hpp"
 
 #include <cctype>
-#include <fstream>
-#include <sstream>
 
 #define TOML_HEADER_ONLY 1
 #define TOML_EXCEPTIONS 1
@@ -13,6 +11,7 @@
 
 #include "core/cases.hpp"
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 
 namespace xb::check {
 namespace {
@@ -133,21 +132,27 @@ double leading_number(const std::string& text, std::size_t& used) {
   }
 }
 
-// A percentage of the peers' median; a latency limit is above 100%.
-double parse_percent(const toml::node& n, const std::string& file, const std::string& key) {
+// A percentage of the peers' median. A bandwidth floor is above 0 and at
+// most 100%, a latency ceiling from 100% to 1000%: past 100% the wrong way
+// even the median cell would fail, so every cell of every node would.
+double parse_percent(const toml::node& n, const std::string& file, const std::string& key, bool latency) {
   const std::string where = at(file, n.source());
   const std::string text = trim(need_string(n, where, key));
   std::size_t used = 0;
   const double v = leading_number(text, used);
-  if (used == 0 || trim(text.substr(used)) != "%" || !(v > 0) || v > 1000)
+  if (used == 0 || trim(text.substr(used)) != "%")
     bad(where, fmt::format("key '{}': '{}' is not a percentage such as \"85%\"", key, text));
+  const bool in_range = latency ? v >= 100 && v <= 1000 : v > 0 && v <= 100;
+  if (!in_range)
+    bad(where, fmt::format("key '{}': '{}' is out of range: give {} of the peers' median", key, text,
+                           latency ? "100% to 1000%" : "more than 0% and at most 100%"));
   return v;
 }
 
 void parse_peers(const toml::table& t, const std::string& file, CheckSpec& spec) {
   only_keys(t, {"bandwidth_min", "latency_max"}, file, "peers");
-  if (auto* n = t.get("bandwidth_min")) spec.peer_bandwidth_min_pct = parse_percent(*n, file, "bandwidth_min");
-  if (auto* n = t.get("latency_max")) spec.peer_latency_max_pct = parse_percent(*n, file, "latency_max");
+  if (auto* n = t.get("bandwidth_min")) spec.peer_bandwidth_min_pct = parse_percent(*n, file, "bandwidth_min", false);
+  if (auto* n = t.get("latency_max")) spec.peer_latency_max_pct = parse_percent(*n, file, "latency_max", true);
 }
 
 }  // namespace
@@ -239,11 +244,7 @@ CheckSpec parse_spec_text(const std::string& text, const std::string& file) {
 }
 
 CheckSpec parse_spec_file(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) fail(ErrorKind::io, fmt::format("cannot read spec file '{}'", path));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return parse_spec_text(ss.str(), path);
+  return parse_spec_text(read_input_file(path, "--spec file"), path);
 }
 
 }  // namespace xb::check

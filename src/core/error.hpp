@@ -8,7 +8,12 @@
 namespace xb {
 
 enum class ErrorKind {
-  usage,         // a value the user gave is wrong (option, spec, size, id)
+  // A value the user gave is wrong (option, size, id), or an input file
+  // (spec, baseline, judged run, topology, resume file, compared result)
+  // cannot be read, is not a regular file or is malformed: all of them are
+  // the user's to fix, so one kind and exit 2 (core/input_file.hpp reads
+  // input files).
+  usage,
   no_device,     // no CUDA GPU or no usable driver
   resources,     // not enough memory (device or host)
   nvml,          // NVML could not be loaded or answered an error
@@ -16,7 +21,7 @@ enum class ErrorKind {
   timeout,       // a gate or a transfer did not finish in time
   verification,  // data check after a timed copy failed
   comm,          // multi-process launch or communication failed
-  io,            // a file could not be read or written
+  io,            // an output (-o / --junit file, standard output) could not be written
   internal,
 };
 

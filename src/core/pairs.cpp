@@ -99,6 +99,9 @@ GpuPair parse_pair(const std::string& text) {
   }
   if (ids.size() != 2)
     fail(ErrorKind::usage, fmt::format("invalid --pair '{}': expected two GPU ids A,B such as 0,1", text));
+  // Known wrong on any machine: said before the GPUs are looked for.
+  if (ids[0] == ids[1])
+    fail(ErrorKind::usage, fmt::format("invalid --pair '{}': gpu {} twice (a pair needs two GPUs)", text, ids[0]));
   return {ids[0], ids[1]};
 }
 

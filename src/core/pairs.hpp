@@ -32,7 +32,7 @@ struct PairSelection {
 };
 const char* to_string(PairSelection::Mode m) noexcept;
 
-// Parses "A,B" (two GPU ids). Throws Error(usage) naming the text.
+// Parses "A,B" (two different GPU ids). Throws Error(usage) naming the text.
 GpuPair parse_pair(const std::string& text);
 
 // Checks given pairs against the machine: an id out of range, the same id

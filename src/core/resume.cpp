@@ -1,14 +1,13 @@
 #include "core/resume.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "core/build_info.hpp"
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 
 namespace xb {
 
@@ -223,16 +222,7 @@ void check_same_identity(const RunIdentity& then, const RunIdentity& now, const 
 }
 
 json read_result_file(const std::string& path, const std::string& schema) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) bad(fmt::format("cannot read --resume file '{}'", path));
-  std::ostringstream text;
-  text << f.rdbuf();
-  json doc;
-  try {
-    doc = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    bad(fmt::format("--resume file '{}' is not JSON: {}", path, e.what()));
-  }
+  const json doc = read_input_json(path, "--resume file");
   if (!doc.is_object() || doc.value("schema", "") != schema)
     bad(fmt::format("--resume file '{}' is not an {} result (schema '{}')", path, schema,
                     doc.is_object() ? doc.value("schema", "") : std::string()));
@@ -240,6 +230,11 @@ json read_result_file(const std::string& path, const std::string& schema) {
     bad(fmt::format("--resume file '{}' has schema_version {}: this xferbench reads version 1", path,
                     doc.value("schema_version", json()).dump()));
   return doc;
+}
+
+std::optional<json> read_resume_file(const std::string& path, const std::string& schema) {
+  if (path.empty()) return std::nullopt;
+  return read_result_file(path, schema);
 }
 
 std::vector<CaseResult> cases_from_json(const json& cases, const std::string& name) {

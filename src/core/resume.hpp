@@ -9,6 +9,7 @@
 // one line naming the file and the reason.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ void check_same_identity(const RunIdentity& then, const RunIdentity& now, const 
 // "xferbench-sweep"); Error(usage) naming the file when it cannot be read,
 // is not JSON or is another kind of result.
 nlohmann::json read_result_file(const std::string& path, const std::string& schema);
+// read_result_file for --resume FILE; nothing when `path` is empty (no
+// --resume). Commands call it before looking for GPUs: a file that cannot
+// be read is a mistake on any machine (exit 2, not 3).
+std::optional<nlohmann::json> read_resume_file(const std::string& path, const std::string& schema);
 
 // The cases of a run JSON document (cells with their samples and checks).
 // `resumed_from` is set to `name`.

@@ -1,14 +1,11 @@
 #include "core/topology_file.hpp"
 
-#include <cerrno>
-#include <cstdio>
 #include <stdexcept>
-#include <cstring>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 
 namespace xb {
 namespace {
@@ -123,15 +120,7 @@ System system_from_json(const json& doc, const std::string& name) {
 }
 
 System load_topology_file(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) fail(ErrorKind::io, fmt::format("cannot read topology file '{}': {}", path, std::strerror(errno)));
-  json doc;
-  try {
-    doc = json::parse(f);
-  } catch (const json::exception& e) {
-    fail(ErrorKind::usage, fmt::format("topology file '{}' is not JSON: {}", path, e.what()));
-  }
-  return system_from_json(doc, path);
+  return system_from_json(read_input_json(path, "--topology file"), path);
 }
 
 }  // namespace xb

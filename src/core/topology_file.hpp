@@ -25,8 +25,8 @@ Peak peak_from_json(const nlohmann::json& j);
 // field. Fields the planner does not need may be absent (older files).
 System system_from_json(const nlohmann::json& doc, const std::string& name);
 
-// Reads the file; Error(io) when it cannot be read, Error(usage) when it is
-// not JSON or not a topology.
+// Reads the file (core/input_file.hpp); Error(usage) when it cannot be read,
+// is not JSON or is not a topology.
 System load_topology_file(const std::string& path);
 
 }  // namespace xb

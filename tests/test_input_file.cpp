@@ -1,0 +1,102 @@
+// core/input_file: every way an input file can be wrong is Error(usage)
+// (exit 2) naming the file and the reason, never an internal error.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "core/input_file.hpp"
+
+namespace {
+
+// The message of the Error(usage) `fn` throws; a failure when it throws
+// nothing or another kind.
+template <class Fn>
+std::string usage_error(Fn&& fn) {
+  try {
+    fn();
+  } catch (const xb::Error& e) {
+    EXPECT_EQ(e.kind(), xb::ErrorKind::usage) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+
+std::string temp_path(const std::string& name) { return ::testing::TempDir() + "/xb_input_" + name; }
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const std::string path = temp_path(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(InputFile, ReadsARegularFile) {
+  const std::string path = write_file("ok.json", "{\"a\": [1, 2.5, \"x\"]}\n");
+  EXPECT_EQ(xb::read_input_json(path, "--judge file")["a"][1].get<double>(), 2.5);
+  std::remove(path.c_str());
+}
+
+TEST(InputFile, MissingFileNamesOptionPathAndReason) {
+  EXPECT_EQ(usage_error([] { xb::read_input_file("/nonexistent/x.json", "--baseline file"); }),
+            "cannot read --baseline file '/nonexistent/x.json': No such file or directory");
+  EXPECT_EQ(usage_error([] { xb::read_input_file("/nonexistent/x.json", ""); }),
+            "cannot read '/nonexistent/x.json': No such file or directory");
+}
+
+TEST(InputFile, DirectoryIsRefusedNotReadAsEmpty) {
+  const std::string dir = ::testing::TempDir();
+  EXPECT_EQ(usage_error([&] { xb::read_input_file(dir, "--spec file"); }),
+            "cannot read --spec file '" + dir + "': Is a directory");
+}
+
+TEST(InputFile, EmptyPathIsRefused) {
+  EXPECT_EQ(usage_error([] { xb::read_input_file("", "--spec file"); }), "cannot read --spec file '': the path is empty");
+}
+
+TEST(InputFile, FifoIsReadToItsEnd) {
+  const std::string path = temp_path("fifo");
+  std::remove(path.c_str());
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  std::thread writer([&] { std::ofstream(path) << "{\"from\": \"fifo\"}"; });
+  const nlohmann::json doc = xb::read_input_json(path, "--judge file");
+  writer.join();
+  EXPECT_EQ(doc.value("from", ""), "fifo");
+  std::remove(path.c_str());
+}
+
+TEST(InputFile, SyntaxErrorNamesFileLineAndColumn) {
+  const std::string msg = usage_error([] { xb::parse_input_json("{\n  \"a\": x\n}", "r.json", "--judge file"); });
+  EXPECT_NE(msg.find("--judge file 'r.json' is not JSON: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("line 2, column 8"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("[json.exception"), std::string::npos) << msg;
+}
+
+TEST(InputFile, NumberOutOfRangeIsMalformedInputWithItsPlace) {
+  const std::string msg = usage_error([] { xb::parse_input_json("{\n  \"value\": 1e400\n}", "r.json", ""); });
+  EXPECT_NE(msg.find("'r.json' is not JSON: line 2, column 12: number overflow parsing '1e400'"), std::string::npos)
+      << msg;
+}
+
+TEST(InputFile, NestingDeeperThanAnyResultIsRefused) {
+  const int depth = xb::kMaxInputDepth + 1;
+  const std::string deep = std::string(depth, '[') + std::string(depth, ']');
+  const std::string msg = usage_error([&] { xb::parse_input_json(deep, "d.json", "--topology file"); });
+  EXPECT_NE(msg.find("--topology file 'd.json' is not JSON: nested deeper than"), std::string::npos) << msg;
+  const std::string ok = std::string(xb::kMaxInputDepth, '[') + std::string(xb::kMaxInputDepth, ']');
+  EXPECT_TRUE(xb::parse_input_json(ok, "d.json", "").is_array());
+}
+
+TEST(InputFile, FieldOfTheWrongTypeNamesTheFile) {
+  const nlohmann::json doc = nlohmann::json::array();
+  const std::string msg =
+      usage_error([&] { return xb::read_input_fields("b.json", "--baseline file", [&] { return doc.value("x", 0); }); });
+  EXPECT_EQ(msg.find("--baseline file 'b.json' is malformed: cannot use value() with array"), 0u) << msg;
+}
+
+}  // namespace
