@@ -84,10 +84,11 @@ else
   echo "ok   pingpong_fault_signal"
 fi
 
-# The signalled two-rank pingpong runs: 8 B .. 16 MiB, 20,000 repetitions
+# The signalled two-rank pingpong runs: 8 B .. 64 MiB, 20,000 repetitions
 # each. The 8 B row comes after 20,000 round trips of 8 B; the sizes after
-# it move 20,000 x 2 x 32 MiB, minutes at any memory bandwidth.
-long_pingpong=(pingpong -n 22 --loop-count 20000)
+# it copy 20,000 x 2 x 128 MiB (5.4 TB): minutes even at 100 GB/s (the
+# same run to 16 MiB took 169 s on an idle H200 host, 2026-11-24).
+long_pingpong=(pingpong -n 24 --loop-count 20000)
 
 # 2. A real SIGTERM to rank 1 only: both stop, rank 0 writes, exit 143.
 f=$work/term.json
@@ -122,8 +123,8 @@ else
 fi
 
 # 3b. --all-pairs on 4 ranks, SIGTERM to rank 3 only, once rank 3 starts
-# its first (and only) size: 4 MiB with 1,000,000 round trips (minutes for
-# any pair). --all-pairs prints no rows, so the fault hook's mark says when.
+# its first (and only) size: 4 MiB with 1,000,000 round trips (8.4 TB
+# copied per pair: minutes even at 100 GB/s). --all-pairs prints no rows, so the fault hook's mark says when.
 # Rank 3 relays its signal, so every pair stops within a slice, not only
 # rank 3's pair at its round's end; all six pairs are listed as not run.
 f=$work/allpairs.json
@@ -169,8 +170,9 @@ if [[ $rc -ne 143 || $(json "$f" "d['status'], len(d['variants'][0]['times_s']),
 else
   echo "ok   first_touch_fault_signal"
 fi
-# 100,000 iterations (each a fresh 4 MiB buffer, two 1 MiB sends); rank 1
-# is signalled once its iteration 0/1 starts, so iteration 0/0 is measured.
+# 100,000 iterations (each a fresh 4 MiB buffer, two 1 MiB sends; about
+# 1,000 a second on an idle H200 host, so minutes); rank 1 is signalled
+# once its iteration 0/1 starts, so iteration 0/0 is measured.
 f=$work/ft_int.json
 fault=0/1:mark@1 start ft_int first-touch 100000 2 1M 4M 1 --memory host -o "$f"
 if ! under_way "XFERBENCH_FAULT mark: rank 1, iteration 0/1 starts"; then

@@ -133,13 +133,13 @@ stopped_peer() {
 stopped_peer
 
 # Issue 12: rows are printed as each size is measured, also through a pipe.
-# Every line is stamped as it arrives. The run (8 B .. 16 MiB, 20,000
+# Every line is stamped as it arrives. The run (8 B .. 64 MiB, 20,000
 # repetitions each) would take minutes, so the 8 B row must come through
 # the pipe while the run is still measuring; rank 0 is then interrupted.
 # With rows held back to the end, no row would come before the run ended.
 rm -f "$out.rc"
 (set -o pipefail
- timeout 120 "${mpirun[@]}" -np 2 "$xb" pingpong -n 22 --loop-count 20000 2>&1 |
+ timeout 120 "${mpirun[@]}" -np 2 "$xb" pingpong -n 24 --loop-count 20000 2>&1 |
    while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >"$out.stamped"
  echo $? >"$out.rc") &
 runner=$!
