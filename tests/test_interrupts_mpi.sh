@@ -142,6 +142,20 @@ else
   fi
 fi
 
+# 3c. The same stop raised by rank 3 itself as its size starts (the fault
+# hook): rank 3 sees its signal without polling for it, and must still
+# relay it before it waits for the other pair at the round's end (it did
+# not: the other pair measured on, and the run ended by timeout, exit 9).
+f=$work/allpairs_fault.json
+XFERBENCH_FAULT=4M:signal_term@3 timeout 120 "${mpirun[@]}" -x XFERBENCH_FAULT -np 4 "$xb" pingpong --all-pairs \
+  --min-size 4M -n 1 --loop-count 1000000 -o "$f" >"$work/out.txt" 2>&1
+rc=$?
+if [[ $rc -ne 143 || $(json "$f" "d['status'], d['stop']['reason'], len(d['stop']['not_run'])") != "interrupted SIGTERM 6" ]]; then
+  fail "pingpong_all_pairs_fault_signal_rank3: exit $rc, $(json "$f" "d['status'], d['stop']")"
+else
+  echo "ok   pingpong_all_pairs_fault_signal_rank3"
+fi
+
 # 4. SIGINT to mpirun: it sends SIGTERM to both ranks and SIGKILL 1 s later;
 # rank 0's file must exist (mpirun itself exits 1 whatever the ranks do).
 f=$work/mpirun.json
