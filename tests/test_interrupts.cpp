@@ -314,11 +314,10 @@ TEST(InterruptsRun, AStickyCudaErrorStopsTheRunKeepingWhatItHas) {
   EXPECT_EQ(r.cells, 2);
 }
 
-// The time-limit tests time real runs, so their numbers leave a slow or
-// loaded machine room: a 10 s limit keeps a 1 s margin (the product's 10%)
-// for the sample in flight at the deadline (0.4 s) and the writing, and the
-// sleeps of the fake source make the whole run longer than the limit on
-// any machine (12 cells of 3 samples of 0.4 s: at least 14.4 s).
+// Time-limit tests time real runs: a 10 s limit keeps a 1 s margin (10%)
+// for the sample in flight at the deadline (0.4 s) and the writing on a
+// loaded machine, and the fake source's sleeps make the whole run longer
+// than the limit on any machine (12 cells x 3 samples x 0.4 s = 14.4 s).
 constexpr double kLimitS = 10, kSampleS = 0.4;
 
 TEST(InterruptsRun, TimeLimitSkipsWhatWillNotFitAndEndsInTime) {
