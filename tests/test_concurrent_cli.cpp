@@ -137,12 +137,20 @@ TEST(Progress, DisabledWritesNothingAndRunsPrintsDirectly) {
   EXPECT_TRUE(err.str().empty());
 }
 
+// Waits until the line is drawn (looked at under the progress lock, via
+// print_above), not for a fixed time a loaded machine may not give the
+// drawing thread; the 60 s bound only turns "never drawn" into a failure.
 TEST(Progress, DrawsAfterTheDelayAndErasesAtTheEnd) {
   std::ostringstream err;
   {
     xb::app::Progress p(true, err, 0.0, 0.005);
     p.update("[2/9] host_to_device_memcpy_ce", 4);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto bound = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    bool drawn = false;
+    while (!drawn && std::chrono::steady_clock::now() < bound) {
+      p.print_above([&] { drawn = err.str().find("\r[2/9] ") != std::string::npos; });
+      if (!drawn) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     p.finish();
     p.finish();  // idempotent
   }

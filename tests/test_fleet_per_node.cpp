@@ -157,17 +157,26 @@ TEST(FleetPerNode, DeputyReportsAMeasuringRankThatDied) {
   EXPECT_EQ(run.codes, (std::map<int, int>{{0, 6}, {2, 6}, {3, 6}}));
 }
 
+// Node 1 reports only once rank 0 has given up on it, however slow the
+// machine (a fixed delay races rank 0's deadline); the 60 s bound only
+// turns a rank 0 that never gives up into a failure instead of a hang.
 TEST(FleetPerNode, SilentNodeBecomesATimeoutRecord) {
   Gathered run;
   fleet::Options opt;
   opt.timeout = comm::Seconds(0.3);
+  std::atomic<bool> gave_up{false};
   comm::run_ranks(world({1, 1}), [&](comm::Communicator& c) {
     fleet::Session s(c, opt);
     auto records = s.gather([&] {
-      if (c.rank() == 1) std::this_thread::sleep_for(800ms);
+      const auto bound = std::chrono::steady_clock::now() + 60s;
+      if (c.rank() == 1)
+        while (!gave_up && std::chrono::steady_clock::now() < bound) std::this_thread::sleep_for(1ms);
       return fleet::NodeOutcome{{{"ok", true}}, 0};
     });
-    if (c.rank() == 0) run.records = std::move(records);
+    if (c.rank() == 0) {
+      run.records = std::move(records);
+      gave_up = true;
+    }
     s.finish(0);
   });
   ASSERT_EQ(run.records.size(), 2u);

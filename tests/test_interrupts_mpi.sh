@@ -4,6 +4,14 @@
 # measured, every rank exits 130 / 143; a signal to mpirun (which forwards
 # SIGTERM and kills 1 s later) still leaves rank 0's file; the fault hook
 # and --time-limit work under mpirun; no .tmp file is left.
+#
+# Nothing here depends on how fast the machine is: a signal is sent only
+# once the run shows it is under way (a size's row in its output, or the
+# line of the fault hook's `mark`), and every signalled run would go on
+# for minutes on any machine (large messages, large loop counts), so it
+# cannot end on its own before the signal arrives. Guards against a hang
+# are generous bounds (timeout 120 per run; 60 s from the signal to the
+# end of the run), never the expected duration.
 # Usage: test_interrupts_mpi.sh XFERBENCH MPIRUN
 set -u
 xb=$1
@@ -21,58 +29,29 @@ fail() {
 # json FILE EXPR: evaluates a Python expression on the JSON document `d`.
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 
-# Every process below PID.
-descendants() {
-  local c
-  for c in $(pgrep -P "$1"); do
-    echo "$c"
-    descendants "$c"
-  done
-}
+source "$(dirname "$0")/mpi_procs.sh"
 
-# The pid of world rank RANK below PID (other MPI tests may run beside this one).
-rank_pid() {
-  local p
-  for p in $(descendants "$1"); do
-    [[ $(ps -o comm= -p "$p" 2>/dev/null) == xferbench ]] || continue
-    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
-      echo "$p"
-      return
-    fi
-  done
-}
-
-# The launcher below PID: mpirun, mpiexec and orterun are one program.
-find_mpirun() {
-  local p
-  for p in $(descendants "$1"); do
-    case $(ps -o comm= -p "$p" 2>/dev/null) in
-      mpirun | mpiexec | orterun)
-        echo "$p"
-        return
-        ;;
-    esac
-  done
-}
-
-# start NAME ARGS...: runs mpirun in the background; sets $mp and $rc_file.
+# start NAME ARGS...: runs mpirun in the background (np ranks, 2 by default;
+# XFERBENCH_FAULT passed on when `fault` is set); sets $mp and $rc_file.
 start() {
   local name=$1
   shift
   rc_file=$work/$name.rc
-  (timeout 120 "${mpirun[@]}" -np "${np:-2}" "$xb" "$@" >"$work/out.txt" 2>&1; echo $? >"$rc_file") &
+  : >"$work/out.txt"
+  (XFERBENCH_FAULT=${fault:-} timeout 120 "${mpirun[@]}" -x XFERBENCH_FAULT -np "${np:-2}" "$xb" "$@" \
+    >"$work/out.txt" 2>&1; echo $? >"$rc_file") &
   mp=$!
 }
 
-# signal_rank RANK SIG AFTER_S: waits until the run is under way, then signals one rank.
+# under_way PATTERN: waits until the run's output has a line matching
+# PATTERN, the evidence that it is measuring; fails when the run ended
+# without one (a signal then would test nothing).
+under_way() { wait_for_line "$work/out.txt" "$1" "$rc_file"; }
+
+# signal_rank RANK SIG: signals one rank of the run (which is under way).
 signal_rank() {
-  local pid=""
-  for _ in $(seq 200); do
-    pid=$(rank_pid "$mp" "$1")
-    [[ -n $pid ]] && break
-    sleep 0.05
-  done
-  sleep "$3"
+  local pid
+  pid=$(rank_pid "$mp" "$1")
   sent_at=$(date +%s.%N)
   if [[ -n $pid ]]; then
     kill "-$2" "$pid"
@@ -81,17 +60,21 @@ signal_rank() {
   fi
 }
 
-# Waits for the run; a run that outlives the signal by 10 s counts as hung.
+# Waits for the run; a run that outlives the signal by 60 s counts as hung
+# (it stops within a slice or an iteration; 60 s is only a bound for a slow
+# machine, not the expected time).
 finish() {
   wait $mp
   rc=$(cat "$rc_file")
   took=$(python3 -c "print(round($(date +%s.%N) - $sent_at, 2))")
-  if ! python3 -c "import sys; sys.exit(0 if $took < 10 else 1)"; then rc="hung after $took s"; fi
+  if ! python3 -c "import sys; sys.exit(0 if $took < 60 else 1)"; then rc="hung after $took s"; fi
 }
+
+# A pingpong row (text table on stdout), here the first size's: 8 B.
+first_row='^\|[ ]+8\|'
 
 # 1. The fault hook: SIGINT raised by rank 1 as the 1 KiB size starts.
 f=$work/fault.json
-sent_at=$(date +%s.%N)
 XFERBENCH_FAULT=1024:signal_int@1 timeout 120 "${mpirun[@]}" -x XFERBENCH_FAULT -np 2 "$xb" pingpong -n 14 \
   --loop-count 3 -o "$f" >"$work/out.txt" 2>&1
 rc=$?
@@ -101,53 +84,94 @@ else
   echo "ok   pingpong_fault_signal"
 fi
 
+# The signalled two-rank pingpong runs: 8 B .. 64 MiB, 20,000 repetitions
+# each. The 8 B row comes after 20,000 round trips of 8 B; the sizes after
+# it copy 20,000 x 2 x 128 MiB (5.4 TB): minutes even at 100 GB/s (the
+# same run to 16 MiB took 169 s on an idle H200 host, 2026-11-24).
+long_pingpong=(pingpong -n 24 --loop-count 20000)
+
 # 2. A real SIGTERM to rank 1 only: both stop, rank 0 writes, exit 143.
 f=$work/term.json
-start term pingpong -n 22 --loop-count 2000 -o "$f"
-signal_rank 1 TERM 1.5
-finish
-if [[ $rc -ne 143 || $(json "$f" "d['status'], d['stop']['reason'], len(d['pairs'][0]['sizes']) > 0") != "interrupted SIGTERM True" ]]; then
-  fail "pingpong_sigterm_rank1: exit $rc, $(json "$f" "d['status'], len(d['pairs'][0]['sizes'])")"
+start term "${long_pingpong[@]}" -o "$f"
+if ! under_way "$first_row"; then
+  wait $mp
+  fail "pingpong_sigterm_rank1: the run ended (exit $(cat "$rc_file")) before its first row"
 else
-  echo "ok   pingpong_sigterm_rank1 ($(json "$f" "len(d['pairs'][0]['sizes'])") sizes kept, exit $rc ${took} s after the signal)"
+  signal_rank 1 TERM
+  finish
+  if [[ $rc -ne 143 || $(json "$f" "d['status'], d['stop']['reason'], len(d['pairs'][0]['sizes']) > 0") != "interrupted SIGTERM True" ]]; then
+    fail "pingpong_sigterm_rank1: exit $rc, $(json "$f" "d['status'], len(d['pairs'][0]['sizes'])")"
+  else
+    echo "ok   pingpong_sigterm_rank1 ($(json "$f" "len(d['pairs'][0]['sizes'])") sizes kept, exit $rc ${took} s after the signal)"
+  fi
 fi
 
 # 3. SIGINT to rank 0 only.
 f=$work/int.json
-start int pingpong -n 22 --loop-count 2000 -o "$f"
-signal_rank 0 INT 1.5
-finish
-if [[ $rc -ne 130 || $(json "$f" "d['status'], d['stop']['reason']") != "interrupted SIGINT" ]]; then
-  fail "pingpong_sigint_rank0: exit $rc, $(json "$f" "d['status']")"
+start int "${long_pingpong[@]}" -o "$f"
+if ! under_way "$first_row"; then
+  wait $mp
+  fail "pingpong_sigint_rank0: the run ended (exit $(cat "$rc_file")) before its first row"
 else
-  echo "ok   pingpong_sigint_rank0 (exit $rc ${took} s after the signal)"
+  signal_rank 0 INT
+  finish
+  if [[ $rc -ne 130 || $(json "$f" "d['status'], d['stop']['reason'], len(d['pairs'][0]['sizes']) > 0") != "interrupted SIGINT True" ]]; then
+    fail "pingpong_sigint_rank0: exit $rc, $(json "$f" "d['status'], d['stop'], len(d['pairs'][0]['sizes'])")"
+  else
+    echo "ok   pingpong_sigint_rank0 (exit $rc ${took} s after the signal)"
+  fi
 fi
 
-# 3b. --all-pairs on 4 ranks, SIGTERM to rank 3 only: one size of 8 B with
-# 20,000,000 round trips (a pair needs 10 s or more for it). Rank 3 relays its
-# signal, so every pair stops within a slice, not only rank 3's pair at
-# its round's end; all six pairs are listed as not run.
+# 3b. --all-pairs on 4 ranks, SIGTERM to rank 3 only, once rank 3 starts
+# its first (and only) size: 4 MiB with 1,000,000 round trips (8.4 TB
+# copied per pair: minutes even at 100 GB/s). --all-pairs prints no rows, so the fault hook's mark says when.
+# Rank 3 relays its signal, so every pair stops within a slice, not only
+# rank 3's pair at its round's end; all six pairs are listed as not run.
 f=$work/allpairs.json
-np=4 start allpairs pingpong --all-pairs -n 1 --loop-count 20000000 -o "$f"
-signal_rank 3 TERM 2
-finish
-if [[ $rc -ne 143 || $(json "$f" "d['status'], d['stop']['reason'], len(d['stop']['not_run'])") != "interrupted SIGTERM 6" ]]; then
-  fail "pingpong_all_pairs_sigterm_rank3: exit $rc, $(json "$f" "d['status'], d['stop']")"
+fault=4M:mark@3 np=4 start allpairs pingpong --all-pairs --min-size 4M -n 1 --loop-count 1000000 -o "$f"
+if ! under_way "XFERBENCH_FAULT mark: rank 3 at 4194304 bytes starts"; then
+  wait $mp
+  fail "pingpong_all_pairs_sigterm_rank3: the run ended (exit $(cat "$rc_file")) before rank 3 started measuring"
 else
-  echo "ok   pingpong_all_pairs_sigterm_rank3 (exit $rc ${took} s after the signal)"
+  signal_rank 3 TERM
+  finish
+  if [[ $rc -ne 143 || $(json "$f" "d['status'], d['stop']['reason'], len(d['stop']['not_run'])") != "interrupted SIGTERM 6" ]]; then
+    fail "pingpong_all_pairs_sigterm_rank3: exit $rc, $(json "$f" "d['status'], d['stop']")"
+  else
+    echo "ok   pingpong_all_pairs_sigterm_rank3 (exit $rc ${took} s after the signal)"
+  fi
+fi
+
+# 3c. The same stop raised by rank 3 itself as its size starts (the fault
+# hook): rank 3 sees its signal without polling for it, and must still
+# relay it before it waits for the other pair at the round's end (it did
+# not: the other pair measured on, and the run ended by timeout, exit 9).
+f=$work/allpairs_fault.json
+XFERBENCH_FAULT=4M:signal_term@3 timeout 120 "${mpirun[@]}" -x XFERBENCH_FAULT -np 4 "$xb" pingpong --all-pairs \
+  --min-size 4M -n 1 --loop-count 1000000 -o "$f" >"$work/out.txt" 2>&1
+rc=$?
+if [[ $rc -ne 143 || $(json "$f" "d['status'], d['stop']['reason'], len(d['stop']['not_run'])") != "interrupted SIGTERM 6" ]]; then
+  fail "pingpong_all_pairs_fault_signal_rank3: exit $rc, $(json "$f" "d['status'], d['stop']")"
+else
+  echo "ok   pingpong_all_pairs_fault_signal_rank3"
 fi
 
 # 4. SIGINT to mpirun: it sends SIGTERM to both ranks and SIGKILL 1 s later;
 # rank 0's file must exist (mpirun itself exits 1 whatever the ranks do).
 f=$work/mpirun.json
-start mpirun pingpong -n 22 --loop-count 300 -o "$f"
-signal_rank 0 0 1.5  # only waits for the ranks
-kill -INT "$(find_mpirun $mp)"
-finish
-if [[ $(json "$f" "d['status'], d['stop']['reason']") != "interrupted SIGTERM" ]]; then
-  fail "pingpong_sigint_to_mpirun: exit $rc, file: $(json "$f" "d['status']")"
+start mpirun "${long_pingpong[@]}" -o "$f"
+if ! under_way "$first_row"; then
+  wait $mp
+  fail "pingpong_sigint_to_mpirun: the run ended (exit $(cat "$rc_file")) before its first row"
 else
-  echo "ok   pingpong_sigint_to_mpirun ($(json "$f" "len(d['pairs'][0]['sizes'])") sizes kept)"
+  sent_at=$(date +%s.%N)
+  kill -INT "$(find_mpirun $mp)"
+  finish
+  if [[ $rc == hung* || $(json "$f" "d['status'], d['stop']['reason'], len(d['pairs'][0]['sizes']) > 0") != "interrupted SIGTERM True" ]]; then
+    fail "pingpong_sigint_to_mpirun: exit $rc, file: $(json "$f" "d['status'], d['stop'], len(d['pairs'][0]['sizes'])")"
+  else
+    echo "ok   pingpong_sigint_to_mpirun ($(json "$f" "len(d['pairs'][0]['sizes'])") sizes kept)"
+  fi
 fi
 
 # 5. first-touch: the fault hook and a real signal to rank 1.
@@ -160,24 +184,34 @@ if [[ $rc -ne 143 || $(json "$f" "d['status'], len(d['variants'][0]['times_s']),
 else
   echo "ok   first_touch_fault_signal"
 fi
+# 100,000 iterations (each a fresh 4 MiB buffer, two 1 MiB sends; about
+# 1,000 a second on an idle H200 host, so minutes); rank 1 is signalled
+# once its iteration 0/1 starts, so iteration 0/0 is measured.
 f=$work/ft_int.json
-start ft_int first-touch 100000 2 1M 4M 1 --memory host -o "$f"
-signal_rank 1 INT 1.5
-finish
-if [[ $rc -ne 130 || $(json "$f" "d['status'], len(d['variants'][0]['times_s']) > 0") != "interrupted True" ]]; then
-  fail "first_touch_sigint_rank1: exit $rc, $(json "$f" "d['status']")"
+fault=0/1:mark@1 start ft_int first-touch 100000 2 1M 4M 1 --memory host -o "$f"
+if ! under_way "XFERBENCH_FAULT mark: rank 1, iteration 0/1 starts"; then
+  wait $mp
+  fail "first_touch_sigint_rank1: the run ended (exit $(cat "$rc_file")) before its iteration 0/1"
 else
-  echo "ok   first_touch_sigint_rank1 ($(json "$f" "len(d['variants'][0]['times_s'])") iterations kept, exit $rc ${took} s after the signal)"
+  signal_rank 1 INT
+  finish
+  if [[ $rc -ne 130 || $(json "$f" "d['status'], d['stop']['reason'], len(d['variants'][0]['times_s']) > 0") != "interrupted SIGINT True" ]]; then
+    fail "first_touch_sigint_rank1: exit $rc, $(json "$f" "d['status']")"
+  else
+    echo "ok   first_touch_sigint_rank1 ($(json "$f" "len(d['variants'][0]['times_s'])") iterations kept, exit $rc ${took} s after the signal)"
+  fi
 fi
 
-# 6. --time-limit under mpirun: partial, exit 10, in time.
+# 6. --time-limit under mpirun: partial, exit 10. The whole run (8 B ..
+# 64 MiB, 30,000 repetitions each) would take minutes on any machine, so
+# the limit always leaves sizes out, also when MPI start-up is slow.
 f=$work/limit.json
 t0=$(date +%s.%N)
-timeout 120 "${mpirun[@]}" -np 2 "$xb" pingpong -n 24 --loop-count 3000 --time-limit 3s -o "$f" >"$work/out.txt" 2>&1
+timeout 120 "${mpirun[@]}" -np 2 "$xb" pingpong -n 24 --loop-count 30000 --time-limit 3s -o "$f" >"$work/out.txt" 2>&1
 rc=$?
 took=$(python3 -c "print(round($(date +%s.%N) - $t0, 1))")
-if [[ $rc -ne 10 || $(json "$f" "d['status'], len(d['stop']['not_run']) > 0") != "partial True" ]]; then
-  fail "pingpong_time_limit: exit $rc, $(json "$f" "d['status']")"
+if [[ $rc -ne 10 || $(json "$f" "d['status'], d['stop']['reason'], len(d['stop']['not_run']) > 0") != "partial time_limit True" ]]; then
+  fail "pingpong_time_limit: exit $rc, $(json "$f" "d['status'], d['stop']")"
 else
   echo "ok   pingpong_time_limit (${took} s with mpirun start-up, limit 3 s)"
 fi

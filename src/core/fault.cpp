@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -17,7 +18,7 @@ constexpr const char* kVar = "XFERBENCH_FAULT";
 
 FaultKind kind_from(const std::string& s) {
   for (FaultKind k : {FaultKind::cuda_error, FaultKind::cuda_sticky, FaultKind::timeout, FaultKind::verify,
-                      FaultKind::signal_int, FaultKind::signal_term})
+                      FaultKind::signal_int, FaultKind::signal_term, FaultKind::mark})
     if (s == to_string(k)) return k;
   return FaultKind::none;
 }
@@ -35,7 +36,7 @@ std::string normalized_target(const std::string& t) {
 Fault parse_entry(const std::string& entry) {
   const auto bad = [&](const std::string& why) {
     fail(ErrorKind::usage, fmt::format("invalid {} entry '{}': {} (expected TARGET:KIND[@RANK], KIND one of "
-                                       "cuda_error, cuda_sticky, timeout, verify, signal_int, signal_term)",
+                                       "cuda_error, cuda_sticky, timeout, verify, signal_int, signal_term, mark)",
                                        kVar, entry, why));
   };
   std::string rest = entry;
@@ -74,6 +75,7 @@ const char* to_string(FaultKind k) noexcept {
     case FaultKind::verify: return "verify";
     case FaultKind::signal_int: return "signal_int";
     case FaultKind::signal_term: return "signal_term";
+    case FaultKind::mark: return "mark";
   }
   return "none";
 }
@@ -98,7 +100,8 @@ FaultKind FaultPlan::match(const std::vector<std::string>& names, std::size_t or
   for (Fault& f : faults_) {
     if (f.fired || (f.rank >= 0 && f.rank != rank_)) continue;
     if (f.target != number && std::find(names.begin(), names.end(), f.target) == names.end()) continue;
-    if (f.kind == FaultKind::signal_int || f.kind == FaultKind::signal_term) f.fired = true;
+    const bool once = f.kind == FaultKind::signal_int || f.kind == FaultKind::signal_term || f.kind == FaultKind::mark;
+    if (once) f.fired = true;
     return f.kind;
   }
   return FaultKind::none;
@@ -115,6 +118,11 @@ void inject_fault(FaultKind kind, const std::string& where) {
       fail(ErrorKind::timeout, fmt::format("{}: injected fault: no answer within the timeout ({})", where, kVar));
     case FaultKind::signal_int: std::raise(SIGINT); return;
     case FaultKind::signal_term: std::raise(SIGTERM); return;
+    case FaultKind::mark:
+      // One write, flushed: under mpirun the line reaches the launcher's output at once.
+      std::fputs(fmt::format("xferbench: {} mark: {} starts\n", kVar, where).c_str(), stderr);
+      std::fflush(stderr);
+      return;
     case FaultKind::verify:
     case FaultKind::none: return;
   }

@@ -12,8 +12,11 @@
 // cell fails as if a CUDA call had), cuda_sticky (the same, and the GPU is
 // treated as unusable afterwards), timeout (as if a peer or the GPU stopped
 // answering), verify (the cell's data check fails), signal_int /
-// signal_term (the process sends itself that signal as the cell starts).
-// @RANK limits the fault to one MPI rank. Signal faults fire once.
+// signal_term (the process sends itself that signal as the cell starts),
+// mark (nothing goes wrong: one line on stderr says the cell starts, so a
+// test that signals a run from outside waits for evidence that the run is
+// under way, not for a number of seconds).
+// @RANK limits the fault to one MPI rank. Signal and mark faults fire once.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +25,7 @@
 
 namespace xb {
 
-enum class FaultKind { none, cuda_error, cuda_sticky, timeout, verify, signal_int, signal_term };
+enum class FaultKind { none, cuda_error, cuda_sticky, timeout, verify, signal_int, signal_term, mark };
 const char* to_string(FaultKind k) noexcept;
 
 struct Fault {
@@ -52,7 +55,8 @@ class FaultPlan {
 };
 
 // Acts out a fault as the cell starts: raises the signal (the loops then see
-// the stop request), or throws the Error a real failure would throw
+// the stop request), prints the mark line ("xferbench: XFERBENCH_FAULT
+// mark: WHERE starts"), or throws the Error a real failure would throw
 // (cuda_error and cuda_sticky: Error(cuda); timeout: Error(timeout)).
 // verify is left to the caller (it marks the cell's data check failed).
 void inject_fault(FaultKind kind, const std::string& where);

@@ -399,8 +399,12 @@ PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vect
 }
 
 // Collective: the stop every rank agrees on after a round (a signal first).
+// Polled also when this rank's pair already stopped: a signal it saw
+// without a poll (as a size started) is passed on here to the other pairs
+// (StopRelay), or they would measure on while this rank waits for them.
 StopReason agree_stop(comm::Communicator& c, StopReason seen, comm::Seconds timeout) {
-  if (seen == StopReason::none) seen = polled_stop();
+  const StopReason polled = polled_stop();
+  if (seen == StopReason::none) seen = polled;
   StopReason out = StopReason::none;
   for (double v : c.allgather(static_cast<double>(static_cast<int>(seen)), timeout))
     out = first_stop(out, static_cast<StopReason>(static_cast<int>(v)));
