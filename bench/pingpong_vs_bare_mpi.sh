@@ -50,6 +50,7 @@ bare() {
   "$x" --version
   [[ -n "$before" ]] && echo "before: $("$before" --version)"
 } >"$out/machine.txt" 2>&1
+: >"$out/load.txt"
 
 for ((r = 1; r <= reps; ++r)); do
   for bytes in "${sizes[@]}"; do
@@ -59,12 +60,11 @@ for ((r = 1; r <= reps; ++r)); do
     bare "bare_separate_${bytes}_r$r" separate "$bytes"
     bare "bare_echo_${bytes}_r$r" echo "$bytes"
   done
-  echo "repetition $r of $reps done ($(uptime | sed 's/.*load/load/'))"
+  echo "repetition $r of $reps done ($(uptime | sed 's/.*load/load/'))" | tee -a "$out/load.txt"
 done
-uptime >>"$out/machine.txt"
 
 python3 - "$out" "$reps" <<'EOF'
-import glob, json, os, re, statistics, sys
+import json, os, re, statistics, sys
 out, reps = sys.argv[1], int(sys.argv[2])
 raw = os.path.join(out, "raw")
 sizes = [8, 65536, 1048576, 16777216]
@@ -74,7 +74,7 @@ def xb(name):  # GB/s of one xferbench run, None if it failed or did not verify
     try:
         d = json.load(open(os.path.join(raw, name + ".json")))
         s = d["pairs"][0]["sizes"][0]
-        return s["bandwidth_gbps"]["mean"] if s.get("verified") else None
+        return s["bandwidth_gbps"] if s.get("verified") else None
     except (OSError, ValueError, KeyError, IndexError, TypeError):
         return None
 
@@ -91,31 +91,34 @@ configs = [("before (main, echo)", "before_{b}_r{r}", xb), ("after --buffers sep
 values = {}
 for label, pattern, read in configs:
     for b in sizes:
-        values[(label, b)] = [v for v in (read(pattern.format(b=b, r=r)) for r in range(1, reps + 1)) if v is not None]
+        got = {r: read(pattern.format(b=b, r=r)) for r in range(1, reps + 1)}
+        values[(label, b)] = {r: v for r, v in got.items() if v is not None}
 
-def cell(vs):
+def cell(by_rep):
+    vs = list(by_rep.values())
     if not vs:
         return "-"
     return f"{statistics.median(vs):.3g} ({min(vs):.3g}-{max(vs):.3g}, n={len(vs)})"
 
-def ratio(a, b):  # median of a / median of b, and the range of per-repetition ratios
+def ratio(a, b):  # median of a / median of b, and the range of the ratios within one repetition
     va, vb = values[a], values[b]
-    if not va or not vb:
+    pairs = [va[r] / vb[r] for r in va if r in vb]
+    if not pairs:
         return "-"
-    pairs = [x / y for x, y in zip(va, vb)]
-    return f"{statistics.median(va) / statistics.median(vb):.2f} ({min(pairs):.2f}-{max(pairs):.2f})"
+    return f"{statistics.median(va.values()) / statistics.median(vb.values()):.2f} ({min(pairs):.2f}-{max(pairs):.2f})"
 
 lines = ["| size | " + " | ".join(c[0] for c in configs) + " |", "|---" * (len(configs) + 1) + "|"]
 for b in sizes:
     lines.append(f"| {labels[b]} | " + " | ".join(cell(values[(c[0], b)]) for c in configs) + " |")
 lines += ["", "| size | before / bare separate | after separate / bare separate | after echo / bare echo | "
-          "before / bare echo |", "|---|---|---|---|---|"]
+          "before / bare echo | after separate / before |", "|---|---|---|---|---|---|"]
 for b in sizes:
     lines.append(f"| {labels[b]} | {ratio(('before (main, echo)', b), ('bare separate', b))} | "
                  f"{ratio(('after --buffers separate', b), ('bare separate', b))} | "
                  f"{ratio(('after --buffers echo', b), ('bare echo', b))} | "
-                 f"{ratio(('before (main, echo)', b), ('bare echo', b))} |")
-machine = open(os.path.join(out, "machine.txt")).read()
+                 f"{ratio(('before (main, echo)', b), ('bare echo', b))} | "
+                 f"{ratio(('after --buffers separate', b), ('before (main, echo)', b))} |")
+machine = open(os.path.join(out, "machine.txt")).read() + "\n" + open(os.path.join(out, "load.txt")).read()
 readme = f"""# xferbench pingpong against a bare MPI ping-pong, host buffers (issue 26, item 5)
 
 Written by `bench/pingpong_vs_bare_mpi.sh` (rerunning rewrites this file).
