@@ -1,8 +1,9 @@
 # First-touch tests. Included by tests/CMakeLists.txt, this file adds the
 # unit tests (argument parsing, summary arithmetic, multi-rank logic over
-# the in-process communicator) and, with MPI, one ctest entry that runs the
-# real binary under mpirun. Run as a script (cmake -DXB=... -DMPIRUN=... -P
-# first_touch.cmake), it is that entry: each check needs both the exit code
+# the in-process communicator) and, with MPI, two ctest entries that run the
+# real binary under mpirun: test_first_touch_stream.sh (rows appear while
+# the run goes on) and this file run as a script (cmake -DXB=... -DMPIRUN=...
+# -P first_touch.cmake): each check needs both the exit code
 # and the output, which test properties cannot check together, and it
 # needs no GPU (host buffers, argument and launch errors; the no-GPU error
 # only where there is no GPU).
@@ -16,6 +17,11 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
              COMMAND ${CMAKE_COMMAND} -DXB=$<TARGET_FILE:xferbench> -DMPIRUN=${MPIEXEC_EXECUTABLE}
                      -DWORK=${CMAKE_CURRENT_BINARY_DIR}/first_touch_mpi -P ${CMAKE_CURRENT_LIST_FILE})
     set_tests_properties(first_touch_mpi PROPERTIES TIMEOUT 600)
+    # Rows are printed as they are measured: the first one is in the output
+    # file while the run is still going (test_first_touch_stream.sh).
+    add_test(NAME first_touch_streams_rows
+             COMMAND ${CMAKE_CURRENT_LIST_DIR}/test_first_touch_stream.sh $<TARGET_FILE:xferbench> ${MPIEXEC_EXECUTABLE})
+    set_tests_properties(first_touch_streams_rows PROPERTIES TIMEOUT 300)
   endif()
   return()
 endif()
@@ -57,9 +63,10 @@ if(NOT json MATCHES "\"schema\": \"xferbench-first-touch\".*\"schema_version\": 
 endif()
 check(one_rank 6 "started with 1 MPI process\\(es\\), 2 or more are needed; launch it with: mpirun -np 2 xferbench first-touch" 1
       ${mpirun} -np 1 ${XB} first-touch ${values})
-check(zero_iterations 2 "ITERATIONS must be between 1 and 1000000, got 0" -1
+# Argument errors: rank 0 alone prints them, every rank exits 2 (docs/first_touch.md).
+check(zero_iterations 2 "ITERATIONS must be between 1 and 1000000, got 0" 1
       ${mpirun} -np 2 ${XB} first-touch 0 3 1K 1M 1)
-check(p2p_larger_than_buffer 2 "P2P_SIZE 2097152 is larger than the buffer size 1048576" -1
+check(p2p_larger_than_buffer 2 "P2P_SIZE 2097152 is larger than the buffer size 1048576" 1
       ${mpirun} -np 2 ${XB} first-touch 2 3 2M 1M 1)
 check(host_buffer_beyond_free_memory 4 "does not fit: host memory has" 1
       ${mpirun} -np 2 ${XB} first-touch 1 1 1K 1T 1 --memory host)

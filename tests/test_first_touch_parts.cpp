@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +14,7 @@
 #include "firsttouch/options.hpp"
 #include "firsttouch/result.hpp"
 #include "report/first_touch_report.hpp"
+#include "report/seed_formats.hpp"
 
 namespace xb::firsttouch {
 namespace {
@@ -239,6 +242,78 @@ TEST(FirstTouchReport, CsvHasOneRowPerVariantWithEmptyCellsForMissingPhases) {
   EXPECT_EQ(row.rfind("seed,ipc,gpu,\"with overalloc\",1073741824,1,1073741825,1024,2,2,3.750000000e-01,", 0), 0u)
       << row;
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 2);
+}
+
+// Feeds a stream the result as a run would grow it (a variant appears,
+// then its iterations one by one) and returns every piece it gave.
+std::vector<std::string> stream_pieces(const Result& whole) {
+  report::FirstTouchTextStream stream;
+  Result so_far = whole;
+  so_far.variants.clear();
+  std::vector<std::string> pieces;
+  for (const auto& v : whole.variants) {
+    VariantResult grown = v;
+    grown.times_s.clear();
+    grown.phases.clear();
+    so_far.variants.push_back(grown);
+    pieces.push_back(stream.next(so_far, false));
+    for (std::size_t i = 0; i < v.times_s.size(); ++i) {
+      so_far.variants.back().times_s.push_back(v.times_s[i]);
+      so_far.variants.back().phases.push_back(v.phases[i]);
+      pieces.push_back(stream.next(so_far, false));
+    }
+    pieces.push_back(stream.next(so_far, true));
+  }
+  pieces.push_back(stream.finish(whole));
+  return pieces;
+}
+
+std::string joined(const std::vector<std::string>& pieces) {
+  std::string out;
+  for (const auto& p : pieces) out += p;
+  return out;
+}
+
+// Minor findings of issue 26: the text is printed as the run goes, in
+// pieces that add up to the very text printed at the end.
+TEST(FirstTouchReport, TheStreamedPiecesMakeTheSameTextAndEachIterationComesAsItIsMeasured) {
+  Result r = sample_result();
+  r.variants.push_back(r.variants[0]);
+  r.variants[1].label = "without overalloc";
+  r.variants[1].overalloc_bytes = 0;
+  const auto pieces = stream_pieces(r);
+  EXPECT_EQ(joined(pieces), report::first_touch_text(r));
+  // Piece 0: the head and the first "Doing" line; 1 and 2: one iteration each.
+  EXPECT_NE(pieces[0].find("[-1] time: 2.5\nDoing ipc send/recv"), std::string::npos) << pieces[0];
+  EXPECT_EQ(pieces[1], "[0:0] time: 0.5\n[0:1] time: 2e-05\n");
+  EXPECT_EQ(pieces[2], "[1:0] time: 0.25\n[1:1] time: 4e-05\n");
+  EXPECT_EQ(pieces[3], "");  // the first variant is complete: nothing more to say in seed mode
+  EXPECT_EQ(report::without_annotations(joined(pieces)), report::first_touch_seed_text(r));
+}
+
+TEST(FirstTouchReport, ASweepStreamsEachRowWhenItsVariantIsComplete) {
+  Result r = sample_result();
+  r.mode = "sweep";
+  r.variants.push_back(r.variants[0]);
+  r.variants[1].overalloc_bytes = 4096;
+  const auto pieces = stream_pieces(r);
+  EXPECT_EQ(joined(pieces), report::first_touch_text(r));
+  EXPECT_NE(pieces[0].find("ipc open (s)\n"), std::string::npos) << pieces[0];
+  EXPECT_EQ(pieces[1] + pieces[2], "");  // iterations of an unfinished row
+  EXPECT_NE(pieces[3].find("    1073741824             1    1073741825"), std::string::npos) << pieces[3];
+}
+
+// A run that ends in the middle of a variant (an error, a stop): finish()
+// still prints what the whole text has.
+TEST(FirstTouchReport, FinishingAfterAnUnfinishedVariantPrintsTheRest) {
+  Result r = sample_result();
+  r.mode = "sweep";
+  report::FirstTouchTextStream stream;
+  Result so_far = r;
+  so_far.variants[0].times_s.resize(1);
+  std::string out = stream.next(so_far, false);
+  out += stream.finish(r);
+  EXPECT_EQ(out, report::first_touch_text(r));
 }
 
 }  // namespace

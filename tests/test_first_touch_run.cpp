@@ -7,6 +7,11 @@
 
 #include <cmath>
 #include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "comm/inproc_comm.hpp"
 #include "firsttouch/host_analogue.hpp"
@@ -158,6 +163,33 @@ TEST(FirstTouchGpu, StagedPathBetweenTwoThreadsOnOneGpu) {
   EXPECT_EQ(out.at(0).result->transport, "staged");
   EXPECT_GE(out.at(0).result->sender_gpu, 0);
   EXPECT_GT(out.at(0).result->variants[0].phases[0].first_copy_s, 0);
+}
+
+// Minor findings of issue 26: rank 0 hears of each variant and each
+// iteration as it is measured, so the command can print as it goes; the
+// other ranks (without the times) hear nothing.
+TEST(FirstTouchRun, RankZeroSeesEveryIterationAsItIsMeasured) {
+  std::map<int, std::vector<std::string>> events;
+  std::mutex m;
+  comm::run_ranks({3, {}}, [&](comm::Communicator& c) {
+    std::vector<std::string> mine;
+    Observer obs;
+    obs.variant_started = [&](const Result& so_far) {
+      mine.push_back(fmt::format("start {} {}", so_far.variants.size(), so_far.variants.back().times_s.size()));
+    };
+    obs.iteration_done = [&](const Result& so_far) {
+      mine.push_back(fmt::format("iteration {}", so_far.variants.back().times_s.size()));
+    };
+    obs.variant_done = [&](const Result& so_far) { mine.push_back(fmt::format("done {}", so_far.variants.size())); };
+    run(c, host_options(), fake_environment(0, 1ULL << 40), nullptr, obs);
+    std::lock_guard<std::mutex> lock(m);
+    events[c.rank()] = mine;
+  });
+  const std::vector<std::string> want = {"start 1 0",   "iteration 1", "iteration 2", "iteration 3", "done 1",
+                                         "start 2 0",   "iteration 1", "iteration 2", "iteration 3", "done 2"};
+  EXPECT_EQ(events.at(0), want);
+  EXPECT_TRUE(events.at(1).empty());
+  EXPECT_TRUE(events.at(2).empty());
 }
 
 }  // namespace

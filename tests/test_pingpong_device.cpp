@@ -57,7 +57,12 @@ TEST(DeviceProtocol, BothSidesCountTheSameMessagesInEveryMode) {
   RunSpec bw = spec_for(ModeCode::bw, true, 8, true, 3, 4);
   EXPECT_EQ(counters_after(bw).sent, 12u);
   EXPECT_EQ(counters_after(bw).acks_received, 3u);
-  EXPECT_EQ(rep_steps(ModeCode::pingpong, false, 9).step[1].kind, StepKind::echo);
+  // Issue 26: the responder answers from its send buffer unless asked to echo.
+  EXPECT_EQ(rep_steps(ModeCode::pingpong, false, 9, false).step[1].kind, StepKind::send);
+  EXPECT_EQ(rep_steps(ModeCode::pingpong, false, 9, true).step[1].kind, StepKind::echo);
+  RunSpec echo = spec_for(ModeCode::pingpong, false, 8, true, 3, 1), separate = echo;
+  echo.echo = true;
+  EXPECT_EQ(counters_after(echo).sent, counters_after(separate).sent);
 }
 
 TEST(DeviceProtocol, PartsCoverTheMessageOnSixteenByteBoundaries) {
@@ -169,10 +174,14 @@ std::string run_both(const RunSpec& a, const Links& la, const RunSpec& b, const 
   return errors;
 }
 
+// Per mode and protocol, and in pingpong with and without --buffers echo:
+// the initiator gets the responder's pattern (its own, echoed, with echo).
 TEST(DeviceHostSide, TwoThreadsExchangeVerifiedDataInEveryModeAndBothProtocols) {
   const std::uint64_t max_bytes = 5000;
   for (bool ll : {true, false}) {
-    for (ModeCode mode : {ModeCode::pingpong, ModeCode::bw, ModeCode::bibw}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      const ModeCode mode = variant == 3 ? ModeCode::pingpong : static_cast<ModeCode>(variant);
+      const bool echo = variant == 3;
       Boxes boxes(ll ? max_bytes : 0, max_bytes);
       std::vector<unsigned char> send_a(max_bytes), send_b(max_bytes);
       const Links la = boxes.links(true, send_a.data()), lb = boxes.links(false, send_b.data());
@@ -185,6 +194,7 @@ TEST(DeviceHostSide, TwoThreadsExchangeVerifiedDataInEveryModeAndBothProtocols) 
         std::memset(lb.in.data, 0xA5, bytes);
         for (std::uint32_t reps : {1u, 3u}) {  // warm-up, then timed
           RunSpec a = spec_for(mode, true, bytes, ll, reps, 4), b = spec_for(mode, false, bytes, ll, reps, 4);
+          a.echo = b.echo = echo;
           a.run = b.run = ++run;
           a.base = ca;
           b.base = cb;
@@ -194,7 +204,7 @@ TEST(DeviceHostSide, TwoThreadsExchangeVerifiedDataInEveryModeAndBothProtocols) 
         }
         const std::uint64_t a_pattern = 1000 + bytes, b_pattern = 2000 + bytes;
         if (mode != ModeCode::bw) {  // in bw the initiator only receives acknowledgements
-          const std::uint64_t want = mode == ModeCode::pingpong ? a_pattern : b_pattern;
+          const std::uint64_t want = echo ? a_pattern : b_pattern;
           EXPECT_EQ(first_mismatch(la.in.data, bytes, want), bytes) << bytes << " B, mode " << static_cast<int>(mode);
         }
         EXPECT_EQ(first_mismatch(lb.in.data, bytes, a_pattern), bytes) << bytes << " B, mode " << static_cast<int>(mode);
@@ -211,6 +221,7 @@ TEST(DeviceHostSide, AMessageInPartsIsCompleteOnlyWhenEveryPartArrived) {
   const Links responder = boxes.links(false, unused.data());
   const Links gpu_like = boxes.links(true, message.data());  // writes as a 3-block sender would
   RunSpec r = spec_for(ModeCode::pingpong, false, bytes, false, 1, 1);
+  r.echo = true;  // so what comes back is the message itself
   r.run = 1;
   r.peer_parts = 3;
   std::atomic<bool> done{false};
@@ -286,8 +297,10 @@ Options device_options(Mode mode) {
 }
 
 TEST(PingpongDevice, HostBuffersOnBothRanksRunTheProtocolThroughSharedMemory) {
-  for (Mode mode : {Mode::pingpong, Mode::bw, Mode::bibw}) {
-    const auto out = run_all_ranks<Result>({2, {}}, [&](comm::Communicator& c) { return run(c, device_options(mode)); });
+  for (int variant = 0; variant < 4; ++variant) {  // every mode, and pingpong with --buffers echo
+    Options opts = device_options(variant == 3 ? Mode::pingpong : static_cast<Mode>(variant));
+    if (variant == 3) opts.buffers = Buffers::echo;
+    const auto out = run_all_ranks<Result>({2, {}}, [&](comm::Communicator& c) { return run(c, opts); });
     for (const auto& [rank, o] : out) {
       ASSERT_TRUE(o.result) << "rank " << rank << ": " << o.error->what();
       const PairResult& p = o.result->pairs.at(0);

@@ -30,12 +30,24 @@ static_assert(nccl::kInProgress == ncclInProgress);
 static_assert(nccl::kInt8 == ncclInt8);
 #endif
 
-Options gpu_options(Endpoint dev1, Endpoint dev2, TransportKind t, Mode mode) {
+// Every mode, and pingpong with both buffer modes (issue 26: separate
+// send and receive buffers by default, --buffers echo on request).
+struct Shape {
+  Mode mode;
+  Buffers buffers;
+};
+constexpr Shape kShapes[] = {{Mode::pingpong, Buffers::separate},
+                             {Mode::pingpong, Buffers::echo},
+                             {Mode::bw, Buffers::separate},
+                             {Mode::bibw, Buffers::separate}};
+
+Options gpu_options(Endpoint dev1, Endpoint dev2, TransportKind t, Shape shape) {
   Options o;
   o.dev1 = dev1;
   o.dev2 = dev2;
   o.transport = t;
-  o.mode = mode;
+  o.mode = shape.mode;
+  o.buffers = shape.buffers;
   o.num_sizes = 12;  // 8 B .. 16 KiB
   o.min_bytes = 8;
   o.loop_count = 3;
@@ -62,17 +74,17 @@ TEST(PingpongGpu, StagedGpuToGpuAndGpuToHostVerifyInEveryMode) {
   const int n = device_count_or_zero();
   if (n < 1) GTEST_SKIP() << "no CUDA GPU on this machine";
   const Endpoint gpu0{true, 0}, gpu_last{true, n - 1}, host{};
-  for (Mode mode : {Mode::pingpong, Mode::bw, Mode::bibw}) {
-    expect_verified_run(gpu_options(gpu0, gpu_last, TransportKind::staged, mode), "staged");
-    expect_verified_run(gpu_options(host, gpu0, TransportKind::staged, mode), "staged");
+  for (const Shape& shape : kShapes) {
+    expect_verified_run(gpu_options(gpu0, gpu_last, TransportKind::staged, shape), "staged");
+    expect_verified_run(gpu_options(host, gpu0, TransportKind::staged, shape), "staged");
   }
 }
 
 TEST(PingpongGpu, StagedMessagesLargerThanAChunkArePipelinedAndVerify) {
   if (device_count_or_zero() < 1) GTEST_SKIP() << "no CUDA GPU on this machine";
   const Endpoint gpu0{true, 0}, host{};
-  for (Mode mode : {Mode::pingpong, Mode::bw, Mode::bibw}) {
-    Options o = gpu_options(gpu0, gpu0, TransportKind::staged, mode);
+  for (const Shape& shape : kShapes) {
+    Options o = gpu_options(gpu0, gpu0, TransportKind::staged, shape);
     o.num_sizes = 15;  // 8 B .. 128 KiB: up to 32 chunks of 4 KiB
     o.stage_chunk_bytes = 4096;
     expect_verified_run(o, "staged");
@@ -86,8 +98,8 @@ TEST(PingpongGpu, StagedMessagesLargerThanAChunkArePipelinedAndVerify) {
 TEST(PingpongGpu, DeviceTransportBetweenHostAndGpuVerifiesInEveryMode) {
   if (device_count_or_zero() < 1) GTEST_SKIP() << "no CUDA GPU on this machine";
   const Endpoint gpu0{true, 0}, host{};
-  for (Mode mode : {Mode::pingpong, Mode::bw, Mode::bibw}) {
-    Options o = gpu_options(host, gpu0, TransportKind::device, mode);
+  for (const Shape& shape : kShapes) {
+    Options o = gpu_options(host, gpu0, TransportKind::device, shape);
     o.num_sizes = 18;  // 8 B .. 1 MiB: LL words up to 1 KiB, stores and flags above (several blocks)
     o.ll_max_bytes = 1024;
     expect_verified_run(o, "device");
@@ -106,7 +118,7 @@ TEST(PingpongGpu, DeviceKernelGivesUpOnASilentPeerAndLeavesTheGpuIdle) {
     if (ctx.initiator) return t;
     return std::make_unique<SilentTransport>(std::move(t));
   };
-  Options o = gpu_options(Endpoint{true, 0}, Endpoint{}, TransportKind::device, Mode::pingpong);
+  Options o = gpu_options(Endpoint{true, 0}, Endpoint{}, TransportKind::device, kShapes[0]);
   o.num_sizes = 1;
   // Every exchange before the silent run must succeed within it, also on a
   // loaded machine, or rank 0 would time out elsewhere, with another message.
@@ -133,8 +145,8 @@ TEST(PingpongGpu, DeviceKernelGivesUpOnASilentPeerAndLeavesTheGpuIdle) {
 TEST(PingpongGpu, NcclBetweenTwoGpusVerifiesInEveryMode) {
   if (device_count_or_zero() < 2) GTEST_SKIP() << "fewer than 2 CUDA GPUs on this machine";
   if (!nccl::available()) GTEST_SKIP() << "cannot load " << nccl::kLibrary;
-  for (Mode mode : {Mode::pingpong, Mode::bw, Mode::bibw}) {
-    expect_verified_run(gpu_options(Endpoint{true, 0}, Endpoint{true, 1}, TransportKind::nccl, mode), "nccl");
+  for (const Shape& shape : kShapes) {
+    expect_verified_run(gpu_options(Endpoint{true, 0}, Endpoint{true, 1}, TransportKind::nccl, shape), "nccl");
   }
 }
 

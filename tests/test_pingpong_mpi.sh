@@ -63,6 +63,19 @@ for mode in pingpong bw bibw; do
   grep -q "transport device" "$out" && grep -q "# path: both ranks: a CPU thread" "$out" ||
     fail "device_host_host_$mode: transport or path line missing"
 done
+# Issue 26: separate send and receive buffers on both ranks by default (as
+# osu_latency); --buffers echo has the responder send back what it received.
+expect buffers_separate_by_default 0 "# data verified: all 4 sizes passed" \
+  "${mpirun[@]}" -np 2 "$xb" pingpong -n 4 --loop-count 3
+grep -q "warm-up 5, buffers separate" "$out" || fail "buffers_separate_by_default: header does not say buffers separate"
+expect buffers_echo 0 '"buffers": "echo"' \
+  "${mpirun[@]}" -np 2 "$xb" pingpong -n 4 --loop-count 3 --buffers echo --format json
+grep -q '"status": "ok"' "$out" || fail "buffers_echo: status not ok"
+expect buffers_bad_value 2 "invalid --buffers 'same': use separate or echo" \
+  "${mpirun[@]}" -np 2 "$xb" pingpong --buffers same
+once buffers_bad_value_printed_once
+expect buffers_echo_in_bw_mode 2 "--buffers echo applies to --mode pingpong only, not --mode bw" \
+  "${mpirun[@]}" -np 2 "$xb" pingpong --mode bw --buffers echo
 expect device_all_pairs 0 "# r1-r2: transport device, verified" \
   "${mpirun[@]}" -np 3 "$xb" pingpong --transport device --all-pairs -n 2 --loop-count 2
 

@@ -65,6 +65,33 @@ TEST(PingpongOptions, EnumNamesRoundTrip) {
   EXPECT_THROW(parse_cuda_aware("maybe"), Error);
 }
 
+// Issue 26: separate send and receive buffers unless --buffers echo, which
+// only means something for round trips.
+TEST(PingpongOptions, BuffersAreSeparateByDefaultAndEchoIsForPingpongOnly) {
+  EXPECT_EQ(Options{}.buffers, Buffers::separate);
+  for (const char* b : {"separate", "echo"}) EXPECT_STREQ(to_string(parse_buffers(b)), b);
+  try {
+    parse_buffers("same");
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_EQ(std::string(e.what()), "invalid --buffers 'same': use separate or echo");
+  }
+  Options o;
+  o.buffers = Buffers::echo;
+  EXPECT_NO_THROW(validate(o));
+  o.mode = Mode::bibw;
+  try {
+    validate(o);
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("--buffers echo applies to --mode pingpong only, not --mode bibw"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(PingpongPattern, MatchesItselfAndFindsTheFirstWrongByte) {
   std::vector<unsigned char> buf(1003);
   fill_pattern(buf.data(), buf.size(), 7);

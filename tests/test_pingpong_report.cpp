@@ -81,6 +81,21 @@ TEST(PingpongReport, TextFlagsFailedVerification) {
   EXPECT_NE(text.find("# data verification FAILED for 1 of 2 sizes"), std::string::npos);
 }
 
+// Issue 26: the buffer mode is part of the header and of the JSON.
+TEST(PingpongReport, TextAndJsonSayWhichBuffersTheRoundTripsUsed) {
+  Result r = two_rank_result();
+  EXPECT_NE(pingpong_text(r).find(", buffers separate\n# one-way time = round trip / 2; each rank sends from its "
+                                  "send buffer into the peer's receive buffer;"),
+            std::string::npos)
+      << pingpong_text(r);
+  EXPECT_EQ(nlohmann::json::parse(pingpong_json(r, {})).at("buffers"), "separate");
+  r.buffers = pingpong::Buffers::echo;
+  EXPECT_NE(pingpong_text_header(r).find(", buffers echo\n"), std::string::npos) << pingpong_text_header(r);
+  EXPECT_NE(pingpong_text_header(r).find("the responder sends back from the buffer it received into"),
+            std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(pingpong_json(r, {})).at("buffers"), "echo");
+}
+
 TEST(PingpongReport, JsonCarriesSchemaUnitsTransportHostsAndGpus) {
   const auto j = nlohmann::json::parse(pingpong_json(two_rank_result(), {"pingpong", "-n", "2"}));
   EXPECT_EQ(j.at("schema"), "xferbench-pingpong");

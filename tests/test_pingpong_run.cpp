@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <mutex>
+#include <set>
 
 #include "comm/inproc_comm.hpp"
 #include "pingpong/runner.hpp"
@@ -140,11 +142,12 @@ TEST(PingpongRun, ADeadPeerBecomesATimeoutNamingIt) {
   EXPECT_NE(std::string(err->what()).find("rank 1 did not answer within 0.3 s"), std::string::npos) << err->what();
 }
 
-// Passes everything through, but flips one byte of every data message the
-// responder sends, as a faulty link would.
+// Passes everything through, but flips one byte of every data message
+// `corrupted_rank` sends, as a faulty link would.
 class CorruptingComm final : public comm::Communicator {
  public:
-  explicit CorruptingComm(comm::Communicator& inner) : inner_(inner) {}
+  explicit CorruptingComm(comm::Communicator& inner, int corrupted_rank = 1)
+      : inner_(inner), corrupted_rank_(corrupted_rank) {}
   int rank() const override { return inner_.rank(); }
   int size() const override { return inner_.size(); }
   int local_rank() const override { return inner_.local_rank(); }
@@ -152,7 +155,7 @@ class CorruptingComm final : public comm::Communicator {
   std::string host_name() const override { return inner_.host_name(); }
   std::string name() const override { return "corrupting"; }
   comm::Request isend(int peer, int tag, const void* data, std::size_t bytes) override {
-    if (tag != kTagData || rank() != 1 || bytes == 0) return inner_.isend(peer, tag, data, bytes);
+    if (tag != kTagData || rank() != corrupted_rank_ || bytes == 0) return inner_.isend(peer, tag, data, bytes);
     std::vector<unsigned char> copy(static_cast<const unsigned char*>(data),
                                     static_cast<const unsigned char*>(data) + bytes);
     copy[bytes / 2] ^= 0x10;
@@ -165,6 +168,7 @@ class CorruptingComm final : public comm::Communicator {
 
  private:
   comm::Communicator& inner_;
+  int corrupted_rank_;
 };
 
 TEST(PingpongRun, CorruptedDataFailsVerification) {
@@ -180,6 +184,116 @@ TEST(PingpongRun, CorruptedDataFailsVerification) {
   EXPECT_EQ(failure->kind(), ErrorKind::verification);
   EXPECT_NE(std::string(failure->what()).find("initiator received wrong data"), std::string::npos)
       << failure->what();
+}
+
+// The first verification failure of a two-rank run where `corrupted_rank`'s
+// data messages are corrupted on the way.
+std::string failure_with_corrupted_sends(const Options& o, int corrupted_rank) {
+  std::optional<Result> result;
+  comm::run_ranks({2, {}}, [&](comm::Communicator& c) {
+    CorruptingComm bad(c, corrupted_rank);
+    auto r = run(bad, o);
+    if (c.rank() == 0) result = r;
+  });
+  if (!result) return "no result";
+  const auto failure = first_failure(*result);
+  if (!failure) return "no failure";
+  EXPECT_EQ(failure->kind(), ErrorKind::verification);
+  return failure->what();
+}
+
+// Issue 26: with separate buffers the responder checks what it received
+// itself (the initiator's pattern) and the initiator checks the
+// responder's pattern, so a corruption on either way is caught on the rank
+// that received it. (When the responder echoed, the initiator's check was
+// the one that failed.)
+TEST(PingpongRun, EachRankVerifiesWhatItReceivedFromThePeer) {
+  const std::string to_responder = failure_with_corrupted_sends(small_options(), 0);
+  EXPECT_NE(to_responder.find("rank responder received wrong data at byte offset"), std::string::npos) << to_responder;
+  const std::string to_initiator = failure_with_corrupted_sends(small_options(), 1);
+  EXPECT_NE(to_initiator.find("rank initiator received wrong data at byte offset"), std::string::npos) << to_initiator;
+  Options echo = small_options();
+  echo.buffers = Buffers::echo;  // the initiator's pattern comes back corrupted
+  const std::string echoed = failure_with_corrupted_sends(echo, 0);
+  EXPECT_NE(echoed.find("received wrong data at byte offset"), std::string::npos) << echoed;
+}
+
+// Records the buffers each rank hands to data sends and receives.
+class RecordingComm final : public comm::Communicator {
+ public:
+  explicit RecordingComm(comm::Communicator& inner) : inner_(inner) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  int local_rank() const override { return inner_.local_rank(); }
+  int local_size() const override { return inner_.local_size(); }
+  std::string host_name() const override { return inner_.host_name(); }
+  std::string name() const override { return "recording"; }
+  comm::Request isend(int peer, int tag, const void* data, std::size_t bytes) override {
+    if (tag == kTagData) sent.insert(data);
+    return inner_.isend(peer, tag, data, bytes);
+  }
+  comm::Request irecv(int peer, int tag, void* data, std::size_t bytes) override {
+    if (tag == kTagData) received.insert(data);
+    return inner_.irecv(peer, tag, data, bytes);
+  }
+  void wait_all(comm::Request* r, std::size_t n, comm::Seconds t) override { inner_.wait_all(r, n, t); }
+  bool test(comm::Request& r) override { return inner_.test(r); }  // the staged pipeline polls
+  void cancel(comm::Request& r) override { inner_.cancel(r); }
+  std::set<const void*> sent, received;
+
+ private:
+  comm::Communicator& inner_;
+};
+
+struct Recorded {
+  std::set<const void*> sent, received;
+  bool verified = false;
+};
+
+// Runs a two-rank pingpong over `kind` (mpi, or staged with host buffers,
+// which sends its chunks straight from the buffers) and returns what each
+// rank handed to data sends and receives.
+std::map<int, Recorded> record_buffers(TransportKind kind, Buffers buffers) {
+  Options o = small_options();
+  o.buffers = buffers;
+  Environment env = default_environment();
+  env.make_transport = [kind](TransportKind, const PairContext& ctx) { return make_transport(kind, ctx); };
+  std::map<int, Recorded> out;
+  std::mutex m;
+  comm::run_ranks({2, {}}, [&](comm::Communicator& c) {
+    RecordingComm rec(c);
+    const Result r = run(rec, o, env);
+    std::lock_guard<std::mutex> lock(m);
+    out[c.rank()] = Recorded{rec.sent, rec.received, !first_failure(r)};
+  });
+  return out;
+}
+
+bool disjoint(const std::set<const void*>& a, const std::set<const void*>& b) {
+  for (const void* p : a) {
+    if (b.count(p) != 0) return false;
+  }
+  return true;
+}
+
+// Issue 26: as osu_latency and the mpi-ping-pong seed, both ranks send from
+// one buffer and receive into another; --buffers echo keeps the old way
+// (the responder sends from the buffer it received into).
+TEST(PingpongRun, TheResponderSendsFromItsSendBufferUnlessAskedToEcho) {
+  for (TransportKind kind : {TransportKind::mpi, TransportKind::staged}) {
+    const auto separate = record_buffers(kind, Buffers::separate);
+    for (const auto& [rank, rec] : separate) {
+      EXPECT_TRUE(rec.verified) << to_string(kind) << " rank " << rank;
+      ASSERT_FALSE(rec.sent.empty());
+      ASSERT_FALSE(rec.received.empty());
+      EXPECT_TRUE(disjoint(rec.sent, rec.received)) << to_string(kind) << ": rank " << rank
+                                                    << " sent from a buffer it receives into";
+    }
+    const auto echo = record_buffers(kind, Buffers::echo);
+    EXPECT_TRUE(echo.at(0).verified && echo.at(1).verified) << to_string(kind);
+    EXPECT_TRUE(disjoint(echo.at(0).sent, echo.at(0).received)) << to_string(kind);
+    EXPECT_EQ(echo.at(1).sent, echo.at(1).received) << to_string(kind) << ": the responder echoes";
+  }
 }
 
 }  // namespace

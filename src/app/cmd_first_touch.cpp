@@ -60,9 +60,48 @@ CLI::Option* add_options(CLI::App& cmd, FirstTouchArgs& a) {
   return sweep;
 }
 
-void write_outputs(const firsttouch::Result& result, const FirstTouchArgs& args, const std::vector<std::string>& argv) {
-  std::cout << report::render_first_touch(result, report::parse_first_touch_format(args.output.format), argv)
-            << std::flush;
+// The text and seed formats are printed as the run goes (as pingpong's
+// rows): the head after the warm-up, then each iteration's "[i:j] time"
+// lines (a sweep: each variant's row) as soon as it is measured; the
+// summaries follow at the end. JSON and CSV, and --output files, are
+// written at the end only.
+class LiveText {
+ public:
+  LiveText(const FirstTouchArgs& args, bool printer)
+      : on_(printer && (args.output.format == "text" || args.output.format == "seed")),
+        seed_(args.output.format == "seed") {}
+
+  firsttouch::Observer observer() {
+    if (!on_) return {};
+    firsttouch::Observer obs;
+    obs.variant_started = [this](const firsttouch::Result& r) { print(stream_.next(r, false)); };
+    obs.iteration_done = obs.variant_started;
+    obs.variant_done = [this](const firsttouch::Result& r) { print(stream_.next(r, true)); };
+    return obs;
+  }
+  // What is left to print of `result`; false when nothing was streamed.
+  bool finish(const firsttouch::Result& result) {
+    if (!streamed_) return false;
+    print(stream_.finish(result));
+    return true;
+  }
+
+ private:
+  void print(const std::string& text) {
+    std::cout << (seed_ ? report::without_annotations(text) : text) << std::flush;
+    streamed_ = true;
+  }
+  bool on_, seed_;
+  bool streamed_ = false;
+  report::FirstTouchTextStream stream_;
+};
+
+void write_outputs(const firsttouch::Result& result, const FirstTouchArgs& args, const std::vector<std::string>& argv,
+                   LiveText& live) {
+  if (!live.finish(result)) {
+    std::cout << report::render_first_touch(result, report::parse_first_touch_format(args.output.format), argv)
+              << std::flush;
+  }
   if (args.output.file.empty()) return;
   const auto file_format = args.output.file_is_csv() ? report::FirstTouchFormat::csv : report::FirstTouchFormat::json;
   report::write_output_file(args.output.file, report::render_first_touch(result, file_format, argv));
@@ -107,9 +146,11 @@ int run_distributed(const FirstTouchArgs& args, const firsttouch::Options& optio
   RunControl control(&budget, &faults);
   try {
     on_rank0(*comm, options.timeout_s, [&] { check_output_writable(args.output); });
-    firsttouch::Result result = firsttouch::run(*comm, options, firsttouch::default_environment(), &control);
+    LiveText live(args, comm->rank() == 0);
+    firsttouch::Result result =
+        firsttouch::run(*comm, options, firsttouch::default_environment(), &control, live.observer());
     result.time_limit_s = args.stop.time_limit_s;
-    on_rank0(*comm, options.timeout_s, [&] { write_outputs(result, args, argv); });
+    on_rank0(*comm, options.timeout_s, [&] { write_outputs(result, args, argv, live); });
     if (!result.error.empty() && comm->rank() == 0) std::cerr << "xferbench: error: " << result.error << std::endl;
     return firsttouch::exit_code_of(result);
   } catch (const Error& e) {
@@ -122,9 +163,10 @@ int run_host(const FirstTouchArgs& args, const firsttouch::Options& options, con
   StopSignals signals;
   TimeBudget budget(args.stop.time_limit_s);
   budget.arm();
-  firsttouch::Result result = firsttouch::run_host_analogue(options);
+  LiveText live(args, true);
+  firsttouch::Result result = firsttouch::run_host_analogue(options, firsttouch::default_environment(), live.observer());
   result.time_limit_s = args.stop.time_limit_s;
-  write_outputs(result, args, argv);
+  write_outputs(result, args, argv, live);
   return firsttouch::exit_code_of(result);
 }
 

@@ -187,6 +187,11 @@ void add_pingpong_command(CLI::App& root, Context& ctx) {
       "Launch with: mpirun -np 2 xferbench pingpong --dev1 host --dev2 gpu");
   auto args = std::make_shared<PingpongArgs>();
   add_pingpong_options(*cmd, *args);
+  auto buffers = std::make_shared<std::string>("separate");
+  cmd->add_option("--buffers", *buffers,
+                  "pingpong mode: separate (each rank sends from its send buffer and receives into its receive "
+                  "buffer, as osu_latency) or echo (the responder sends back from the buffer it received into)")
+      ->capture_default_str();
   auto stop = std::make_shared<StopOptions>();
   add_stop_options(*cmd, *stop, false);
   cmd->footer("Seed spellings also work: -dev1 vh|ve, -dev2 vh|ve, -n N, -loop_count L.\n"
@@ -195,9 +200,11 @@ void add_pingpong_command(CLI::App& root, Context& ctx) {
               "XFERBENCH_FAULT=SIZE:KIND[@RANK] injects a failure for tests (docs/interrupts.md).");
   set_exit_code_footer(*cmd);
   reject_empty_values(*cmd);
-  cmd->callback([&ctx, args, stop] {
+  cmd->callback([&ctx, args, buffers, stop] {
     // Converting here reports bad values before MPI or any GPU starts.
-    const pingpong::Options options = to_options(*args);
+    pingpong::Options options = to_options(*args);
+    options.buffers = pingpong::parse_buffers(*buffers);
+    pingpong::validate(options);
     validate_stop_options(*stop);
     (void)FaultPlan::from_env();  // a malformed XFERBENCH_FAULT is a usage error here too
     ctx.action = [args, stop, options, &ctx] { return run_pingpong(*args, *stop, options, ctx); };

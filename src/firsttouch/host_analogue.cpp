@@ -111,7 +111,15 @@ const char* to_string(HostKind k) noexcept {
   return "?";
 }
 
-Result run_host_analogue(const Options& o, const Environment& env) {
+namespace {
+
+void notify(const std::function<void(const Result&)>& fn, const Result& res) {
+  if (fn) fn(res);
+}
+
+}  // namespace
+
+Result run_host_analogue(const Options& o, const Environment& env, const Observer& obs) {
   validate(o);
   check_environment(o, env);
   Result res;
@@ -132,8 +140,9 @@ Result run_host_analogue(const Options& o, const Environment& env) {
   std::size_t vi = 0;
   for (HostKind kind : {HostKind::pageable, HostKind::pinned, HostKind::registered}) {
     for (const auto& v : variants(o)) {
-      VariantResult vr{fmt::format("{}, {}", to_string(kind), variant_label(o, v)), to_string(kind),
-                       v.buffer_bytes, v.overalloc_bytes, {}, {}, {}};
+      res.variants.push_back(VariantResult{fmt::format("{}, {}", to_string(kind), variant_label(o, v)),
+                                           to_string(kind), v.buffer_bytes, v.overalloc_bytes, {}, {}, {}});
+      notify(obs.variant_started, res);
       for (int i = 0; i < o.iterations; ++i) {
         // A stop request (signal, --time-limit) keeps the iterations done.
         if (const StopReason stop = stop_requested(); stop != StopReason::none) {
@@ -141,9 +150,10 @@ Result run_host_analogue(const Options& o, const Environment& env) {
           res.not_run.push_back(fmt::format("{}/{}", vi, i));
           continue;
         }
-        run_iteration(t, kind, v.alloc_bytes(), o, vr);
+        run_iteration(t, kind, v.alloc_bytes(), o, res.variants.back());
+        notify(obs.iteration_done, res);
       }
-      res.variants.push_back(std::move(vr));
+      notify(obs.variant_done, res);
       ++vi;
     }
   }

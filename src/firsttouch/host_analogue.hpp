@@ -18,7 +18,9 @@ const char* to_string(HostKind k) noexcept;
 // Variants: every host kind times the variants of `options` (with and
 // without overalloc, or the sweep), in that order. Uses GPU 0.
 // Error(no_device) without a GPU, Error(resources) when the largest
-// buffer exceeds free host memory.
-Result run_host_analogue(const Options& options, const Environment& env = default_environment());
+// buffer exceeds free host memory. `observer` sees each variant and
+// iteration as it is measured (runner.hpp).
+Result run_host_analogue(const Options& options, const Environment& env = default_environment(),
+                         const Observer& observer = {});
 
 }  // namespace xb::firsttouch

@@ -241,11 +241,18 @@ void set_completion(Result& res) {
   }
 }
 
+void notify(const Roles& r, const std::function<void(const Result&)>& fn, const Result& res) {
+  if (fn && r.comm->rank() == 0) fn(res);
+}
+
 // Every iteration of every variant; returns false when the run stopped.
+// The variant is in res.variants from its start, so `obs` sees it grow.
 bool run_variant(const Roles& r, const Options& options, const Variant& v, std::size_t vi, RunControl* control,
-                 Result& res, std::vector<std::vector<Phases>>& mine) {
-  VariantResult vr{variant_label(options, v), options.memory == Memory::gpu ? "gpu" : "host",
-                   v.buffer_bytes, v.overalloc_bytes, {}, {}, {}};
+                 const Observer& obs, Result& res, std::vector<std::vector<Phases>>& mine) {
+  res.variants.push_back(VariantResult{variant_label(options, v), options.memory == Memory::gpu ? "gpu" : "host",
+                                       v.buffer_bytes, v.overalloc_bytes, {}, {}, {}});
+  VariantResult& vr = res.variants.back();
+  notify(r, obs.variant_started, res);
   mine.emplace_back();
   bool go_on = true;
   for (int i = 0; i < options.iterations && go_on; ++i) {
@@ -268,9 +275,10 @@ bool run_variant(const Roles& r, const Options& options, const Variant& v, std::
       vr.phases.push_back(it.phases);
       mine.back().push_back(std::move(it.phases));
       if (control != nullptr) control->after_cell(CellCost{vr.label, cost.bytes, seconds_since(t0)});
+      notify(r, obs.iteration_done, res);
     }
   }
-  res.variants.push_back(std::move(vr));
+  notify(r, obs.variant_done, res);
   return go_on;
 }
 
@@ -298,7 +306,8 @@ std::uint64_t largest_allocation(const Options& options) {
   return most;
 }
 
-Result run(comm::Communicator& comm, const Options& options, const Environment& env, RunControl* control) {
+Result run(comm::Communicator& comm, const Options& options, const Environment& env, RunControl* control,
+           const Observer& observer) {
   validate(options);
   if (comm.size() < 2) {
     fail(ErrorKind::comm, fmt::format("first-touch needs 2 or more ranks, got {}; launch it with: "
@@ -324,7 +333,7 @@ Result run(comm::Communicator& comm, const Options& options, const Environment& 
   const auto all = variants(options);
   try {
     for (std::size_t vi = 0; vi < all.size(); ++vi) {
-      if (run_variant(r, options, all[vi], vi, control, res, mine)) continue;
+      if (run_variant(r, options, all[vi], vi, control, observer, res, mine)) continue;
       for (std::size_t rest = vi + 1; rest < all.size(); ++rest)
         for (int k = 0; k < options.iterations; ++k) res.not_run.push_back(fmt::format("{}/{}", rest, k));
       break;

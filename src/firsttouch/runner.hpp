@@ -26,6 +26,19 @@ struct Environment {
 };
 Environment default_environment();
 
+// Called as the run goes, on rank 0 (which holds the times), so a caller
+// can print each iteration as soon as it is measured. The variant meant is
+// always so_far.variants.back(). Any member may be empty.
+struct Observer {
+  // A variant begins, with no iterations yet; before the first one the
+  // run's fields and the warm-up ("[-1]") are filled in.
+  std::function<void(const Result& so_far)> variant_started;
+  // An iteration was measured (the last of the variant's times_s).
+  std::function<void(const Result& so_far)> iteration_done;
+  // The variant has every iteration it will get.
+  std::function<void(const Result& so_far)> variant_done;
+};
+
 // Throws the agreed error on every rank: bad options, one rank, no GPU,
 // a buffer larger than free memory (Error(resources) naming both sizes),
 // an impossible transport, a dead peer.
@@ -38,7 +51,7 @@ Environment default_environment();
 // or communication failure, which is thrown as before. `control` brings
 // the time limit's planning and the fault hook ("VARIANT/ITERATION").
 Result run(comm::Communicator& comm, const Options& options, const Environment& env = default_environment(),
-           RunControl* control = nullptr);
+           RunControl* control = nullptr, const Observer& observer = {});
 
 // The largest allocation of the run, for the free-memory check.
 std::uint64_t largest_allocation(const Options& options);

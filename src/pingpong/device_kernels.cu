@@ -220,7 +220,7 @@ __global__ void __launch_bounds__(kMaxThreads) device_run_kernel(DeviceRunArgs a
     a.timer[0] = global_ns();
     a.clocks[0] = static_cast<std::uint64_t>(clock64());
   }
-  const RepSteps steps = rep_steps(s.mode, s.initiator, s.window);
+  const RepSteps steps = rep_steps(s.mode, s.initiator, s.window, s.echo);
   Counters c = s.base;
   for (std::uint32_t r = 0; r < s.reps; ++r) {
 #pragma unroll

@@ -73,6 +73,7 @@ struct RunSpec {
   std::uint64_t run = 0;          // run number, for the ready handshake
   std::uint64_t timeout_ns = 0;   // longest wait for any flag
   Counters base;                  // counters before this run
+  bool echo = false;              // pingpong: the responder sends back what it received (--buffers echo)
 };
 
 // One step of a repetition. A repetition is at most two steps.
@@ -89,16 +90,17 @@ struct RepSteps {
 // What a side waits for, for timeout reports.
 enum class WaitFor : std::uint32_t { start, message, ack };
 
-// pingpong: the initiator sends, then receives the echo; the responder
-//   receives, then sends back what it received (so the round trip is checked).
+// pingpong: the initiator sends, then receives the answer; the responder
+//   receives, then answers from its send buffer, or with `echo` sends back
+//   what it received (the buffer it received into).
 // bw (osu_bw): the initiator sends `window` messages and waits for one
 //   acknowledgement; the responder waits for the window, then acknowledges.
 // bibw (osu_bibw): both send a window and wait for the peer's.
-XB_HD RepSteps rep_steps(ModeCode mode, bool initiator, std::uint32_t window) {
+XB_HD RepSteps rep_steps(ModeCode mode, bool initiator, std::uint32_t window, bool echo) {
   switch (mode) {
     case ModeCode::pingpong:
       if (initiator) return RepSteps{{{StepKind::send, 1}, {StepKind::receive, 1}}, 2};
-      return RepSteps{{{StepKind::receive, 1}, {StepKind::echo, 1}}, 2};
+      return RepSteps{{{StepKind::receive, 1}, {echo ? StepKind::echo : StepKind::send, 1}}, 2};
     case ModeCode::bw:
       if (initiator) return RepSteps{{{StepKind::send, window}, {StepKind::receive_ack, 1}}, 2};
       return RepSteps{{{StepKind::receive, window}, {StepKind::send_ack, 1}}, 2};
@@ -123,7 +125,7 @@ XB_HD std::uint64_t apply_step(const Step& s, Counters& c) {
 // The counters after a whole run, as both sides compute them.
 XB_HD Counters counters_after(const RunSpec& spec) {
   Counters c = spec.base;
-  const RepSteps steps = rep_steps(spec.mode, spec.initiator, spec.window);
+  const RepSteps steps = rep_steps(spec.mode, spec.initiator, spec.window, spec.echo);
   for (std::uint32_t r = 0; r < spec.reps; ++r) {
     for (int i = 0; i < steps.n; ++i) apply_step(steps.step[i], c);
   }

@@ -145,7 +145,7 @@ HostSideRun run_host_side(const RunSpec& spec, const Links& links) {
   wait_at_least(&links.in.flags->ready, spec.run, WaitFor::start, spec.timeout_ns);
   HostSideRun out;
   out.stamps.reserve(spec.reps + 1);
-  const RepSteps steps = rep_steps(spec.mode, spec.initiator, spec.window);
+  const RepSteps steps = rep_steps(spec.mode, spec.initiator, spec.window, spec.echo);
   Counters c = spec.base;
   const auto t0 = Clock::now();
   out.stamps.push_back(cycle_counter());

@@ -52,6 +52,14 @@ CudaAware parse_cuda_aware(const std::string& text) {
   fail(ErrorKind::usage, fmt::format("invalid --cuda-aware '{}': use yes, no or auto", text));
 }
 
+const char* to_string(Buffers b) noexcept { return b == Buffers::echo ? "echo" : "separate"; }
+
+Buffers parse_buffers(const std::string& text) {
+  if (text == "separate") return Buffers::separate;
+  if (text == "echo") return Buffers::echo;
+  fail(ErrorKind::usage, fmt::format("invalid --buffers '{}': use separate or echo", text));
+}
+
 Endpoint parse_endpoint(const std::string& text) {
   // "vh" (vector host) and "ve" (vector engine) are the seed tool's names.
   if (text == "host" || text == "vh") return Endpoint{};
@@ -88,6 +96,11 @@ void validate(const Options& o) {
   if (o.min_bytes < 1) fail(ErrorKind::usage, "the first message size must be at least 1 byte");
   if (o.loop_count < 1) fail(ErrorKind::usage, "--loop-count must be at least 1");
   if (o.warmup < 0) fail(ErrorKind::usage, "--warmup must not be negative");
+  if (o.buffers == Buffers::echo && o.mode != Mode::pingpong) {
+    fail(ErrorKind::usage, fmt::format("--buffers echo applies to --mode pingpong only, not --mode {}: in bw "
+                                       "and bibw data is only ever sent from a send buffer",
+                                       to_string(o.mode)));
+  }
   if (o.window < 1) fail(ErrorKind::usage, "--window must be at least 1");
   if (o.window > kMaxWindow) {
     fail(ErrorKind::usage, fmt::format("--window {} is too large: at most {} messages in flight", o.window, kMaxWindow));

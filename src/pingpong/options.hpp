@@ -11,12 +11,19 @@ namespace xb::pingpong {
 enum class TransportKind { automatic, mpi, staged, ipc, nccl, device };
 enum class Mode { pingpong, bw, bibw };
 enum class CudaAware { automatic, yes, no };
+// What the responder sends back in pingpong mode. separate: its own send
+// buffer, so each rank sends from one buffer and receives into another (as
+// osu_latency and the mpi-ping-pong seed); echo: the buffer it has just
+// received into, so the initiator gets its own pattern back.
+enum class Buffers { separate, echo };
 
 const char* to_string(TransportKind t) noexcept;
 const char* to_string(Mode m) noexcept;
 TransportKind parse_transport(const std::string& text);  // Error(usage) on bad text
 Mode parse_mode(const std::string& text);
 CudaAware parse_cuda_aware(const std::string& text);
+const char* to_string(Buffers b) noexcept;
+Buffers parse_buffers(const std::string& text);  // Error(usage) naming --buffers
 
 // Where one rank's buffers live: host memory, or a GPU (device -1 = pick by
 // node-local rank).
@@ -38,6 +45,7 @@ struct Options {
   int warmup = 5;            // untimed repetitions per size
   TransportKind transport = TransportKind::automatic;
   Mode mode = Mode::pingpong;
+  Buffers buffers = Buffers::separate;  // echo only with Mode::pingpong
   int window = 64;           // messages per repetition in bw/bibw, as osu_bw
   bool all_pairs = false;
   CudaAware cuda_aware = CudaAware::automatic;

@@ -8,6 +8,7 @@ namespace xb::pingpong {
 Result result_header(const Options& o, int world_size) {
   Result r;
   r.mode = o.mode;
+  r.buffers = o.buffers;
   r.loop_count = o.loop_count;
   r.warmup = o.warmup;
   r.window = o.window;

@@ -45,6 +45,7 @@ struct PairResult {
 
 struct Result {
   Mode mode = Mode::pingpong;
+  Buffers buffers = Buffers::separate;
   int loop_count = 0, warmup = 0, window = 0;
   int world_size = 0;
   bool all_pairs = false;

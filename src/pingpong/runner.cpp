@@ -118,7 +118,11 @@ std::uint64_t pattern_seed(const Options& o, bool initiator, std::uint64_t bytes
 // Which pattern this rank's receive buffer must hold after a run, if any.
 std::optional<std::uint64_t> expected_seed(const Options& o, bool initiator, std::uint64_t bytes) {
   switch (o.mode) {
-    case Mode::pingpong: return pattern_seed(o, true, bytes);  // the initiator's pattern, echoed
+    case Mode::pingpong:
+      // echo: the initiator's pattern on both ranks (the responder sent it
+      // back); separate: each rank's receive buffer holds the peer's pattern.
+      if (o.buffers == Buffers::echo) return pattern_seed(o, true, bytes);
+      return pattern_seed(o, !initiator, bytes);
     case Mode::bw:
       if (initiator) return std::nullopt;  // it only receives acknowledgements
       return pattern_seed(o, true, bytes);
@@ -372,6 +376,7 @@ PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vect
   ctx.timeout = timeout_of(o);
   ctx.ll_max_bytes = o.ll_max_bytes;
   ctx.stage_chunk_bytes = o.stage_chunk_bytes;
+  ctx.echo = o.mode == Mode::pingpong && o.buffers == Buffers::echo;
   const auto sizes = message_sizes(o);
   ctx.max_bytes = sizes.back();
   try {

@@ -2,7 +2,10 @@
 // owns its buffers (a send and a receive buffer of the largest message
 // size); the runner (runner.cpp) drives it the same way for every path:
 // construct (local work only), connect (exchange with the peer), then per
-// size prepare / run / received.
+// size prepare / run / received. In a pingpong round trip both ranks send
+// from their send buffer and receive into their receive buffer, unless
+// PairContext::echo asks the responder to send back from the buffer it has
+// just received into.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +40,7 @@ struct PairContext {
   comm::Seconds timeout{30};
   std::uint64_t ll_max_bytes = 0;       // device transport: largest LL message
   std::uint64_t stage_chunk_bytes = 0;  // staged transport: pipeline chunk
+  bool echo = false;  // pingpong: the responder sends from its receive buffer (--buffers echo)
 };
 
 class Transport {

@@ -92,6 +92,7 @@ RunSpec DeviceTransportBase::next_spec(Mode mode, std::size_t bytes, int reps, i
   s.run = ++runs_;
   s.timeout_ns = static_cast<std::uint64_t>(ctx_.timeout.count() * 1e9);
   s.base = counters_;
+  s.echo = ctx_.echo;
   return s;
 }
 

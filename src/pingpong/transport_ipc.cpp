@@ -94,7 +94,7 @@ class IpcTransport final : public QueuedTransport {
       wait_for(kDataFlag);
     } else {
       wait_for(kDataFlag);
-      copy_to_peer(recv_, bytes);  // echo, so the initiator can verify its pattern
+      copy_to_peer(ctx_.echo ? recv_ : send_, bytes);  // --buffers echo: what just arrived
       signal(kDataFlag);
     }
   }

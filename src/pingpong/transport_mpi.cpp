@@ -43,15 +43,15 @@ class MpiTransport final : public Transport {
  private:
   comm::Communicator& comm() { return *ctx_.comm; }
 
-  // The responder echoes what it received, so the initiator can verify
-  // that its own pattern made the whole round trip.
+  // The responder answers from its send buffer, or with --buffers echo
+  // from the buffer it has just received into (transport.hpp).
   void round_trip(std::size_t bytes) {
     if (ctx_.initiator) {
       comm().send(ctx_.peer, kTagData, send_.data(), bytes, ctx_.timeout);
       comm().recv(ctx_.peer, kTagData, recv_.data(), bytes, ctx_.timeout);
     } else {
       comm().recv(ctx_.peer, kTagData, recv_.data(), bytes, ctx_.timeout);
-      comm().send(ctx_.peer, kTagData, recv_.data(), bytes, ctx_.timeout);
+      comm().send(ctx_.peer, kTagData, (ctx_.echo ? recv_ : send_).data(), bytes, ctx_.timeout);
     }
   }
 

@@ -48,7 +48,7 @@ class NcclTransport final : public QueuedTransport {
       recv(recv_, bytes);
     } else {
       recv(recv_, bytes);
-      send(recv_, bytes);  // echo, so the initiator can verify its pattern
+      send(ctx_.echo ? recv_ : send_, bytes);  // --buffers echo: what just arrived
     }
   }
 

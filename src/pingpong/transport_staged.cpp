@@ -112,14 +112,15 @@ class StagedTransport final : public Transport {
   }
 
  private:
-  // The responder sends back what it received (the initiator checks its own pattern).
+  // The responder answers from its send buffer, or with --buffers echo
+  // from the buffer it has just received into (transport.hpp).
   void round_trip(StagedPipeline& pipe, const unsigned char* send, unsigned char* recv, std::size_t bytes) {
     if (ctx_.initiator) {
       pipe.exchange(send, 1, nullptr, 0, bytes);
       pipe.exchange(nullptr, 0, recv, 1, bytes);
     } else {
       pipe.exchange(nullptr, 0, recv, 1, bytes);
-      pipe.exchange(recv, 1, nullptr, 0, bytes);
+      pipe.exchange(ctx_.echo ? recv : send, 1, nullptr, 0, bytes);
     }
   }
 

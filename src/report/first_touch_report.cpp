@@ -48,11 +48,8 @@ std::string doing_line(const Result& r, const VariantResult& v) {
                      r.sender_rank, r.receiver_rank, r.p2p_bytes, v.alloc_bytes(), v.label);
 }
 
-void append_seed_lines(std::string& out, const Result& r, const VariantResult& v) {
-  out += doing_line(r, v);
-  for (std::size_t i = 0; i < v.times_s.size(); ++i) {
-    for (std::size_t j = 0; j < v.times_s[i].size(); ++j) out += fmt::format("[{}:{}] time: {}\n", i, j, g(v.times_s[i][j]));
-  }
+void append_iteration_lines(std::string& out, const VariantResult& v, std::size_t i) {
+  for (std::size_t j = 0; j < v.times_s[i].size(); ++j) out += fmt::format("[{}:{}] time: {}\n", i, j, g(v.times_s[i][j]));
 }
 
 std::string summary_header(const Result& r) {
@@ -62,6 +59,18 @@ std::string summary_header(const Result& r) {
       r.iterations, r.sub_iterations - 1,
       r.mode == "host" ? "the host -> GPU copy (cudaMemcpyAsync until the stream is done)"
                        : "sender starts the send .. receiver's acknowledgement arrives");
+}
+
+std::string sweep_columns() {
+  return fmt::format("{:>14}{:>14}{:>14}{:>14}{:>14}{:>12}{:>14}\n", "buffer (B)", "overalloc (B)", "alloc (B)",
+                     "first (s)", "steady (s)", "ratio", "ipc open (s)");
+}
+
+std::string sweep_row(const VariantResult& v) {
+  const FirstSteady s = firsttouch::summarize(v.times_s);
+  const Phases m = firsttouch::median_phases(v.phases);
+  return fmt::format("{:>14}{:>14}{:>14}{:>14}{:>14}{:>12}{:>14}\n", v.buffer_bytes, v.overalloc_bytes,
+                     v.alloc_bytes(), g(s.first_s), g(s.steady_s), g(s.ratio), g(m.open_s));
 }
 
 void append_summary(std::string& out, const Result& r) {
@@ -84,18 +93,6 @@ void append_phases(std::string& out, const Result& r) {
     out += fmt::format("# {:<32}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}\n", v.label, g(m.alloc_sender_s),
                        g(m.alloc_receiver_s), g(m.export_s), g(m.open_s), g(m.register_s), g(m.first_copy_s),
                        g(steady_of(m)));
-  }
-}
-
-void append_sweep_table(std::string& out, const Result& r) {
-  out += summary_header(r);
-  out += fmt::format("{:>14}{:>14}{:>14}{:>14}{:>14}{:>12}{:>14}\n", "buffer (B)", "overalloc (B)", "alloc (B)",
-                     "first (s)", "steady (s)", "ratio", "ipc open (s)");
-  for (const auto& v : r.variants) {
-    const FirstSteady s = firsttouch::summarize(v.times_s);
-    const Phases m = firsttouch::median_phases(v.phases);
-    out += fmt::format("{:>14}{:>14}{:>14}{:>14}{:>14}{:>12}{:>14}\n", v.buffer_bytes, v.overalloc_bytes,
-                       v.alloc_bytes(), g(s.first_s), g(s.steady_s), g(s.ratio), g(m.open_s));
   }
 }
 
@@ -147,9 +144,8 @@ void append_completion(std::string& out, const Result& r) {
     out += fmt::format("# run {}: {}; {} iteration(s) not run\n", to_string(r.status), r.stop_reason, r.not_run.size());
 }
 
-}  // namespace
-
-std::string first_touch_text(const Result& r) {
+// Up to "[-1] time" (a sweep: and its table's header).
+std::string text_head(const Result& r) {
   std::string out = fmt::format("p2p_size: {}\n", r.p2p_bytes);
   if (r.mode != "sweep" && !r.variants.empty()) {
     out += fmt::format("buffer_size: {}\noveralloc_size: {}\n", r.variants[0].buffer_bytes, r.variants[0].overalloc_bytes);
@@ -157,14 +153,55 @@ std::string first_touch_text(const Result& r) {
   out += fmt::format("# {}: {}, transport {}\n", r.mode == "host" ? "host analogue" : "first-touch", route(r), r.transport);
   if (!std::isnan(r.connect_s)) out += fmt::format("# connect (one-time setup): {} s\n", g(r.connect_s));
   out += fmt::format("[-1] time: {}\n", g(r.warmup_s));
-  if (r.mode == "sweep") {
-    append_sweep_table(out, r);
-  } else {
-    for (const auto& v : r.variants) append_seed_lines(out, r, v);
-    append_summary(out, r);
+  if (r.mode == "sweep") out += summary_header(r) + sweep_columns();
+  return out;
+}
+
+}  // namespace
+
+std::string FirstTouchTextStream::next(const Result& so_far, bool last_complete) {
+  std::string out;
+  if (!head_) out += text_head(so_far);
+  head_ = true;
+  const bool sweep = so_far.mode == "sweep";
+  for (std::size_t k = closed_; k < so_far.variants.size(); ++k) {
+    const VariantResult& v = so_far.variants[k];
+    if (opened_ <= k) {
+      if (!sweep) out += doing_line(so_far, v);
+      opened_ = k + 1;
+      lines_ = 0;
+    }
+    for (; lines_ < v.times_s.size(); ++lines_) {
+      if (!sweep) append_iteration_lines(out, v, lines_);
+    }
+    if (k + 1 < so_far.variants.size() || last_complete) {
+      if (sweep) out += sweep_row(v);
+      closed_ = k + 1;
+      lines_ = 0;
+    }
   }
+  return out;
+}
+
+std::string FirstTouchTextStream::finish(const Result& r) {
+  std::string out = next(r, true);
+  if (r.mode != "sweep") append_summary(out, r);
   append_phases(out, r);
   append_completion(out, r);
+  return out;
+}
+
+std::string first_touch_text(const Result& r) { return FirstTouchTextStream().finish(r); }
+
+std::string without_annotations(const std::string& text) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    end = end == std::string::npos ? text.size() : end + 1;
+    if (text[pos] != '#') out.append(text, pos, end - pos);
+    pos = end;
+  }
   return out;
 }
 

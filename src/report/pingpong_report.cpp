@@ -27,7 +27,10 @@ std::string device_label(int gpu) { return gpu < 0 ? "host" : fmt::format("gpu{}
 
 std::string timing_note(const Result& r) {
   switch (r.mode) {
-    case pingpong::Mode::pingpong: return "one-way time = round trip / 2";
+    case pingpong::Mode::pingpong:
+      return r.buffers == pingpong::Buffers::echo
+                 ? "one-way time = round trip / 2; the responder sends back from the buffer it received into"
+                 : "one-way time = round trip / 2; each rank sends from its send buffer into the peer's receive buffer";
     case pingpong::Mode::bw: return fmt::format("one-way time = window time / {} messages (osu_bw)", r.window);
     case pingpong::Mode::bibw:
       return fmt::format("one-way time = window time / {} messages, bandwidth counts both directions (osu_bibw)",
@@ -43,8 +46,9 @@ constexpr const char* kTableRule =
 }  // namespace
 
 std::string pingpong_text_header(const Result& r) {
-  return fmt::format("# xferbench pingpong: mode {}, {} ranks, loop count {}, warm-up {}\n# {}; GB/s = 1e9 B/s\n",
-                     to_string(r.mode), r.world_size, r.loop_count, r.warmup, timing_note(r));
+  return fmt::format(
+      "# xferbench pingpong: mode {}, {} ranks, loop count {}, warm-up {}, buffers {}\n# {}; GB/s = 1e9 B/s\n",
+      to_string(r.mode), r.world_size, r.loop_count, r.warmup, to_string(r.buffers), timing_note(r));
 }
 
 namespace {
@@ -218,6 +222,7 @@ std::string pingpong_json(const Result& r, const std::vector<std::string>& argv)
                             {"schema_version", kPingpongSchemaVersion},
                             {"command_line", argv},
                             {"mode", to_string(r.mode)},
+                            {"buffers", to_string(r.buffers)},
                             {"requested_transport", r.requested_transport},
                             {"world_size", r.world_size},
                             {"all_pairs", r.all_pairs},
