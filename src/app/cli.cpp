@@ -9,6 +9,7 @@
 #include <fmt/ostream.h>
 
 #include "app/seed_names.hpp"
+#include "app/validators.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "core/stop.hpp"
@@ -53,6 +54,10 @@ int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::
   if (!names_command && !args.empty() && args[0].size() > 1 && args[0][0] == '-' &&
       std::find(root_only.begin(), root_only.end(), args[0]) == root_only.end())
     args.insert(args.begin(), "run");
+  if (const std::string empty = optional_value_given_empty(app, args); !empty.empty()) {
+    fmt::print(err, "xferbench: error: invalid {} '': the value is empty (leave the value out for the default)\n", empty);
+    return exit_code(ErrorKind::usage);
+  }
   std::reverse(args.begin(), args.end());  // CLI11 consumes the vector from the back
   try {
     app.parse(args);

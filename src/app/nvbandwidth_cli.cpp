@@ -124,6 +124,9 @@ int convert(const NvbArgs& a, NvbInvocation& inv, std::ostream& out, std::ostrea
     } else {
       for (const std::string& u : unknown) fmt::print(out, "{}\n", report::nvb_not_found_line(u));
     }
+    // And one line on stderr, as every other bad input, for people and scripts that read it.
+    fmt::print(err, "nvbandwidth (xferbench): error: unknown test case '{}'; see nvbandwidth --list\n",
+               fmt::join(unknown, "', '"));
     return exit_code(ErrorKind::usage);
   }
   if (!a.prefixes.empty() && names.empty())

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -85,6 +86,25 @@ inline void reject_empty_values(CLI::App& cmd) {
     if (opt->get_snames().empty() && opt->get_lnames().empty()) continue;
     opt->check(non_empty(option_label(*opt)));
   }
+}
+
+// Options whose value is optional (--sms [LIST], --sweep-overalloc [LIST])
+// cannot tell "--sms" from "--sms=" once parsed: both leave an empty
+// result. The command line can: "--NAME=" or "--NAME ''" gives a value and
+// it is empty. Returns that option's label for the first command of `root`
+// (or `root` itself) that has it, "" when no such spelling is in `args`.
+inline std::string optional_value_given_empty(const CLI::App& root, const std::vector<std::string>& args) {
+  std::vector<const CLI::App*> apps = {&root};
+  for (const CLI::App* sub : root.get_subcommands({})) apps.push_back(sub);
+  for (const CLI::App* app : apps)
+    for (const CLI::Option* opt : app->get_options()) {
+      if (opt->get_type_size() == 0 || opt->get_expected_min() != 0) continue;
+      for (const std::string& name : opt->get_lnames())
+        for (std::size_t i = 0; i < args.size(); ++i)
+          if (args[i] == "--" + name + "=" || (args[i] == "--" + name && i + 1 < args.size() && args[i + 1].empty()))
+            return option_label(*opt);
+    }
+  return "";
 }
 
 // The seed tools' own parsers report errors in their own way, so they ask

@@ -109,6 +109,10 @@ CheckCell read_cell(const json& cell, const json& m, const std::string& case_nam
 void require_run(const json& run, const std::string& file) {
   if (!run.is_object() || run.value("schema", "") != "xferbench-run")
     fail(ErrorKind::usage, fmt::format("{} is not an xferbench run result (schema xferbench-run)", file));
+  const json version = run.value("schema_version", json());
+  if (version != 1)
+    fail(ErrorKind::usage,
+         fmt::format("{} has xferbench-run schema_version {}: this xferbench reads version 1", file, version.dump()));
 }
 
 void judge_spec(CheckCell& c, const Expectation& e, const std::string& file) {
