@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Issue 26 on one GPU (nvidia-h200) in one call, about 4 minutes: the GPU
-# unit tests; host <-> GPU ping-pong over the staged and device transports
-# (and GPU <-> GPU on the one GPU over ipc and device) with separate send
-# and receive buffers (the default) and with --buffers echo, 8 B to 128 MiB,
+# Issue 26 on one or two GPUs (nvidia-h200, nvidia-h200-x2) in one call,
+# about 4 minutes: the GPU unit tests; host <-> GPU ping-pong over the
+# staged and device transports, and GPU <-> GPU over ipc, device, nccl and
+# staged (on one GPU, device refuses: two processes would take turns on it),
+# with separate send and receive buffers (the default) and with
+# --buffers echo, 8 B to 128 MiB,
 # every size's data verified; the bad-input table and the real-signal
 # interrupt checks on a machine that has a GPU (their answers must not
 # depend on one). OUT_DIR/summary.txt has one line per ping-pong run.
@@ -14,7 +16,7 @@ bench_start
 runs=()
 for dev in "host gpu" "gpu gpu"; do
   set -- $dev
-  if [[ $1 == host ]]; then transports=(staged device); else transports=(ipc device); fi
+  if [[ $1 == host ]]; then transports=(staged device); else transports=(ipc device nccl staged); fi
   for t in "${transports[@]}"; do
     for b in separate echo; do
       name="pp_$1_$2_${t}_$b"
