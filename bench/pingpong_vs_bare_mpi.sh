@@ -19,7 +19,10 @@ reps="${4:-6}"
 mpi=(mpirun -np 2 --allow-run-as-root --oversubscribe)
 raw="$out/raw"
 mkdir -p "$raw"
-bare="$out/pingpong_bare_mpi"
+# The bare loop is built outside OUT_DIR: a results folder holds no binary.
+build_dir=$(mktemp -d)
+trap 'rm -rf "$build_dir"' EXIT
+bare="$build_dir/pingpong_bare_mpi"
 mpicxx -O2 -DOMPI_SKIP_MPICXX -o "$bare" "$here/pingpong_bare_mpi.cpp" || exit 1
 
 # Timed and untimed round trips per size: about 0.1-0.5 s of timing each.
