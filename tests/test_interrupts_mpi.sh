@@ -70,6 +70,25 @@ finish() {
   if ! python3 -c "import sys; sys.exit(0 if $took < 60 else 1)"; then rc="hung after $took s"; fi
 }
 
+# signal_when NAME EVIDENCE WHAT RANK SIG: once the run's output shows
+# EVIDENCE, sends SIG to RANK (or to the launcher, RANK "mpirun") and waits
+# for the run (sets rc and took). When the run ended first, fails NAME
+# (WHAT names the evidence that never came) and returns 1.
+signal_when() {
+  if ! under_way "$2"; then
+    wait $mp
+    fail "$1: the run ended (exit $(cat "$rc_file")) before $3"
+    return 1
+  fi
+  if [[ $4 == mpirun ]]; then
+    sent_at=$(date +%s.%N)
+    kill "-$5" "$(find_mpirun $mp)"
+  else
+    signal_rank "$4" "$5"
+  fi
+  finish
+}
+
 # A pingpong row (text table on stdout), here the first size's: 8 B.
 first_row='^\|[ ]+8\|'
 
@@ -93,12 +112,7 @@ long_pingpong=(pingpong -n 24 --loop-count 20000)
 # 2. A real SIGTERM to rank 1 only: both stop, rank 0 writes, exit 143.
 f=$work/term.json
 start term "${long_pingpong[@]}" -o "$f"
-if ! under_way "$first_row"; then
-  wait $mp
-  fail "pingpong_sigterm_rank1: the run ended (exit $(cat "$rc_file")) before its first row"
-else
-  signal_rank 1 TERM
-  finish
+if signal_when pingpong_sigterm_rank1 "$first_row" "its first row" 1 TERM; then
   if [[ $rc -ne 143 || $(json "$f" "d['status'], d['stop']['reason'], len(d['pairs'][0]['sizes']) > 0") != "interrupted SIGTERM True" ]]; then
     fail "pingpong_sigterm_rank1: exit $rc, $(json "$f" "d['status'], len(d['pairs'][0]['sizes'])")"
   else
@@ -109,12 +123,7 @@ fi
 # 3. SIGINT to rank 0 only.
 f=$work/int.json
 start int "${long_pingpong[@]}" -o "$f"
-if ! under_way "$first_row"; then
-  wait $mp
-  fail "pingpong_sigint_rank0: the run ended (exit $(cat "$rc_file")) before its first row"
-else
-  signal_rank 0 INT
-  finish
+if signal_when pingpong_sigint_rank0 "$first_row" "its first row" 0 INT; then
   if [[ $rc -ne 130 || $(json "$f" "d['status'], d['stop']['reason'], len(d['pairs'][0]['sizes']) > 0") != "interrupted SIGINT True" ]]; then
     fail "pingpong_sigint_rank0: exit $rc, $(json "$f" "d['status'], d['stop'], len(d['pairs'][0]['sizes'])")"
   else
@@ -129,12 +138,7 @@ fi
 # rank 3's pair at its round's end; all six pairs are listed as not run.
 f=$work/allpairs.json
 fault=4M:mark@3 np=4 start allpairs pingpong --all-pairs --min-size 4M -n 1 --loop-count 1000000 -o "$f"
-if ! under_way "XFERBENCH_FAULT mark: rank 3 at 4194304 bytes starts"; then
-  wait $mp
-  fail "pingpong_all_pairs_sigterm_rank3: the run ended (exit $(cat "$rc_file")) before rank 3 started measuring"
-else
-  signal_rank 3 TERM
-  finish
+if signal_when pingpong_all_pairs_sigterm_rank3 "XFERBENCH_FAULT mark: rank 3 at 4194304 bytes starts" "rank 3 started measuring" 3 TERM; then
   if [[ $rc -ne 143 || $(json "$f" "d['status'], d['stop']['reason'], len(d['stop']['not_run'])") != "interrupted SIGTERM 6" ]]; then
     fail "pingpong_all_pairs_sigterm_rank3: exit $rc, $(json "$f" "d['status'], d['stop']")"
   else
@@ -160,13 +164,7 @@ fi
 # rank 0's file must exist (mpirun itself exits 1 whatever the ranks do).
 f=$work/mpirun.json
 start mpirun "${long_pingpong[@]}" -o "$f"
-if ! under_way "$first_row"; then
-  wait $mp
-  fail "pingpong_sigint_to_mpirun: the run ended (exit $(cat "$rc_file")) before its first row"
-else
-  sent_at=$(date +%s.%N)
-  kill -INT "$(find_mpirun $mp)"
-  finish
+if signal_when pingpong_sigint_to_mpirun "$first_row" "its first row" mpirun INT; then
   if [[ $rc == hung* || $(json "$f" "d['status'], d['stop']['reason'], len(d['pairs'][0]['sizes']) > 0") != "interrupted SIGTERM True" ]]; then
     fail "pingpong_sigint_to_mpirun: exit $rc, file: $(json "$f" "d['status'], d['stop'], len(d['pairs'][0]['sizes'])")"
   else
@@ -189,12 +187,7 @@ fi
 # once its iteration 0/1 starts, so iteration 0/0 is measured.
 f=$work/ft_int.json
 fault=0/1:mark@1 start ft_int first-touch 100000 2 1M 4M 1 --memory host -o "$f"
-if ! under_way "XFERBENCH_FAULT mark: rank 1, iteration 0/1 starts"; then
-  wait $mp
-  fail "first_touch_sigint_rank1: the run ended (exit $(cat "$rc_file")) before its iteration 0/1"
-else
-  signal_rank 1 INT
-  finish
+if signal_when first_touch_sigint_rank1 "XFERBENCH_FAULT mark: rank 1, iteration 0/1 starts" "its iteration 0/1" 1 INT; then
   if [[ $rc -ne 130 || $(json "$f" "d['status'], d['stop']['reason'], len(d['variants'][0]['times_s']) > 0") != "interrupted SIGINT True" ]]; then
     fail "first_touch_sigint_rank1: exit $rc, $(json "$f" "d['status']")"
   else

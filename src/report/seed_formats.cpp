@@ -79,16 +79,7 @@ void bwtest_list(std::ostream& os, const System& sys) {
 std::string first_touch_seed_text(const firsttouch::Result& r) {
   // xferbench's text is the seed's lines plus '#' annotations; the seed
   // never prints a '#' line, so dropping them leaves exactly its lines.
-  const std::string full = first_touch_text(r);
-  std::string out;
-  std::size_t pos = 0;
-  while (pos < full.size()) {
-    std::size_t end = full.find('\n', pos);
-    end = end == std::string::npos ? full.size() : end + 1;
-    if (full[pos] != '#') out.append(full, pos, end - pos);
-    pos = end;
-  }
-  return out;
+  return without_annotations(first_touch_text(r));
 }
 
 }  // namespace xb::report
