@@ -26,7 +26,7 @@ const Row kRows[] = {
      "the value, or the file and the field",
      "*"},
     {3, "no usable CUDA GPU or driver", "list run sweep cuts check pingpong first-touch nvbandwidth bwtest"},
-    {4, "not enough memory for the requested buffers", "run sweep cuts check pingpong first-touch nvbandwidth bwtest"},
+    {4, "not enough memory for the requested buffers", "run sweep cuts plot check pingpong first-touch nvbandwidth bwtest"},
     {5, "NVML unavailable (list needs it)", "list"},
     {6, "MPI / launch problem", "run sweep check pingpong first-touch"},
     {7, "an output could not be written: an -o or --junit file, standard output, a FIFO without a reader", "*"},
@@ -39,8 +39,8 @@ const Row kRows[] = {
      "run sweep cuts check pingpong first-touch"},
     {70, "internal error (a bug; never for user input)", "*"},
     {130, "interrupted by SIGINT; what was measured is written (status interrupted)",
-     "run sweep cuts check pingpong first-touch nvbandwidth bwtest"},
-    {143, "interrupted by SIGTERM; likewise", "run sweep cuts check pingpong first-touch nvbandwidth bwtest"},
+     "run sweep cuts plot check pingpong first-touch nvbandwidth bwtest"},
+    {143, "interrupted by SIGTERM; likewise", "run sweep cuts plot check pingpong first-touch nvbandwidth bwtest"},
 };
 
 // What a code means for particular commands, where that says more than the
@@ -80,12 +80,15 @@ const Specific kSpecific[] = {
     {6, "pingpong first-touch", "not launched as 2 or more MPI processes, or an MPI or NCCL problem"},
     {7, "list cases run sweep cuts compare pingpong first-touch",
      "an output could not be written: the -o file, standard output, a FIFO without a reader"},
+    {4, "plot", "not enough memory to start python3"},
     {7, "plot", "the -o image or standard output could not be written"},
     {7, "nvbandwidth bwtest", "standard output could not be written"},
     {10, "run sweep cuts", "partial result: --time-limit left cells out, or cells were waived for memory"},
     {10, "check", "PARTIAL: --time-limit left cells out (not accepted)"},
     {10, "pingpong", "partial result: --time-limit left sizes out"},
     {10, "first-touch", "partial result: --time-limit left iterations out"},
+    {130, "plot", "python3 was interrupted by SIGINT; no image"},
+    {143, "plot", "python3 ended by SIGTERM, SIGHUP, SIGQUIT or SIGKILL; no image"},
 };
 
 bool names(const char* list, const std::string& command) {
