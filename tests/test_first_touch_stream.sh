@@ -7,6 +7,7 @@
 # for a number of seconds; the 120 s bound only keeps a hang from lasting.
 # Usage: test_first_touch_stream.sh XFERBENCH MPIRUN
 set -u
+source "$(dirname "$0")/mpi_procs.sh"
 xb=$1
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -29,10 +30,7 @@ else
 fi
 # SIGTERM to rank 1 (the rank that prints nothing): every rank stops at the
 # next iteration and rank 0 prints the rest.
-rank1=""
-for p in $(pgrep -P "$job"); do
-  [[ $(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p') == 1 ]] && rank1=$p
-done
+rank1=$(rank_pid "$job" 1)
 kill -TERM "${rank1:-$job}" 2>/dev/null
 wait "$job"
 code=$?
