@@ -105,8 +105,8 @@ fi
 
 # The signalled two-rank pingpong runs: 8 B .. 64 MiB, 20,000 repetitions
 # each. The 8 B row comes after 20,000 round trips of 8 B; the sizes after
-# it copy 20,000 x 2 x 128 MiB (5.4 TB): minutes even at 100 GB/s (the
-# same run to 16 MiB took 169 s on an idle H200 host, 2026-11-24).
+# it copy 20,000 x 2 x 128 MiB (5.4 TB): about a minute even at 100 GB/s,
+# and host MPI moves about 10 GB/s (bench/results/2026-11-24-*-pingpong-buffers).
 long_pingpong=(pingpong -n 24 --loop-count 20000)
 
 # 2. A real SIGTERM to rank 1 only: both stop, rank 0 writes, exit 143.
@@ -182,8 +182,9 @@ if [[ $rc -ne 143 || $(json "$f" "d['status'], len(d['variants'][0]['times_s']),
 else
   echo "ok   first_touch_fault_signal"
 fi
-# 100,000 iterations (each a fresh 4 MiB buffer, two 1 MiB sends; about
-# 1,000 a second on an idle H200 host, so minutes); rank 1 is signalled
+# 100,000 iterations (each a fresh 4 MiB buffer, two 1 MiB sends; on the
+# nvidia-h200 host, 2026-11-24, this check kept about 200 iterations in the
+# 1.2 s from the mark to the exit, so the whole run would take minutes); rank 1 is signalled
 # once its iteration 0/1 starts, so iteration 0/0 is measured.
 f=$work/ft_int.json
 fault=0/1:mark@1 start ft_int first-touch 100000 2 1M 4M 1 --memory host -o "$f"
