@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/case_plan.hpp"
 #include "core/memory_plan.hpp"
 #include "core/run_plan.hpp"
 #include "core/topology_file.hpp"

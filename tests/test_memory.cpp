@@ -12,6 +12,7 @@
 #include "cli_parse.hpp"
 #include "core/buffer_pool.hpp"
 #include "core/error.hpp"
+#include "core/case_plan.hpp"
 #include "core/memory_plan.hpp"
 #include "core/runner.hpp"
 #include "fake_system.hpp"

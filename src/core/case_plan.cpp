@@ -308,6 +308,27 @@ void plan_migration(const CaseDef& def, const System& sys, std::uint64_t bytes, 
   }
 }
 
+// Host pages a cell needs at once: every host buffer of its scenario.
+std::uint64_t hugepages_needed(const CasePlan& plan) {
+  std::uint64_t most = 0;
+  for (const CellPlan& c : plan.cells) {
+    std::uint64_t pages = 0;
+    for (const Transfer& t : c.scenario.transfers)
+      pages += hugepages_for(t.bytes) * ((t.src.on_host() ? 1 : 0) + (t.dst.on_host() ? 1 : 0));
+    most = std::max(most, pages);
+  }
+  return most;
+}
+
+std::optional<std::string> hugepage_waiver(const CaseDef& def, const SampleSource& m, std::uint64_t bytes) {
+  if (m.options().host_kind != MemKind::hugepages || !uses_host_memory(def.pattern)) return std::nullopt;
+  const HugePagePool pool = read_hugepage_pool();
+  if (pool.known() && pool.total > 0) return std::nullopt;
+  const CasePlan plan = plan_case(def, m.system(), bytes);
+  return "--host-mem hugepages: " + hugepage_shortage(pool, std::max<std::uint64_t>(1, hugepages_needed(plan)));
+}
+
+
 }  // namespace
 
 CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes) {
@@ -571,6 +592,18 @@ std::vector<std::string> missing_cells(const CaseDef& def, const System& sys, st
   return out;
 }
 
+namespace {
+
+// Measures every planned cell and stores cells and status in `result`. A
+// cell whose buffers do not fit now (SampleSource::preflight) is waived
+// with the reason (result.waived_cells). With `pairs`, pairwise cases plan
+// only the selected pairs. A cell whose measurement throws
+// Error gets that error (no value) and the others still run; after a CUDA
+// error that leaves the GPU unusable it throws Stopped(gpu_unusable).
+// `on_cell` is called around every cell measured. With `ctl`: stop
+// requests (Stopped, the cells measured so far kept in `result`), the time
+// limit (cells that would not fit are left out: case status not_run),
+// faults, resume.
 void run_case_plans(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& result,
                     RunControl* ctl, const CellHook& on_cell, const PairSelection* pairs) {
   CasePlan plan = plan_case(def, src.system(), bytes);
@@ -608,6 +641,64 @@ void run_case_plans(const CaseDef& def, SampleSource& src, std::uint64_t bytes, 
     result.message = fmt::format("{} of {} cells not run: they would not end within the time limit", over_time,
                                  plan.cells.size());
   }
+}
+
+}  // namespace
+
+void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& r,
+                   RunControl* ctl, const CellHook& on_cell, const PairSelection* pairs) {
+  const auto t0 = std::chrono::steady_clock::now();
+  r.index = def.index;
+  r.name = def.name;
+  r.description = def.description;
+  auto why = waive_reason(def, src.system());
+  if (!why) why = hugepage_waiver(def, src, bytes);
+  if (why) {
+    r.status = CaseStatus::waived;
+    r.message = *why;
+    return;
+  }
+  // Set also when a stop request leaves the case unfinished.
+  struct WallTime {
+    std::chrono::steady_clock::time_point t0;
+    CaseResult& r;
+    ~WallTime() { r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+  } wall{t0, r};
+  try {
+    run_case_plans(def, src, bytes, use_mean, r, ctl, on_cell, pairs);
+  } catch (const HugePagesUnavailable& e) {
+    r.status = CaseStatus::waived;
+    r.message = std::string("--host-mem hugepages: ") + e.what();
+    r.matrices.clear();
+  } catch (const Error& e) {
+    r.status = CaseStatus::error;
+    r.message = e.what();
+  }
+}
+
+
+std::vector<BufferRequest> cell_requests(const CasePlan& plan, const CellPlan& cell, const LocationResolver& resolve) {
+  const Transfer& t = cell.scenario.transfers.at(0);
+  // Migration cells allocate one managed buffer of their own (migration.cpp).
+  if (plan.migration) return {{t.src, t.bytes, false}};
+  if (!plan.latency) return scenario_requests(cell.scenario, resolve);
+  return {{resolve ? resolve(t.src, t.exec_device) : t.src, kChaseBytes, false}};
+}
+
+MemoryAmount case_memory_need(const CaseDef& def, const System& sys, std::uint64_t bytes) {
+  MemoryAmount need;
+  need.gpu.assign(static_cast<std::size_t>(sys.gpu_count()), 0);
+  const CasePlan plan = plan_case(def, sys, bytes);
+  for (const CellPlan& cell : plan.cells) need = max_of(need, memory_need(cell_requests(plan, cell)));
+  return need;
+}
+
+MemoryAmount run_memory_need(const std::vector<const CaseDef*>& cases, const System& sys, std::uint64_t bytes) {
+  MemoryAmount need;
+  need.gpu.assign(static_cast<std::size_t>(sys.gpu_count()), 0);
+  for (const CaseDef* def : cases)
+    if (!waive_reason(*def, sys)) need = max_of(need, case_memory_need(*def, sys, bytes));
+  return need;
 }
 
 }  // namespace xb

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "core/cases.hpp"
+#include "core/memory_plan.hpp"
+#include "core/result.hpp"
 #include "core/measure.hpp"
 #include "core/run_control.hpp"
 #include "core/sample_source.hpp"
@@ -57,18 +59,23 @@ double output_value(const Output& out, const Scenario& sc, const ScenarioSamples
 // request throws Stopped.
 double measure_one_cell(const CaseDef& def, SampleSource& src, std::uint64_t bytes, int row, int col);
 
-// Measures every planned cell and stores cells and status in `result`. A
-// cell whose buffers do not fit now (SampleSource::preflight) is waived
-// with the reason (result.waived_cells). With `pairs`, pairwise cases plan
-// only the selected pairs. A cell whose measurement throws
-// Error gets that error (no value) and the others still run; after a CUDA
-// error that leaves the GPU unusable it throws Stopped(gpu_unusable).
-// `on_cell` is called around every cell measured. With `ctl`: stop
-// requests (Stopped, the cells measured so far kept in `result`), the time
-// limit (cells that would not fit are left out: case status not_run),
-// faults, resume.
-void run_case_plans(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& result,
-                    RunControl* ctl = nullptr, const CellHook& on_cell = {}, const PairSelection* pairs = nullptr);
+// Runs one case into `r` through a sample source, under a RunControl
+// (stops, time limit, faults, resume); errors inside become data (status
+// error / failed). A stop request throws Stopped out of it with the cells
+// measured so far in `r`. With `pairs`, pairwise cases measure only the
+// selected pairs.
+void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& r,
+                   RunControl* ctl = nullptr, const CellHook& on_cell = {}, const PairSelection* pairs = nullptr);
+
+// The buffers of one planned cell (a latency cell needs one ring).
+std::vector<BufferRequest> cell_requests(const CasePlan& plan, const CellPlan& cell,
+                                         const LocationResolver& resolve = {});
+
+// Per GPU and host: the most any one cell of the case needs at once.
+// Pure (no CUDA), for --dry-run and for the pool's default budget.
+MemoryAmount case_memory_need(const CaseDef& def, const System& sys, std::uint64_t bytes);
+// The most any one cell of these cases needs (cases waived here skipped).
+MemoryAmount run_memory_need(const std::vector<const CaseDef*>& cases, const System& sys, std::uint64_t bytes);
 
 // Keys "CASE[ROW,COL]" of the planned cells `r` holds no cell for and did
 // not waive for memory.

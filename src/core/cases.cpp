@@ -1,11 +1,9 @@
 #include "core/cases.hpp"
 
 #include <algorithm>
-#include <chrono>
 
 #include <fmt/format.h>
 
-#include "core/case_plan.hpp"
 #include "core/error.hpp"
 #include "core/hugepages.hpp"
 #include "core/pairs.hpp"
@@ -135,26 +133,6 @@ std::string index_ranges() {
   return out;
 }
 
-// Host pages a cell needs at once: every host buffer of its scenario.
-std::uint64_t hugepages_needed(const CasePlan& plan) {
-  std::uint64_t most = 0;
-  for (const CellPlan& c : plan.cells) {
-    std::uint64_t pages = 0;
-    for (const Transfer& t : c.scenario.transfers)
-      pages += hugepages_for(t.bytes) * ((t.src.on_host() ? 1 : 0) + (t.dst.on_host() ? 1 : 0));
-    most = std::max(most, pages);
-  }
-  return most;
-}
-
-std::optional<std::string> hugepage_waiver(const CaseDef& def, const SampleSource& m, std::uint64_t bytes) {
-  if (m.options().host_kind != MemKind::hugepages || !uses_host_memory(def.pattern)) return std::nullopt;
-  const HugePagePool pool = read_hugepage_pool();
-  if (pool.known() && pool.total > 0) return std::nullopt;
-  const CasePlan plan = plan_case(def, m.system(), bytes);
-  return "--host-mem hugepages: " + hugepage_shortage(pool, std::max<std::uint64_t>(1, hugepages_needed(plan)));
-}
-
 }  // namespace
 
 const std::vector<CaseDef>& case_catalogue() {
@@ -263,37 +241,6 @@ std::optional<std::string> waive_reason(const CaseDef& def, const System& sys) {
     for (int b = 0; b < sys.gpu_count(); ++b)
       if (a != b && sys.link(a, b).peer_access) return std::nullopt;
   return std::string("no GPU pair has peer access");
-}
-
-void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& r,
-                   RunControl* ctl, const CellHook& on_cell, const PairSelection* pairs) {
-  const auto t0 = std::chrono::steady_clock::now();
-  r.index = def.index;
-  r.name = def.name;
-  r.description = def.description;
-  auto why = waive_reason(def, src.system());
-  if (!why) why = hugepage_waiver(def, src, bytes);
-  if (why) {
-    r.status = CaseStatus::waived;
-    r.message = *why;
-    return;
-  }
-  // Set also when a stop request leaves the case unfinished.
-  struct WallTime {
-    std::chrono::steady_clock::time_point t0;
-    CaseResult& r;
-    ~WallTime() { r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
-  } wall{t0, r};
-  try {
-    run_case_plans(def, src, bytes, use_mean, r, ctl, on_cell, pairs);
-  } catch (const HugePagesUnavailable& e) {
-    r.status = CaseStatus::waived;
-    r.message = std::string("--host-mem hugepages: ") + e.what();
-    r.matrices.clear();
-  } catch (const Error& e) {
-    r.status = CaseStatus::error;
-    r.message = e.what();
-  }
 }
 
 }  // namespace xb

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/model.hpp"
-#include "core/result.hpp"
+#include "core/topology.hpp"
 
 namespace xb {
 
@@ -78,15 +78,5 @@ bool uses_host_memory(Pattern p) noexcept;
 bool is_host_copy(Pattern p) noexcept;
 // Whether its cells are GPU pairs (row, column) that --pair selects.
 bool is_pairwise(Pattern p) noexcept;
-
-class SampleSource;
-class RunControl;
-// Runs one case into `r` through a sample source, under a RunControl
-// (stops, time limit, faults, resume); errors inside become data (status
-// error / failed). A stop request throws Stopped out of it with the cells
-// measured so far in `r`. With `pairs`, pairwise cases measure only the
-// selected pairs.
-void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& r,
-                   RunControl* ctl = nullptr, const CellHook& on_cell = {}, const PairSelection* pairs = nullptr);
 
 }  // namespace xb

@@ -4,7 +4,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
-#include "core/kernels_v010.hpp"
+#include "core/kernels.hpp"
 #include "core/pattern.hpp"
 
 namespace xb {
@@ -469,7 +469,7 @@ void preload_kernels() {
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<2>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<3>));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<4>));
-  preload_v010_kernels();
+  preload_tma_kernels();
 }
 
 }  // namespace xb

@@ -4,7 +4,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
-#include "core/kernels_v010.hpp"
+#include "core/kernels.hpp"
 #include "core/pattern.hpp"
 
 namespace xb {
@@ -295,7 +295,7 @@ void launch_verify_written(const void* dst, std::uint64_t bytes, std::uint32_t b
   XB_CUDA_CHECK(cudaGetLastError());
 }
 
-void preload_v010_kernels() {
+void preload_tma_kernels() {
   cudaFuncAttributes attr{};
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tma_chase_kernel));
   XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, read_only_kernel<4, false>));

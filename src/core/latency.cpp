@@ -7,7 +7,7 @@
 #include "core/cuda_check.hpp"
 #include "core/cuda_raii.hpp"
 #include "core/kernels.hpp"
-#include "core/kernels_v010.hpp"
+#include "core/kernels.hpp"
 #include "core/measure.hpp"
 #include "core/stats.hpp"
 #include "core/topology.hpp"

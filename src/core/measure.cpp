@@ -10,7 +10,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/cuda_raii.hpp"
-#include "core/engines_v010.hpp"
+#include "core/dedicated_engines.hpp"
 #include "core/error.hpp"
 #include "core/memory_plan.hpp"
 #include "core/memory_probe.hpp"
@@ -145,8 +145,8 @@ void Measurer::prepare_buffers(Plan& plan) {
     if (src && src->content_seed() != src->seed()) fill_buffer(*src, src->bytes(), src->seed(), t.exec_device);
     if (t.engine == Engine::sm_split) {
       prepare_split(*src, *dst, t);
-    } else if (is_v010_engine(t.engine)) {
-      if (opts_.verify && dst) prepare_v010(t.engine, dst, t.exec_device);
+    } else if (is_dedicated_engine(t.engine)) {
+      if (opts_.verify && dst) prepare_dedicated(t.engine, dst, t.exec_device);
       if (opts_.verify && src && dst && dst->content_seed() == src->seed())
         fill_buffer(*dst, dst->bytes(), dst->seed(), t.exec_device);
     } else if (opts_.verify && dst->content_seed() == src->seed()) {
@@ -164,7 +164,7 @@ void Measurer::prepare_buffers(Plan& plan) {
 
 SmCopyConfig Measurer::kernel_config(const Plan& plan, std::size_t i) const {
   const Transfer& t = plan.t(i);
-  SmCopyConfig c = is_v010_engine(t.engine) ? v010_config(t.engine, opts_.sm, sm_site(plan, i))
+  SmCopyConfig c = is_dedicated_engine(t.engine) ? dedicated_config(t.engine, opts_.sm, sm_site(plan, i))
                                             : choose_sm_config(opts_.sm, sm_site(plan, i));
   if (opts_.sm_limit > 0) c.one_block_per_sm = true;
   return c;
@@ -202,8 +202,8 @@ void Measurer::enqueue_copy(const Plan& plan, std::size_t i, int reps) {
     const SmCopyConfig split = opts_.sm.method == SmCopyConfig::Method::vector ? opts_.sm : SmCopyConfig{};
     launch_split_copy(plan.src[i]->kernel_ptr(), plan.dst[i]->kernel_ptr(), t.bytes, split, sm_budget(s.device()),
                       s.get(), reps);
-  } else if (is_v010_engine(t.engine)) {
-    enqueue_v010(t.engine, plan.src[i], plan.dst[i], t.bytes, plan.sm[i], sm_budget(s.device()), s.get(), reps,
+  } else if (is_dedicated_engine(t.engine)) {
+    enqueue_dedicated(t.engine, plan.src[i], plan.dst[i], t.bytes, plan.sm[i], sm_budget(s.device()), s.get(), reps,
                  plan.sink[i] ? plan.sink[i]->get() : nullptr);
   } else {
     launch_sm_copy(plan.dst[i]->kernel_ptr(), plan.src[i]->kernel_ptr(), t.bytes, plan.sm[i], sm_budget(s.device()),
@@ -328,8 +328,8 @@ void Measurer::verify(Plan& plan, ScenarioSamples& out) {
       continue;
     }
     const Transfer& t = plan.t(i);
-    if (is_v010_engine(t.engine)) {
-      v = verify_v010(t.engine, plan.src[i], plan.dst[i], t.bytes, plan.sm[i], sys_.gpus[t.exec_device].sm_count,
+    if (is_dedicated_engine(t.engine)) {
+      v = verify_dedicated(t.engine, plan.src[i], plan.dst[i], t.bytes, plan.sm[i], sys_.gpus[t.exec_device].sm_count,
                       t.exec_device);
       continue;
     }

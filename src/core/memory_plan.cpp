@@ -30,30 +30,6 @@ std::vector<BufferRequest> scenario_requests(const Scenario& sc, const LocationR
   return out;
 }
 
-std::vector<BufferRequest> cell_requests(const CasePlan& plan, const CellPlan& cell, const LocationResolver& resolve) {
-  const Transfer& t = cell.scenario.transfers.at(0);
-  // Migration cells allocate one managed buffer of their own (migration.cpp).
-  if (plan.migration) return {{t.src, t.bytes, false}};
-  if (!plan.latency) return scenario_requests(cell.scenario, resolve);
-  return {{resolve ? resolve(t.src, t.exec_device) : t.src, kChaseBytes, false}};
-}
-
-MemoryAmount case_memory_need(const CaseDef& def, const System& sys, std::uint64_t bytes) {
-  MemoryAmount need;
-  need.gpu.assign(static_cast<std::size_t>(sys.gpu_count()), 0);
-  const CasePlan plan = plan_case(def, sys, bytes);
-  for (const CellPlan& cell : plan.cells) need = max_of(need, memory_need(cell_requests(plan, cell)));
-  return need;
-}
-
-MemoryAmount run_memory_need(const std::vector<const CaseDef*>& cases, const System& sys, std::uint64_t bytes) {
-  MemoryAmount need;
-  need.gpu.assign(static_cast<std::size_t>(sys.gpu_count()), 0);
-  for (const CaseDef* def : cases)
-    if (!waive_reason(*def, sys)) need = max_of(need, case_memory_need(*def, sys, bytes));
-  return need;
-}
-
 std::optional<std::string> memory_shortfall(const MemoryAmount& need, const MemoryAvailable& avail) {
   for (int g = 0; g < group_count(need, avail.free); ++g) {
     if (need.get(g) > avail.free.get(g))

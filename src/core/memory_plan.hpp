@@ -1,6 +1,6 @@
 // What a run needs in memory, worked out without touching a GPU: the buffers
-// of each cell (they must coexist), the largest cell of each case (its
-// planned peak), and whether a need fits the memory there is now.
+// of a scenario (they must coexist), and whether a need fits the memory
+// there is now (a planned cell's and a case's need: case_plan.hpp).
 #pragma once
 
 #include <cstdint>
@@ -10,8 +10,7 @@
 #include <vector>
 
 #include "core/buffer_pool.hpp"
-#include "core/case_plan.hpp"
-#include "core/latency.hpp"
+#include "core/model.hpp"
 
 namespace xb {
 
@@ -22,16 +21,6 @@ using LocationResolver = std::function<Location(const Location&, int gpu)>;
 // The buffers of one scenario, in transfer order: source then destination,
 // each only where the engine uses it (uses_source / uses_destination).
 std::vector<BufferRequest> scenario_requests(const Scenario& sc, const LocationResolver& resolve = {});
-// The buffers of one planned cell (a latency cell needs one ring).
-std::vector<BufferRequest> cell_requests(const CasePlan& plan, const CellPlan& cell,
-                                         const LocationResolver& resolve = {});
-
-// Per GPU and host: the most any one cell of the case needs at once.
-// Pure (no CUDA), for --dry-run and for the pool's default budget.
-MemoryAmount case_memory_need(const CaseDef& def, const System& sys, std::uint64_t bytes);
-// The most any one cell of these cases needs (cases waived here skipped).
-MemoryAmount run_memory_need(const std::vector<const CaseDef*>& cases, const System& sys, std::uint64_t bytes);
-
 // Why `need` cannot be met, naming needed and free bytes and the option
 // that would help; nullopt when it fits.
 std::optional<std::string> memory_shortfall(const MemoryAmount& need, const MemoryAvailable& avail);

@@ -13,10 +13,6 @@ namespace xb {
 
 bool numa_available_here() noexcept { return numa_available() >= 0; }
 
-int numa_node_count() noexcept {
-  return numa_available_here() ? numa_max_node() + 1 : 1;
-}
-
 namespace {
 
 std::string cpu_ranges(const std::vector<int>& cpus) {

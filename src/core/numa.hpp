@@ -22,7 +22,6 @@ std::uint64_t host_memory_bytes() noexcept;
 // reports them (seen in virtual machines), a one-line note saying so; empty
 // otherwise or when either figure is unknown.
 std::string numa_memory_note(const std::vector<NumaNode>& nodes, std::uint64_t host_bytes);
-int numa_node_count() noexcept;  // 1 when libnuma reports no NUMA support
 
 // Runs the calling thread on the CPUs of `node` (no-op when node < 0 or
 // NUMA is unavailable). Returns false if the kernel refused.

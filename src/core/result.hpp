@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/measure.hpp"
+#include "core/measure_options.hpp"
 #include "core/memory_types.hpp"
 #include "core/pairs.hpp"
 #include "core/stability.hpp"

@@ -44,7 +44,6 @@ class RunControl {
 
   // Cells left out because they would not end before the time limit.
   const std::vector<std::string>& skipped() const noexcept { return skipped_; }
-  bool time_limited() const noexcept { return budget_ != nullptr && budget_->limited(); }
 
  private:
   TimeBudget* budget_ = nullptr;

@@ -2,7 +2,7 @@
 // user did not choose one (--sm-config). Pure function; no CUDA.
 #pragma once
 
-#include "core/kernels.hpp"
+#include "core/measure_options.hpp"
 
 namespace xb {
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/case_plan.hpp"
 #include "core/error.hpp"
 #include "core/runner.hpp"
 #include "core/sample_source.hpp"

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/case_plan.hpp"
 #include "core/error.hpp"
 #include "core/fault.hpp"
 #include "core/run_control.hpp"

@@ -19,7 +19,7 @@ namespace {
 const xb::CaseDef& named(const std::string& n) { return *select_cases({n}, {}).at(0); }
 }  // namespace
 
-TEST(V010Cases, IndicesFrom39WithTheirOrigin) {
+TEST(DedicatedEngineCases, IndicesFrom39WithTheirOrigin) {
   const std::vector<std::pair<int, std::string>> added = {
       {39, "device_to_device_memcpy_read_tma"}, {40, "device_to_device_memcpy_write_tma"},
       {41, "device_to_device_latency_tma"},     {42, "device_local_copy_tma"},
@@ -39,7 +39,7 @@ TEST(V010Cases, IndicesFrom39WithTheirOrigin) {
   EXPECT_EQ(select_cases({}, {"device_local"}).size(), 4u);
 }
 
-TEST(V010Cases, TmaNeedsComputeCapabilityNine) {
+TEST(DedicatedEngineCases, TmaNeedsComputeCapabilityNine) {
   auto sys = fake_system(2);
   EXPECT_FALSE(xb::waive_reason(named("device_local_copy_tma"), sys).has_value());
   for (auto& g : sys.gpus) g.cc_major = 8;
@@ -56,7 +56,7 @@ TEST(V010Cases, TmaNeedsComputeCapabilityNine) {
   EXPECT_EQ(plan.cells[0].scenario.transfers[0].exec_device, 1);
 }
 
-TEST(V010Cases, PlansOfTheNewCases) {
+TEST(DedicatedEngineCases, PlansOfTheNewCases) {
   const auto sys = fake_system(2);
   auto p = xb::plan_case(named("device_to_device_memcpy_read_tma"), sys, 4096);
   ASSERT_EQ(p.cells.size(), 2u);
@@ -77,7 +77,7 @@ TEST(V010Cases, PlansOfTheNewCases) {
             xb::Engine::sm_write);
 }
 
-TEST(V010Cases, PairFilterOnlyTouchesPairwiseCases) {
+TEST(DedicatedEngineCases, PairFilterOnlyTouchesPairwiseCases) {
   const auto sys = fake_system(4);
   const auto sel = xb::given_pairs({{1, 3}}, sys);
   auto p = xb::plan_case(named("device_to_device_bidirectional_memcpy_read_sm"), sys, 64);
@@ -206,7 +206,7 @@ TEST(SmSweep, OnlyCasesWithOneLimitableKernel) {
     EXPECT_THROW(xb::sm_sweep_case(bad), xb::Error) << bad;
 }
 
-TEST(V010Cli, ValidCommandsParseWithoutAGpu) {
+TEST(DedicatedEngineCli, ValidCommandsParseWithoutAGpu) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"run", "--suite", "all"},
            {"run", "--host-mem", "hugepages", "-t", "0"},
@@ -222,7 +222,7 @@ TEST(V010Cli, ValidCommandsParseWithoutAGpu) {
   }
 }
 
-TEST(V010Cli, UsageErrorsNameTheValue) {
+TEST(DedicatedEngineCli, UsageErrorsNameTheValue) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
       {{"run", "--host-mem", "huge"}, "invalid --host-mem 'huge'"},
       {{"run", "--pair", "0"}, "invalid --pair '0'"},

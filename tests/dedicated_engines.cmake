@@ -4,9 +4,9 @@
 target_sources(xferbench_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/test_pairs.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_dry_run.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_v010_cases.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/test_v010_gpu.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/test_dedicated_engines.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_dedicated_engines_gpu.cpp)
 set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/test_dry_run.cpp PROPERTIES
   COMPILE_DEFINITIONS XB_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-add_test(NAME cli_v010_checks COMMAND ${CMAKE_CURRENT_LIST_DIR}/v010_cli_checks.sh $<TARGET_FILE:xferbench>
+add_test(NAME cli_dedicated_engines_checks COMMAND ${CMAKE_CURRENT_LIST_DIR}/dedicated_engines_cli_checks.sh $<TARGET_FILE:xferbench>
          ${PROJECT_SOURCE_DIR}/tests/data/topology)

@@ -3,7 +3,7 @@
 # binary, without a GPU: `cases` names the origin of each name, --dry-run
 # plans recorded and synthetic topologies, pairs are checked against the
 # topology (exit 2 naming the id), and bad values exit 2.
-# usage: tests/v010_cli_checks.sh XFERBENCH TOPOLOGY_DIR
+# usage: tests/dedicated_engines_cli_checks.sh XFERBENCH TOPOLOGY_DIR
 set -u
 bin="$1"; topo="$2"
 fails=0; checks=0

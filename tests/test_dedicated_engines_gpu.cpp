@@ -8,10 +8,10 @@
 
 #include "core/cases.hpp"
 #include "core/cuda_raii.hpp"
-#include "core/engines_v010.hpp"
+#include "core/dedicated_engines.hpp"
 #include "core/error.hpp"
 #include "core/hugepages.hpp"
-#include "core/kernels_v010.hpp"
+#include "core/kernels.hpp"
 #include "core/memory.hpp"
 #include "core/runner.hpp"
 #include "core/sm_sweep.hpp"
@@ -44,7 +44,7 @@ xb::RunResult run(const std::vector<std::string>& cases, std::uint64_t bytes, xb
 
 }  // namespace
 
-TEST(V010Gpu, NewCasesRunAndVerifyOrAreWaived) {
+TEST(DedicatedEngineGpu, NewCasesRunAndVerifyOrAreWaived) {
   REQUIRE_GPU();
   // Local traffic at 256 MiB so it streams from memory, not from L2; every
   // size has a tail that fills no 16-byte vector or TMA chunk.
@@ -70,7 +70,7 @@ TEST(V010Gpu, NewCasesRunAndVerifyOrAreWaived) {
   }
 }
 
-TEST(V010Gpu, ReadChecksumAndWriteCheckCatchWrongData) {
+TEST(DedicatedEngineGpu, ReadChecksumAndWriteCheckCatchWrongData) {
   REQUIRE_GPU();
   const std::uint64_t bytes = (8ull << 20) + 7;
   xb::Buffer buf(xb::device_memory(0), bytes);
@@ -78,23 +78,23 @@ TEST(V010Gpu, ReadChecksumAndWriteCheckCatchWrongData) {
   const xb::SmCopyConfig cfg;
   int sms = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
-  EXPECT_EQ(xb::verify_v010(xb::Engine::sm_read, &buf, nullptr, bytes, cfg, sms, 0).status,
+  EXPECT_EQ(xb::verify_dedicated(xb::Engine::sm_read, &buf, nullptr, bytes, cfg, sms, 0).status,
             xb::Verification::Status::passed);
   unsigned char b = 0x5a;  // one byte of the source changed: the checksum differs
   ASSERT_EQ(cudaMemcpy(static_cast<char*>(buf.ptr()) + 4097, &b, 1, cudaMemcpyHostToDevice), cudaSuccess);
-  EXPECT_EQ(xb::verify_v010(xb::Engine::sm_read, &buf, nullptr, bytes, cfg, sms, 0).status,
+  EXPECT_EQ(xb::verify_dedicated(xb::Engine::sm_read, &buf, nullptr, bytes, cfg, sms, 0).status,
             xb::Verification::Status::failed);
   xb::launch_write_only(buf.kernel_ptr(), bytes, xb::write_base(buf), cfg, sms, nullptr);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_EQ(xb::verify_v010(xb::Engine::sm_write, nullptr, &buf, bytes, cfg, sms, 0).status,
+  EXPECT_EQ(xb::verify_dedicated(xb::Engine::sm_write, nullptr, &buf, bytes, cfg, sms, 0).status,
             xb::Verification::Status::passed);
   ASSERT_EQ(cudaMemcpy(static_cast<char*>(buf.ptr()) + bytes - 1, &b, 1, cudaMemcpyHostToDevice), cudaSuccess);
-  const auto v = xb::verify_v010(xb::Engine::sm_write, nullptr, &buf, bytes, cfg, sms, 0);
+  const auto v = xb::verify_dedicated(xb::Engine::sm_write, nullptr, &buf, bytes, cfg, sms, 0);
   EXPECT_EQ(v.status, xb::Verification::Status::failed);
   EXPECT_EQ(v.first_bad_offset, bytes - 1);
 }
 
-TEST(V010Gpu, HugePageHostBufferHasTwoMibPages) {
+TEST(DedicatedEngineGpu, HugePageHostBufferHasTwoMibPages) {
   REQUIRE_GPU();
   const xb::HugePagePool pool = xb::read_hugepage_pool();
   if (!pool.known() || pool.free < 8) GTEST_SKIP() << "needs 8 free 2 MiB huge pages: " << xb::hugepage_shortage(pool, 8);
@@ -109,7 +109,7 @@ TEST(V010Gpu, HugePageHostBufferHasTwoMibPages) {
   EXPECT_EQ(r.cases[0].matrices.at(0).cells.at(0).host_page_bytes, 2u << 20);
 }
 
-TEST(V010Gpu, FewerSmsMoveFewerBytes) {
+TEST(DedicatedEngineGpu, FewerSmsMoveFewerBytes) {
   REQUIRE_GPU();
   const xb::System sys = xb::discover_system(false);
   xb::SmSweepRequest req;

@@ -1,11 +1,11 @@
-#include "core/engines_v010.hpp"
+#include "core/dedicated_engines.hpp"
 
 #include <fmt/format.h>
 
 #include "core/cuda_check.hpp"
 #include "core/cuda_raii.hpp"
 #include "core/error.hpp"
-#include "core/kernels_v010.hpp"
+#include "core/kernels.hpp"
 
 namespace xb {
 namespace {
@@ -46,7 +46,7 @@ Verification verify_written(Buffer& dst, std::uint64_t bytes, int device) {
 
 }  // namespace
 
-SmCopyConfig v010_config(Engine e, const SmCopyConfig& user, SmCopySite site) {
+SmCopyConfig dedicated_config(Engine e, const SmCopyConfig& user, SmCopySite site) {
   if (e == Engine::tma) {
     if (user.method == SmCopyConfig::Method::bulk) return user;
     site.nvlink_peer = true;
@@ -65,7 +65,7 @@ std::uint32_t write_base(const Buffer& dst) noexcept {
   return static_cast<std::uint32_t>(dst.seed() * 0x9E3779B97F4A7C15ull >> 32) | 1u;
 }
 
-void enqueue_v010(Engine e, Buffer* src, Buffer* dst, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
+void enqueue_dedicated(Engine e, Buffer* src, Buffer* dst, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
                   cudaStream_t stream, int reps, unsigned long long* sink) {
   switch (e) {
     case Engine::tma: launch_tma_copy(dst->kernel_ptr(), src->kernel_ptr(), bytes, cfg, sm_count, stream, reps); return;
@@ -73,17 +73,17 @@ void enqueue_v010(Engine e, Buffer* src, Buffer* dst, std::uint64_t bytes, const
       launch_read_only(src->kernel_ptr(), bytes, cfg, sm_count, false, sink, kReadSentinel, stream, reps);
       return;
     case Engine::sm_write: launch_write_only(dst->kernel_ptr(), bytes, write_base(*dst), cfg, sm_count, stream, reps); return;
-    default: fail(ErrorKind::internal, "enqueue_v010: not a v0.10 engine");
+    default: fail(ErrorKind::internal, "enqueue_dedicated: not a v0.10 engine");
   }
 }
 
-void prepare_v010(Engine e, Buffer* dst, int device) {
+void prepare_dedicated(Engine e, Buffer* dst, int device) {
   // The buffer's own seeded pattern differs from base ^ index in almost
   // every word, so stale written words cannot pass the check.
   if (e == Engine::sm_write && dst->content_seed() != dst->seed()) fill_buffer(*dst, dst->bytes(), dst->seed(), device);
 }
 
-Verification verify_v010(Engine e, Buffer* src, Buffer* dst, std::uint64_t bytes, const SmCopyConfig& cfg,
+Verification verify_dedicated(Engine e, Buffer* src, Buffer* dst, std::uint64_t bytes, const SmCopyConfig& cfg,
                          int sm_count, int device) {
   XB_CUDA_CHECK(cudaSetDevice(device));
   if (e == Engine::sm_read) {
