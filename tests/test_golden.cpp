@@ -286,14 +286,11 @@ void expect_formats(const std::string& name, std::vector<std::string> args, int 
   }
 }
 
-const std::vector<std::string> kRunCases = {
-    "host_to_device_memcpy_ce", "device_to_host_memcpy_sm", "device_to_device_memcpy_read_ce",
-    "device_to_device_bidirectional_memcpy_write_ce", "host_device_latency_sm", "device_to_device_latency_sm",
-    "device_local_copy"};
-
+// Bandwidth (CE, SM), bidirectional, latency and local-copy cases.
 std::vector<std::string> run_args(std::vector<std::string> extra = {}) {
-  std::vector<std::string> a = {"run", "-b", "64", "-t"};
-  a.insert(a.end(), kRunCases.begin(), kRunCases.end());
+  std::vector<std::string> a = {"run", "-b", "64", "-t", "host_to_device_memcpy_ce", "device_to_host_memcpy_sm",
+                                "device_to_device_memcpy_read_ce", "device_to_device_bidirectional_memcpy_write_ce",
+                                "host_device_latency_sm", "device_to_device_latency_sm", "device_local_copy"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
