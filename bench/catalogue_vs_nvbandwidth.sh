@@ -3,7 +3,7 @@
 # ROUNDS x (nvbandwidth, every case; xferbench), each with its peak GPU
 # memory (nvidia-smi every 0.2 s) and peak RSS and wall time (/usr/bin/time
 # -v, else the shell's clock), then the cell-by-cell table
-# (bench/compare_nvbandwidth.py). xferbench runs as `run --suite full
+# (bench/compare_with_nvbandwidth.py medians). xferbench runs as `run --suite full
 # --format nvbandwidth -o xbN.json`, except in the last round, where it runs
 # as a link named nvbandwidth with nvbandwidth's defaults; that round's two
 # texts are compared line by line with every number masked (masked.diff).
@@ -51,5 +51,5 @@ cat "$out/footprint.txt"
 mask() { sed -E 's/[0-9]+(\.[0-9]+)?/#/g' "$1"; }
 diff -u <(mask "$out/nvb$rounds.txt") <(mask "$out/xb$rounds.txt") > "$out/masked.diff"
 echo "masked diff (last round): $(grep -c '^-[^-]' "$out/masked.diff") lines only in nvbandwidth, $(grep -c '^+[^+]' "$out/masked.diff") only in xferbench"
-python3 "$here/compare_nvbandwidth.py" --nvb "$out"/nvb[0-9]*.txt --xb "${xbs[@]}" > "$out/compare.txt" 2>&1
+python3 "$here/compare_with_nvbandwidth.py" medians --nvb "$out"/nvb[0-9]*.txt --xb "${xbs[@]}" > "$out/compare.txt" 2>&1
 grep -E "^#" "$out/compare.txt"

@@ -41,7 +41,7 @@ for stage in "$@"; do
       timed "nvbandwidth_$range" 560 "$nvb" -t $(seq "${range%-*}" "${range#*-}") ;;
     catalogue)
       timed xferbench_full 400 "$x" run --suite full -q -o "$out/full.json"
-      python3 "$here/compare_nvbandwidth.py" --nvb "$out"/nvbandwidth*.txt --xb "$out/full.json" > "$out/catalogue.txt" 2>&1
+      python3 "$here/compare_with_nvbandwidth.py" medians --nvb "$out"/nvbandwidth*.txt --xb "$out/full.json" > "$out/catalogue.txt" 2>&1
       grep -h "rc=" "$out/stages.txt"; tail -8 "$out/catalogue.txt" ;;
     shared)
       timed shared_cases 300 "$x" run -q -t all_to_one_write_ce all_to_one_write_sm one_to_all_read_ce one_to_all_write_sm \

@@ -57,7 +57,7 @@ other "xferbench run --format nvbandwidth-json -t 32" 60 "$x" run -q --format nv
 
 mask() { sed -E 's/[0-9]+(\.[0-9]+)?/#/g' "$1"; }
 diff -u <(mask "$out/real.txt") <(mask "$out/ours.txt") > "$out/masked.diff"
-python3 "$here/nvbandwidth_compare.py" "$out/real.txt" "$out/ours.txt" "$out/real.json" "$out/ours.json" \
+python3 "$here/compare_with_nvbandwidth.py" side-by-side "$out/real.txt" "$out/ours.txt" "$out/real.json" "$out/ours.json" \
   > "$out/compare.txt" 2>&1
 
 {
