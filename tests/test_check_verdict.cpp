@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "check/node.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "report/check_report.hpp"
 
 namespace {

@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "cli_parse.hpp"
-#include "core/case_plan.hpp"
-#include "core/cases.hpp"
-#include "core/error.hpp"
-#include "core/hugepages.hpp"
-#include "core/pairs.hpp"
-#include "core/runner.hpp"
-#include "core/sm_sweep.hpp"
+#include "cases/case_plan.hpp"
+#include "cases/cases.hpp"
+#include "base/error.hpp"
+#include "machine/hugepages.hpp"
+#include "machine/pairs.hpp"
+#include "cases/runner.hpp"
+#include "cases/sm_sweep.hpp"
 #include "fake_system.hpp"
 #include "frontends/spec.hpp"
 

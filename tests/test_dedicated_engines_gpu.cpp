@@ -6,16 +6,16 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/cases.hpp"
-#include "core/cuda_raii.hpp"
-#include "core/dedicated_engines.hpp"
-#include "core/error.hpp"
-#include "core/hugepages.hpp"
-#include "core/kernels.hpp"
-#include "core/memory.hpp"
-#include "core/runner.hpp"
-#include "core/sm_sweep.hpp"
-#include "core/topology.hpp"
+#include "cases/cases.hpp"
+#include "machine/cuda_raii.hpp"
+#include "measure/dedicated_engines.hpp"
+#include "base/error.hpp"
+#include "machine/hugepages.hpp"
+#include "kernels/kernels.hpp"
+#include "memory/memory.hpp"
+#include "cases/runner.hpp"
+#include "cases/sm_sweep.hpp"
+#include "machine/topology.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "firsttouch/options.hpp"
 #include "firsttouch/result.hpp"
 #include "report/first_touch_report.hpp"

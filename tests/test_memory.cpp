@@ -10,11 +10,11 @@
 
 #include "app/run_options.hpp"
 #include "cli_parse.hpp"
-#include "core/buffer_pool.hpp"
-#include "core/error.hpp"
-#include "core/case_plan.hpp"
-#include "core/memory_plan.hpp"
-#include "core/runner.hpp"
+#include "memory/buffer_pool.hpp"
+#include "base/error.hpp"
+#include "cases/case_plan.hpp"
+#include "memory/memory_plan.hpp"
+#include "cases/runner.hpp"
 #include "fake_system.hpp"
 #include "report/report.hpp"
 

@@ -5,11 +5,11 @@
 
 #include <string>
 
-#include "core/cases.hpp"
-#include "core/error.hpp"
-#include "core/measure.hpp"
-#include "core/runner.hpp"
-#include "core/topology.hpp"
+#include "cases/cases.hpp"
+#include "base/error.hpp"
+#include "measure/measure.hpp"
+#include "cases/runner.hpp"
+#include "machine/topology.hpp"
 
 namespace {
 

@@ -23,8 +23,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/cases.hpp"
-#include "core/error.hpp"
+#include "cases/cases.hpp"
+#include "base/error.hpp"
 #include "report/nvbandwidth.hpp"
 #include "report/report.hpp"
 #include "report/run_from_json.hpp"

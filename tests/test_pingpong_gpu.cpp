@@ -12,7 +12,7 @@
 #include <chrono>
 
 #include "comm/inproc_comm.hpp"
-#include "core/cuda_check.hpp"
+#include "machine/cuda_check.hpp"
 #include "fault_transports.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/nccl_api.hpp"

@@ -11,8 +11,8 @@
 
 #include "app/nvbandwidth_cli.hpp"
 #include "app/seed_names.hpp"
-#include "core/error.hpp"
-#include "core/topology.hpp"
+#include "base/error.hpp"
+#include "machine/topology.hpp"
 #include "report/seed_formats.hpp"
 #include "cli_parse.hpp"
 

@@ -17,13 +17,13 @@
 #include "check/fleet.hpp"
 #include "check/node.hpp"
 #include "comm/stop_relay.hpp"
-#include "core/error.hpp"
-#include "core/stop.hpp"
-#include "core/units.hpp"
+#include "base/error.hpp"
+#include "base/stop.hpp"
+#include "base/units.hpp"
 #include "report/output_file.hpp"
 #include "report/check_report.hpp"
 #include "report/report.hpp"
-#ifdef XFERBENCH_CHECK_MPI
+#ifdef XFERBENCH_HAVE_MPI
 #include <optional>
 
 #include "app/mpi_errors.hpp"
@@ -100,7 +100,7 @@ check::CheckResult measure_node(const CheckArgs& a, const Context& ctx, comm::St
   return r;
 }
 
-#ifdef XFERBENCH_CHECK_MPI
+#ifdef XFERBENCH_HAVE_MPI
 int execute_fleet(const CheckArgs& a, const Context& ctx) {
   const auto comm = comm::make_mpi_communicator(1);
   StopSignals signals;  // after MPI is up, as for pingpong
@@ -155,7 +155,7 @@ int execute(const CheckArgs& a, const Context& ctx) {
     publish_node(a, r);
     return r.pass ? 0 : 1;
   }
-#ifdef XFERBENCH_CHECK_MPI
+#ifdef XFERBENCH_HAVE_MPI
   if (comm::started_by_launcher([](const char* name) -> const char* { return std::getenv(name); }))
     return execute_fleet(a, ctx);
 #endif

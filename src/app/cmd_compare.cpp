@@ -1,5 +1,5 @@
 // xferbench compare OLD.json NEW.json: per-cell faster / slower / same under
-// a tolerance and the cells' own noise (rule in core/compare.hpp), exit 1 on
+// a tolerance and the cells' own noise (rule in compare/compare.hpp), exit 1 on
 // any regression so it can gate node acceptance in CI. Every input problem
 // (unreadable file, not JSON, another tool or version, mismatched cases) is
 // a usage error: exit 2 with one line.
@@ -11,9 +11,9 @@
 #include "app/command.hpp"
 #include "app/output.hpp"
 #include "app/validators.hpp"
-#include "core/compare.hpp"
-#include "core/error.hpp"
-#include "core/input_file.hpp"
+#include "compare/compare.hpp"
+#include "base/error.hpp"
+#include "base/input_file.hpp"
 #include "report/compare_report.hpp"
 #include "report/output_file.hpp"
 

@@ -3,7 +3,7 @@
 #include "app/command.hpp"
 #include "app/output.hpp"
 #include "app/validators.hpp"
-#include "core/topology.hpp"
+#include "machine/topology.hpp"
 #include "report/list_csv.hpp"
 #include "report/output_file.hpp"
 #include "report/report.hpp"

@@ -13,7 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/exit_codes.hpp"  // set_exit_code_footer: every command's --help
-#include "core/sample_source.hpp"
+#include "measure/sample_source.hpp"
 
 namespace xb::app {
 
@@ -42,7 +42,7 @@ void add_plot_command(CLI::App& root, Context& ctx);
 void add_compare_command(CLI::App& root, Context& ctx);
 void add_cuts_command(CLI::App& root, Context& ctx);
 void add_check_command(CLI::App& root, Context& ctx);
-// Defined only when MPI support is built (XFERBENCH_HAVE_PINGPONG).
+// Defined only when MPI support is built (XFERBENCH_HAVE_MPI).
 void add_pingpong_command(CLI::App& root, Context& ctx);
 void add_first_touch_command(CLI::App& root, Context& ctx);
 

@@ -11,9 +11,9 @@
 
 #include "app/interrupt.hpp"
 #include "comm/launch_env.hpp"
-#include "core/error.hpp"
-#include "core/runner.hpp"
-#include "core/stop.hpp"
+#include "base/error.hpp"
+#include "cases/runner.hpp"
+#include "base/stop.hpp"
 #include "fleet/summary.hpp"
 #include "report/output_file.hpp"
 #include "report/fleet_report.hpp"

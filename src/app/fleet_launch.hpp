@@ -19,9 +19,9 @@
 #include "app/run_options.hpp"
 #include "comm/communicator.hpp"
 #include "comm/stop_relay.hpp"
-#include "core/fault.hpp"
-#include "core/runner.hpp"
-#include "core/time_budget.hpp"
+#include "base/fault.hpp"
+#include "cases/runner.hpp"
+#include "base/time_budget.hpp"
 #include "fleet/per_node.hpp"
 
 namespace xb::app {
@@ -40,7 +40,7 @@ void check_fleet_options(const FleetOptions& o);
 // What a node of a fleet measures under, as a single-process run would:
 // --time-limit counted from the process's start and the fault hook
 // (XFERBENCH_FAULT, for this world rank). (run_fleet installs the stop
-// relay's poll: core/stop.hpp StopPoll.)
+// relay's poll: base/stop.hpp StopPoll.)
 class NodeControls {
  public:
   explicit NodeControls(double time_limit_s);

@@ -10,7 +10,7 @@
 
 #include "app/command.hpp"
 #include "app/run_options.hpp"
-#include "core/runner.hpp"
+#include "cases/runner.hpp"
 #include "report/nvbandwidth.hpp"
 
 namespace xb::app {

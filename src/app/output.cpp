@@ -12,7 +12,7 @@
 #include <fmt/ostream.h>
 
 #include "app/validators.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "report/output_file.hpp"
 
 namespace xb::app {

@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "app/validators.hpp"
-#include "core/error.hpp"
-#include "core/pairs.hpp"
-#include "core/units.hpp"
+#include "base/error.hpp"
+#include "machine/pairs.hpp"
+#include "base/units.hpp"
 #include "frontends/cuts.hpp"
 
 namespace xb::app {

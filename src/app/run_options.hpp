@@ -11,7 +11,7 @@
 #include "app/command.hpp"
 #include "app/interrupt.hpp"
 #include "app/output.hpp"
-#include "core/runner.hpp"
+#include "cases/runner.hpp"
 #include "frontends/spec.hpp"
 
 namespace xb::app {

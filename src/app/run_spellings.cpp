@@ -8,7 +8,7 @@
 
 #include "app/nvbandwidth_cli.hpp"
 #include "app/run_options.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace xb::app {
 

@@ -1,6 +1,6 @@
 #include "check/fleet.hpp"
 
-#include "core/stop.hpp"
+#include "base/stop.hpp"
 
 namespace xb::check {
 

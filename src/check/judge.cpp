@@ -4,10 +4,10 @@
 
 #include <fmt/format.h>
 
-#include "core/cases.hpp"
-#include "core/error.hpp"
-#include "core/input_file.hpp"
-#include "core/stats.hpp"
+#include "cases/cases.hpp"
+#include "base/error.hpp"
+#include "base/input_file.hpp"
+#include "base/stats.hpp"
 
 namespace xb::check {
 namespace {

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check/spec.hpp"
-#include "core/compare.hpp"
+#include "compare/compare.hpp"
 
 namespace xb::check {
 

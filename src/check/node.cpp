@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
-#include "core/fault.hpp"
-#include "core/input_file.hpp"
-#include "core/nvml.hpp"
-#include "core/time_budget.hpp"
+#include "base/error.hpp"
+#include "base/fault.hpp"
+#include "base/input_file.hpp"
+#include "machine/nvml.hpp"
+#include "base/time_budget.hpp"
 #include "report/report.hpp"
 
 namespace xb::check {

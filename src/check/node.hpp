@@ -14,9 +14,9 @@
 #include "check/lint.hpp"
 #include "check/spec.hpp"
 #include "check/telemetry.hpp"
-#include "core/runner.hpp"
-#include "core/sample_source.hpp"
-#include "core/stop.hpp"
+#include "cases/runner.hpp"
+#include "measure/sample_source.hpp"
+#include "base/stop.hpp"
 
 namespace xb::check {
 

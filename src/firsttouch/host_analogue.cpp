@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
-#include "core/stop.hpp"
-#include "core/units.hpp"
+#include "machine/cuda_check.hpp"
+#include "base/error.hpp"
+#include "base/stop.hpp"
+#include "base/units.hpp"
 #include "pingpong/buffers.hpp"
 
 namespace xb::firsttouch {

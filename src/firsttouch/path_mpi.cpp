@@ -6,7 +6,7 @@
 // staging buffers are allocated once, as a staging user would.
 #include <chrono>
 
-#include "core/cuda_check.hpp"
+#include "machine/cuda_check.hpp"
 #include "firsttouch/path.hpp"
 #include "pingpong/buffers.hpp"
 

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
+#include "machine/cuda_check.hpp"
+#include "base/error.hpp"
 #include "firsttouch/path.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/nccl_pair.hpp"

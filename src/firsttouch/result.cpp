@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/stats.hpp"
+#include "base/stats.hpp"
 
 namespace xb::firsttouch {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/result.hpp"
-#include "core/stop.hpp"
+#include "base/error.hpp"
+#include "records/result.hpp"
+#include "base/stop.hpp"
 
 namespace xb::firsttouch {
 

@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
-#include "core/fault.hpp"
-#include "core/stop.hpp"
-#include "core/units.hpp"
+#include "machine/cuda_check.hpp"
+#include "base/fault.hpp"
+#include "base/stop.hpp"
+#include "base/units.hpp"
 #include "firsttouch/path.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/nccl_api.hpp"

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "core/stats.hpp"
-#include "core/stop.hpp"
+#include "base/stats.hpp"
+#include "base/stop.hpp"
 
 namespace xb::fleet {
 namespace {

@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
+#include "machine/cuda_check.hpp"
 #include "pingpong/pattern.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace xb::pingpong {
 

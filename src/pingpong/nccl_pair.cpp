@@ -1,7 +1,7 @@
 #include "pingpong/nccl_pair.hpp"
 
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
+#include "machine/cuda_check.hpp"
+#include "base/error.hpp"
 #include "pingpong/buffers.hpp"
 
 namespace xb::pingpong::nccl {

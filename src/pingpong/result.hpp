@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/result.hpp"
-#include "core/stop.hpp"
-#include "core/stats.hpp"
+#include "base/error.hpp"
+#include "records/result.hpp"
+#include "base/stop.hpp"
+#include "base/stats.hpp"
 #include "pingpong/options.hpp"
 
 namespace xb::pingpong {

@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "comm/stop_relay.hpp"
-#include "core/fault.hpp"
-#include "core/stop.hpp"
+#include "base/fault.hpp"
+#include "base/stop.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/nccl_api.hpp"
 #include "pingpong/pattern.hpp"

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
+#include "machine/cuda_check.hpp"
+#include "base/error.hpp"
 #include "pingpong/transport.hpp"
 
 namespace xb::pingpong {

@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/cycle_clock.hpp"
 #include "pingpong/device_transport_base.hpp"

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
+#include "machine/cuda_check.hpp"
+#include "base/error.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/cycle_clock.hpp"
 #include "pingpong/device_kernels.hpp"

@@ -6,8 +6,8 @@
 // messages; CUDA events time each repetition.
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
+#include "machine/cuda_check.hpp"
+#include "base/error.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/ipc_kernels.hpp"
 #include "pingpong/queued_transport.hpp"

@@ -2,7 +2,7 @@
 // by sending the initiator's ncclUniqueId over our communicator; messages
 // are ncclSend/ncclRecv on one stream, all repetitions queued up front and
 // timed with CUDA events.
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/nccl_pair.hpp"
 #include "pingpong/queued_transport.hpp"

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
+#include "machine/cuda_check.hpp"
 #include "pingpong/buffers.hpp"
 #include "pingpong/cycle_clock.hpp"
 #include "pingpong/staged_pipeline.hpp"

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "report/report.hpp"
 #include "report/seed_formats.hpp"
 

@@ -1,8 +1,8 @@
 #include <cmath>
 
-#include "core/build_info.hpp"
-#include "core/cases.hpp"
-#include "core/runner.hpp"
+#include "base/build_info.hpp"
+#include "cases/cases.hpp"
+#include "cases/runner.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
-#include "core/resume.hpp"
-#include "core/topology_file.hpp"
+#include "base/error.hpp"
+#include "cases/resume.hpp"
+#include "machine/topology_file.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {

@@ -7,8 +7,8 @@
 #include <ostream>
 #include <string>
 
-#include "core/concurrent.hpp"
-#include "core/topology.hpp"
+#include "cases/concurrent.hpp"
+#include "machine/topology.hpp"
 #include "firsttouch/result.hpp"
 
 namespace xb::report {

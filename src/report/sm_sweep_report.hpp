@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/sm_sweep.hpp"
+#include "cases/sm_sweep.hpp"
 
 namespace xb::report {
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/sweep.hpp"
+#include "cases/sweep.hpp"
 
 namespace xb::report {
 

@@ -1,0 +1,29 @@
+#include "records/result.hpp"
+
+namespace xb {
+
+const char* to_string(Metric m) noexcept {
+  return m == Metric::latency_ns ? "latency_ns" : "bandwidth_gbps";
+}
+
+const char* to_string(CaseStatus s) noexcept {
+  switch (s) {
+    case CaseStatus::passed: return "passed";
+    case CaseStatus::failed: return "failed";
+    case CaseStatus::waived: return "waived";
+    case CaseStatus::error: return "error";
+    case CaseStatus::not_run: return "not_run";
+  }
+  return "error";
+}
+
+const char* to_string(RunStatus s) noexcept {
+  switch (s) {
+    case RunStatus::complete: return "complete";
+    case RunStatus::interrupted: return "interrupted";
+    case RunStatus::partial: return "partial";
+  }
+  return "complete";
+}
+
+}  // namespace xb
