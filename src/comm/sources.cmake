@@ -6,11 +6,9 @@ target_sources(xferbench_core PRIVATE
   ${_xb_src}/comm/inproc_comm.cpp
   ${_xb_src}/comm/stop_relay.cpp
   ${_xb_src}/pingpong/options.cpp
-  ${_xb_src}/pingpong/pattern.cpp
   ${_xb_src}/pingpong/schedule.cpp
   ${_xb_src}/pingpong/result.cpp
   ${_xb_src}/pingpong/select.cpp
-  ${_xb_src}/pingpong/buffers.cpp
   ${_xb_src}/pingpong/nccl_api.cpp
   ${_xb_src}/pingpong/nccl_pair.cpp
   ${_xb_src}/pingpong/transport_mpi.cpp

@@ -14,7 +14,6 @@
 #include "core/stop.hpp"
 #include "core/units.hpp"
 #include "firsttouch/path.hpp"
-#include "pingpong/buffers.hpp"
 #include "pingpong/nccl_api.hpp"
 #include "pingpong/select.hpp"
 

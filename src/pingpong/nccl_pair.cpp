@@ -1,8 +1,8 @@
 #include "pingpong/nccl_pair.hpp"
 
 #include "core/cuda_check.hpp"
+#include "core/cuda_raii.hpp"
 #include "core/error.hpp"
-#include "pingpong/buffers.hpp"
 
 namespace xb::pingpong::nccl {
 
