@@ -14,7 +14,7 @@
 #include "comm/inproc_comm.hpp"
 #include "machine/cuda_check.hpp"
 #include "fault_transports.hpp"
-#include "pingpong/buffers.hpp"
+#include "pingpong/select.hpp"
 #include "pingpong/nccl_api.hpp"
 #include "pingpong/runner.hpp"
 

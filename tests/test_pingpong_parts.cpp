@@ -4,8 +4,8 @@
 
 #include <set>
 
+#include "base/pattern.hpp"
 #include "pingpong/options.hpp"
-#include "pingpong/pattern.hpp"
 #include "pingpong/result.hpp"
 #include "pingpong/schedule.hpp"
 #include "pingpong/select.hpp"
@@ -94,16 +94,16 @@ TEST(PingpongOptions, BuffersAreSeparateByDefaultAndEchoIsForPingpongOnly) {
 
 TEST(PingpongPattern, MatchesItselfAndFindsTheFirstWrongByte) {
   std::vector<unsigned char> buf(1003);
-  fill_pattern(buf.data(), buf.size(), 7);
-  EXPECT_EQ(first_mismatch(buf.data(), buf.size(), 7), buf.size());
-  EXPECT_LT(first_mismatch(buf.data(), buf.size(), 8), buf.size());
+  fill_pattern_host(buf.data(), buf.size(), 7);
+  EXPECT_EQ(verify_pattern_host(buf.data(), buf.size(), 7), buf.size());
+  EXPECT_LT(verify_pattern_host(buf.data(), buf.size(), 8), buf.size());
   buf[517] ^= 1;
-  EXPECT_EQ(first_mismatch(buf.data(), buf.size(), 7), 517u);
+  EXPECT_EQ(verify_pattern_host(buf.data(), buf.size(), 7), 517u);
 }
 
 TEST(PingpongPattern, AllZeroDataNeverPasses) {
   std::vector<unsigned char> zeros(64, 0);
-  EXPECT_LT(first_mismatch(zeros.data(), zeros.size(), 42), zeros.size());
+  EXPECT_LT(verify_pattern_host(zeros.data(), zeros.size(), 42), zeros.size());
 }
 
 class RoundRobin : public ::testing::TestWithParam<int> {};

@@ -14,7 +14,6 @@
 #include "base/stop.hpp"
 #include "base/units.hpp"
 #include "firsttouch/path.hpp"
-#include "pingpong/buffers.hpp"
 #include "pingpong/nccl_api.hpp"
 #include "pingpong/select.hpp"
 

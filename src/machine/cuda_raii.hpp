@@ -2,11 +2,15 @@
 // allocations. Each remembers its device so it is destroyed there.
 #pragma once
 
+#include <chrono>
+#include <string>
+#include <thread>
 #include <utility>
 
 #include <cuda_runtime_api.h>
 
 #include "machine/cuda_check.hpp"
+#include "base/error.hpp"
 
 namespace xb {
 
@@ -40,9 +44,10 @@ class Stream {
 class Event {
  public:
   Event() = default;
-  explicit Event(int device) : device_(device) {
+  // flags: cudaEventDisableTiming for events that only order or poll work.
+  explicit Event(int device, unsigned flags = cudaEventDefault) : device_(device) {
     XB_CUDA_CHECK(cudaSetDevice(device));
-    XB_CUDA_CHECK(cudaEventCreate(&e_));
+    XB_CUDA_CHECK(cudaEventCreateWithFlags(&e_, flags));
   }
   ~Event() {
     if (e_) {
@@ -68,6 +73,22 @@ inline double elapsed_seconds(const Event& a, const Event& b) {
   float ms = 0;
   XB_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
   return static_cast<double>(ms) / 1e3;
+}
+
+// Polls `stream` until its queued work is done; throws Error(timeout) with
+// `what` once `timeout` has passed. Unlike cudaStreamSynchronize, this lets
+// a caller whose stream waits on another process (a flag, an NCCL receive)
+// give up on it.
+inline void wait_stream(cudaStream_t stream, std::chrono::duration<double> timeout, const std::string& what) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout);
+  while (true) {
+    const cudaError_t st = cudaStreamQuery(stream);
+    if (st == cudaSuccess) return;
+    if (st != cudaErrorNotReady) XB_CUDA_CHECK(st);
+    if (std::chrono::steady_clock::now() > deadline) fail(ErrorKind::timeout, what);
+    std::this_thread::yield();
+  }
 }
 
 template <typename T>

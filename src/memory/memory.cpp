@@ -2,6 +2,7 @@
 
 #include <numa.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -39,24 +40,26 @@ void check_alloc(cudaError_t err, const Location& loc, std::uint64_t bytes) {
 }
 
 // Host memory from libnuma is placed on the node (bound), page-aligned, and
-// faulted in here so the first timed copy does not pay for page faults.
-void* numa_host_alloc(std::uint64_t bytes, int node) {
+// faulted in here unless the caller leaves that to the first use (FaultIn).
+void* numa_host_alloc(std::uint64_t bytes, int node, FaultIn fault_in) {
   void* p = node >= 0 && numa_available() >= 0 ? numa_alloc_onnode(bytes, node) : numa_alloc_local(bytes);
-  if (p) std::memset(p, 0, bytes);
+  if (p && fault_in == FaultIn::at_allocation) std::memset(p, 0, bytes);
   return p;
 }
 
+// Atomic: the ranks of an in-process run allocate from several threads.
 std::uint64_t next_seed() {
-  static std::uint64_t counter = 0x5eed;
+  static std::atomic<std::uint64_t> counter{0x5eed};
   return ++counter;
 }
 
 }  // namespace
 
-Buffer::Buffer(const Location& loc, std::uint64_t bytes) : loc_(loc), bytes_(bytes), seed_(next_seed()) {
+Buffer::Buffer(const Location& loc, std::uint64_t bytes, FaultIn fault_in)
+    : loc_(loc), bytes_(bytes), seed_(next_seed()) {
   if (bytes == 0) fail(ErrorKind::usage, "buffer size must be greater than zero");
   if (loc.on_host()) {
-    allocate_host();
+    allocate_host(fault_in);
     return;
   }
   if (loc.kind == MemKind::managed) {
@@ -79,11 +82,11 @@ Buffer::Buffer(const Location& loc, std::uint64_t bytes) : loc_(loc), bytes_(byt
   kernel_ptr_ = ptr_;
 }
 
-void Buffer::allocate_host() {
+void Buffer::allocate_host(FaultIn fault_in) {
   switch (loc_.kind) {
     case MemKind::pinned:
     case MemKind::pageable: {
-      ptr_ = numa_host_alloc(bytes_, loc_.numa);
+      ptr_ = numa_host_alloc(bytes_, loc_.numa, fault_in);
       if (!ptr_) out_of_memory(loc_, bytes_, "numa_alloc failed");
       numa_allocated_ = true;
       if (loc_.kind == MemKind::pinned) {
@@ -198,6 +201,25 @@ std::uint64_t verify_buffer(const Buffer& buf, std::uint64_t bytes, std::uint64_
   XB_CUDA_CHECK_NOTHROW(cudaFreeHost(first_bad));
   XB_CUDA_CHECK(err);
   return result == ~0ull ? bytes : result;
+}
+
+void fill_bytes(Buffer& buf, std::uint64_t bytes, unsigned char value) {
+  buf.set_content_seed(0);
+  if (buf.location().on_host()) {
+    std::memset(buf.ptr(), value, bytes);
+    return;
+  }
+  XB_CUDA_CHECK(cudaSetDevice(buf.location().device >= 0 ? buf.location().device : 0));
+  XB_CUDA_CHECK(cudaMemset(buf.ptr(), value, bytes));
+  XB_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+}
+
+void copy_to_host(const Buffer& buf, void* out, std::uint64_t bytes) {
+  if (buf.location().on_host()) {
+    std::memcpy(out, buf.ptr(), bytes);
+    return;
+  }
+  XB_CUDA_CHECK(cudaMemcpy(out, buf.ptr(), bytes, cudaMemcpyDefault));
 }
 
 std::unique_ptr<Buffer> allocate_buffer(const Location& loc, std::uint64_t bytes) {

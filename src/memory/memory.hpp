@@ -14,12 +14,18 @@
 
 namespace xb {
 
+// When a pageable buffer's pages are faulted in: at allocation, so the first
+// timed copy does not pay for page faults, or by whoever touches them first
+// (what first-touch measures). Page-locked kinds are faulted in by locking.
+enum class FaultIn { at_allocation, on_first_use };
+
 class Buffer {
  public:
+  Buffer() = default;  // owns nothing, like a moved-from buffer
   // Allocates `bytes` at `loc` (loc.numa must already be resolved to a node,
   // or kNoNumaPlacement). Throws Error(resources) naming the location and the
   // free memory when the allocation cannot be satisfied.
-  Buffer(const Location& loc, std::uint64_t bytes);
+  Buffer(const Location& loc, std::uint64_t bytes, FaultIn fault_in = FaultIn::at_allocation);
   ~Buffer();
   Buffer(Buffer&& other) noexcept;
   Buffer& operator=(Buffer&& other) noexcept;
@@ -43,7 +49,7 @@ class Buffer {
 
  private:
   void release() noexcept;
-  void allocate_host();
+  void allocate_host(FaultIn fault_in);
   void allocate_hugepages();
   Location loc_;
   std::uint64_t bytes_ = 0;
@@ -60,6 +66,10 @@ class Buffer {
 void fill_buffer(Buffer& buf, std::uint64_t bytes, std::uint64_t seed, int device);
 // Returns the first differing byte offset, or `bytes` when all match.
 std::uint64_t verify_buffer(const Buffer& buf, std::uint64_t bytes, std::uint64_t seed, int device);
+// Sets the first `bytes` of `buf` to `value` (a filler, or zeroed flags). Synchronous.
+void fill_bytes(Buffer& buf, std::uint64_t bytes, unsigned char value);
+// Copies the first `bytes` of `buf` to host memory at `out`. Synchronous.
+void copy_to_host(const Buffer& buf, void* out, std::uint64_t bytes);
 
 // The pool of real buffers (buffer_pool.hpp); allocate_buffer is its allocator.
 using BufferPool = BasicBufferPool<Buffer>;

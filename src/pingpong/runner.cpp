@@ -11,10 +11,9 @@
 
 #include "comm/stop_relay.hpp"
 #include "base/fault.hpp"
+#include "base/pattern.hpp"
 #include "base/stop.hpp"
-#include "pingpong/buffers.hpp"
 #include "pingpong/nccl_api.hpp"
-#include "pingpong/pattern.hpp"
 #include "pingpong/schedule.hpp"
 #include "pingpong/select.hpp"
 #include "pingpong/transport.hpp"
@@ -135,7 +134,7 @@ std::string check_received(Transport& t, const Options& o, bool initiator, std::
   const auto seed = expected_seed(o, initiator, bytes);
   if (!seed) return "";
   const auto data = t.received(bytes);
-  const std::size_t bad = first_mismatch(data.data(), data.size(), *seed);
+  const std::uint64_t bad = verify_pattern_host(data.data(), data.size(), *seed);
   if (bad == data.size()) return "";
   return fmt::format("rank {} received wrong data at byte offset {}", initiator ? "initiator" : "responder", bad);
 }

@@ -44,6 +44,15 @@ RankInfo rank_info_from_json(const std::string& text) {
   return info;
 }
 
+int device_count_or_zero() noexcept {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no device" error
+    return 0;
+  }
+  return n;
+}
+
 GpuIdentity gpu_identity(int device) {
   const auto bus_of = [](int d) {
     char id[32] = {};
