@@ -11,7 +11,6 @@ target_sources(xferbench_core PRIVATE
   ${_xb_check}/judge.cpp
   ${_xb_check}/telemetry.cpp
   ${_xb_check}/node.cpp
-  ${_xb_check}/fleet.cpp
   ${_xb_check}/../report/check_report.cpp
   ${_xb_check}/../report/check_junit.cpp
 )
