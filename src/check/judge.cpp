@@ -81,19 +81,21 @@ const CaseDef* find_case(const std::string& name) {
   return nullptr;
 }
 
-const std::string& label(const std::vector<std::string>& labels, int index, const std::string& where) {
+// A cell's row or column label; a recorded run may name one it lacks.
+const std::string& label(const std::vector<std::string>& labels, int index, const std::string& case_name,
+                         const std::string& source) {
   if (index < 0 || static_cast<std::size_t>(index) >= labels.size())
-    fail(ErrorKind::usage, fmt::format("{}: a cell's index {} has no label", where, index));
+    fail(ErrorKind::usage, fmt::format("{} is a malformed xferbench run: case {}: a cell's index {} has no label",
+                                       source, case_name, index));
   return labels[static_cast<std::size_t>(index)];
 }
 
 CheckCell read_cell(const Cell& cell, const Matrix& m, const std::string& case_name, const std::string& source) {
-  const std::string where = fmt::format("{} is a malformed xferbench run: case {}", source, case_name);
   CheckCell c;
   c.case_name = case_name;
   c.matrix = m.name;
-  c.row = label(m.row_labels, cell.row, where);
-  c.col = label(m.col_labels, cell.col, where);
+  c.row = label(m.row_labels, cell.row, case_name, source);
+  c.col = label(m.col_labels, cell.col, case_name, source);
   c.key = fmt::format("{} {}[{},{}]", case_name, c.matrix, c.row, c.col);
   c.row_index = cell.row;
   c.col_index = cell.col;
