@@ -15,6 +15,10 @@
 #include "app/exit_codes.hpp"  // set_exit_code_footer: every command's --help
 #include "measure/sample_source.hpp"
 
+namespace xb::comm {
+class Communicator;
+}
+
 namespace xb::app {
 
 // Returns the process exit code (0 success, 1 a measurement failed, ...).
@@ -32,6 +36,9 @@ struct Context {
   // Where run and sweep get their samples: empty = this machine's GPUs
   // (open_gpu_source); tests install a fake source here.
   SourceFactory open_source;
+  // The processes of a launch, for run, sweep and check: null = MPI when a
+  // launcher started several; tests install in-process ranks here.
+  comm::Communicator* launch = nullptr;
 };
 
 void add_list_command(CLI::App& root, Context& ctx);

@@ -30,6 +30,20 @@ void settings_from(const json& j, RunSettings& s) {
   m.numa_affinity = j.at("numa_affinity").get<bool>();
 }
 
+// The "stop" section (json.cpp stop_json): why the run is not complete.
+void stop_from(const json& j, RunResult& r) {
+  if (j.value("time_limit_seconds", json()).is_number()) r.time_limit_s = j["time_limit_seconds"].get<double>();
+  if (j.value("resumed_from", json()).is_string()) r.resumed_from = j["resumed_from"].get<std::string>();
+  const std::string reason = j.value("reason", "");
+  for (StopReason s : {StopReason::sigint, StopReason::sigterm, StopReason::time_limit, StopReason::gpu_unusable,
+                       StopReason::memory})
+    if (reason == to_string(s)) r.stop = s;
+  if (r.stop == StopReason::none) return;
+  r.status = is_interruption(r.stop) ? RunStatus::interrupted : RunStatus::partial;
+  r.stop_reason = j.value("message", "");
+  r.not_run = j.value("not_run", std::vector<std::string>{});
+}
+
 }  // namespace
 
 System system_from_json(const json& env) {
@@ -52,6 +66,7 @@ RunResult run_from_json(const json& doc) {
     settings_from(doc.at("settings"), r.settings);
     r.system = system_from_json(doc.at("environment"));
     r.cases = cases_from_json(doc.at("cases"), "run document");
+    stop_from(doc.value("stop", json::object()), r);
     return r;
   } catch (const json::exception& e) {
     fail(ErrorKind::usage, fmt::format("run document: {}", e.what()));
