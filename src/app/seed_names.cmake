@@ -6,7 +6,6 @@ target_sources(xferbench_core PRIVATE
   ${_xb_src}/report/nvbandwidth_common.cpp
   ${_xb_src}/report/nvbandwidth_text.cpp
   ${_xb_src}/report/nvbandwidth_json.cpp
-  ${_xb_src}/report/run_from_json.cpp
   ${_xb_src}/report/seed_formats.cpp
 )
 target_sources(xferbench_app PRIVATE

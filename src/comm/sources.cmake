@@ -26,6 +26,7 @@ target_sources(xferbench_core PRIVATE
   ${_xb_src}/pingpong/transport_device_gpu.cpp
   ${_xb_src}/pingpong/device_kernels.cu
   ${_xb_src}/pingpong/runner.cpp
+  ${_xb_src}/records/pingpong_json.cpp
   ${_xb_src}/report/pingpong_report.cpp
 )
 if(XFERBENCH_ENABLE_MPI)

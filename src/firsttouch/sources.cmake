@@ -11,6 +11,7 @@ target_sources(xferbench_core PRIVATE
   ${_xb_src}/firsttouch/path_nccl.cpp
   ${_xb_src}/firsttouch/runner.cpp
   ${_xb_src}/firsttouch/host_analogue.cpp
+  ${_xb_src}/records/first_touch_json.cpp
   ${_xb_src}/report/first_touch_report.cpp
 )
 unset(_xb_src)
