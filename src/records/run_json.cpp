@@ -108,7 +108,7 @@ json case_json(const CaseResult& c) {
 
 CaseResult decode_case(const Fields& j) {
   CaseResult c;
-  c.index = j.get<int>("index");
+  c.index = j.get("index", 0);
   c.name = j.get<std::string>("name");
   c.description = j.get<std::string>("description", "");
   c.status = j.get("status",
@@ -302,7 +302,7 @@ RunResult decode_run(const json& doc, const std::string& name) {
       r.not_run = d.object("stop").get("not_run", r.not_run);
     if (d.has("stop")) r.resumed_from = d.object("stop").get<std::string>("resumed_from", "");
     if (d.has("settings")) r.settings = decode_settings(d.object("settings"));
-    if (d.has("environment")) r.system = decode_system(doc.at("environment"), "environment");
+    if (d.has("environment")) r.system = decode_system(doc.at("environment"), "environment", false);
     if (d.has("memory")) r.memory = decode_memory(d.object("memory"));
     for (const Fields& c : d.items("cases")) r.cases.push_back(decode_case(c));
     return r;

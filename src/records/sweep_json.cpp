@@ -90,7 +90,7 @@ void decode_head(const Fields& d, const json& doc, R& r) {
   r.wall_seconds = d.get("wall_seconds", 0.0);
   r.messages = d.get("messages", r.messages);
   if (d.has("settings")) decode_measure(d.object("settings"), r.measure, r.statistic);
-  if (d.has("environment")) r.system = decode_system(doc.at("environment"), "environment");
+  if (d.has("environment")) r.system = decode_system(doc.at("environment"), "environment", false);
 }
 
 json sm_point_json(const SmPoint& p, const Peak& peak) {

@@ -31,29 +31,34 @@ json gpu_json(const GpuInfo& g) {
           {"peak_device_memory", peak_json(g.memory)}};
 }
 
-GpuInfo decode_gpu(const Fields& j) {
+GpuInfo decode_gpu(const Fields& j, bool complete) {
   GpuInfo g;
   const GpuIdentity id = decode_gpu_identity(j);
   g.index = id.index;
   g.name = id.name;
   g.uuid = id.uuid;
   g.pci_bus_id = id.bus_id;
-  const std::string cc = j.get<std::string>("compute_capability");
+  const std::string cc =
+      complete ? j.get<std::string>("compute_capability") : j.get<std::string>("compute_capability", "0.0");
   if (std::sscanf(cc.c_str(), "%d.%d", &g.cc_major, &g.cc_minor) != 2)
     j.bad("compute_capability", "'" + cc + "' is not MAJOR.MINOR");
-  g.sm_count = j.get<int>("sm_count");
+  g.sm_count = complete ? j.get<int>("sm_count") : j.get("sm_count", 0);
   g.memory_bytes = j.get("memory_bytes", std::uint64_t{0});
   g.numa_node = j.get("numa_node", -1);
-  const Fields pcie = j.object("pcie");
-  g.pcie_gen_current = pcie.get("generation_current", -1);
-  g.pcie_gen_max = pcie.get("generation_max", -1);
-  g.pcie_width_current = pcie.get("width_current", -1);
-  g.pcie_width_max = pcie.get("width_max", -1);
-  const Fields nv = j.object("nvlink");
-  g.nvlink_count = nv.get("active_links", 0);
-  g.nvlink_gbps_per_link = nv.get("gbps_per_link", 0.0);
-  g.nvlink_rate_source = nv.get<std::string>("rate_source", "");
-  g.nvlink_remote_bus_ids = nv.get("remote_bus_ids", std::vector<std::string>{});
+  if (complete || j.has("pcie")) {
+    const Fields pcie = j.object("pcie");
+    g.pcie_gen_current = pcie.get("generation_current", -1);
+    g.pcie_gen_max = pcie.get("generation_max", -1);
+    g.pcie_width_current = pcie.get("width_current", -1);
+    g.pcie_width_max = pcie.get("width_max", -1);
+  }
+  if (complete || j.has("nvlink")) {
+    const Fields nv = j.object("nvlink");
+    g.nvlink_count = nv.get("active_links", 0);
+    g.nvlink_gbps_per_link = nv.get("gbps_per_link", 0.0);
+    g.nvlink_rate_source = nv.get<std::string>("rate_source", "");
+    g.nvlink_remote_bus_ids = nv.get("remote_bus_ids", std::vector<std::string>{});
+  }
   g.managed_memory = j.get("managed_memory", false);
   g.unified_addressing = j.get("unified_addressing", false);
   g.can_map_host_memory = j.get("can_map_host_memory", false);
@@ -66,9 +71,10 @@ GpuInfo decode_gpu(const Fields& j) {
   return g;
 }
 
-void decode_links(const Fields& env, System& sys) {
+void decode_links(const Fields& env, System& sys, bool complete) {
   const int n = sys.gpu_count();
   sys.links.assign(n, std::vector<PeerLink>(n));
+  if (!complete && !env.has("gpu_links")) return;
   std::vector<std::vector<bool>> seen(n, std::vector<bool>(n, false));
   for (const Fields& l : env.items("gpu_links")) {
     const int a = l.get<int>("from"), b = l.get<int>("to");
@@ -82,7 +88,7 @@ void decode_links(const Fields& env, System& sys) {
     p.peak = decode_peak(l, "peak");
     seen[a][b] = true;
   }
-  for (int a = 0; a < n; ++a)
+  for (int a = 0; a < n && complete; ++a)
     for (int b = 0; b < n; ++b)
       if (!seen[a][b]) env.bad("gpu_links", fmt::format("no entry for gpu{} -> gpu{}", a, b));
 }
@@ -113,7 +119,7 @@ json system_json(const System& sys) {
           {"host_memory_bytes", sys.host_memory_bytes}};
 }
 
-System decode_system(const json& env_json, const std::string& path) {
+System decode_system(const json& env_json, const std::string& path, bool complete) {
   const Fields env(env_json, path);
   System sys;
   sys.hostname = env.get<std::string>("hostname", "");
@@ -123,10 +129,10 @@ System decode_system(const json& env_json, const std::string& path) {
   sys.nvml_available = env.get("nvml_available", false);
   sys.nvml_error = env.get<std::string>("nvml_error", "");
   for (const Fields& g : env.items("gpus")) {
-    sys.gpus.push_back(decode_gpu(g));
+    sys.gpus.push_back(decode_gpu(g, complete));
     if (sys.gpus.back().index != sys.gpu_count() - 1) g.bad("index", "differs from the GPU's place in the list");
   }
-  decode_links(env, sys);
+  decode_links(env, sys, complete);
   if (env.has("numa_nodes"))
     for (const Fields& n : env.items("numa_nodes"))
       sys.numa.push_back({n.get<int>("id"), n.get<std::string>("cpus", ""), n.get("memory_bytes", std::uint64_t{0}),

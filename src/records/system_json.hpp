@@ -13,9 +13,11 @@ namespace xb::records {
 nlohmann::json system_json(const System& sys);
 
 // Throws DecodeError (records/document.hpp) naming the first missing or
-// mistyped field; fields the planner does not need may be absent (older
-// files). Every System read back (topology files, recorded runs) comes
-// through here. `path`: where `env` is in its document, for the messages.
-System decode_system(const nlohmann::json& env, const std::string& path = "");
+// mistyped field. Every System read back (topology files, recorded
+// results) comes through here. `complete`: the GPU fields the planner
+// needs and every GPU link must be there (a topology); else only the GPUs'
+// indices are (results trimmed for compare). Other fields may be absent
+// (older files). `path`: where `env` is in its document, for the messages.
+System decode_system(const nlohmann::json& env, const std::string& path = "", bool complete = true);
 
 }  // namespace xb::records
