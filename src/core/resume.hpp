@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.hpp"
-#include "records/document.hpp"
+#include "records/system_json.hpp"
 
 namespace xb {
 

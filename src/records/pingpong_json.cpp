@@ -7,141 +7,113 @@ namespace {
 
 using json = nlohmann::json;
 using pingpong::PairResult;
-using pingpong::SizeResult;
 
-json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
-json gpu_or_null(int gpu) { return gpu < 0 ? json(nullptr) : json(gpu); }
+constexpr auto size_fields = [](auto& io, auto& s) {
+  io.need("bytes", s.bytes);
+  io("repetitions", s.one_way_s.count);
+  io.object("one_way_time_s", s, [](auto& t, auto& x) {
+    t("mean", x.one_way_s.mean);
+    t("median", x.one_way_s.median);
+    t("p99", x.one_way_p99_s);
+    t("min", x.one_way_s.min);
+    t("max", x.one_way_s.max);
+    t("stddev", x.one_way_s.stddev);
+  });
+  io("bandwidth_gbps", s.bandwidth_gbps);
+  io("bandwidth_min_gbps", s.bandwidth_min_gbps);
+  io("bandwidth_max_gbps", s.bandwidth_max_gbps);
+  io("verified", s.verified);
+  io.null_unless(!s.verify_error.empty(), "verify_error", s.verify_error);
+  io.null_unless(!s.error.empty(), "error", s.error);
+};
 
-json size_json(const SizeResult& s) {
-  const auto& t = s.one_way_s;
-  return {{"bytes", s.bytes},
-          {"repetitions", t.count},
-          {"one_way_time_s", {{"mean", t.mean}, {"median", t.median}, {"p99", s.one_way_p99_s}, {"min", t.min},
-                              {"max", t.max}, {"stddev", t.stddev}}},
-          {"bandwidth_gbps", s.bandwidth_gbps},
-          {"bandwidth_min_gbps", s.bandwidth_min_gbps},
-          {"bandwidth_max_gbps", s.bandwidth_max_gbps},
-          {"verified", s.verified},
-          {"verify_error", text_or_null(s.verify_error)},
-          {"error", text_or_null(s.error)}};
+template <class Io, class P, class F>
+void pair_fields(Io& io, P& p, F size) {
+  io.need("rank_a", p.rank_a);
+  io.need("rank_b", p.rank_b);
+  io("host_a", p.host_a);
+  io("host_b", p.host_b);
+  io.null_unless(p.gpu_a >= 0, "gpu_a", p.gpu_a);
+  io.null_unless(p.gpu_b >= 0, "gpu_b", p.gpu_b);
+  io.text("buffer_a", p.gpu_a < 0 ? "host" : "gpu");
+  io.text("buffer_b", p.gpu_b < 0 ? "host" : "gpu");
+  io.null_unless(!p.transport.empty(), "transport", p.transport);
+  io.null_unless(!p.path.empty(), "path", p.path);
+  io.null_unless(!p.error.empty(), "error", p.error);
+  io("not_run_bytes", p.not_run);
+  io.need_list("sizes", p.sizes, size);
 }
 
-SizeResult decode_size(const Fields& j) {
-  SizeResult s;
-  s.bytes = j.get<std::uint64_t>("bytes");
-  const Fields t = j.object("one_way_time_s");
-  s.one_way_s.count = j.get("repetitions", 0);
-  s.one_way_s.mean = t.get("mean", 0.0);
-  s.one_way_s.median = t.get("median", 0.0);
-  s.one_way_p99_s = t.get("p99", 0.0);
-  s.one_way_s.min = t.get("min", 0.0);
-  s.one_way_s.max = t.get("max", 0.0);
-  s.one_way_s.stddev = t.get("stddev", 0.0);
-  s.one_way_s.cov = j.get("cov", 0.0);  // wire only
-  s.bandwidth_gbps = j.get("bandwidth_gbps", 0.0);
-  s.bandwidth_min_gbps = j.get("bandwidth_min_gbps", 0.0);
-  s.bandwidth_max_gbps = j.get("bandwidth_max_gbps", 0.0);
-  s.verified = j.get("verified", false);
-  s.verify_error = j.get<std::string>("verify_error", "");
-  s.error = j.get<std::string>("error", "");
-  s.error_kind = static_cast<ErrorKind>(j.get("error_kind", static_cast<int>(ErrorKind::internal)));  // wire only
-  return s;
+constexpr auto file_pair_fields = [](auto& io, auto& p) { pair_fields(io, p, size_fields); };
+
+// An enum as its number, on the wire.
+template <class Io, class E>
+void number(Io& io, const std::string& key, E& e) {
+  int n = static_cast<int>(e);
+  io(key, n);
+  if constexpr (Io::reading) e = static_cast<E>(n);
 }
 
-json pair_json(const PairResult& p) {
-  json sizes = json::array();
-  for (const auto& s : p.sizes) sizes.push_back(size_json(s));
-  return {{"rank_a", p.rank_a}, {"rank_b", p.rank_b}, {"host_a", p.host_a}, {"host_b", p.host_b},
-          {"gpu_a", gpu_or_null(p.gpu_a)}, {"gpu_b", gpu_or_null(p.gpu_b)},
-          {"buffer_a", p.gpu_a < 0 ? "host" : "gpu"}, {"buffer_b", p.gpu_b < 0 ? "host" : "gpu"},
-          {"transport", text_or_null(p.transport)},
-          {"path", text_or_null(p.path)},
-          {"error", text_or_null(p.error)},
-          {"not_run_bytes", p.not_run},
-          {"sizes", sizes}};
-}
+// The ranks also exchange the error kinds, the pair's stop and the CoV.
+constexpr auto wire_pair_fields = [](auto& io, auto& p) {
+  pair_fields(io, p, [](auto& s, auto& x) {
+    size_fields(s, x);
+    number(s, "error_kind", x.error_kind);
+    s("cov", x.one_way_s.cov);
+  });
+  number(io, "error_kind", p.error_kind);
+  number(io, "stop", p.stop);
+};
 
-PairResult decode_pair(const Fields& j) {
-  PairResult p;
-  p.rank_a = j.get<int>("rank_a");
-  p.rank_b = j.get<int>("rank_b");
-  p.host_a = j.get<std::string>("host_a", "");
-  p.host_b = j.get<std::string>("host_b", "");
-  p.gpu_a = j.get("gpu_a", -1);
-  p.gpu_b = j.get("gpu_b", -1);
-  p.transport = j.get<std::string>("transport", "");
-  p.path = j.get<std::string>("path", "");
-  p.error = j.get<std::string>("error", "");
-  p.not_run = j.get("not_run_bytes", p.not_run);
-  for (const Fields& s : j.items("sizes")) p.sizes.push_back(decode_size(s));
-  p.error_kind = static_cast<ErrorKind>(j.get("error_kind", static_cast<int>(ErrorKind::internal)));  // wire only
-  p.stop = static_cast<StopReason>(j.get("stop", 0));                                                 // wire only
-  return p;
-}
+constexpr auto pingpong_fields = [](auto& io, auto& r) {
+  using pingpong::Buffers;
+  using pingpong::Mode;
+  io.choice("mode", r.mode, {Mode::pingpong, Mode::bw, Mode::bibw});
+  io.choice("buffers", r.buffers, {Buffers::separate, Buffers::echo});
+  io("requested_transport", r.requested_transport);
+  io("world_size", r.world_size);
+  io("all_pairs", r.all_pairs);
+  io("loop_count", r.loop_count);
+  io("warmup", r.warmup);
+  io("window", r.window);
+  io.text("gbps_definition", "1e9 bytes per second");
+  io.need_list("pairs", r.pairs, file_pair_fields);
+};
 
 }  // namespace
 
 json pingpong_json(const pingpong::Result& r, const std::vector<std::string>& argv) {
-  json pairs = json::array();
-  for (const auto& p : r.pairs) pairs.push_back(pair_json(p));
+  json j = Writer::of(r, pingpong_fields);
   const auto failure = pingpong::first_failure(r);
-  return {{"schema", kPingpongSchema},
-          {"schema_version", kPingpongSchemaVersion},
-          {"command_line", argv},
-          {"mode", to_string(r.mode)},
-          {"buffers", to_string(r.buffers)},
-          {"requested_transport", r.requested_transport},
-          {"world_size", r.world_size},
-          {"all_pairs", r.all_pairs},
-          {"loop_count", r.loop_count},
-          {"warmup", r.warmup},
-          {"window", r.window},
-          {"gbps_definition", "1e9 bytes per second"},
-          {"status", r.status != RunStatus::complete ? to_string(r.status) : failure ? "failed" : "ok"},
-          {"stop", stop_section_json(r.status, r.stop, r.stop_reason, r.not_run, r.time_limit_s)},
-          {"failure", failure ? json(failure->what()) : json(nullptr)},
-          {"pairs", pairs}};
+  j["schema"] = kPingpongSchema;
+  j["schema_version"] = kPingpongSchemaVersion;
+  j["command_line"] = argv;
+  j["status"] = r.status != RunStatus::complete ? to_string(r.status) : failure ? "failed" : "ok";
+  j["stop"] = stop_section_json(r.status, r.stop, r.stop_reason, r.not_run, r.time_limit_s);
+  j["failure"] = failure ? json(failure->what()) : json(nullptr);
+  return j;
 }
 
 pingpong::Result decode_pingpong(const json& doc, const std::string& name) {
   return decode_document(name, kPingpongSchema, [&doc] {
     const Fields d(doc, "");
     pingpong::Result r;
-    using pingpong::Mode;
-    r.mode = d.get("mode", {Mode::pingpong, Mode::bw, Mode::bibw}, Mode::pingpong);
-    using pingpong::Buffers;
-    r.buffers = d.get("buffers", {Buffers::separate, Buffers::echo}, Buffers::separate);
-    r.requested_transport = d.get<std::string>("requested_transport", "");
-    r.world_size = d.get("world_size", 0);
-    r.all_pairs = d.get("all_pairs", false);
-    r.loop_count = d.get("loop_count", 0);
-    r.warmup = d.get("warmup", 0);
-    r.window = d.get("window", 0);
+    Reader::into(d, r, pingpong_fields);
     if (decode_stop(d, r.status, r.stop, r.stop_reason, r.time_limit_s))
       r.not_run = d.object("stop").get("not_run", r.not_run);
-    for (const Fields& p : d.items("pairs")) r.pairs.push_back(decode_pair(p));
     return r;
   });
 }
 
 std::string pairs_to_wire(const std::vector<PairResult>& pairs) {
   json out = json::array();
-  for (const auto& p : pairs) {
-    json j = pair_json(p);
-    j["error_kind"] = static_cast<int>(p.error_kind);
-    j["stop"] = static_cast<int>(p.stop);
-    for (std::size_t i = 0; i < p.sizes.size(); ++i) {
-      j["sizes"][i]["cov"] = p.sizes[i].one_way_s.cov;
-      j["sizes"][i]["error_kind"] = static_cast<int>(p.sizes[i].error_kind);
-    }
-    out.push_back(std::move(j));
-  }
+  for (const PairResult& p : pairs) out.push_back(Writer::of(p, wire_pair_fields));
   return out.dump();
 }
 
 std::vector<PairResult> pairs_from_wire(const std::string& text) {
   std::vector<PairResult> out;
-  for (const json& p : json::parse(text)) out.push_back(decode_pair(Fields(p, "pairs")));
+  for (const json& p : json::parse(text)) Reader::into(Fields(p, "pairs"), out.emplace_back(), wire_pair_fields);
   return out;
 }
 

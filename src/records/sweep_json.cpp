@@ -8,48 +8,41 @@ namespace {
 
 using json = nlohmann::json;
 
-json fit_json(const LinearFit& f) {
-  if (!f.valid) return nullptr;
-  return {{"model", "seconds_per_copy = startup_s + bytes / (asymptotic_gbps * 1e9)"},
-          {"method", "least squares on relative residuals"},
-          {"points", f.points},
-          {"startup_s", f.startup_s},
-          {"asymptotic_gbps", f.asymptotic_gbps},
-          {"n_half_bytes", f.n_half_bytes},
-          {"rms_relative_residual", f.rms_relative_residual}};
+constexpr auto gbps_stats = [](auto& io, auto& s) { stats_fields(io, s, "gbps"); };
+
+// Present only when valid (null otherwise).
+constexpr auto fit_fields = [](auto& io, auto& f) {
+  if constexpr (std::decay_t<decltype(io)>::reading) f.valid = true;
+  io.text("model", "seconds_per_copy = startup_s + bytes / (asymptotic_gbps * 1e9)");
+  io.text("method", "least squares on relative residuals");
+  io("points", f.points);
+  io("startup_s", f.startup_s);
+  io("asymptotic_gbps", f.asymptotic_gbps);
+  io("n_half_bytes", f.n_half_bytes);
+  io("rms_relative_residual", f.rms_relative_residual);
+};
+
+template <class Io, class R>
+void row_fields(Io& io, R& r, const Peak& peak) {
+  io.need("bytes", r.bytes);
+  io("time_per_copy_s", r.seconds_per_copy);
+  io.need("value_gbps", r.value_gbps);
+  io.need_object("stats", r.stats, gbps_stats);
+  io("samples", r.stats.count);
+  io("samples_gbps", r.samples_gbps);
+  io("copies_per_sample", r.copies_per_sample);
+  io.null_unless(peak.known(), "efficiency", r.efficiency);
+  io.object("verification", r.verification, check_fields);
+  io("invalid", r.invalid);
 }
 
-LinearFit decode_fit(const Fields& j) {
-  return {true, j.get("points", 0), j.get("startup_s", 0.0), j.get("asymptotic_gbps", 0.0), j.get("n_half_bytes", 0.0),
-          j.get("rms_relative_residual", 0.0)};
-}
-
-json row_json(const SweepRow& r, const Peak& peak) {
-  return {{"bytes", r.bytes},
-          {"time_per_copy_s", r.seconds_per_copy},
-          {"value_gbps", r.value_gbps},
-          {"stats", stats_json(r.stats, "gbps")},
-          {"samples", r.stats.count},
-          {"samples_gbps", r.samples_gbps},
-          {"copies_per_sample", r.copies_per_sample},
-          {"efficiency", peak.known() ? json(r.efficiency) : json(nullptr)},
-          {"verification", {{"status", to_string(r.verification)}}},
-          {"invalid", r.invalid}};
-}
-
-SweepRow decode_row(const Fields& j) {
-  SweepRow r;
-  r.bytes = j.get<std::uint64_t>("bytes");
-  r.seconds_per_copy = j.get("time_per_copy_s", 0.0);
-  r.value_gbps = j.get<double>("value_gbps");
-  r.stats = decode_stats(j, "gbps", j.get("samples", 0));
-  r.samples_gbps = j.get("samples_gbps", r.samples_gbps);
-  r.copies_per_sample = j.get("copies_per_sample", 0);
-  r.efficiency = j.get("efficiency", 0.0);
-  r.verification = decode_check(j);
-  r.invalid = j.get("invalid", false);
-  return r;
-}
+constexpr auto series_fields = [](auto& io, auto& s) {
+  io.need("label", s.label);
+  io("link", s.link);
+  io("peak", s.peak);
+  io.need_list("rows", s.rows, [&s](auto& r, auto& row) { row_fields(r, row, s.peak); });
+  io.object_or_null(s.fit.valid, "fit", s.fit, fit_fields);
+};
 
 json timeline_json(const SweepTimeline& t) {
   if (t.labels.empty()) return nullptr;
@@ -72,74 +65,67 @@ SweepTimeline decode_timeline(const Fields& j) {
   return t;
 }
 
-SweepSeries decode_series(const Fields& j) {
-  SweepSeries s;
-  s.label = j.get<std::string>("label");
-  s.link = j.get<std::string>("link", "");
-  s.peak = decode_peak(j, "peak");
-  for (const Fields& row : j.items("rows")) s.rows.push_back(decode_row(row));
-  if (j.has("fit")) s.fit = decode_fit(j.object("fit"));
-  return s;
-}
-
 // What sweep and SM sweep documents both hold.
-template <class R>
-void decode_head(const Fields& d, const json& doc, R& r) {
-  r.command_line = d.get("command_line", r.command_line);
-  r.start_time_utc = d.get<std::string>("start_time_utc", "");
-  r.wall_seconds = d.get("wall_seconds", 0.0);
-  r.messages = d.get("messages", r.messages);
-  if (d.has("settings")) decode_measure(d.object("settings"), r.measure, r.statistic);
-  if (d.has("environment")) r.system = decode_system(doc.at("environment"), "environment", false);
+template <class Io, class R>
+void sweep_head_fields(Io& io, R& r) {
+  io("command_line", r.command_line);
+  io("start_time_utc", r.start_time_utc);
+  io("wall_seconds", r.wall_seconds);
+  io("messages", r.messages);
 }
 
-json sm_point_json(const SmPoint& p, const Peak& peak) {
-  return {{"sms", p.sms},
-          {"value_gbps", p.value_gbps},
-          {"stats", stats_json(p.stats, "gbps")},
-          {"samples", p.stats.count},
-          {"samples_gbps", p.samples_gbps},
-          {"copies_per_sample", p.copies_per_sample},
-          {"efficiency", peak.known() ? json(p.efficiency) : json(nullptr)},
-          {"of_all_sms", p.of_all},
-          {"verification", {{"status", to_string(p.verification)}}}};
-}
+constexpr auto sweep_fields = [](auto& io, auto& r) {
+  sweep_head_fields(io, r);
+  io.object("source", r, [](auto& s, auto& x) {
+    s("kind", x.source);
+    s(x.source == "case" ? "case" : "spec", x.what);
+    s.when(x.source != "case", "stream_mode", x.stream_mode);
+  });
+  io("sizes_bytes", r.sizes);
+  io.object("settings", r, [](auto& s, auto& x) {
+    measure_fields(s, x.measure);
+    s("statistic", x.statistic);
+    s("sm_repeat_in_kernel", x.measure.sm_repeat_in_kernel);
+  });
+  io.need_list("series", r.series, series_fields);
+};
 
-SmPoint decode_sm_point(const Fields& j) {
-  SmPoint p;
-  p.sms = j.get<int>("sms");
-  p.value_gbps = j.get<double>("value_gbps");
-  p.stats = decode_stats(j, "gbps", j.get("samples", 0));
-  p.samples_gbps = j.get("samples_gbps", p.samples_gbps);
-  p.copies_per_sample = j.get("copies_per_sample", 0);
-  p.efficiency = j.get("efficiency", 0.0);
-  p.of_all = j.get("of_all_sms", 0.0);
-  p.verification = decode_check(j);
-  return p;
-}
+constexpr auto sm_point_fields = [](auto& io, auto& p, const Peak& peak) {
+  io.need("sms", p.sms);
+  io.need("value_gbps", p.value_gbps);
+  io.need_object("stats", p.stats, gbps_stats);
+  io("samples", p.stats.count);
+  io("samples_gbps", p.samples_gbps);
+  io("copies_per_sample", p.copies_per_sample);
+  io.null_unless(peak.known(), "efficiency", p.efficiency);
+  io("of_all_sms", p.of_all);
+  io.object("verification", p.verification, check_fields);
+};
 
-json sm_series_json(const SmSeries& s) {
-  json points = json::array();
-  for (const SmPoint& p : s.points) points.push_back(sm_point_json(p, s.peak));
-  return {{"label", s.label}, {"link", s.link}, {"peak", peak_json(s.peak)}, {"gpu_sms", s.gpu_sms},
-          {"all_sm_gbps", s.all_sm_gbps},
-          {"sms_for_90pct", s.sms_for_90 > 0 ? json(s.sms_for_90) : json(nullptr)},
-          {"sms_for_95pct", s.sms_for_95 > 0 ? json(s.sms_for_95) : json(nullptr)},
-          {"points", points}};
-}
+constexpr auto sm_series_fields = [](auto& io, auto& s) {
+  io.need("label", s.label);
+  io("link", s.link);
+  io("peak", s.peak);
+  io("gpu_sms", s.gpu_sms);
+  io("all_sm_gbps", s.all_sm_gbps);
+  io.null_unless(s.sms_for_90 > 0, "sms_for_90pct", s.sms_for_90);
+  io.null_unless(s.sms_for_95 > 0, "sms_for_95pct", s.sms_for_95);
+  io.need_list("points", s.points, [&s](auto& p, auto& x) { sm_point_fields(p, x, s.peak); });
+};
 
-SmSeries decode_sm_series(const Fields& j) {
-  SmSeries s;
-  s.label = j.get<std::string>("label");
-  s.link = j.get<std::string>("link", "");
-  s.peak = decode_peak(j, "peak");
-  s.gpu_sms = j.get("gpu_sms", 0);
-  s.all_sm_gbps = j.get("all_sm_gbps", 0.0);
-  s.sms_for_90 = j.get("sms_for_90pct", 0);
-  s.sms_for_95 = j.get("sms_for_95pct", 0);
-  for (const Fields& p : j.items("points")) s.points.push_back(decode_sm_point(p));
-  return s;
-}
+constexpr auto sm_sweep_fields = [](auto& io, auto& r) {
+  sweep_head_fields(io, r);
+  using S = SweepStatus;
+  io.choice("status", r.status, {S::passed, S::failed, S::waived});
+  io("case", r.case_name);
+  io("bytes_per_copy", r.bytes);
+  io.object("settings", r, [](auto& s, auto& x) {
+    measure_fields(s, x.measure);
+    s("statistic", x.statistic);
+    s.text("one_block_per_sm", true);
+  });
+  io.need_list("series", r.series, sm_series_fields);
+};
 
 }  // namespace
 
@@ -148,98 +134,57 @@ std::string sweep_status_text(const SweepResult& r) {
 }
 
 json sweep_json(const SweepResult& r) {
-  json series = json::array();
-  for (const auto& s : r.series) {
-    json rows = json::array();
-    for (const auto& row : s.rows) rows.push_back(row_json(row, s.peak));
-    series.push_back({{"label", s.label}, {"link", s.link}, {"peak", peak_json(s.peak)}, {"rows", rows},
-                      {"fit", fit_json(s.fit)}});
-  }
-  json source = {{"kind", r.source}};
-  source[r.source == "case" ? "case" : "spec"] = r.what;
-  if (r.source != "case") source["stream_mode"] = r.stream_mode;
-  json stop = {{"time_limit_seconds", r.time_limit_s > 0 ? json(r.time_limit_s) : json(nullptr)},
-               {"resumed_from", r.resumed_from.empty() ? json(nullptr) : json(r.resumed_from)}};
+  json j = Writer::of(r, sweep_fields);
+  j["schema"] = kSweepSchemaName;
+  j["schema_version"] = kSweepSchemaVersion;
+  j["tool"] = tool_json();
+  j["status"] = sweep_status_text(r);
+  json& stop = j["stop"] = {{"time_limit_seconds", r.time_limit_s > 0 ? json(r.time_limit_s) : json(nullptr)},
+                            {"resumed_from", r.resumed_from.empty() ? json(nullptr) : json(r.resumed_from)}};
   if (r.run_status != RunStatus::complete) {
     stop["reason"] = to_string(r.stop);
     stop["message"] = r.stop_reason;
     stop["not_run_bytes"] = r.not_run;
   }
-  json settings = measure_json(r.measure, r.statistic);
-  settings["sm_repeat_in_kernel"] = r.measure.sm_repeat_in_kernel;
-  return {{"schema", kSweepSchemaName},
-          {"schema_version", kSweepSchemaVersion},
-          {"tool", tool_json()},
-          {"command_line", r.command_line},
-          {"start_time_utc", r.start_time_utc},
-          {"wall_seconds", r.wall_seconds},
-          {"status", sweep_status_text(r)},
-          {"stop", stop},
-          {"messages", r.messages},
-          {"source", source},
-          {"sizes_bytes", r.sizes},
-          {"settings", settings},
-          {"environment", system_json(r.system)},
-          {"series", series},
-          {"timeline", timeline_json(r.timeline)}};
+  j["environment"] = system_json(r.system);
+  j["timeline"] = timeline_json(r.timeline);
+  return j;
 }
 
 SweepResult decode_sweep(const json& doc, const std::string& name) {
   return decode_document(name, kSweepSchemaName, [&doc] {
     const Fields d(doc, "");
     SweepResult r;
-    decode_head(d, doc, r);
+    Reader::into(d, r, sweep_fields);
     const std::string status = d.get<std::string>("status", "passed");
     r.status = status == "failed" ? SweepStatus::failed : status == "waived" ? SweepStatus::waived : SweepStatus::passed;
     if (decode_stop(d, r.run_status, r.stop, r.stop_reason, r.time_limit_s))
       r.not_run = d.object("stop").get("not_run_bytes", r.not_run);
     if (d.has("stop")) r.resumed_from = d.object("stop").get<std::string>("resumed_from", "");
-    if (d.has("source")) {
-      const Fields source = d.object("source");
-      r.source = source.get<std::string>("kind", "");
-      r.what = source.get<std::string>(r.source == "case" ? "case" : "spec", "");
-      r.stream_mode = source.get<std::string>("stream_mode", "");
-    }
-    r.sizes = d.get("sizes_bytes", r.sizes);
-    for (const Fields& s : d.items("series")) r.series.push_back(decode_series(s));
+    if (d.has("environment")) r.system = decode_system(doc.at("environment"), "environment", false);
     if (d.has("timeline")) r.timeline = decode_timeline(d.object("timeline"));
     return r;
   });
 }
 
 json sm_sweep_json(const SmSweepResult& r) {
-  json series = json::array();
-  for (const SmSeries& s : r.series) series.push_back(sm_series_json(s));
-  json sms = json::array();
-  for (int n : r.sms) sms.push_back(n > 0 ? json(n) : json("all"));
-  json settings = measure_json(r.measure, r.statistic);
-  settings["one_block_per_sm"] = true;
-  return {{"schema", kSmSweepSchemaName},
-          {"schema_version", kSmSweepSchemaVersion},
-          {"tool", {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}}},
-          {"command_line", r.command_line},
-          {"start_time_utc", r.start_time_utc},
-          {"wall_seconds", r.wall_seconds},
-          {"status", to_string(r.status)},
-          {"messages", r.messages},
-          {"case", r.case_name},
-          {"bytes_per_copy", r.bytes},
-          {"sm_counts", sms},
-          {"settings", settings},
-          {"environment", system_json(r.system)},
-          {"series", series}};
+  json j = Writer::of(r, sm_sweep_fields);
+  j["schema"] = kSmSweepSchemaName;
+  j["schema_version"] = kSmSweepSchemaVersion;
+  j["tool"] = {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}};
+  j["sm_counts"] = json::array();
+  for (int n : r.sms) j["sm_counts"].push_back(n > 0 ? json(n) : json("all"));
+  j["environment"] = system_json(r.system);
+  return j;
 }
 
 SmSweepResult decode_sm_sweep(const json& doc, const std::string& name) {
   return decode_document(name, kSmSweepSchemaName, [&doc] {
     const Fields d(doc, "");
     SmSweepResult r;
-    decode_head(d, doc, r);
-    r.status = d.get("status", {SweepStatus::passed, SweepStatus::failed, SweepStatus::waived}, SweepStatus::passed);
-    r.case_name = d.get<std::string>("case", "");
-    r.bytes = d.get("bytes_per_copy", std::uint64_t{0});
+    Reader::into(d, r, sm_sweep_fields);
     for (const json& n : doc.value("sm_counts", json::array())) r.sms.push_back(n == "all" ? 0 : n.get<int>());
-    for (const Fields& s : d.items("series")) r.series.push_back(decode_sm_series(s));
+    if (d.has("environment")) r.system = decode_system(doc.at("environment"), "environment", false);
     return r;
   });
 }
