@@ -16,7 +16,7 @@
 #include "fake_source.hpp"
 #include "report/check_report.hpp"
 #include "report/fleet_report.hpp"
-#include "report/run_from_json.hpp"
+#include "records/run_json.hpp"
 
 namespace {
 
@@ -32,7 +32,7 @@ int occurrences(const std::string& text, const std::string& what) {
 CheckResult recorded_with_findings() {
   CheckResult r;
   std::ifstream f(XFERBENCH_SOURCE_DIR "/bench/results/2026-11-22-h200x2-sm-bulk/full1.json");
-  r.run = xb::report::run_from_json(json::parse(f));
+  r.run = xb::records::decode_run(json::parse(f), "run");
   r.lint.rules = {{"pcie_link", "PCIe", RuleStatus::findings, ""},
                   {"persistence_mode", "persistence", RuleStatus::findings, ""},
                   {"pcie_acs", "ACS", RuleStatus::skipped, "needs root & more"}};

@@ -8,7 +8,7 @@
 #include "check/node.hpp"
 #include "base/error.hpp"
 #include "report/check_report.hpp"
-#include "report/run_from_json.hpp"
+#include "records/run_json.hpp"
 
 namespace {
 
@@ -25,7 +25,7 @@ json load(const std::string& path) {
   return json::parse(f);
 }
 
-xb::RunResult decode(const json& run) { return xb::report::run_from_json(run); }
+xb::RunResult decode(const json& run) { return xb::records::decode_run(run, "run"); }
 
 CheckResult judge(const json& run, const CheckSpec* spec = nullptr, const Baseline* baseline = nullptr) {
   CheckResult r;

@@ -13,6 +13,7 @@
 #include "base/error.hpp"
 #include "firsttouch/options.hpp"
 #include "firsttouch/result.hpp"
+#include "firsttouch/first_touch_json.hpp"
 #include "report/first_touch_report.hpp"
 #include "report/seed_formats.hpp"
 
@@ -163,7 +164,7 @@ TEST(FirstTouchSummary, TheTwoRanksHalvesMergeAndSurviveTheWire) {
   receiver.open_s = 0.4;
   receiver.first_copy_s = 0.5;
   receiver.steady_copy_s = {0.6, 0.7};
-  const auto back = phases_from_wire(phases_to_wire({{receiver}}));
+  const auto back = records::phases_from_wire(records::phases_to_wire({{receiver}}));
   ASSERT_EQ(back.size(), 1u);
   ASSERT_EQ(back[0].size(), 1u);
   merge(sender, back[0][0]);

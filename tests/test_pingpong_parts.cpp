@@ -9,6 +9,7 @@
 #include "pingpong/result.hpp"
 #include "pingpong/schedule.hpp"
 #include "pingpong/select.hpp"
+#include "pingpong/pingpong_json.hpp"
 
 namespace xb::pingpong {
 namespace {
@@ -329,7 +330,7 @@ TEST(PingpongResult, PairsSurviveTheirWireFormat) {
   p.path = "rank 2: through the network";
   p.sizes.push_back(summarize_size(Mode::pingpong, 64, 1, {1e-6, 3e-6}));
   p.sizes[0].verified = true;
-  const auto back = pairs_from_wire(pairs_to_wire({p}));
+  const auto back = records::pairs_from_wire(records::pairs_to_wire({p}));
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].rank_b, 5);
   EXPECT_EQ(back[0].gpu_a, 1);

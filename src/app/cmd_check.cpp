@@ -23,7 +23,7 @@
 #include "report/fleet_report.hpp"
 #include "report/output_file.hpp"
 #include "report/report.hpp"
-#include "report/run_from_json.hpp"
+#include "records/run_json.hpp"
 
 namespace xb::app {
 namespace {
@@ -82,11 +82,7 @@ RunResult read_run_file(const std::string& path, const char* what) {
   if (version != report::kSchemaVersion)
     fail(ErrorKind::usage, fmt::format("{} has {} schema_version {}: this xferbench reads version {}", label,
                                        report::kSchemaName, version.dump(), report::kSchemaVersion));
-  try {
-    return report::run_from_json(doc);
-  } catch (const Error& e) {
-    fail(ErrorKind::usage, fmt::format("{} is malformed: {}", label, e.what()));
-  }
+  return records::decode_run(doc, label);
 }
 
 // The options with the --baseline run decoded: before any GPU work, and

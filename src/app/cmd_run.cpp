@@ -24,6 +24,7 @@
 #include "machine/topology_file.hpp"
 #include "base/time_budget.hpp"
 #include "machine/topology.hpp"
+#include "records/run_json.hpp"
 #include "report/nvbandwidth.hpp"
 #include "report/output_file.hpp"
 #include "report/plan_report.hpp"
@@ -62,7 +63,9 @@ std::optional<RunResult> resumed_run(const RunOptions& opts, const std::optional
   if (!doc) return std::nullopt;
   const std::string name = "'" + opts.stop.resume + "'";
   check_same_identity(identity_of(*doc, name), identity_of(sys, ctx.argv), name);
-  return run_from_json(*doc, opts.stop.resume);
+  RunResult earlier = records::decode_run(*doc, opts.stop.resume);
+  earlier.resumed_from = opts.stop.resume;
+  return earlier;
 }
 
 void write_run(const RunResult& run, const OutputOptions& out) {

@@ -25,6 +25,7 @@
 #include "machine/topology.hpp"
 #include "base/units.hpp"
 #include "frontends/spec.hpp"
+#include "cases/sweep_json.hpp"
 #include "report/output_file.hpp"
 #include "report/report.hpp"
 #include "report/sm_sweep_report.hpp"
@@ -178,7 +179,9 @@ std::optional<SweepResult> resumed_sweep(const StopOptions& stop, const std::opt
   if (!doc) return std::nullopt;
   const std::string name = "'" + stop.resume + "'";
   check_same_identity(identity_of(*doc, name), identity_of(sys, ctx.argv), name);
-  return sweep_from_json(*doc, stop.resume);
+  SweepResult earlier = records::decode_sweep(*doc, stop.resume);
+  earlier.resumed_from = stop.resume;
+  return earlier;
 }
 
 int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, const Context& ctx) {

@@ -30,68 +30,9 @@ bool neutral_flag(const std::string& a) {
   return false;
 }
 
-std::string strip_uuid(GpuIdentity g) {
+std::string strip_uuid(records::GpuIdentity g) {
   g.uuid.clear();
   return g.text();
-}
-
-Cell cell_from_json(const json& j, Metric metric) {
-  const std::string unit = metric == Metric::bandwidth_gbps ? "gbps" : "ns";
-  Cell c;
-  c.row = j.at("row").get<int>();
-  c.col = j.at("col").get<int>();
-  c.value = j.at("value_" + unit).get<double>();
-  c.samples = j.at("samples_" + unit).get<std::vector<double>>();
-  c.stats = summary_from_json(j.at("stats"), unit, j.value("samples", 0));
-  c.link = j.value("link", "");
-  c.outlier = j.value("outlier", false);
-  c.note = j.value("note", "");
-  c.error = j.value("error", "");
-  c.invalid = j.value("invalid", false);
-  c.invalid_reason = j.value("invalid_reason", "");
-  if (metric == Metric::bandwidth_gbps) {
-    c.bytes_per_copy = j.value("bytes_per_copy", std::uint64_t{0});
-    c.copies_per_sample = j.value("copies_per_sample", 0);
-    c.gated = j.value("gated", true);
-    c.peak = peak_from_json(j.value("peak", json()));
-    c.efficiency = j.value("efficiency", json()).is_number() ? j["efficiency"].get<double>() : 0.0;
-    const std::string v = j.at("verification").value("status", "skipped");
-    c.verification.status = v == "passed"   ? Verification::Status::passed
-                            : v == "failed" ? Verification::Status::failed
-                                            : Verification::Status::skipped;
-    c.verification.first_bad_offset = j.at("verification").value("first_bad_offset", std::uint64_t{0});
-  } else {
-    c.bytes_per_copy = j.value("buffer_bytes", std::uint64_t{0});
-    c.copies_per_sample = j.value("accesses_per_sample", 0);
-  }
-  return c;
-}
-
-CaseStatus case_status_from(const std::string& s, const std::string& name) {
-  for (CaseStatus c : {CaseStatus::passed, CaseStatus::failed, CaseStatus::waived, CaseStatus::error, CaseStatus::not_run})
-    if (s == to_string(c)) return c;
-  bad(fmt::format("{}: unknown case status '{}'", name, s));
-}
-
-CaseResult case_from_json(const json& j, const std::string& name) {
-  CaseResult c;
-  c.index = j.at("index").get<int>();
-  c.name = j.at("name").get<std::string>();
-  c.description = j.value("description", "");
-  c.status = case_status_from(j.value("status", "passed"), name);
-  c.message = j.value("message", "");
-  c.wall_seconds = j.value("wall_seconds", 0.0);
-  for (const json& mj : j.at("matrices")) {
-    Matrix m;
-    m.name = mj.value("name", "");
-    m.title = mj.value("title", "");
-    m.metric = mj.value("metric", "bandwidth_gbps") == "latency_ns" ? Metric::latency_ns : Metric::bandwidth_gbps;
-    m.row_labels = mj.at("row_labels").get<std::vector<std::string>>();
-    m.col_labels = mj.at("col_labels").get<std::vector<std::string>>();
-    for (const json& cj : mj.at("cells")) m.cells.push_back(cell_from_json(cj, m.metric));
-    c.matrices.push_back(std::move(m));
-  }
-  return c;
 }
 
 bool parse_key(const std::string& key, std::string& name, int& row, int& col) {
@@ -143,22 +84,6 @@ void merge_case(CaseResult& fresh, const CaseResult& old) {
 
 }  // namespace
 
-std::string GpuIdentity::text() const {
-  return fmt::format("gpu{} {}{} {}", index, name, uuid.empty() ? "" : " " + uuid, bus_id);
-}
-
-Summary summary_from_json(const json& stats, const std::string& unit, int count) {
-  Summary s;
-  s.count = count;
-  s.median = stats.value("median_" + unit, 0.0);
-  s.mean = stats.value("mean_" + unit, 0.0);
-  s.min = stats.value("min_" + unit, 0.0);
-  s.max = stats.value("max_" + unit, 0.0);
-  s.stddev = stats.value("stddev_" + unit, 0.0);
-  s.cov = stats.value("cov", 0.0);
-  return s;
-}
-
 std::vector<std::string> comparable_args(const std::vector<std::string>& argv) {
   std::vector<std::string> out;
   for (std::size_t i = 1; i < argv.size(); ++i) {
@@ -173,35 +98,29 @@ std::vector<std::string> comparable_args(const std::vector<std::string>& argv) {
   return out;
 }
 
-RunIdentity identity_of(const System& sys, const std::vector<std::string>& argv) {
-  RunIdentity id;
+records::RunIdentity identity_of(const System& sys, const std::vector<std::string>& argv) {
+  records::RunIdentity id;
   id.hostname = sys.hostname;
-  for (const GpuInfo& g : sys.gpus) id.gpus.push_back(GpuIdentity{g.index, g.name, g.uuid, g.pci_bus_id});
+  for (const GpuInfo& g : sys.gpus) id.gpus.push_back({g.index, g.name, g.uuid, g.pci_bus_id});
   id.version = XFERBENCH_VERSION;
   id.git = build_git_hash();
   id.args = comparable_args(argv);
   return id;
 }
 
-RunIdentity identity_of(const json& doc, const std::string& name) {
-  RunIdentity id;
+records::RunIdentity identity_of(const json& doc, const std::string& name) {
+  records::RunIdentity id;
   try {
-    const json& env = doc.at("environment");
-    id.hostname = env.at("hostname").get<std::string>();
-    for (const json& g : env.at("gpus"))
-      id.gpus.push_back(GpuIdentity{g.at("index").get<int>(), g.at("name").get<std::string>(), g.value("uuid", ""),
-                                    g.at("pci_bus_id").get<std::string>()});
-    id.version = doc.at("tool").at("version").get<std::string>();
-    id.git = doc.at("tool").value("git", "");
-    id.args = comparable_args(doc.at("command_line").get<std::vector<std::string>>());
-  } catch (const json::exception& e) {
+    id = records::decode_identity(doc);
+  } catch (const std::exception& e) {
     bad(fmt::format("cannot resume {}: it lacks the machine, build or command line it was made with ({})", name,
                     e.what()));
   }
+  id.args = comparable_args(id.args);
   return id;
 }
 
-void check_same_identity(const RunIdentity& then, const RunIdentity& now, const std::string& name) {
+void check_same_identity(const records::RunIdentity& then, const records::RunIdentity& now, const std::string& name) {
   const std::string head = fmt::format("cannot resume {}:", name);
   if (then.hostname != now.hostname)
     bad(fmt::format("{} it comes from another machine (host '{}', this is '{}')", head, then.hostname, now.hostname));
@@ -235,24 +154,6 @@ json read_result_file(const std::string& path, const std::string& schema) {
 std::optional<json> read_resume_file(const std::string& path, const std::string& schema) {
   if (path.empty()) return std::nullopt;
   return read_result_file(path, schema);
-}
-
-std::vector<CaseResult> cases_from_json(const json& cases, const std::string& name) {
-  std::vector<CaseResult> out;
-  try {
-    for (const json& c : cases) out.push_back(case_from_json(c, name));
-  } catch (const json::exception& e) {
-    bad(fmt::format("{} is a malformed xferbench-run result: {}", name, e.what()));
-  }
-  return out;
-}
-
-RunResult run_from_json(const json& doc, const std::string& name) {
-  RunResult r;
-  r.resumed_from = name;
-  if (!doc.contains("cases")) bad(fmt::format("{} is a malformed xferbench-run result: no \"cases\"", name));
-  r.cases = cases_from_json(doc.at("cases"), name);
-  return r;
 }
 
 bool has_cell(const RunResult& r, const std::string& key) {

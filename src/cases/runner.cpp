@@ -81,18 +81,6 @@ void flag_outliers(Matrix& m) {
   }
 }
 
-bool all_passed(const RunResult& r) {
-  for (const auto& c : r.cases)
-    if (c.status == CaseStatus::failed || c.status == CaseStatus::error) return false;
-  return true;
-}
-
-bool memory_partial(const RunResult& r) {
-  for (const auto& c : r.cases)
-    if (!c.waived_cells.empty()) return true;
-  return false;
-}
-
 RunResult run_cases(const System& sys, const RunRequest& req, const CaseCallback& on_case) {
   Measurer measurer(sys, req.measure);
   GpuSource src(measurer);
@@ -304,21 +292,6 @@ RunResult run_cases(SampleSource& src, const RunRequest& req, const CaseCallback
   src.memory_cost(run.memory);
   run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
-}
-
-bool run_partial(const RunResult& r) { return r.status == RunStatus::partial || memory_partial(r); }
-
-const char* run_verdict(const RunResult& r) {
-  if (r.status == RunStatus::interrupted) return "interrupted";
-  if (!all_passed(r)) return "failed";
-  return run_partial(r) ? "partial" : "passed";
-}
-
-int run_exit_code(const RunResult& r) {
-  if (is_interruption(r.stop))
-    return stop_exit_code(r.stop);
-  if (!all_passed(r)) return 1;
-  return run_partial(r) ? kExitPartial : 0;
 }
 
 }  // namespace xb

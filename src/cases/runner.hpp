@@ -65,18 +65,6 @@ struct RunControls {
 // also the unfinished ones.
 RunResult run_cases(SampleSource& src, const RunRequest& req, const CaseCallback& on_case, const RunControls& controls);
 
-// The process exit code for a run: 130 / 143 (interrupted by SIGINT /
-// SIGTERM), 8 (GPU unusable), 1 (a case failed or errored), 10 (partial:
-// cells left out by the time limit or waived for memory), 0.
-int run_exit_code(const RunResult& r);
-
-// The run's verdict, the one place JSON "status" and the text footer take
-// it from, in the order of the exit codes: "interrupted", "failed",
-// "partial", "passed".
-const char* run_verdict(const RunResult& r);
-// Partial: status partial, or (for results assembled elsewhere) waived cells.
-bool run_partial(const RunResult& r);
-
 // Marks cells far below the others on the same kind of link in the same
 // matrix (bandwidth < 80% of the group's median; latency > 125%).
 void flag_outliers(Matrix& m);
@@ -88,11 +76,6 @@ std::string impossible_reason(double gbps, const Peak& peak);
 // Marks every bandwidth cell above its link's theoretical peak invalid and
 // fails the case naming the first such cell. Run before flag_outliers.
 void mark_impossible_cells(CaseResult& c);
-
-// True when every case passed or was waived.
-bool all_passed(const RunResult& r);
-// True when cells were waived because their buffers did not fit (partial, exit 10).
-bool memory_partial(const RunResult& r);
 
 std::string utc_now_iso8601();
 

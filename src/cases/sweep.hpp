@@ -12,8 +12,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cases/cases.hpp"
 #include "measure/measure.hpp"
 #include "base/model.hpp"
@@ -140,10 +138,7 @@ SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCal
 // Exit code: 130 / 143 / 8 for a stop, 1 for a failed size, 10 partial, 0.
 int sweep_exit_code(const SweepResult& r);
 
-// --resume: the series and rows of a sweep JSON document (Error(usage)
-// naming `name` when malformed).
-SweepResult sweep_from_json(const nlohmann::json& doc, const std::string& name);
-// Adds the rows (and failures) of `old` to `fresh`, which skipped its sizes.
+// --resume (the earlier sweep decoded by records::decode_sweep): adds the rows (and failures) of `old` to `fresh`, which skipped its sizes.
 void merge_sweep(SweepResult& fresh, const SweepResult& old);
 
 // Adds one size's measurement of a named case to `out` (series per cell).

@@ -8,6 +8,8 @@
 #include <fmt/ranges.h>
 
 #include "base/error.hpp"
+#include "records/run_json.hpp"
+#include "cases/sweep_json.hpp"
 
 namespace xb {
 
@@ -86,12 +88,11 @@ double drift_of(const Flat& f, const std::string& link) {
   return it != f.drift_by_link.end() ? it->second : f.drift_any;
 }
 
-void read_stability(const json& doc, Flat& f) {
-  const json& s = doc.value("stability", json::object());
-  if (!s.is_object() || !s.value("checked", false)) return;
-  for (const json& r : s.value("references", json::array())) {
-    const double d = std::fabs(r.value("drift_pct", 0.0));
-    double& slot = f.drift_by_link[r.value("link", "")];
+void read_stability(const Stability& s, Flat& f) {
+  if (!s.checked) return;
+  for (const StabilityEntry& e : s.entries) {
+    const double d = std::fabs(e.drift_pct);
+    double& slot = f.drift_by_link[e.ref.link];
     slot = std::max(slot, d);
     f.drift_any = std::max(f.drift_any, d);
   }
@@ -111,66 +112,48 @@ std::string schema_of(const json& doc, const std::string& name) {
   return schema;
 }
 
-Value cell_value(const json& cell, const std::string& unit) {
-  Value v;
-  v.value = cell.at("value_" + unit).get<double>();
-  v.stddev = cell.at("stats").value("stddev_" + unit, 0.0);
-  v.samples = cell.value("samples", 0);
-  v.verification_failed = cell.contains("verification") && cell["verification"].value("status", "") == "failed";
-  v.invalid = cell.value("invalid", false);
-  v.link = cell.value("link", "");
-  v.error = cell.value("error", "");
-  return v;
+void add_value(Flat& f, std::vector<std::string>& keys, const std::string& key, const std::string& unit, Value v) {
+  keys.push_back(key);
+  f.values[key] = std::move(v);
+  f.units[key] = unit;
 }
 
-void flatten_run(const json& doc, Flat& f) {
-  read_stability(doc, f);
-  for (const json& c : doc.at("cases")) {
-    const std::string name = c.at("name").get<std::string>();
-    f.group_order.push_back(name);
-    auto& keys = f.groups[name];
-    const std::string status = c.value("status", "passed");
-    if (status == "waived" || (status == "error" && c.value("matrices", json::array()).empty()))
-      f.group_failure[name] = status + ": " + c.value("message", "");
-    if (status == "not_run") f.group_incomplete[name] = true;
-    for (const json& m : c.value("matrices", json::array())) {
-      const std::string unit = m.value("metric", "bandwidth_gbps") == "latency_ns" ? "ns" : "gbps";
-      const auto& rows = m.at("row_labels");
-      const auto& cols = m.at("col_labels");
-      for (const json& cell : m.at("cells")) {
-        const std::string key = fmt::format("{} {}[{},{}]", name, m.value("name", ""),
-                                            rows.at(cell.at("row").get<std::size_t>()).get<std::string>(),
-                                            cols.at(cell.at("col").get<std::size_t>()).get<std::string>());
-        keys.push_back(key);
-        f.values[key] = cell_value(cell, unit);
-        f.units[key] = unit;
+void flatten_run(const RunResult& r, Flat& f) {
+  read_stability(r.stability, f);
+  for (const CaseResult& c : r.cases) {
+    f.group_order.push_back(c.name);
+    auto& keys = f.groups[c.name];
+    if (c.status == CaseStatus::waived || (c.status == CaseStatus::error && c.matrices.empty()))
+      f.group_failure[c.name] = fmt::format("{}: {}", to_string(c.status), c.message);
+    if (c.status == CaseStatus::not_run) f.group_incomplete[c.name] = true;
+    for (const Matrix& m : c.matrices) {
+      for (const Cell& cell : m.cells) {
+        const std::string key =
+            fmt::format("{} {}[{},{}]", c.name, m.name, m.row_labels.at(static_cast<std::size_t>(cell.row)),
+                        m.col_labels.at(static_cast<std::size_t>(cell.col)));
+        add_value(f, keys, key, m.metric == Metric::latency_ns ? "ns" : "gbps",
+                  {cell.value, cell.stats.stddev, cell.stats.count,
+                   cell.verification.status == Verification::Status::failed, cell.invalid, cell.link, cell.error});
       }
     }
   }
 }
 
-void flatten_sweep(const json& doc, Flat& f) {
-  for (const json& s : doc.at("series")) {
-    const std::string label = s.at("label").get<std::string>();
-    f.group_order.push_back(label);
-    auto& keys = f.groups[label];
-    for (const json& row : s.at("rows")) {
-      const std::string key = fmt::format("{} @ {} B", label, row.at("bytes").get<std::uint64_t>());
-      keys.push_back(key);
-      f.values[key] = cell_value(row, "gbps");
-      f.units[key] = "gbps";
-    }
+void flatten_sweep(const SweepResult& r, Flat& f) {
+  for (const SweepSeries& s : r.series) {
+    f.group_order.push_back(s.label);
+    auto& keys = f.groups[s.label];
+    for (const SweepRow& row : s.rows)
+      add_value(f, keys, fmt::format("{} @ {} B", s.label, row.bytes), "gbps",
+                {row.value_gbps, row.stats.stddev, row.stats.count,
+                 row.verification == Verification::Status::failed, row.invalid, "", ""});
   }
 }
 
 Flat flatten(const json& doc, const std::string& schema, const std::string& name) {
   Flat f;
-  try {
-    if (schema == "xferbench-run") flatten_run(doc, f);
-    else flatten_sweep(doc, f);
-  } catch (const json::exception& e) {
-    bad(fmt::format("{} is a malformed {} result: {}", name, schema, e.what()));
-  }
+  if (schema == "xferbench-run") flatten_run(records::decode_run(doc, name), f);
+  else flatten_sweep(records::decode_sweep(doc, name), f);
   return f;
 }
 

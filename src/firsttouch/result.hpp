@@ -96,8 +96,4 @@ struct Result {
 // iteration, 10 when iterations were left out for the time limit, else 0.
 int exit_code_of(const Result& r);
 
-// Internal wire format for gathering one rank's phases to rank 0.
-std::string phases_to_wire(const std::vector<std::vector<Phases>>& per_variant);
-std::vector<std::vector<Phases>> phases_from_wire(const std::string& text);
-
 }  // namespace xb::firsttouch

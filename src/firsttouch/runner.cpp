@@ -16,6 +16,7 @@
 #include "firsttouch/path.hpp"
 #include "pingpong/nccl_api.hpp"
 #include "pingpong/select.hpp"
+#include "firsttouch/first_touch_json.hpp"
 
 namespace xb::firsttouch {
 namespace {
@@ -181,9 +182,9 @@ void set_up_path(Roles& r, Result& res, pingpong::TransportKind kind, int device
 }
 
 void gather_phases(const Roles& r, Result& res, const std::vector<std::vector<Phases>>& mine) {
-  const auto all = r.comm->allgather(phases_to_wire(mine), r.timeout);
+  const auto all = r.comm->allgather(records::phases_to_wire(mine), r.timeout);
   for (const auto& wire : all) {
-    const auto theirs = phases_from_wire(wire);
+    const auto theirs = records::phases_from_wire(wire);
     for (std::size_t v = 0; v < theirs.size() && v < res.variants.size(); ++v) {
       auto& phases = res.variants[v].phases;
       for (std::size_t i = 0; i < theirs[v].size() && i < phases.size(); ++i) merge(phases[i], theirs[v][i]);

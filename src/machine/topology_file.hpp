@@ -11,18 +11,9 @@
 
 namespace xb {
 
-// The "environment" section as run, sweep and list JSON write it
-// (report::system_json), or a document holding one. Throws
-// std::exception (nlohmann's or runtime_error) for the first missing or
-// mistyped field; fields the planner does not need may be absent. The one
-// System reader: topology files, recorded runs and resume use it.
-System environment_from_json(const nlohmann::json& doc);
-
-// A peak as report::system_json writes it; null or not an object: unknown.
-Peak peak_from_json(const nlohmann::json& j);
-
-// Throws Error(usage) naming `name` and the first missing or mistyped
-// field. Fields the planner does not need may be absent (older files).
+// The System of a list document, or of any result with an "environment"
+// (records::decode_system). Throws Error(usage) naming `name` and the first
+// missing or mistyped field.
 System system_from_json(const nlohmann::json& doc, const std::string& name);
 
 // Reads the file (base/input_file.hpp); Error(usage) when it cannot be read,

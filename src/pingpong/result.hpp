@@ -78,8 +78,4 @@ SizeResult summarize_size(Mode mode, std::uint64_t bytes, int window, const std:
 // first failed verification (ErrorKind::verification); nullopt when all passed.
 std::optional<Error> first_failure(const Result& r);
 
-// Internal wire format for gathering pair results to every rank.
-std::string pairs_to_wire(const std::vector<PairResult>& pairs);
-std::vector<PairResult> pairs_from_wire(const std::string& text);
-
 }  // namespace xb::pingpong

@@ -17,6 +17,7 @@
 #include "pingpong/schedule.hpp"
 #include "pingpong/select.hpp"
 #include "pingpong/transport.hpp"
+#include "pingpong/pingpong_json.hpp"
 
 namespace xb::pingpong {
 
@@ -483,8 +484,8 @@ Result run(comm::Communicator& comm, const Options& options, const Environment& 
   poll.reset();
   if (relay) relay->last_word();
   Result result = result_header(options, comm.size());
-  for (const auto& wire : comm.allgather(pairs_to_wire(mine), timeout_of(options))) {
-    for (auto& p : pairs_from_wire(wire)) result.pairs.push_back(std::move(p));
+  for (const auto& wire : comm.allgather(records::pairs_to_wire(mine), timeout_of(options))) {
+    for (auto& p : records::pairs_from_wire(wire)) result.pairs.push_back(std::move(p));
   }
   if (relay) relay->close(timeout_of(options));
   std::sort(result.pairs.begin(), result.pairs.end(),

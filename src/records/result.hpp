@@ -112,4 +112,22 @@ struct RunResult {
   MemoryCost memory;
 };
 
+// How a run ended, as a verdict and an exit code: the one rule (docs/interrupts.md).
+// The process exit code for a run: 130 / 143 (interrupted by SIGINT /
+// SIGTERM), 8 (GPU unusable), 1 (a case failed or errored), 10 (partial:
+// cells left out by the time limit or waived for memory), 0.
+int run_exit_code(const RunResult& r);
+
+// The run's verdict, the one place JSON "status" and the text footer take
+// it from, in the order of the exit codes: "interrupted", "failed",
+// "partial", "passed".
+const char* run_verdict(const RunResult& r);
+// Partial: status partial, or (for results assembled elsewhere) waived cells.
+bool run_partial(const RunResult& r);
+
+// True when every case passed or was waived.
+bool all_passed(const RunResult& r);
+// True when cells were waived because their buffers did not fit (partial, exit 10).
+bool memory_partial(const RunResult& r);
+
 }  // namespace xb
