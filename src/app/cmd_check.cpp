@@ -20,9 +20,8 @@
 #include "core/error.hpp"
 #include "core/stop.hpp"
 #include "core/units.hpp"
-#include "report/output_file.hpp"
 #include "report/check_report.hpp"
-#include "report/report.hpp"
+#include "report/reporter.hpp"
 #ifdef XFERBENCH_CHECK_MPI
 #include <optional>
 
@@ -76,12 +75,18 @@ void check_writable(const CheckArgs& a) {
   check_output_writable(junit);
 }
 
+// Stdout (--summary: one line), -o (always JSON) and --junit.
+report::Outputs outputs(const CheckArgs& a) {
+  report::ReportOptions o;
+  o.summary = a.summary_only;
+  o.csv_file = false;
+  report::Outputs out(a.out.format, a.out.file, o);
+  out.add_file(a.junit_file, "junit");
+  return out;
+}
+
 void publish_node(const CheckArgs& a, const check::CheckResult& r) {
-  if (a.summary_only) std::cout << report::check_summary_line(r) << "\n";
-  else if (a.out.format == "json") std::cout << report::check_json(r).dump(2) << "\n";
-  else report::text_check(std::cout, r);
-  if (!a.out.file.empty()) report::write_output_file(a.out.file, report::check_json(r).dump(2) + "\n");
-  if (!a.junit_file.empty()) report::write_output_file(a.junit_file, report::check_junit(r));
+  outputs(a).emit([&](report::Reporter& rep) { rep.check(r); });
 }
 
 check::CheckResult measure_node(const CheckArgs& a, const Context& ctx, comm::StopRelay* relay = nullptr) {
@@ -131,11 +136,7 @@ int execute_fleet(const CheckArgs& a, const Context& ctx) {
     std::optional<Error> err;
     if (comm->rank() == 0) {
       try {
-        if (a.out.format == "json") std::cout << report::fleet_json(nodes).dump(2) << "\n";
-        else report::text_fleet(std::cout, nodes);
-        std::cout.flush();
-        if (!a.out.file.empty()) report::write_output_file(a.out.file, report::fleet_json(nodes).dump(2) + "\n");
-        if (!a.junit_file.empty()) report::write_output_file(a.junit_file, report::fleet_junit(nodes));
+        outputs(a).emit([&](report::Reporter& rep) { rep.check_fleet(nodes); });
       } catch (const Error& e) {
         err = e;
       }

@@ -12,7 +12,6 @@ namespace xb::app {
 struct OutputOptions {
   std::string format = "text";  // stdout: text | json | csv
   std::string file;             // --output FILE
-  bool file_is_csv() const;
 };
 
 // Adds --format/-j/--output to a subcommand; `extra_formats` are further

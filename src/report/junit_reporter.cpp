@@ -1,0 +1,20 @@
+// JUnit XML, for CI: check's verdicts (check --junit FILE).
+#include "report/check_report.hpp"
+#include "report/reporter.hpp"
+
+namespace xb::report {
+namespace {
+
+class JunitReporter : public Reporter {
+ public:
+  using Reporter::Reporter;
+
+  void check(const check::CheckResult& r) override { out_ << check_junit(r); }
+  void check_fleet(const std::vector<nlohmann::json>& nodes) override { out_ << fleet_junit(nodes); }
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> junit_reporter(std::ostream& out) { return std::make_unique<JunitReporter>(out); }
+
+}  // namespace xb::report
