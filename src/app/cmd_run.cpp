@@ -57,7 +57,7 @@ std::optional<RunResult> resumed_run(const RunOptions& opts, const std::optional
 }
 
 int execute(const RunOptions& opts, const Context& ctx) {
-  report::Outputs out(opts.out.format, opts.out.file, {opts.verbose});
+  report::Outputs out(opts.out.format, opts.out.file, {{opts.verbose}});
   if (out.screen().nvbandwidth_run()) return execute_nvbandwidth_format(opts, out, ctx);
   if (opts.list) {
     report::text_cases(std::cout);

@@ -51,7 +51,7 @@ int run_nvbandwidth(const NvbInvocation& inv, const Context& ctx) {
     report::nvb_text_list(std::cout, inv.listed);
     return 0;
   }
-  report::Outputs out(inv.json ? "nvbandwidth-json" : "nvbandwidth", "", {inv.print.verbose, inv.print.perf_formatter});
+  report::Outputs out(inv.json ? "nvbandwidth-json" : "nvbandwidth", "", {inv.print});
   try {
     return print_run(inv.request, out, ctx);
   } catch (const Error& e) {

@@ -1,5 +1,6 @@
 // Where results go: a format on stdout and optionally a file whose format
-// follows its extension (.csv -> CSV, anything else -> JSON).
+// follows its extension (.csv -> CSV, anything else -> JSON); report::Outputs
+// makes the reporters for them.
 #pragma once
 
 #include <ostream>

@@ -26,7 +26,7 @@ class NvbandwidthFormat : public Reporter {
 class NvbandwidthText : public NvbandwidthFormat {
  public:
   NvbandwidthText(std::ostream& out, std::ostream& err, const ReportOptions& o)
-      : NvbandwidthFormat("nvbandwidth", out), err_(err), options_{o.verbose, o.perf_formatter} {}
+      : NvbandwidthFormat("nvbandwidth", out), err_(err), options_(o) {}
 
   bool streams() const override { return true; }
   void run_begin(const RunResult& header) override {

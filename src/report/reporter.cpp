@@ -41,7 +41,7 @@ std::unique_ptr<Reporter> make_reporter(const std::string& format, std::ostream&
 
 Outputs::Outputs(const std::string& format, const std::string& file, const ReportOptions& o, std::ostream& out,
                  std::ostream& err)
-    : format_(format), options_(o), out_(out), err_(err), screen_(make_reporter(format, out, err, o)) {
+    : format_(format), options_(o), out_(out), screen_(make_reporter(format, out, err, o)) {
   add_file(file, o.csv_file && ends_with(file, ".csv") ? "csv" : "json");
 }
 
@@ -61,7 +61,8 @@ void Outputs::emit(const std::function<void(Reporter&)>& render) {
     render(*make_reporter(format, text));
     return text.str();
   };
-  // A file in stdout's format gets the same text, rendered once (a fleet's JSON is large).
+  // A file in stdout's format (unless stdout has the summary line) gets the same text,
+  // rendered once: a fleet's JSON is large.
   const auto same = [&](const auto& file) { return file.second == format_ && !options_.summary; };
   std::string shared;
   if (std::any_of(files_.begin(), files_.end(), same)) {

@@ -27,15 +27,15 @@
 #include "firsttouch/result.hpp"
 #include "fleet/summary.hpp"
 #include "pingpong/result.hpp"
+#include "report/nvbandwidth.hpp"
 #include "report/plan_report.hpp"
 
 namespace xb::report {
 
-struct ReportOptions {
-  bool verbose = false;         // run -v: each sample's value after its case (text, nvbandwidth)
-  bool perf_formatter = false;  // nvbandwidth --perfFormatter
-  bool summary = false;         // check --summary: the one-line summary in place of the node's report
-  bool csv_file = true;         // -o FILE is CSV when it ends in .csv (false: always JSON)
+// -v (also the text format's) and --perfFormatter, then:
+struct ReportOptions : NvbOptions {
+  bool summary = false;  // check --summary: the one-line summary in place of the node's report
+  bool csv_file = true;  // -o FILE is CSV when it ends in .csv (false: always JSON)
 };
 
 // Kinds a format may refuse (require()).
@@ -45,8 +45,6 @@ class Reporter {
  public:
   explicit Reporter(std::ostream& out) : out_(out) {}
   virtual ~Reporter() = default;
-  Reporter(const Reporter&) = delete;
-  Reporter& operator=(const Reporter&) = delete;
 
   // Throws Error(usage), with the message the command has always given,
   // when this format cannot render `kind`.
@@ -122,7 +120,6 @@ class Outputs {
   std::string format_;
   ReportOptions options_;
   std::ostream& out_;
-  std::ostream& err_;
   std::unique_ptr<Reporter> screen_;
   std::vector<std::pair<std::string, std::string>> files_;  // path, format
 };
