@@ -1,16 +1,7 @@
 // The CSV format: a header row, then one row per cell (or transfer, size,
 // node), at the end.
 #include "core/error.hpp"
-#include "report/compare_report.hpp"
-#include "report/first_touch_report.hpp"
-#include "report/fleet_report.hpp"
-#include "report/list_csv.hpp"
-#include "report/pingpong_report.hpp"
-#include "report/report.hpp"
 #include "report/reporter.hpp"
-#include "report/scenario_report.hpp"
-#include "report/sm_sweep_report.hpp"
-#include "report/sweep_report.hpp"
 
 namespace xb::report {
 namespace {

@@ -1,14 +1,5 @@
 // The JSON format: each result's document, indented by two spaces, at the end.
-#include "report/check_report.hpp"
-#include "report/compare_report.hpp"
-#include "report/first_touch_report.hpp"
-#include "report/fleet_report.hpp"
-#include "report/pingpong_report.hpp"
-#include "report/report.hpp"
 #include "report/reporter.hpp"
-#include "report/scenario_report.hpp"
-#include "report/sm_sweep_report.hpp"
-#include "report/sweep_report.hpp"
 
 namespace xb::report {
 namespace {

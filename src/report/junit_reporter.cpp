@@ -1,5 +1,4 @@
 // JUnit XML, for CI: check's verdicts (check --junit FILE).
-#include "report/check_report.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::report {

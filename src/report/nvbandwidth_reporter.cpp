@@ -1,7 +1,6 @@
 // nvbandwidth's formats (report/nvbandwidth.hpp): its text, case by case as
 // each ends, and its JSON at the end. They render named cases only.
 #include "core/error.hpp"
-#include "report/nvbandwidth.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::report {

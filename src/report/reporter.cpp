@@ -5,7 +5,6 @@
 
 #include "core/error.hpp"
 #include "report/output_file.hpp"
-#include "report/scenario_report.hpp"
 
 namespace xb::report {
 namespace {

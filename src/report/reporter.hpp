@@ -16,19 +16,20 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "check/node.hpp"
-#include "core/compare.hpp"
-#include "core/concurrent.hpp"
-#include "core/result.hpp"
-#include "core/sm_sweep.hpp"
-#include "core/sweep.hpp"
-#include "firsttouch/result.hpp"
-#include "fleet/summary.hpp"
-#include "pingpong/result.hpp"
+// The formatting functions the reporters call, with the result types.
+#include "report/check_report.hpp"
+#include "report/compare_report.hpp"
+#include "report/first_touch_report.hpp"
+#include "report/fleet_report.hpp"
+#include "report/list_csv.hpp"
 #include "report/nvbandwidth.hpp"
+#include "report/pingpong_report.hpp"
 #include "report/plan_report.hpp"
+#include "report/report.hpp"
+#include "report/scenario_report.hpp"
+#include "report/seed_formats.hpp"
+#include "report/sm_sweep_report.hpp"
+#include "report/sweep_report.hpp"
 
 namespace xb::report {
 

@@ -1,9 +1,6 @@
 // The seed tools' own output (report/seed_formats.hpp): multi-gpu-bwtest's
 // and CUts' lines for a scenario, gpudirect_p2p_overalloc's for first-touch.
-#include "report/first_touch_report.hpp"
 #include "report/reporter.hpp"
-#include "report/scenario_report.hpp"
-#include "report/seed_formats.hpp"
 
 namespace xb::report {
 namespace {

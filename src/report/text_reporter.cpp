@@ -1,15 +1,5 @@
 // The text format: tables for people, rows printed as they are measured.
-#include "report/check_report.hpp"
-#include "report/compare_report.hpp"
-#include "report/first_touch_report.hpp"
-#include "report/fleet_report.hpp"
-#include "report/nvbandwidth.hpp"
-#include "report/pingpong_report.hpp"
-#include "report/report.hpp"
 #include "report/reporter.hpp"
-#include "report/scenario_report.hpp"
-#include "report/sm_sweep_report.hpp"
-#include "report/sweep_report.hpp"
 
 namespace xb::report {
 namespace {
