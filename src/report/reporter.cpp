@@ -9,10 +9,6 @@
 namespace xb::report {
 namespace {
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 std::unique_ptr<Reporter> unwrapped(const std::string& format, std::ostream& out, std::ostream& err,
                                     const ReportOptions& o) {
   if (format == "text") return text_reporter(out, o);
@@ -41,7 +37,8 @@ std::unique_ptr<Reporter> make_reporter(const std::string& format, std::ostream&
 Outputs::Outputs(const std::string& format, const std::string& file, const ReportOptions& o, std::ostream& out,
                  std::ostream& err)
     : format_(format), options_(o), out_(out), screen_(make_reporter(format, out, err, o)) {
-  add_file(file, o.csv_file && ends_with(file, ".csv") ? "csv" : "json");
+  const bool csv = o.csv_file && file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0;
+  add_file(file, csv ? "csv" : "json");
 }
 
 void Outputs::add_file(const std::string& path, const std::string& format) {
