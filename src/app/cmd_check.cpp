@@ -24,6 +24,7 @@
 #include "report/output_file.hpp"
 #include "report/report.hpp"
 #include "records/run_json.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 namespace {
@@ -92,24 +93,29 @@ check::CheckOptions with_baseline(check::CheckOptions opts) {
   return opts;
 }
 
+// Stdout (--summary: one line), -o (always JSON) and --junit.
+report::Outputs outputs(const CheckArgs& a) {
+  report::ReportOptions o;
+  o.summary = a.summary_only;
+  o.csv_file = false;
+  report::Outputs out(a.out.format, a.out.file, o);
+  out.add_file(a.junit_file, "junit");
+  return out;
+}
+
 void publish_node(const CheckArgs& a, const check::CheckResult& r) {
-  if (a.summary_only) std::cout << report::check_summary_line(r) << "\n";
-  else if (a.out.format == "json") std::cout << report::check_json(r).dump(2) << "\n";
-  else report::text_check(std::cout, r);
-  if (!a.out.file.empty()) report::write_output_file(a.out.file, report::check_json(r).dump(2) + "\n");
-  if (!a.junit_file.empty()) report::write_output_file(a.junit_file, report::check_junit(r));
+  outputs(a).emit([&](report::Reporter& rep) { rep.check(r); });
 }
 
 // Rank 0 of several nodes: one row per node (or the fleet JSON), the fleet
 // file and JUnit; every node must pass (fleet::acceptance_exit_code).
 int publish_fleet(const CheckArgs& a, fleet::Fleet& f, std::ostream& out) {
   f.exit_code = fleet::acceptance_exit_code(f.nodes);
-  const std::string doc = report::fleet_json(f).dump(2) + "\n";
-  if (a.out.format == "json") out << doc;
-  else report::text_fleet(out, f);
-  out.flush();
-  if (!a.out.file.empty()) report::write_output_file(a.out.file, doc);
-  if (!a.junit_file.empty()) report::write_output_file(a.junit_file, report::fleet_junit(f));
+  report::ReportOptions o;
+  o.csv_file = false;
+  report::Outputs outs(a.out.format, a.out.file, o, out);
+  outs.add_file(a.junit_file, "junit");
+  outs.emit([&](report::Reporter& rep) { rep.check_fleet(f); });
   return f.exit_code;
 }
 

@@ -17,6 +17,8 @@
 #include "report/output_file.hpp"
 #include "report/fleet_report.hpp"
 #include "report/report.hpp"
+#include "fleet/summary.hpp"
+#include "report/reporter.hpp"
 
 #ifdef XFERBENCH_HAVE_MPI
 #include "comm/mpi_comm.hpp"
@@ -35,16 +37,7 @@ int publish(const FleetJob& job, std::vector<fleet::NodeRecord> records, const s
   f.start_time_utc = start_utc;
   f.wall_seconds = wall_s;
   if (job.publish) return job.publish(f, out);
-  if (job.out.format == "text") out << report::fleet_text(f);
-  if (job.out.format == "csv") out << report::fleet_csv(f);
-  // One JSON text for stdout and the file: a thousand nodes make it large.
-  std::string json_text;
-  if (job.out.format == "json" || (!job.out.file.empty() && !job.out.file_is_csv()))
-    json_text = report::fleet_json(f).dump(2) + "\n";
-  if (job.out.format == "json") out << json_text;
-  out.flush();
-  if (!job.out.file.empty())
-    report::write_output_file(job.out.file, job.out.file_is_csv() ? report::fleet_csv(f) : json_text);
+  report::Outputs(job.out.format, job.out.file, {}, out).emit([&](report::Reporter& r) { r.fleet(f); });
   return f.exit_code;
 }
 

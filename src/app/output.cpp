@@ -52,10 +52,6 @@ CheckedStdout* checked_stdout = nullptr;
 
 }  // namespace
 
-bool OutputOptions::file_is_csv() const {
-  return file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0;
-}
-
 void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv,
                         const std::vector<std::string>& extra_formats) {
   std::vector<std::string> formats = {"text", "json"};

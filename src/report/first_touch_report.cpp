@@ -7,6 +7,7 @@
 #include "base/error.hpp"
 #include "firsttouch/first_touch_json.hpp"
 #include "report/seed_formats.hpp"
+#include "report/report.hpp"
 
 namespace xb::report {
 
@@ -14,14 +15,6 @@ using firsttouch::FirstSteady;
 using firsttouch::Phases;
 using firsttouch::Result;
 using firsttouch::VariantResult;
-
-FirstTouchFormat parse_first_touch_format(const std::string& text) {
-  if (text == "text") return FirstTouchFormat::text;
-  if (text == "json") return FirstTouchFormat::json;
-  if (text == "csv") return FirstTouchFormat::csv;
-  if (text == "seed") return FirstTouchFormat::seed;
-  fail(ErrorKind::usage, fmt::format("invalid --format '{}': use text, json, csv or seed", text));
-}
 
 namespace {
 
@@ -185,16 +178,6 @@ std::string first_touch_csv(const Result& r) {
                        e(steady_of(m)));
   }
   return out;
-}
-
-std::string render_first_touch(const Result& r, FirstTouchFormat f, const std::vector<std::string>& argv) {
-  switch (f) {
-    case FirstTouchFormat::text: return first_touch_text(r);
-    case FirstTouchFormat::json: return first_touch_json(r, argv);
-    case FirstTouchFormat::csv: return first_touch_csv(r);
-    case FirstTouchFormat::seed: return first_touch_seed_text(r);
-  }
-  return "";
 }
 
 }  // namespace xb::report

@@ -6,19 +6,13 @@
 
 #include "base/error.hpp"
 #include "pingpong/pingpong_json.hpp"
+#include "report/report.hpp"
 
 namespace xb::report {
 
 using pingpong::PairResult;
 using pingpong::Result;
 using pingpong::SizeResult;
-
-PingpongFormat parse_pingpong_format(const std::string& text) {
-  if (text == "text") return PingpongFormat::text;
-  if (text == "json") return PingpongFormat::json;
-  if (text == "csv") return PingpongFormat::csv;
-  fail(ErrorKind::usage, fmt::format("invalid --format '{}': use text, json or csv", text));
-}
 
 namespace {
 
@@ -204,15 +198,6 @@ std::string pingpong_csv(const Result& r) {
     }
   }
   return out;
-}
-
-std::string render_pingpong(const Result& r, PingpongFormat f, const std::vector<std::string>& argv) {
-  switch (f) {
-    case PingpongFormat::text: return pingpong_text(r);
-    case PingpongFormat::json: return pingpong_json(r, argv);
-    case PingpongFormat::csv: return pingpong_csv(r);
-  }
-  return "";
 }
 
 }  // namespace xb::report
