@@ -11,7 +11,7 @@
 #include "cases/case_plan.hpp"
 #include "memory/memory_plan.hpp"
 #include "cases/run_plan.hpp"
-#include "machine/topology_file.hpp"
+#include "records/topology_file.hpp"
 #include "fake_system.hpp"
 #include "report/plan_report.hpp"
 

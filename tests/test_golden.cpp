@@ -40,7 +40,7 @@
 #include "app/fleet_launch.hpp"
 #include "comm/inproc_comm.hpp"
 #include "base/error.hpp"
-#include "machine/topology_file.hpp"
+#include "records/topology_file.hpp"
 #include "fake_source.hpp"
 #include "report/pingpong_report.hpp"
 #include "report/reporter.hpp"

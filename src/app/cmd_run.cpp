@@ -21,7 +21,7 @@
 #include "base/fault.hpp"
 #include "cases/resume.hpp"
 #include "cases/runner.hpp"
-#include "machine/topology_file.hpp"
+#include "records/topology_file.hpp"
 #include "base/time_budget.hpp"
 #include "machine/topology.hpp"
 #include "records/run_json.hpp"

@@ -1,4 +1,4 @@
-#include "machine/topology_file.hpp"
+#include "records/topology_file.hpp"
 
 #include <fmt/format.h>
 
