@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 mkdir -p build-fuzz
 "${CXX:-clang++}" -g -O1 -std=c++17 -fsanitize=fuzzer,address,undefined \
   -fno-sanitize-recover=undefined -DFMT_HEADER_ONLY -Isrc \
-  fuzz/fuzz_spec.cpp src/frontends/spec.cpp src/core/units.cpp src/core/error.cpp src/core/model.cpp \
+  fuzz/fuzz_spec.cpp src/frontends/spec.cpp src/base/units.cpp src/base/error.cpp src/base/model.cpp \
   -o build-fuzz/fuzz_spec
 echo "built build-fuzz/fuzz_spec"

@@ -3,7 +3,7 @@
 #   xferbench --version (and under a seed name) names the version and the
 #   commit; in a git checkout the commit is one of the repository's.
 # build_info_check.sh script CMAKE BUILD_INFO_CMAKE TEMPLATE
-#   src/core/build_info.cmake in scratch repositories: the hash follows new
+#   src/base/build_info.cmake in scratch repositories: the hash follows new
 #   commits, "-dirty" follows edits to tracked files, the file is rewritten
 #   only when its text changes, and outside a checkout it says "unknown".
 fail() { echo "FAIL: $*"; exit 1; }

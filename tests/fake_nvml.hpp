@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "core/nvml.hpp"
+#include "machine/nvml.hpp"
 
 class FakeNvml final : public xb::NvmlQueries {
  public:

@@ -13,8 +13,8 @@
 #include <string>
 #include <thread>
 
-#include "core/sample_source.hpp"
-#include "core/stop.hpp"
+#include "measure/sample_source.hpp"
+#include "base/stop.hpp"
 #include "fake_system.hpp"
 
 class FakeSource : public xb::SampleSource {

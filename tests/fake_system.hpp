@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/result.hpp"
-#include "core/stats.hpp"
-#include "core/topology.hpp"
+#include "records/result.hpp"
+#include "base/stats.hpp"
+#include "machine/topology.hpp"
 
 inline xb::System fake_system(int n, bool peers = true) {
   xb::System sys;

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "comm/inproc_comm.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 template <class Result>
 struct RankOutcome {

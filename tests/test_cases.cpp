@@ -2,9 +2,9 @@
 
 #include <set>
 
-#include "core/case_plan.hpp"
-#include "core/cases.hpp"
-#include "core/error.hpp"
+#include "cases/case_plan.hpp"
+#include "cases/cases.hpp"
+#include "base/error.hpp"
 #include "fake_system.hpp"
 
 using xb::case_catalogue;

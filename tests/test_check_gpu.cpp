@@ -23,8 +23,8 @@ TEST(CheckGpu, CheckNodeLintsMeasuresAndJudgesEveryCell) {
   const xb::check::CheckResult r = xb::check::check_node(opts);
   EXPECT_EQ(r.lint.rules.size(), xb::check::lint_rule_ids().size());
   ASSERT_FALSE(r.cells.empty());
-  for (const auto& p : r.problems) EXPECT_EQ(p.status, "waived") << p.case_name << ": " << p.message;
-  const bool nvml = r.run["environment"]["nvml_available"].get<bool>();
+  for (const auto& p : r.problems) EXPECT_EQ(p.status, xb::CaseStatus::waived) << p.case_name << ": " << p.message;
+  const bool nvml = r.run.system.nvml_available;
   if (nvml) {
     ASSERT_FALSE(r.telemetry.empty());
     for (const auto& w : r.telemetry) {

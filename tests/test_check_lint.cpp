@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "check/lint.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "fake_nvml.hpp"
 #include "fake_system.hpp"
 

@@ -1,16 +1,22 @@
-// The check reporters: XML escaping, the JUnit document, the JSON section,
-// and the multi-node adapter on the in-process communicator.
+// The check reporters: XML escaping, the JUnit document, the JSON section;
+// and check under a launch of several simulated nodes (in-process ranks,
+// fake GPUs): one fleet document, one table, every node judged.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iostream>
+#include <map>
 #include <mutex>
 #include <regex>
 #include <sstream>
 
-#include "check/fleet.hpp"
+#include "app/cli.hpp"
 #include "check/node.hpp"
 #include "comm/inproc_comm.hpp"
+#include "fake_source.hpp"
 #include "report/check_report.hpp"
+#include "report/fleet_report.hpp"
+#include "records/run_json.hpp"
 
 namespace {
 
@@ -26,7 +32,7 @@ int occurrences(const std::string& text, const std::string& what) {
 CheckResult recorded_with_findings() {
   CheckResult r;
   std::ifstream f(XFERBENCH_SOURCE_DIR "/bench/results/2026-11-22-h200x2-sm-bulk/full1.json");
-  r.run = json::parse(f);
+  r.run = xb::records::decode_run(json::parse(f), "run");
   r.lint.rules = {{"pcie_link", "PCIe", RuleStatus::findings, ""},
                   {"persistence_mode", "persistence", RuleStatus::findings, ""},
                   {"pcie_acs", "ACS", RuleStatus::skipped, "needs root & more"}};
@@ -101,67 +107,148 @@ TEST(CheckReport, JsonSection) {
   EXPECT_NE(text.str().find("fix: reseat <it>"), std::string::npos);
 }
 
-TEST(CheckReport, FleetGathersOneRecordPerNode) {
+// Two simulated nodes under one launch (nodeA: 2 fake GPUs, which pass
+// with a spec for their slow fake memory; nodeB: 2 processes, no GPU), each
+// rank running the command line as main() does: each node is checked once,
+// rank 0 alone prints one table and writes one fleet file (the run/sweep
+// schema, nodeA's check record inside) and one JUnit, and every rank exits
+// 1: a node that could not check itself fails the acceptance (run's fleet
+// rule would give its 3). --timeout is --fleet-timeout's former name.
+TEST(CheckFleet, ChecksUnderALaunchMakeOneFleetDocument) {
+  const std::string dir = ::testing::TempDir(), file = dir + "check_fleet.json", junit = dir + "check_fleet.xml";
+  const std::string spec = dir + "check_fleet.toml";
+  std::ofstream(spec) << "[[expect]]\ncase = \"device_local_copy\"\nmin = \"300 GB/s\"\n";
+  std::remove(file.c_str());
+  xb::comm::InprocOptions w;
+  w.hosts = {"nodeA", "nodeB", "nodeB"};
+  w.size = 3;
   std::mutex m;
-  std::vector<std::vector<json>> seen(4);
-  xb::comm::InprocOptions o;
-  o.size = 4;
-  o.hosts = {"nodeA", "nodeA", "nodeB", "nodeB"};
-  int work_calls = 0;
-  xb::comm::run_ranks(o, [&](xb::comm::Communicator& comm) {
-    auto nodes = gather_node_records(
-        comm,
-        [&]() -> json {
-          {
-            std::lock_guard<std::mutex> lock(m);
-            ++work_calls;
-          }
-          if (comm.host_name() == "nodeB") throw xb::Error(xb::ErrorKind::no_device, "no CUDA GPU found");
-          return {{"verdict", "pass"}, {"summary", "xferbench check: PASS"}, {"wall_seconds", 9.5}};
-        },
-        xb::comm::Seconds(10));
+  std::map<std::string, int> checked;
+  std::map<int, int> codes;
+  std::string errors;
+  std::ostringstream printed;
+  std::streambuf* old = std::cout.rdbuf(printed.rdbuf());
+  xb::comm::run_ranks(w, [&](xb::comm::Communicator& comm) {
+    xb::app::Context ctx;
+    ctx.argv = {"xferbench"};
+    ctx.launch = &comm;
+    const std::string host = comm.host_name();
+    ctx.open_source = [&, host](const xb::MeasureOptions&) -> std::unique_ptr<xb::SampleSource> {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        ++checked[host];
+      }
+      if (host == "nodeB") xb::fail(xb::ErrorKind::no_device, "no CUDA GPU found");
+      return std::make_unique<FakeSource>(2);
+    };
+    auto app = xb::app::make_app(ctx);
+    std::ostringstream out, err;
+    int code = xb::app::parse_args(*app, ctx, {"check", "--budget", "0.01", "--spec", spec, "--timeout", "60", "-o",
+                                                    file, "--junit", junit},
+                                   out, err);
+    if (code < 0) code = xb::app::run_action(ctx, err);
     std::lock_guard<std::mutex> lock(m);
-    seen[static_cast<std::size_t>(comm.rank())] = nodes;
+    codes[comm.rank()] = code;
+    errors += err.str();
   });
-  EXPECT_EQ(work_calls, 2);  // one process per node did the work
-  for (const auto& nodes : seen) {
-    ASSERT_EQ(nodes.size(), 2u);  // every rank learns every node
-    EXPECT_EQ(nodes[0]["hostname"], "nodeA");
-    EXPECT_EQ(nodes[1]["verdict"], "error");
-    EXPECT_EQ(nodes[1]["exit_code"], 3);
-    EXPECT_EQ(fleet_exit_code(nodes), 1);
-  }
-  std::ostringstream table;
-  xb::report::text_fleet(table, seen[0]);
-  EXPECT_NE(table.str().find("nodeA"), std::string::npos);
-  EXPECT_NE(table.str().find("no CUDA GPU found"), std::string::npos);
-  EXPECT_NE(table.str().find("xferbench check: FAIL 1 of 2 nodes failed"), std::string::npos) << table.str();
-  const std::string junit = xb::report::fleet_junit(seen[0]);
-  EXPECT_NE(junit.find("tests=\"2\" failures=\"0\" errors=\"1\""), std::string::npos) << junit;
-  EXPECT_EQ(fleet_exit_code({json{{"verdict", "pass"}}}), 0);
-  EXPECT_EQ(fleet_exit_code({}), 1);
+  std::cout.rdbuf(old);
+  EXPECT_EQ(checked, (std::map<std::string, int>{{"nodeA", 1}, {"nodeB", 1}}));
+  EXPECT_EQ(codes, (std::map<int, int>{{0, 1}, {1, 1}, {2, 1}})) << errors;
+  EXPECT_EQ(errors, "");
+
+  std::ifstream f(file);
+  ASSERT_TRUE(f) << "no fleet file";
+  const json doc = json::parse(f);
+  EXPECT_EQ(doc["schema"], xb::report::kFleetSchemaName);
+  EXPECT_EQ(doc["command"], "check");
+  EXPECT_EQ(doc["status"], "failed");
+  EXPECT_EQ(doc["exit_code"], 1);
+  EXPECT_EQ(doc["launch"]["processes"], 3);
+  const json& a = doc["nodes"]["nodeA"];
+  EXPECT_EQ(a["status"], "passed");
+  EXPECT_EQ(a["result"]["schema"], "xferbench-run");
+  EXPECT_EQ(a["result"]["check"]["exit_code"], a["exit_code"]);
+  EXPECT_GT(a["result"]["check"]["cells"].size(), 10u);
+  EXPECT_EQ(a["gpu_group"], "2 x Fake H200");
+  const json& b = doc["nodes"]["nodeB"];
+  EXPECT_EQ(b["status"], "error");
+  EXPECT_EQ(b["exit_code"], 3);
+  EXPECT_EQ(b["error"]["message"], "no CUDA GPU found");
+
+  const std::string table = printed.str();
+  EXPECT_EQ(occurrences(table, "# xferbench check: 2 nodes"), 1) << table;
+  EXPECT_NE(table.find(a["result"]["check"]["summary"].get<std::string>()), std::string::npos) << table;
+  EXPECT_TRUE(std::regex_search(table, std::regex("nodeA +PASS +[0-9.]+  xferbench check: PASS"))) << table;
+  EXPECT_TRUE(std::regex_search(table, std::regex("nodeB +ERROR +0.0  no CUDA GPU found"))) << table;
+  EXPECT_NE(table.find("xferbench check: FAIL 1 of 2 nodes failed\n"), std::string::npos) << table;
+  std::ifstream j(junit);
+  std::stringstream x;
+  x << j.rdbuf();
+  EXPECT_NE(x.str().find("<testsuites name=\"xferbench check fleet\" tests=\"2\""), std::string::npos) << x.str();
+  EXPECT_NE(x.str().find("<error message=\"no CUDA GPU found\"/>"), std::string::npos) << x.str();
 }
 
-// A node stopped by a signal gives the job its code; the time limit alone
-// gives 10; a failed node outranks a partial one.
-TEST(CheckReport, FleetExitCodeForStoppedAndPartialNodes) {
-  const json pass = {{"verdict", "pass"}}, fail = {{"verdict", "fail"}}, partial = {{"verdict", "partial"}, {"exit_code", 10}};
-  const json stopped = {{"verdict", "interrupted"}, {"exit_code", 143}, {"hostname", "nodeB"}};
-  EXPECT_EQ(fleet_exit_code({pass, stopped}), 143);
-  EXPECT_EQ(fleet_exit_code({fail, stopped}), 143);
-  EXPECT_EQ(fleet_exit_code({pass, partial}), 10);
-  EXPECT_EQ(fleet_exit_code({partial, fail}), 1);
+xb::fleet::FleetNode node(const std::string& host, const std::string& status, int exit_code) {
+  xb::fleet::FleetNode n;
+  n.key = host;
+  n.record.exit_code = exit_code;
+  if (status == "error") {
+    n.record.error_kind = "no_device";
+    n.record.error = "no CUDA GPU found";
+    return n;
+  }
+  n.record.result = {{"status", status}, {"check", {{"summary", "xferbench check: " + status}, {"wall_seconds", 9.5}}}};
+  return n;
+}
+
+// Every node must pass: a node stopped by a signal gives the job its code;
+// the time limit alone gives 10; a failed node outranks a partial one, and
+// a node that could not check itself fails the fleet.
+TEST(CheckFleet, AcceptanceExitCodeForStoppedPartialAndMissingNodes) {
+  using xb::fleet::acceptance_exit_code;
+  const auto pass = node("a", "passed", 0), fail = node("b", "failed", 1), partial = node("c", "partial", 10);
+  const auto stopped = node("nodeB", "interrupted", 143), error = node("e", "error", 3);
+  EXPECT_EQ(acceptance_exit_code({pass}), 0);
+  EXPECT_EQ(acceptance_exit_code({}), 1);
+  EXPECT_EQ(acceptance_exit_code({pass, error}), 1);
+  EXPECT_EQ(acceptance_exit_code({error, error}), 1);
+  EXPECT_EQ(acceptance_exit_code({pass, stopped}), 143);
+  EXPECT_EQ(acceptance_exit_code({fail, stopped}), 143);
+  EXPECT_EQ(acceptance_exit_code({pass, partial}), 10);
+  EXPECT_EQ(acceptance_exit_code({partial, fail}), 1);
+  xb::fleet::Fleet f;
+  f.nodes = {pass, stopped};
+  f.exit_code = acceptance_exit_code(f.nodes);
   std::ostringstream table;
-  xb::report::text_fleet(table, {pass, stopped});
+  xb::report::text_fleet(table, f);
   EXPECT_NE(table.str().find("STOPPED"), std::string::npos) << table.str();
   // The fleet says why it is not a pass: stopped is not failed.
   EXPECT_NE(table.str().find("xferbench check: INTERRUPTED 0 of 2 nodes failed, 1 stopped before the end; not accepted"),
             std::string::npos)
       << table.str();
-  EXPECT_EQ(xb::report::fleet_json({pass, stopped})["verdict"], "interrupted");
-  EXPECT_EQ(xb::report::fleet_json({pass, stopped})["nodes_failed"], 0);
-  EXPECT_EQ(xb::report::fleet_json({pass, partial})["verdict"], "partial");
-  EXPECT_EQ(xb::report::fleet_json({partial, fail})["verdict"], "fail");
+  EXPECT_EQ(xb::report::fleet_json(f)["status"], "interrupted");
+  f.nodes = {pass, partial};
+  f.exit_code = acceptance_exit_code(f.nodes);
+  EXPECT_EQ(xb::report::fleet_json(f)["status"], "partial");
+  f.nodes = {partial, fail};
+  f.exit_code = acceptance_exit_code(f.nodes);
+  EXPECT_EQ(xb::report::fleet_json(f)["status"], "failed");
+  EXPECT_EQ(xb::report::fleet_json(f)["fleet"]["failed_nodes"].size(), 2u);
+}
+
+// --timeout is --fleet-timeout's former name; a bad value is named as typed.
+TEST(CheckFleet, TimeoutAliasParsesAndNamesItself) {
+  for (const char* name : {"--timeout", "--fleet-timeout"}) {
+    xb::app::Context ctx;
+    ctx.argv = {"xferbench"};
+    auto app = xb::app::make_app(ctx);
+    std::ostringstream out, err;
+    EXPECT_EQ(xb::app::parse_args(*app, ctx, {"check", name, "120"}, out, err), -1) << err.str();
+    auto again = xb::app::make_app(ctx);
+    EXPECT_EQ(xb::app::parse_args(*again, ctx, {"check", name, "0"}, out, err), 2);
+    EXPECT_NE(err.str().find(std::string("invalid ") + name + " '0': must be a number of seconds above 0"),
+              std::string::npos) << err.str();
+  }
 }
 
 }  // namespace

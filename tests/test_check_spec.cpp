@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "check/spec.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace {
 

@@ -6,8 +6,9 @@
 #include <fstream>
 
 #include "check/node.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "report/check_report.hpp"
+#include "records/run_json.hpp"
 
 namespace {
 
@@ -24,9 +25,11 @@ json load(const std::string& path) {
   return json::parse(f);
 }
 
+xb::RunResult decode(const json& run) { return xb::records::decode_run(run, "run"); }
+
 CheckResult judge(const json& run, const CheckSpec* spec = nullptr, const Baseline* baseline = nullptr) {
   CheckResult r;
-  r.run = run;
+  r.run = decode(run);
   JudgeOptions jo;
   jo.spec = spec;
   jo.baseline = baseline;
@@ -122,7 +125,7 @@ TEST(CheckVerdict, GpuFarBelowItsIdenticalPeersFails) {
 
 TEST(CheckVerdict, BaselineUsesCompareNoiseModel) {
   const json run = load(kX2);
-  const Baseline same = load_baseline(run, "base.json", run["environment"], false);
+  const Baseline same = load_baseline(decode(run), "base.json", decode(run).system, false);
   EXPECT_TRUE(judge(run, nullptr, &same).pass);
   json slow = run;
   // -9%: beyond the 5% tolerance, yet above the 70% NVLink floor (334.7).
@@ -137,17 +140,17 @@ TEST(CheckVerdict, BaselineUsesCompareNoiseModel) {
 }
 
 TEST(CheckVerdict, BaselineFromAnotherModelIsRefusedUnlessForced) {
-  const json x2 = load(kX2);
-  const json x4 = load(kX4);
+  const xb::RunResult x2 = decode(load(kX2));
+  const xb::RunResult x4 = decode(load(kX4));
   try {
-    load_baseline(x4, "x4.json", x2["environment"], false);
+    load_baseline(x4, "x4.json", x2.system, false);
     FAIL() << "no refusal";
   } catch (const xb::Error& e) {
     EXPECT_EQ(e.kind(), xb::ErrorKind::usage);
     EXPECT_NE(std::string(e.what()).find("recorded on 4 x NVIDIA H200, this node has 2 x NVIDIA H200"),
               std::string::npos) << e.what();
   }
-  EXPECT_NO_THROW(load_baseline(x4, "x4.json", x2["environment"], true));
+  EXPECT_NO_THROW(load_baseline(x4, "x4.json", x2.system, true));
 }
 
 TEST(CheckVerdict, VerificationFailureAndCaseErrorsFail) {
@@ -189,7 +192,7 @@ TEST(CheckVerdict, UnknownPeaksLeaveNothingJudgedAndFail) {
 
 TEST(CheckVerdict, ThrottledCellsAreMarked) {
   CheckResult r;
-  r.run = load(kX2);
+  r.run = decode(load(kX2));
   CellWindow w;
   w.case_name = "host_to_device_memcpy_ce";
   w.row = 0;

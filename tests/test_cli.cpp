@@ -4,7 +4,7 @@
 
 #include "app/cli.hpp"
 #include "app/run_options.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "cli_parse.hpp"
 
 TEST(Cli, HelpAndVersionExitZero) {

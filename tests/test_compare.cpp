@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "app/cli.hpp"
-#include "core/compare.hpp"
-#include "core/error.hpp"
-#include "core/sweep.hpp"
+#include "compare/compare.hpp"
+#include "base/error.hpp"
+#include "cases/sweep.hpp"
 #include "fake_system.hpp"
 #include "report/compare_report.hpp"
 #include "report/output_file.hpp"

@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/concurrent.hpp"
-#include "core/error.hpp"
+#include "cases/concurrent.hpp"
+#include "base/error.hpp"
 #include "fake_system.hpp"
 #include "frontends/cuts.hpp"
 #include "frontends/spec.hpp"

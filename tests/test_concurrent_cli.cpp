@@ -13,8 +13,8 @@
 #include "app/cli.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
-#include "core/concurrent.hpp"
-#include "core/topology.hpp"
+#include "cases/concurrent.hpp"
+#include "machine/topology.hpp"
 #include "frontends/spec.hpp"
 #include "cli_parse.hpp"
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <map>
 
-#include "core/compare.hpp"
-#include "core/sweep.hpp"
+#include "compare/compare.hpp"
+#include "cases/sweep.hpp"
 #include "fake_system.hpp"
 #include "pingpong/result.hpp"
 #include "report/compare_report.hpp"

@@ -7,10 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "core/memory_plan.hpp"
-#include "core/run_plan.hpp"
-#include "core/topology_file.hpp"
+#include "base/error.hpp"
+#include "cases/case_plan.hpp"
+#include "memory/memory_plan.hpp"
+#include "cases/run_plan.hpp"
+#include "records/topology_file.hpp"
 #include "fake_system.hpp"
 #include "report/plan_report.hpp"
 

@@ -16,8 +16,8 @@
 #include "app/exit_codes.hpp"
 #include "app/seed_names.hpp"
 #include "cli_parse.hpp"
-#include "core/error.hpp"
-#include "core/stop.hpp"
+#include "base/error.hpp"
+#include "base/stop.hpp"
 
 namespace {
 

@@ -5,16 +5,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "firsttouch/options.hpp"
 #include "firsttouch/result.hpp"
+#include "firsttouch/first_touch_json.hpp"
 #include "report/first_touch_report.hpp"
-#include "report/seed_formats.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::firsttouch {
 namespace {
@@ -163,7 +165,7 @@ TEST(FirstTouchSummary, TheTwoRanksHalvesMergeAndSurviveTheWire) {
   receiver.open_s = 0.4;
   receiver.first_copy_s = 0.5;
   receiver.steady_copy_s = {0.6, 0.7};
-  const auto back = phases_from_wire(phases_to_wire({{receiver}}));
+  const auto back = records::phases_from_wire(records::phases_to_wire({{receiver}}));
   ASSERT_EQ(back.size(), 1u);
   ASSERT_EQ(back[0].size(), 1u);
   merge(sender, back[0][0]);
@@ -288,7 +290,9 @@ TEST(FirstTouchReport, TheStreamedPiecesMakeTheSameTextAndEachIterationComesAsIt
   EXPECT_EQ(pieces[1], "[0:0] time: 0.5\n[0:1] time: 2e-05\n");
   EXPECT_EQ(pieces[2], "[1:0] time: 0.25\n[1:1] time: 4e-05\n");
   EXPECT_EQ(pieces[3], "");  // the first variant is complete: nothing more to say in seed mode
-  EXPECT_EQ(report::without_annotations(joined(pieces)), report::first_touch_seed_text(r));
+  std::ostringstream seed;
+  report::make_reporter("seed", seed)->first_touch(r, {});
+  EXPECT_EQ(report::without_annotations(joined(pieces)), seed.str());
 }
 
 TEST(FirstTouchReport, ASweepStreamsEachRowWhenItsVariantIsComplete) {

@@ -16,7 +16,7 @@
 #include "comm/inproc_comm.hpp"
 #include "firsttouch/host_analogue.hpp"
 #include "firsttouch/runner.hpp"
-#include "pingpong/buffers.hpp"
+#include "pingpong/select.hpp"
 #include "rank_outcomes.hpp"
 
 namespace xb::firsttouch {

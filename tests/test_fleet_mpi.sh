@@ -88,4 +88,31 @@ run bad_threshold fleet -q run --fleet-threshold 150
 if [[ $rc -ne 2 ]] || [[ $(count "invalid --fleet-threshold '150'" "$dir/err") -ne 1 ]]; then fail "bad_threshold: exit $rc"
 else echo "ok   bad_threshold"; fi
 
+# 7. check runs on the same mechanism: one table, one fleet file (command
+# check) and one JUnit; every node without a GPU makes it 1, not 3 (check
+# is an acceptance: docs/check.md). --timeout is --fleet-timeout's old name.
+run check_two_nodes fleet -q check --timeout 120 -o "$dir/c.json" --junit "$dir/c.xml"
+if [[ $has_gpu -eq 1 ]]; then echo "skip check_two_nodes (a GPU: the nodes measure it twice at once)"
+elif [[ $rc -ne 1 ]]; then fail "check_two_nodes: exit $rc, want 1 (a node that cannot check itself fails)"
+elif [[ $(count "^# xferbench check: 2 nodes" "$dir/out") -ne 1 ]]; then fail "check_two_nodes: table not printed exactly once"
+elif [[ $(count "ERROR .*no \(CUDA\|NVIDIA driver or\) GPU found" "$dir/out") -ne 2 ]]; then fail "check_two_nodes: want 2 error rows"
+elif ! grep -q "^xferbench check: FAIL 2 of 2 nodes failed" "$dir/out"; then fail "check_two_nodes: no verdict line"
+elif grep -q '^xferbench:' "$dir/err"; then fail "check_two_nodes: an error line besides the table"
+elif ! grep -q '"schema": "xferbench-fleet"' "$dir/c.json" 2>/dev/null || ! grep -q '"command": "check"' "$dir/c.json"; then
+  fail "check_two_nodes: no fleet file of command check"
+elif ! grep -q 'tests="2" failures="0" errors="2"' "$dir/c.xml" 2>/dev/null; then fail "check_two_nodes: no fleet JUnit"
+else echo "ok   check_two_nodes (exit 1, one table, one fleet file and JUnit)"; fi
+
+# 8. check on one node: what one process does.
+run check_plain timeout 120 "$xb" -q check --summary
+plain_rc=$rc
+run check_one_node timeout 120 "${mpirun[@]}" -np 2 "$xb" -q check --summary
+if [[ $rc -ne $plain_rc ]] || grep -q "# xferbench check: " "$dir/out"; then fail "check_one_node: exit $rc (one process: $plain_rc) or a fleet table"
+else echo "ok   check_one_node (exit $rc, as one process)"; fi
+
+# 9. A bad --timeout (the alias) is named as typed: one message, exit 2.
+run check_bad_timeout fleet -q check --timeout 0
+if [[ $rc -ne 2 ]] || [[ $(count "invalid --timeout '0'" "$dir/err") -ne 1 ]]; then fail "check_bad_timeout: exit $rc"
+else echo "ok   check_bad_timeout"; fi
+
 exit $((failures > 0))

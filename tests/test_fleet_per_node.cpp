@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "comm/inproc_comm.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "fleet/per_node.hpp"
 
 namespace {

@@ -24,8 +24,8 @@
 #include "app/fleet_launch.hpp"
 #include "comm/launch_env.hpp"
 #include "comm/inproc_comm.hpp"
-#include "core/error.hpp"
-#include "core/stop.hpp"
+#include "base/error.hpp"
+#include "base/stop.hpp"
 #include "fleet/summary.hpp"
 #include "fake_stop_relay.hpp"
 

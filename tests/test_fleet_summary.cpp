@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/compare.hpp"
-#include "core/error.hpp"
+#include "compare/compare.hpp"
+#include "base/error.hpp"
 #include "fleet/summary.hpp"
 #include "report/fleet_report.hpp"
 

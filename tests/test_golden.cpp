@@ -39,13 +39,11 @@
 #include "app/cli.hpp"
 #include "app/fleet_launch.hpp"
 #include "comm/inproc_comm.hpp"
-#include "core/error.hpp"
-#include "core/topology_file.hpp"
+#include "base/error.hpp"
+#include "records/topology_file.hpp"
 #include "fake_source.hpp"
-#include "report/first_touch_report.hpp"
-#include "report/list_csv.hpp"
 #include "report/pingpong_report.hpp"
-#include "report/report.hpp"
+#include "report/reporter.hpp"
 
 namespace {
 
@@ -76,11 +74,8 @@ Output xferbench(std::vector<std::string> args) {
 
 // 'xferbench list' on a recorded topology (the command reads this machine only).
 std::string list_topology(const std::string& path, const std::string& format) {
-  const xb::System sys = xb::load_topology_file(path);
-  if (format == "json") return xb::report::system_json(sys).dump(2) + "\n";
-  if (format == "csv") return xb::report::system_csv(sys);
   std::ostringstream os;
-  xb::report::text_list(os, sys);
+  xb::report::make_reporter(format, os)->system(xb::load_topology_file(path));
   return os.str();
 }
 
@@ -196,12 +191,16 @@ std::vector<std::pair<std::string, std::string>> record_outputs() {
     out.insert(out.end(), {{std::string(name) + ".txt", rp::pingpong_text(r)},
                            {std::string(name) + ".json", rp::pingpong_json(r, pp_argv)},
                            {std::string(name) + ".csv", rp::pingpong_csv(r)}});
-  using F = rp::FirstTouchFormat;
+  const auto first_touch = [&](const ft::Result& r, const char* format) {
+    std::ostringstream os;
+    rp::make_reporter(format, os)->first_touch(r, ft_argv);
+    return os.str();
+  };
   for (const auto& [name, r] : {std::pair{"first-touch_seed", seed}, std::pair{"first-touch_sweep_partial", sweep}})
-    out.insert(out.end(), {{std::string(name) + ".txt", rp::render_first_touch(r, F::text, ft_argv)},
-                           {std::string(name) + ".json", rp::render_first_touch(r, F::json, ft_argv)},
-                           {std::string(name) + ".csv", rp::render_first_touch(r, F::csv, ft_argv)},
-                           {std::string(name) + "_seed.txt", rp::render_first_touch(r, F::seed, ft_argv)}});
+    out.insert(out.end(), {{std::string(name) + ".txt", first_touch(r, "text")},
+                           {std::string(name) + ".json", first_touch(r, "json")},
+                           {std::string(name) + ".csv", first_touch(r, "csv")},
+                           {std::string(name) + "_seed.txt", first_touch(r, "seed")}});
   return out;
 }
 

@@ -4,12 +4,12 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/cases.hpp"
-#include "core/error.hpp"
-#include "core/measure.hpp"
-#include "core/memory.hpp"
-#include "core/runner.hpp"
-#include "core/topology.hpp"
+#include "cases/cases.hpp"
+#include "base/error.hpp"
+#include "measure/measure.hpp"
+#include "memory/memory.hpp"
+#include "cases/runner.hpp"
+#include "machine/topology.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// core/input_file: every way an input file can be wrong is Error(usage)
+// base/input_file: every way an input file can be wrong is Error(usage)
 // (exit 2) naming the file and the reason, never an internal error.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/input_file.hpp"
+#include "base/input_file.hpp"
 
 namespace {
 

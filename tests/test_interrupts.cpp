@@ -17,11 +17,11 @@
 
 #include "app/cli.hpp"
 #include "app/interrupt.hpp"
-#include "core/compare.hpp"
-#include "core/error.hpp"
-#include "core/fault.hpp"
-#include "core/stop.hpp"
-#include "core/time_budget.hpp"
+#include "compare/compare.hpp"
+#include "base/error.hpp"
+#include "base/fault.hpp"
+#include "base/stop.hpp"
+#include "base/time_budget.hpp"
 #include "fake_source.hpp"
 #include "report/report.hpp"
 

@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/cases.hpp"
-#include "core/runner.hpp"
-#include "core/stop.hpp"
-#include "core/time_budget.hpp"
+#include "cases/cases.hpp"
+#include "cases/runner.hpp"
+#include "base/stop.hpp"
+#include "base/time_budget.hpp"
 #include "fake_source.hpp"
 #include "report/report.hpp"
 

@@ -1,7 +1,10 @@
 // Bounded memory without a GPU: the pool's budget and eviction order with
 // fake allocations, the per-case memory plan, the preflight arithmetic, the
-// --max-memory option and the memory fields of the result.
+// --max-memory option and the memory fields of the result; real pageable
+// buffers (pattern, filler, copy out, when pages are faulted in).
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <memory>
 #include <sstream>
@@ -10,10 +13,13 @@
 
 #include "app/run_options.hpp"
 #include "cli_parse.hpp"
-#include "core/buffer_pool.hpp"
-#include "core/error.hpp"
-#include "core/memory_plan.hpp"
-#include "core/runner.hpp"
+#include "memory/buffer_pool.hpp"
+#include "base/error.hpp"
+#include "memory/memory.hpp"
+#include "cases/case_plan.hpp"
+#include "memory/memory_plan.hpp"
+#include "base/pattern.hpp"
+#include "cases/runner.hpp"
 #include "fake_system.hpp"
 #include "report/report.hpp"
 
@@ -399,4 +405,50 @@ TEST(MemoryPlan, OneWayKernelsNeedOnlyTheEndTheyUse) {
   ASSERT_EQ(reqs.size(), 2u);
   EXPECT_EQ(reqs[0].loc.kind, xb::MemKind::hugepages);
   EXPECT_EQ(xb::memory_need(reqs).host_hugepages, b);
+}
+
+// Pageable buffers need no GPU: the pattern is written and checked on the
+// CPU, the filler replaces it, and copy_to_host hands the bytes out.
+TEST(PageableBuffer, FillsVerifiesOverwritesAndCopiesOut) {
+  xb::Buffer buf(xb::host_memory(xb::MemKind::pageable, xb::kNoNumaPlacement), 4099);
+  EXPECT_EQ(buf.kernel_ptr(), nullptr);
+  xb::fill_buffer(buf, buf.bytes(), 77, -1);
+  EXPECT_EQ(xb::verify_buffer(buf, buf.bytes(), 77, -1), buf.bytes());
+  EXPECT_EQ(buf.content_seed(), 77u);
+  xb::fill_bytes(buf, 100, 0xA5);
+  EXPECT_EQ(buf.content_seed(), 0u);
+  EXPECT_EQ(xb::verify_buffer(buf, buf.bytes(), 77, -1), 0u);
+  std::vector<unsigned char> out(buf.bytes());
+  xb::copy_to_host(buf, out.data(), out.size());
+  EXPECT_EQ(out[0], 0xA5);
+  EXPECT_EQ(out[99], 0xA5);
+  EXPECT_EQ(out[100], xb::pattern_byte(77, 100));
+}
+
+TEST(PageableBuffer, DefaultAndMovedFromBuffersOwnNothing) {
+  xb::Buffer empty;
+  EXPECT_EQ(empty.ptr(), nullptr);
+  EXPECT_EQ(empty.bytes(), 0u);
+  xb::Buffer a(xb::host_memory(xb::MemKind::pageable, xb::kNoNumaPlacement), 64);
+  void* p = a.ptr();
+  empty = std::move(a);
+  EXPECT_EQ(empty.ptr(), p);
+  EXPECT_EQ(a.ptr(), nullptr);  // NOLINT(bugprone-use-after-move): moved-from state is defined
+}
+
+// FaultIn::on_first_use leaves the pages to whoever touches them first (the
+// first-touch paths time that); the default faults them in at allocation.
+TEST(PageableBuffer, PagesAreFaultedInAtAllocationUnlessLeftToTheFirstUse) {
+  const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  const std::uint64_t pages = 64;
+  const auto resident = [&](const xb::Buffer& b) {
+    std::vector<unsigned char> in_core(pages);
+    EXPECT_EQ(mincore(b.ptr(), pages * page, in_core.data()), 0);
+    std::uint64_t n = 0;
+    for (unsigned char c : in_core) n += c & 1u;
+    return n;
+  };
+  const xb::Location loc = xb::host_memory(xb::MemKind::pageable, xb::kNoNumaPlacement);
+  EXPECT_EQ(resident(xb::Buffer(loc, pages * page)), pages);
+  EXPECT_EQ(resident(xb::Buffer(loc, pages * page, xb::FaultIn::on_first_use)), 0u);
 }

@@ -4,12 +4,16 @@
 #include <cuda_runtime_api.h>
 
 #include <string>
+#include <vector>
 
-#include "core/cases.hpp"
-#include "core/error.hpp"
-#include "core/measure.hpp"
-#include "core/runner.hpp"
-#include "core/topology.hpp"
+#include "cases/cases.hpp"
+#include "machine/cuda_raii.hpp"
+#include "base/error.hpp"
+#include "measure/measure.hpp"
+#include "memory/memory.hpp"
+#include "base/pattern.hpp"
+#include "cases/runner.hpp"
+#include "machine/topology.hpp"
 
 namespace {
 
@@ -113,4 +117,26 @@ TEST(GpuMemory, BufferLargerThanFreeMemoryFailsBeforeMeasuring) {
     EXPECT_EQ(e.kind(), xb::ErrorKind::resources);
     EXPECT_NE(std::string(e.what()).find("free"), std::string::npos) << e.what();
   }
+}
+
+// What pingpong and first-touch use on a GPU buffer: the pattern, a filler
+// over part of it, the bytes copied out, and a polled wait on a stream.
+TEST(GpuMemory, DeviceBufferTakesPatternFillerAndCopiesOut) {
+  REQUIRE_GPU_FOR_MEMORY();
+  xb::Buffer buf(xb::device_memory(0), 4099);
+  xb::fill_buffer(buf, buf.bytes(), 77, 0);
+  EXPECT_EQ(xb::verify_buffer(buf, buf.bytes(), 77, 0), buf.bytes());
+  xb::fill_bytes(buf, 100, 0xA5);
+  EXPECT_EQ(xb::verify_buffer(buf, buf.bytes(), 77, 0), 0u);
+  std::vector<unsigned char> out(buf.bytes());
+  xb::copy_to_host(buf, out.data(), out.size());
+  EXPECT_EQ(out[99], 0xA5);
+  EXPECT_EQ(xb::verify_pattern_host(out.data(), out.size(), 77), 0u);
+  EXPECT_EQ(out[100], xb::pattern_byte(77, 100));
+  const xb::Stream s(0);
+  const xb::Event e(0, cudaEventDisableTiming);
+  XB_CUDA_CHECK(cudaMemsetAsync(buf.ptr(), 0, buf.bytes(), s.get()));
+  XB_CUDA_CHECK(cudaEventRecord(e.get(), s.get()));
+  xb::wait_stream(s.get(), std::chrono::seconds(10), "a small memset");
+  EXPECT_EQ(cudaEventQuery(e.get()), cudaSuccess);
 }

@@ -23,11 +23,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/cases.hpp"
-#include "core/error.hpp"
+#include "cases/cases.hpp"
+#include "base/error.hpp"
+#include "records/run_json.hpp"
 #include "report/nvbandwidth.hpp"
 #include "report/report.hpp"
-#include "report/run_from_json.hpp"
 
 namespace {
 
@@ -62,7 +62,7 @@ bool covers(const json& got, const json& want) {
   return got == want;
 }
 
-xb::RunResult load_run(const char* relative) { return xb::report::run_from_json(load_json(relative)); }
+xb::RunResult load_run(const char* relative) { return xb::records::decode_run(load_json(relative), relative); }
 
 std::string render(const xb::RunResult& run, const NvbOptions& o = {}) {
   std::ostringstream os;
@@ -219,17 +219,17 @@ bool parsed_by_header(const std::string& description) {
 
 TEST(NvbandwidthFormat, RecordedRunLoadsBackExactly) {
   const json doc = load_json(kRunH200x2);
-  const xb::RunResult run = xb::report::run_from_json(doc);
+  const xb::RunResult run = xb::records::decode_run(doc, kRunH200x2);
   EXPECT_EQ(run.cases.size(), 35u);
   EXPECT_TRUE(covers(xb::report::run_json(run).at("cases"), doc.at("cases")));
   EXPECT_TRUE(covers(xb::report::run_json(run).at("environment"), doc.at("environment")));
   json changed = doc;
   changed["cases"][4]["matrices"][0]["cells"][1]["value_gbps"] = 1.0;
   EXPECT_FALSE(covers(xb::report::run_json(run).at("cases"), changed.at("cases")));
-  EXPECT_THROW(xb::report::run_from_json(json{{"schema", "xferbench-sweep"}}), xb::Error);
+  EXPECT_THROW(xb::records::decode_run(json{{"schema", "xferbench-sweep"}}, "sweep"), xb::Error);
   json broken = doc;
   broken["cases"][0].erase("matrices");
-  EXPECT_THROW(xb::report::run_from_json(broken), xb::Error);
+  EXPECT_THROW(xb::records::decode_run(broken, "broken"), xb::Error);
 }
 
 // superbench's own parser, run over nvbandwidth v0.8's full output on an

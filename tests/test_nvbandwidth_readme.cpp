@@ -13,8 +13,8 @@
 
 #include "app/nvbandwidth_cli.hpp"
 #include "app/run_options.hpp"
-#include "core/cases.hpp"
-#include "core/error.hpp"
+#include "cases/cases.hpp"
+#include "base/error.hpp"
 #include "cli_parse.hpp"
 
 namespace {

@@ -27,7 +27,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "report/output_file.hpp"
 
 namespace {

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "core/error.hpp"
-#include "core/pairs.hpp"
+#include "base/error.hpp"
+#include "machine/pairs.hpp"
 #include "fake_system.hpp"
 
 using xb::GpuPair;

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "core/pattern.hpp"
+#include "base/pattern.hpp"
 
 TEST(Pattern, SeedsAndIndicesDiffer) {
   EXPECT_NE(xb::pattern_word(1, 0), xb::pattern_word(2, 0));

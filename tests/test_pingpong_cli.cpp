@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "app/seed_args.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace xb::app {
 namespace {

@@ -14,11 +14,11 @@
 #include <thread>
 
 #include "comm/inproc_comm.hpp"
+#include "base/pattern.hpp"
 #include "pingpong/cycle_clock.hpp"
 #include "pingpong/device_protocol.hpp"
 #include "pingpong/device_transport_base.hpp"
 #include "pingpong/host_endpoint.hpp"
-#include "pingpong/pattern.hpp"
 #include "pingpong/runner.hpp"
 #include "fault_transports.hpp"
 #include "rank_outcomes.hpp"
@@ -188,8 +188,8 @@ TEST(DeviceHostSide, TwoThreadsExchangeVerifiedDataInEveryModeAndBothProtocols) 
       Counters ca, cb;
       std::uint64_t run = 0;
       for (std::uint64_t bytes : {1ULL, 13ULL, 64ULL, 4999ULL}) {
-        fill_pattern(send_a.data(), bytes, 1000 + bytes);
-        fill_pattern(send_b.data(), bytes, 2000 + bytes);
+        fill_pattern_host(send_a.data(), bytes, 1000 + bytes);
+        fill_pattern_host(send_b.data(), bytes, 2000 + bytes);
         std::memset(la.in.data, 0xA5, bytes);
         std::memset(lb.in.data, 0xA5, bytes);
         for (std::uint32_t reps : {1u, 3u}) {  // warm-up, then timed
@@ -205,9 +205,9 @@ TEST(DeviceHostSide, TwoThreadsExchangeVerifiedDataInEveryModeAndBothProtocols) 
         const std::uint64_t a_pattern = 1000 + bytes, b_pattern = 2000 + bytes;
         if (mode != ModeCode::bw) {  // in bw the initiator only receives acknowledgements
           const std::uint64_t want = echo ? a_pattern : b_pattern;
-          EXPECT_EQ(first_mismatch(la.in.data, bytes, want), bytes) << bytes << " B, mode " << static_cast<int>(mode);
+          EXPECT_EQ(verify_pattern_host(la.in.data, bytes, want), bytes) << bytes << " B, mode " << static_cast<int>(mode);
         }
-        EXPECT_EQ(first_mismatch(lb.in.data, bytes, a_pattern), bytes) << bytes << " B, mode " << static_cast<int>(mode);
+        EXPECT_EQ(verify_pattern_host(lb.in.data, bytes, a_pattern), bytes) << bytes << " B, mode " << static_cast<int>(mode);
       }
     }
   }
@@ -217,7 +217,7 @@ TEST(DeviceHostSide, AMessageInPartsIsCompleteOnlyWhenEveryPartArrived) {
   const std::uint64_t bytes = 3000;
   Boxes boxes(0, bytes);
   std::vector<unsigned char> unused(bytes), message(bytes);
-  fill_pattern(message.data(), bytes, 77);
+  fill_pattern_host(message.data(), bytes, 77);
   const Links responder = boxes.links(false, unused.data());
   const Links gpu_like = boxes.links(true, message.data());  // writes as a 3-block sender would
   RunSpec r = spec_for(ModeCode::pingpong, false, bytes, false, 1, 1);
@@ -241,7 +241,7 @@ TEST(DeviceHostSide, AMessageInPartsIsCompleteOnlyWhenEveryPartArrived) {
   }
   t.join();
   EXPECT_EQ(__atomic_load_n(&gpu_like.in.flags->parts[0], __ATOMIC_ACQUIRE), 1u);  // the echo's flag
-  EXPECT_EQ(first_mismatch(gpu_like.in.data, bytes, 77), bytes);                   // and its data
+  EXPECT_EQ(verify_pattern_host(gpu_like.in.data, bytes, 77), bytes);                   // and its data
 }
 
 std::string host_side_error(const RunSpec& s, const Links& l) {

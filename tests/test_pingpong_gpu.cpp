@@ -12,9 +12,9 @@
 #include <chrono>
 
 #include "comm/inproc_comm.hpp"
-#include "core/cuda_check.hpp"
+#include "machine/cuda_check.hpp"
 #include "fault_transports.hpp"
-#include "pingpong/buffers.hpp"
+#include "pingpong/select.hpp"
 #include "pingpong/nccl_api.hpp"
 #include "pingpong/runner.hpp"
 

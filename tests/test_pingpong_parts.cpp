@@ -4,11 +4,12 @@
 
 #include <set>
 
+#include "base/pattern.hpp"
 #include "pingpong/options.hpp"
-#include "pingpong/pattern.hpp"
 #include "pingpong/result.hpp"
 #include "pingpong/schedule.hpp"
 #include "pingpong/select.hpp"
+#include "pingpong/pingpong_json.hpp"
 
 namespace xb::pingpong {
 namespace {
@@ -94,16 +95,16 @@ TEST(PingpongOptions, BuffersAreSeparateByDefaultAndEchoIsForPingpongOnly) {
 
 TEST(PingpongPattern, MatchesItselfAndFindsTheFirstWrongByte) {
   std::vector<unsigned char> buf(1003);
-  fill_pattern(buf.data(), buf.size(), 7);
-  EXPECT_EQ(first_mismatch(buf.data(), buf.size(), 7), buf.size());
-  EXPECT_LT(first_mismatch(buf.data(), buf.size(), 8), buf.size());
+  fill_pattern_host(buf.data(), buf.size(), 7);
+  EXPECT_EQ(verify_pattern_host(buf.data(), buf.size(), 7), buf.size());
+  EXPECT_LT(verify_pattern_host(buf.data(), buf.size(), 8), buf.size());
   buf[517] ^= 1;
-  EXPECT_EQ(first_mismatch(buf.data(), buf.size(), 7), 517u);
+  EXPECT_EQ(verify_pattern_host(buf.data(), buf.size(), 7), 517u);
 }
 
 TEST(PingpongPattern, AllZeroDataNeverPasses) {
   std::vector<unsigned char> zeros(64, 0);
-  EXPECT_LT(first_mismatch(zeros.data(), zeros.size(), 42), zeros.size());
+  EXPECT_LT(verify_pattern_host(zeros.data(), zeros.size(), 42), zeros.size());
 }
 
 class RoundRobin : public ::testing::TestWithParam<int> {};
@@ -329,7 +330,7 @@ TEST(PingpongResult, PairsSurviveTheirWireFormat) {
   p.path = "rank 2: through the network";
   p.sizes.push_back(summarize_size(Mode::pingpong, 64, 1, {1e-6, 3e-6}));
   p.sizes[0].verified = true;
-  const auto back = pairs_from_wire(pairs_to_wire({p}));
+  const auto back = records::pairs_from_wire(records::pairs_to_wire({p}));
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].rank_b, 5);
   EXPECT_EQ(back[0].gpu_a, 1);

@@ -8,7 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/error.hpp"
+#include "report/output_file.hpp"
 #include "report/pingpong_report.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::report {
 namespace {
@@ -163,20 +166,35 @@ TEST(PingpongReport, AllPairsPrintsMirroredMatricesAndMarksFailedPairs) {
       << text;
 }
 
+// Rows printed as they are measured, then only the footers: the same table.
+TEST(PingpongReport, TheTextReporterStreamsRowsThenEndsTheTable) {
+  const Result r = two_rank_result();
+  std::ostringstream streamed, whole;
+  auto live = make_reporter("text", streamed);
+  live->pingpong_pair(r, r.pairs[0]);
+  for (const auto& s : r.pairs[0].sizes) live->pingpong_size(s);
+  live->pingpong(r, {});
+  make_reporter("text", whole)->pingpong(r, {});
+  EXPECT_EQ(streamed.str(), pingpong_text(r));
+  EXPECT_EQ(whole.str(), pingpong_text(r));
+}
+
 TEST(PingpongReport, FilesAreWrittenAtomically) {
   const std::string path = ::testing::TempDir() + "xb_pingpong_report.json";
-  write_file_atomically(path, "first");
-  write_file_atomically(path, "second");
+  write_output_file(path, "first");
+  write_output_file(path, "second");
   std::ifstream f(path);
   std::string content((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   EXPECT_EQ(content, "second");
   EXPECT_FALSE(std::ifstream(path + ".tmp").good());
-  EXPECT_THROW(write_file_atomically("/nonexistent-dir/x.json", "x"), Error);
+  EXPECT_THROW(write_output_file("/nonexistent-dir/x.json", "x"), Error);
 }
 
-TEST(PingpongReport, UnknownFormatIsAUsageError) {
-  EXPECT_EQ(parse_pingpong_format("csv"), PingpongFormat::csv);
-  EXPECT_THROW(parse_pingpong_format("xml"), Error);
+TEST(PingpongReport, UnknownFormatIsAnError) {
+  std::ostringstream out;
+  make_reporter("csv", out)->pingpong(two_rank_result(), {});
+  EXPECT_EQ(out.str(), pingpong_csv(two_rank_result()));
+  EXPECT_THROW(make_reporter("xml", out), Error);
 }
 
 }  // namespace

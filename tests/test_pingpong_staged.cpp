@@ -8,7 +8,7 @@
 #include <map>
 
 #include "comm/inproc_comm.hpp"
-#include "pingpong/pattern.hpp"
+#include "base/pattern.hpp"
 #include "pingpong/staged_pipeline.hpp"
 
 namespace xb::pingpong {
@@ -66,7 +66,7 @@ void exchange_between_gpu_and_host_sides(std::size_t bytes, bool both_at_once) {
   const PipelineShape shape{1000, 3};
   comm::run_ranks({2, {}}, [&](comm::Communicator& c) {
     std::vector<unsigned char> src(bytes), dst(bytes, 0xA5), out_ring(3000), in_ring(3000);
-    fill_pattern(src.data(), bytes, 10 + c.rank());
+    fill_pattern_host(src.data(), bytes, 10 + c.rank());
     SlowStager stager(3);
     Stager* staging = c.rank() == 0 ? &stager : nullptr;
     StagedPipeline pipe(c, 1 - c.rank(), 1, comm::Seconds(10), shape, staging, out_ring.data(), in_ring.data());
@@ -80,7 +80,7 @@ void exchange_between_gpu_and_host_sides(std::size_t bytes, bool both_at_once) {
       pipe.exchange(nullptr, 0, dst.data(), messages, bytes);
       pipe.exchange(src.data(), messages, nullptr, 0, bytes);
     }
-    EXPECT_EQ(first_mismatch(dst.data(), bytes, 10 + (1 - c.rank())), bytes) << "rank " << c.rank();
+    EXPECT_EQ(verify_pattern_host(dst.data(), bytes, 10 + (1 - c.rank())), bytes) << "rank " << c.rank();
     if (c.rank() == 0) {
       // Every chunk of every message was copied out and back in.
       EXPECT_EQ(stager.copies, static_cast<int>(2 * messages * chunks_per_message(bytes, shape.chunk)));

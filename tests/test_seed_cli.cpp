@@ -19,9 +19,9 @@
 #include "app/cli.hpp"
 #include "app/run_options.hpp"
 #include "cli_parse.hpp"
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
-#include "core/topology.hpp"
+#include "machine/cuda_check.hpp"
+#include "base/error.hpp"
+#include "machine/topology.hpp"
 #include "frontends/spec.hpp"
 
 namespace {

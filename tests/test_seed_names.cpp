@@ -11,8 +11,9 @@
 
 #include "app/nvbandwidth_cli.hpp"
 #include "app/seed_names.hpp"
-#include "core/error.hpp"
-#include "core/topology.hpp"
+#include "base/error.hpp"
+#include "machine/topology.hpp"
+#include "report/reporter.hpp"
 #include "report/seed_formats.hpp"
 #include "cli_parse.hpp"
 
@@ -300,7 +301,9 @@ TEST(SeedNames, OverallocSeedLinesOnly) {
   without.label = "without overalloc";
   without.times_s = {{0.000880008, 2.192e-05, 1.8527e-05}, {0.00345239, 2.1087e-05, 1.9071e-05}};
   r.variants = {with, without};
-  const auto lines = lines_of(xb::report::first_touch_seed_text(r));
+  std::ostringstream seed;
+  xb::report::make_reporter("seed", seed)->first_touch(r, {});
+  const auto lines = lines_of(seed.str());
   ASSERT_EQ(lines.size(), 4u + 2u * (1u + 6u));
   EXPECT_EQ(lines[0], "p2p_size: 1024");
   EXPECT_EQ(lines[1], "buffer_size: 1073741824");

@@ -1,7 +1,7 @@
 // The SM copy kernel a transfer gets by default, and how user choices win.
 #include <gtest/gtest.h>
 
-#include "core/sm_shape.hpp"
+#include "kernels/sm_shape.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "frontends/cuts.hpp"
 #include "frontends/spec.hpp"
 

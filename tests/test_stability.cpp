@@ -6,9 +6,9 @@
 
 #include <sstream>
 
-#include "core/compare.hpp"
-#include "core/runner.hpp"
-#include "core/stability.hpp"
+#include "compare/compare.hpp"
+#include "cases/runner.hpp"
+#include "records/stability.hpp"
 #include "fake_system.hpp"
 #include "report/report.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/stats.hpp"
+#include "base/stats.hpp"
 
 TEST(Stats, MedianOddEven) {
   EXPECT_DOUBLE_EQ(xb::median({3, 1, 2}), 2.0);

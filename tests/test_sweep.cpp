@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "app/cli.hpp"
-#include "core/error.hpp"
-#include "core/sweep.hpp"
+#include "base/error.hpp"
+#include "cases/sweep.hpp"
 #include "fake_system.hpp"
 #include "report/sweep_report.hpp"
 #include "cli_parse.hpp"

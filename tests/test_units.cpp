@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
-#include "core/units.hpp"
+#include "base/error.hpp"
+#include "base/units.hpp"
 
 using xb::Error;
 using xb::ErrorKind;

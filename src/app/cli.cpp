@@ -10,9 +10,9 @@
 
 #include "app/seed_names.hpp"
 #include "app/validators.hpp"
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
-#include "core/stop.hpp"
+#include "machine/cuda_check.hpp"
+#include "base/error.hpp"
+#include "base/stop.hpp"
 
 namespace xb::app {
 

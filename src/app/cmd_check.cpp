@@ -2,33 +2,29 @@
 // suite with telemetry, judges every cell against the spec, a baseline or
 // the built-in peaks, and exits 0 (PASS) or 1 (FAIL). Under mpirun / srun
 // every node checks itself and rank 0 prints one row per node.
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "app/cli.hpp"
-#include "app/interrupt.hpp"
 #include "app/command.hpp"
+#include "app/fleet_launch.hpp"
+#include "app/interrupt.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/validators.hpp"
-#include "check/fleet.hpp"
 #include "check/node.hpp"
-#include "comm/stop_relay.hpp"
-#include "core/error.hpp"
-#include "core/stop.hpp"
-#include "core/units.hpp"
-#include "report/output_file.hpp"
+#include "base/error.hpp"
+#include "base/input_file.hpp"
+#include "base/stop.hpp"
+#include "base/units.hpp"
 #include "report/check_report.hpp"
+#include "report/fleet_report.hpp"
+#include "report/output_file.hpp"
 #include "report/report.hpp"
-#ifdef XFERBENCH_CHECK_MPI
-#include <optional>
-
-#include "app/mpi_errors.hpp"
-#include "comm/mpi_comm.hpp"
-#endif
+#include "records/run_json.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 namespace {
@@ -40,7 +36,8 @@ struct CheckArgs {
   bool summary_only = false;
   bool no_remeasure = false;
   double budget_s = 1.0;
-  double gather_timeout_s = 900;
+  FleetOptions fleet;       // --fleet-timeout (or --timeout, its older name)
+  bool timeout_alias = false;
   OutputOptions out;
   StopOptions stop;
   std::string buffer_size;  // --buffer-size as typed
@@ -52,8 +49,7 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
     fail(ErrorKind::usage, fmt::format("invalid --tolerance '{}': must be 0 or more", a.opts.compare.tolerance_pct));
   if (!(a.opts.compare.noise_k >= 0))
     fail(ErrorKind::usage, fmt::format("invalid --noise-k '{}': must be 0 or more", a.opts.compare.noise_k));
-  if (!(a.gather_timeout_s > 0))
-    fail(ErrorKind::usage, fmt::format("invalid --timeout '{}': must be greater than 0", a.gather_timeout_s));
+  check_fleet_timeout(a.fleet.timeout_s, a.timeout_alias ? "--timeout" : "--fleet-timeout");
   validate_stop_options(a.stop);
   if (!a.buffer_size.empty()) {
     a.opts.buffer_bytes = parse_size(a.buffer_size, "--buffer-size");
@@ -76,95 +72,90 @@ void check_writable(const CheckArgs& a) {
   check_output_writable(junit);
 }
 
-void publish_node(const CheckArgs& a, const check::CheckResult& r) {
-  if (a.summary_only) std::cout << report::check_summary_line(r) << "\n";
-  else if (a.out.format == "json") std::cout << report::check_json(r).dump(2) << "\n";
-  else report::text_check(std::cout, r);
-  if (!a.out.file.empty()) report::write_output_file(a.out.file, report::check_json(r).dump(2) + "\n");
-  if (!a.junit_file.empty()) report::write_output_file(a.junit_file, report::check_junit(r));
+// A run file the user hands in (--judge, --baseline), decoded once into
+// the record: whatever is wrong with it is exit 2 naming the option and file.
+RunResult read_run_file(const std::string& path, const char* what) {
+  const std::string label = input_label(what, path);
+  const nlohmann::json doc = read_input_json(path, what);
+  if (!doc.is_object() || doc.value("schema", "") != report::kSchemaName)
+    fail(ErrorKind::usage, fmt::format("{} is not an xferbench run result (schema {})", label, report::kSchemaName));
+  const nlohmann::json version = doc.value("schema_version", nlohmann::json());
+  if (version != report::kSchemaVersion)
+    fail(ErrorKind::usage, fmt::format("{} has {} schema_version {}: this xferbench reads version {}", label,
+                                       report::kSchemaName, version.dump(), report::kSchemaVersion));
+  return records::decode_run(doc, label);
 }
 
-check::CheckResult measure_node(const CheckArgs& a, const Context& ctx, comm::StopRelay* relay = nullptr) {
+// The options with the --baseline run decoded: before any GPU work, and
+// under a launcher on each measuring rank (a bad file is that node's error).
+check::CheckOptions with_baseline(check::CheckOptions opts) {
+  if (!opts.baseline_file.empty()) opts.baseline = read_run_file(opts.baseline_file, "--baseline file");
+  return opts;
+}
+
+// Stdout (--summary: one line), -o (always JSON) and --junit.
+report::Outputs outputs(const CheckArgs& a) {
+  report::ReportOptions o;
+  o.summary = a.summary_only;
+  o.csv_file = false;
+  report::Outputs out(a.out.format, a.out.file, o);
+  out.add_file(a.junit_file, "junit");
+  return out;
+}
+
+void publish_node(const CheckArgs& a, const check::CheckResult& r) {
+  outputs(a).emit([&](report::Reporter& rep) { rep.check(r); });
+}
+
+// Rank 0 of several nodes: one row per node (or the fleet JSON), the fleet
+// file and JUnit; every node must pass (fleet::acceptance_exit_code).
+int publish_fleet(const CheckArgs& a, fleet::Fleet& f, std::ostream& out) {
+  f.exit_code = fleet::acceptance_exit_code(f.nodes);
+  report::ReportOptions o;
+  o.csv_file = false;
+  report::Outputs outs(a.out.format, a.out.file, o, out);
+  outs.add_file(a.junit_file, "junit");
+  outs.emit([&](report::Reporter& rep) { rep.check_fleet(f); });
+  return f.exit_code;
+}
+
+check::CheckResult measure_node(const CheckArgs& a, const Context& ctx) {
   Progress progress(progress_enabled(ctx), std::cerr);
   check::CheckCallbacks cb;
-  // Between cells and samples: a signal to another node stops this one too.
-  std::optional<StopPoll> poll;
-  if (relay != nullptr) poll.emplace([relay] { relay->poll(); });
   cb.open_source = ctx.open_source;
   cb.phase = [&progress](const std::string& what) { progress.update(what); };
   cb.on_case = [&progress](const CaseResult& c, std::size_t done, std::size_t total) {
     progress.update(fmt::format("[{}/{}] {} done", done, total, c.name));
   };
-  check::CheckResult r = check::check_node(a.opts, cb);
+  check::CheckResult r = check::check_node(with_baseline(a.opts), cb);
   progress.finish();
   return r;
 }
 
-#ifdef XFERBENCH_CHECK_MPI
-int execute_fleet(const CheckArgs& a, const Context& ctx) {
-  const auto comm = comm::make_mpi_communicator(1);
-  StopSignals signals;  // after MPI is up, as for pingpong
-  const comm::Seconds timeout(a.gather_timeout_s);
-  try {
-    comm::StopRelay relay(*comm, "check");
-    const auto nodes = check::gather_node_records(
-        *comm,
-        [&] {
-          // A signal stops this node's check and, through the relay, every
-          // other node's at its next sample. Once this node's work ends (also
-          // by an error), it sends its last word and waits (up to
-          // --timeout) for the others instead of giving up on them, so
-          // rank 0 writes every node.
-          struct LastWord {
-            comm::StopRelay& relay;
-            comm::Seconds timeout;
-            ~LastWord() {
-              acknowledge_stop();
-              relay.close(timeout);  // a leader that never answers: the gather's own timeout reports it
-            }
-          } last_word{relay, timeout};
-          return report::check_section_json(measure_node(a, ctx, &relay));
-        },
-        timeout);
-    // Rank 0 prints and writes; the outcome (a file that cannot be written)
-    // is agreed so every rank exits alike.
-    std::optional<Error> err;
-    if (comm->rank() == 0) {
-      try {
-        if (a.out.format == "json") std::cout << report::fleet_json(nodes).dump(2) << "\n";
-        else report::text_fleet(std::cout, nodes);
-        std::cout.flush();
-        if (!a.out.file.empty()) report::write_output_file(a.out.file, report::fleet_json(nodes).dump(2) + "\n");
-        if (!a.junit_file.empty()) report::write_output_file(a.junit_file, report::fleet_junit(nodes));
-      } catch (const Error& e) {
-        err = e;
-      }
-    }
-    comm::agree_or_throw(*comm, err ? &*err : nullptr, timeout);
-    return check::fleet_exit_code(nodes);
-  } catch (const Error& e) {
-    return finish_with_agreed_error(*comm, e);
-  }
-}
-#endif
-
 int execute(const CheckArgs& a, const Context& ctx) {
   check_writable(a);
   if (!a.judge_file.empty()) {
-    const check::CheckResult r = check::judge_recorded(a.opts, a.judge_file);
+    RunResult run = read_run_file(a.judge_file, "--judge file");
+    const check::CheckResult r =
+        check::judge_recorded(with_baseline(a.opts), std::move(run), input_label("--judge file", a.judge_file));
     publish_node(a, r);
     return r.pass ? 0 : 1;
   }
-#ifdef XFERBENCH_CHECK_MPI
-  if (comm::started_by_launcher([](const char* name) -> const char* { return std::getenv(name); }))
-    return execute_fleet(a, ctx);
-#endif
-  // From here a signal stops the measuring; what was judged is still
-  // printed and written (verdict interrupted, exit 130 / 143).
-  StopSignals signals;
-  const check::CheckResult r = measure_node(a, ctx);
-  publish_node(a, r);
-  return check::check_exit_code(r);
+  FleetJob job{"check", a.out, a.fleet,
+               [&] {
+                 // From here a signal stops the measuring; what was judged is
+                 // still printed and written (verdict interrupted, exit 130 / 143).
+                 StopSignals signals;
+                 const check::CheckResult r = measure_node(a, ctx);
+                 publish_node(a, r);
+                 return check::check_exit_code(r);
+               },
+               [&] {
+                 const check::CheckResult r = measure_node(a, ctx);
+                 return node_outcome(report::check_json(r), r.stop, check::check_exit_code(r));
+               }};
+  job.publish = [&a](fleet::Fleet& f, std::ostream& out) { return publish_fleet(a, f, out); };
+  return run_single_or_per_node(ctx, job);
 }
 
 }  // namespace
@@ -190,8 +181,8 @@ void add_check_command(CLI::App& root, Context& ctx) {
   cmd->add_option("--junit", a->junit_file, "Also write JUnit XML to FILE");
   cmd->add_flag("--summary", a->summary_only, "Print only the one-line summary (for node-health scripts)");
   cmd->add_option("--judge", a->judge_file, "Judge a recorded run JSON instead of measuring (no lint, no telemetry)");
-  cmd->add_option("--timeout", a->gather_timeout_s, "Under mpirun/srun: seconds to wait for every node's result")
-      ->capture_default_str();
+  add_fleet_timeout_option(*cmd, a->fleet.timeout_s);
+  auto* alias = cmd->add_option("--timeout", a->fleet.timeout_s, "Same as --fleet-timeout (its former name)");
   add_output_options(*cmd, a->out, false);
   add_stop_options(*cmd, a->stop, false);
   cmd->footer(
@@ -201,7 +192,8 @@ void add_check_command(CLI::App& root, Context& ctx) {
       "An interrupted check writes what was judged. See docs/check.md and docs/interrupts.md.");
   set_exit_code_footer(*cmd);
   reject_empty_values(*cmd);
-  cmd->callback([&ctx, a]() {
+  cmd->callback([&ctx, a, alias]() {
+    a->timeout_alias = alias->count() > 0;
     validate(*a, ctx.argv);
     ctx.action = [a, &ctx]() { return execute(*a, ctx); };
   });

@@ -1,9 +1,8 @@
 // xferbench compare OLD.json NEW.json: per-cell faster / slower / same under
-// a tolerance and the cells' own noise (rule in core/compare.hpp), exit 1 on
+// a tolerance and the cells' own noise (rule in compare/compare.hpp), exit 1 on
 // any regression so it can gate node acceptance in CI. Every input problem
 // (unreadable file, not JSON, another tool or version, mismatched cases) is
 // a usage error: exit 2 with one line.
-#include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -11,11 +10,12 @@
 #include "app/command.hpp"
 #include "app/output.hpp"
 #include "app/validators.hpp"
-#include "core/compare.hpp"
-#include "core/error.hpp"
-#include "core/input_file.hpp"
+#include "compare/compare.hpp"
+#include "base/error.hpp"
+#include "base/input_file.hpp"
 #include "report/compare_report.hpp"
 #include "report/output_file.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 namespace {
@@ -31,12 +31,7 @@ int execute(const CompareArgs& a) {
   const nlohmann::json old_doc = read_input_json(a.old_path, "");
   const nlohmann::json new_doc = read_input_json(a.new_path, "");
   const CompareResult r = compare_documents(old_doc, new_doc, a.options, "'" + a.old_path + "'", "'" + a.new_path + "'");
-  if (a.out.format == "text") std::cout << report::compare_text(r, a.old_path, a.new_path);
-  if (a.out.format == "json") std::cout << report::compare_json(r, a.old_path, a.new_path).dump(2) << "\n";
-  if (a.out.format == "csv") std::cout << report::compare_csv(r);
-  if (!a.out.file.empty())
-    report::write_output_file(a.out.file, a.out.file_is_csv() ? report::compare_csv(r)
-                                                              : report::compare_json(r, a.old_path, a.new_path).dump(2) + "\n");
+  report::Outputs(a.out.format, a.out.file).emit([&](report::Reporter& rep) { rep.compare(r, a.old_path, a.new_path); });
   return r.regression() ? 1 : 0;
 }
 

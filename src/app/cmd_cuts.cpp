@@ -18,18 +18,17 @@
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
 #include "app/validators.hpp"
-#include "core/concurrent.hpp"
-#include "core/error.hpp"
-#include "core/fault.hpp"
-#include "core/resume.hpp"
-#include "core/sample_source.hpp"
-#include "core/stop.hpp"
-#include "core/time_budget.hpp"
-#include "core/topology.hpp"
+#include "cases/concurrent.hpp"
+#include "base/error.hpp"
+#include "base/fault.hpp"
+#include "cases/resume.hpp"
+#include "measure/sample_source.hpp"
+#include "base/stop.hpp"
+#include "base/time_budget.hpp"
+#include "machine/topology.hpp"
 #include "report/output_file.hpp"
-#include "report/report.hpp"
+#include "report/reporter.hpp"
 #include "report/scenario_report.hpp"
-#include "report/seed_formats.hpp"
 
 namespace xb::app {
 namespace {
@@ -78,31 +77,6 @@ std::string scenario_progress(const ScenarioPlan& plan, std::size_t transfers) {
                      transfers == 1 ? "" : "s");
 }
 
-void write_outputs(const ScenarioPlan& plan, const ScenarioResult& r, const OutputOptions& out) {
-  // The seed tools' own output alone (run under their names). A scenario
-  // that was not measured prints no figure in any text format.
-  const bool measured = r.status == RunStatus::complete && r.error.empty();
-  if (!measured && (out.format == "bwtest" || out.format == "cuts" || out.format == "text")) {
-    report::scenario_not_measured_text(std::cout, r);
-  } else {
-    if (out.format == "bwtest") report::bwtest_text(std::cout, r);
-    if (out.format == "cuts") report::cuts_result_text(std::cout, r);
-    if (out.format == "text") {
-      if (plan.front_end == "cuts") {
-        report::cuts_result_text(std::cout, r);
-        std::cout << "\n";
-      }
-      report::scenario_text(std::cout, r);
-    }
-  }
-  if (out.format == "json") std::cout << report::scenario_json(r).dump(2) << "\n";
-  if (out.format == "csv") std::cout << report::scenario_csv(r);
-  std::cout.flush();
-  if (!out.file.empty())
-    report::write_output_file(out.file, out.file_is_csv() ? report::scenario_csv(r)
-                                                          : report::scenario_json(r).dump(2) + "\n");
-}
-
 // The plan expanded for this machine's GPUs and checked (peer access and
 // ids), before any allocation.
 ScenarioRequest scenario_request(const ScenarioPlan& plan, const System& sys) {
@@ -118,7 +92,7 @@ ScenarioRequest scenario_request(const ScenarioPlan& plan, const System& sys) {
 // A scenario is one cell: --resume measures it again unless FILE already
 // holds its complete result, which is then written as it is.
 bool resume_complete(const ScenarioPlan& plan, const std::optional<nlohmann::json>& resume_doc, const System& sys,
-                     const OutputOptions& out, const Context& ctx) {
+                     const OutputOptions& out, report::Reporter& screen, const Context& ctx) {
   if (!resume_doc) return false;
   const nlohmann::json& doc = *resume_doc;
   const std::string name = "'" + plan.stop.resume + "'";
@@ -126,9 +100,7 @@ bool resume_complete(const ScenarioPlan& plan, const std::optional<nlohmann::jso
   const std::string status = doc.value("status", "");
   if (status != "passed" && status != "failed") return false;
   const std::string text = doc.dump(2) + "\n";
-  if (out.format == "json") std::cout << text;
-  if (out.format == "text") std::cout << "# " << plan.stop.resume << " holds the complete result: nothing to measure\n";
-  if (out.format == "csv") fail(ErrorKind::usage, "--resume of a complete scenario result writes JSON; use --format json");
+  screen.scenario_resumed(plan.stop.resume, text);
   if (!out.file.empty()) report::write_output_file(out.file, text);
   return true;
 }
@@ -179,20 +151,19 @@ int execute_scenario(const ScenarioPlan& plan, const OutputOptions& out, const C
   budget.arm();
   const auto src = open_for(plan, ctx.open_source);
   const System& sys = src->system();
-  if (resume_complete(plan, resume_doc, sys, out, ctx)) return 0;
+  report::Outputs outputs(out.format, out.file);
+  if (resume_complete(plan, resume_doc, sys, out, outputs.screen(), ctx)) return 0;
   const ScenarioRequest req = scenario_request(plan, sys);
-  if ((out.format == "text" || out.format == "cuts") && plan.front_end == "cuts") {
-    report::cuts_launch_text(std::cout, describe_scenario(sys, req.scenario, [&src](const Location& l, int gpu) {
-      return src->resolve(l, gpu);
-    }));
-    std::cout.flush();
-  }
+  ScenarioResult described =
+      describe_scenario(sys, req.scenario, [&src](const Location& l, int gpu) { return src->resolve(l, gpu); });
+  described.front_end = plan.front_end;
+  outputs.screen().scenario_begin(described);
   Progress progress(progress_enabled(ctx), std::cerr);
   const std::string what = scenario_progress(plan, req.scenario.transfers.size());
   progress.update(what, 0);
   const ScenarioResult r = measure(*src, req, [&](int samples) { progress.update(what, samples); });
   progress.finish();
-  write_outputs(plan, r, out);
+  outputs.emit([&](report::Reporter& rep) { rep.scenario(r); });
   if (r.stop != StopReason::none) return stop_exit_code(r.stop);
   if (!r.error.empty()) return exit_code(r.error_kind);
   return all_valid(r) ? 0 : 1;

@@ -16,14 +16,13 @@
 #include "app/output.hpp"
 #include "app/validators.hpp"
 #include "comm/mpi_comm.hpp"
-#include "core/error.hpp"
-#include "core/fault.hpp"
-#include "core/run_control.hpp"
-#include "core/time_budget.hpp"
+#include "base/error.hpp"
+#include "base/fault.hpp"
+#include "base/run_control.hpp"
+#include "base/time_budget.hpp"
 #include "firsttouch/host_analogue.hpp"
 #include "firsttouch/runner.hpp"
-#include "report/first_touch_report.hpp"
-#include "report/output_file.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 namespace {
@@ -62,49 +61,16 @@ CLI::Option* add_options(CLI::App& cmd, FirstTouchArgs& a) {
 
 // The text and seed formats are printed as the run goes (as pingpong's
 // rows): the head after the warm-up, then each iteration's "[i:j] time"
-// lines (a sweep: each variant's row) as soon as it is measured; the
-// summaries follow at the end. JSON and CSV, and --output files, are
-// written at the end only.
-class LiveText {
- public:
-  LiveText(const FirstTouchArgs& args, bool printer)
-      : on_(printer && (args.output.format == "text" || args.output.format == "seed")),
-        seed_(args.output.format == "seed") {}
-
-  firsttouch::Observer observer() {
-    if (!on_) return {};
-    firsttouch::Observer obs;
-    obs.variant_started = [this](const firsttouch::Result& r) { print(stream_.next(r, false)); };
-    obs.iteration_done = obs.variant_started;
-    obs.variant_done = [this](const firsttouch::Result& r) { print(stream_.next(r, true)); };
-    return obs;
-  }
-  // What is left to print of `result`; false when nothing was streamed.
-  bool finish(const firsttouch::Result& result) {
-    if (!streamed_) return false;
-    print(stream_.finish(result));
-    return true;
-  }
-
- private:
-  void print(const std::string& text) {
-    std::cout << (seed_ ? report::without_annotations(text) : text) << std::flush;
-    streamed_ = true;
-  }
-  bool on_, seed_;
-  bool streamed_ = false;
-  report::FirstTouchTextStream stream_;
-};
-
-void write_outputs(const firsttouch::Result& result, const FirstTouchArgs& args, const std::vector<std::string>& argv,
-                   LiveText& live) {
-  if (!live.finish(result)) {
-    std::cout << report::render_first_touch(result, report::parse_first_touch_format(args.output.format), argv)
-              << std::flush;
-  }
-  if (args.output.file.empty()) return;
-  const auto file_format = args.output.file_is_csv() ? report::FirstTouchFormat::csv : report::FirstTouchFormat::json;
-  report::write_output_file(args.output.file, report::render_first_touch(result, file_format, argv));
+// lines (a sweep: each variant's row) as soon as it is measured, by the
+// printing rank; the summaries follow at the end. JSON and CSV, and
+// --output files, are written at the end only.
+firsttouch::Observer live_rows(report::Reporter& screen, bool printer) {
+  if (!printer || !screen.streams()) return {};
+  firsttouch::Observer obs;
+  obs.variant_started = [&screen](const firsttouch::Result& r) { screen.first_touch_rows(r, false); };
+  obs.iteration_done = obs.variant_started;
+  obs.variant_done = [&screen](const firsttouch::Result& r) { screen.first_touch_rows(r, true); };
+  return obs;
 }
 
 // The communicator's launch errors name pingpong; say first-touch instead.
@@ -146,11 +112,11 @@ int run_distributed(const FirstTouchArgs& args, const firsttouch::Options& optio
   RunControl control(&budget, &faults);
   try {
     on_rank0(*comm, options.timeout_s, [&] { check_output_writable(args.output); });
-    LiveText live(args, comm->rank() == 0);
-    firsttouch::Result result =
-        firsttouch::run(*comm, options, firsttouch::default_environment(), &control, live.observer());
+    report::Outputs out(args.output.format, args.output.file);
+    firsttouch::Result result = firsttouch::run(*comm, options, firsttouch::default_environment(), &control,
+                                                live_rows(out.screen(), comm->rank() == 0));
     result.time_limit_s = args.stop.time_limit_s;
-    on_rank0(*comm, options.timeout_s, [&] { write_outputs(result, args, argv, live); });
+    on_rank0(*comm, options.timeout_s, [&] { out.emit([&](report::Reporter& r) { r.first_touch(result, argv); }); });
     if (!result.error.empty() && comm->rank() == 0) std::cerr << "xferbench: error: " << result.error << std::endl;
     return firsttouch::exit_code_of(result);
   } catch (const Error& e) {
@@ -163,10 +129,11 @@ int run_host(const FirstTouchArgs& args, const firsttouch::Options& options, con
   StopSignals signals;
   TimeBudget budget(args.stop.time_limit_s);
   budget.arm();
-  LiveText live(args, true);
-  firsttouch::Result result = firsttouch::run_host_analogue(options, firsttouch::default_environment(), live.observer());
+  report::Outputs out(args.output.format, args.output.file);
+  firsttouch::Result result =
+      firsttouch::run_host_analogue(options, firsttouch::default_environment(), live_rows(out.screen(), true));
   result.time_limit_s = args.stop.time_limit_s;
-  write_outputs(result, args, argv, live);
+  out.emit([&](report::Reporter& r) { r.first_touch(result, argv); });
   return firsttouch::exit_code_of(result);
 }
 

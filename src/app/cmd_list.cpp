@@ -1,12 +1,11 @@
-#include <iostream>
-
 #include "app/command.hpp"
 #include "app/output.hpp"
 #include "app/validators.hpp"
-#include "core/topology.hpp"
+#include "machine/topology.hpp"
 #include "report/list_csv.hpp"
 #include "report/output_file.hpp"
 #include "report/report.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 
@@ -22,16 +21,7 @@ void add_list_command(CLI::App& root, Context& ctx) {
     ctx.action = [out]() {
       check_output_writable(*out);
       const System sys = discover_system(true);
-      if (out->format == "json") {
-        std::cout << report::system_json(sys).dump(2) << "\n";
-      } else if (out->format == "csv") {
-        std::cout << report::system_csv(sys);
-      } else {
-        report::text_list(std::cout, sys);
-      }
-      if (!out->file.empty())
-        report::write_output_file(out->file, out->file_is_csv() ? report::system_csv(sys)
-                                                                : report::system_json(sys).dump(2) + "\n");
+      report::Outputs(out->format, out->file).emit([&](report::Reporter& r) { r.system(sys); });
       return 0;
     };
   });
@@ -46,15 +36,7 @@ void add_cases_command(CLI::App& root, Context& ctx) {
   cmd->callback([&ctx, out]() {
     ctx.action = [out]() {
       check_output_writable(*out);
-      if (out->format == "json") {
-        std::cout << report::cases_json().dump(2) << "\n";
-      } else if (out->format == "csv") {
-        std::cout << report::cases_csv();
-      } else {
-        report::text_cases(std::cout);
-      }
-      if (!out->file.empty())
-        report::write_output_file(out->file, out->file_is_csv() ? report::cases_csv() : report::cases_json().dump(2) + "\n");
+      report::Outputs(out->format, out->file).emit([](report::Reporter& r) { r.cases(); });
       return 0;
     };
   });

@@ -16,43 +16,26 @@
 #include "app/seed_args.hpp"
 #include "app/validators.hpp"
 #include "comm/mpi_comm.hpp"
-#include "core/error.hpp"
-#include "core/fault.hpp"
-#include "core/run_control.hpp"
-#include "core/stop.hpp"
-#include "core/time_budget.hpp"
+#include "base/error.hpp"
+#include "base/fault.hpp"
+#include "base/run_control.hpp"
+#include "base/stop.hpp"
+#include "base/time_budget.hpp"
 #include "pingpong/runner.hpp"
-#include "report/output_file.hpp"
-#include "report/pingpong_report.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 namespace {
 
-// Stdout and the --output file, from this process. `streamed`: the text
-// table's header and rows are already out, only the footers are left.
-void publish_local(const pingpong::Result& result, const PingpongArgs& args, const std::vector<std::string>& argv,
-                   bool streamed) {
-  if (streamed) {
-    for (const auto& p : result.pairs) std::cout << report::pingpong_pair_foot(p);
-    std::cout << report::pingpong_completion_line(result) << std::flush;
-  } else {
-    std::cout << report::render_pingpong(result, report::parse_pingpong_format(args.output.format), argv) << std::flush;
-  }
-  if (!args.output.file.empty()) {
-    const auto file_format = args.output.file_is_csv() ? report::PingpongFormat::csv : report::PingpongFormat::json;
-    report::write_output_file(args.output.file, report::render_pingpong(result, file_format, argv));
-  }
-}
-
-// Rank 0 writes stdout and the --output file; the outcome (say a file that
-// cannot be written) is agreed so all ranks exit alike. `streamed`: the text
-// table's header and rows are already out, only the footer is left.
-void publish(comm::Communicator& comm, const pingpong::Result& result, const PingpongArgs& args,
-             const std::vector<std::string>& argv, double timeout_s, bool streamed) {
+// Rank 0 writes stdout and the --output file (a text table whose rows are
+// already out gets its footers only); the outcome (say a file that cannot be
+// written) is agreed so all ranks exit alike.
+void publish(comm::Communicator& comm, const pingpong::Result& result, report::Outputs& out,
+             const std::vector<std::string>& argv, double timeout_s) {
   std::optional<Error> err;
   if (comm.rank() == 0) {
     try {
-      publish_local(result, args, argv, streamed);
+      out.emit([&](report::Reporter& r) { r.pingpong(result, argv); });
     } catch (const Error& e) {
       err = e;
     }
@@ -67,9 +50,9 @@ void publish(comm::Communicator& comm, const pingpong::Result& result, const Pin
 // names the size being measured.
 struct LiveOutput {
   Progress progress;
-  bool streamed = false;
+  report::Reporter& screen;
 
-  explicit LiveOutput(bool progress_line) : progress(progress_line, std::cerr) {}
+  LiveOutput(bool progress_line, report::Reporter& s) : progress(progress_line, std::cerr), screen(s) {}
 
   pingpong::Observer observer(const pingpong::Result& header, bool rows) {
     pingpong::Observer obs;
@@ -78,13 +61,10 @@ struct LiveOutput {
     };
     if (!rows) return obs;
     obs.pair_started = [this, header](const pingpong::PairResult& p) {
-      progress.print_above([&] {
-        std::cout << report::pingpong_text_header(header) << report::pingpong_pair_head(p) << std::flush;
-      });
-      streamed = true;
+      progress.print_above([&] { screen.pingpong_pair(header, p); });
     };
     obs.size_done = [this](const pingpong::PairResult&, const pingpong::SizeResult& s) {
-      progress.print_above([&] { std::cout << report::pingpong_size_row(s) << std::flush; });
+      progress.print_above([&] { screen.pingpong_size(s); });
     };
     return obs;
   }
@@ -152,15 +132,16 @@ int run_pingpong(const PingpongArgs& args, const StopOptions& stop, const pingpo
     }
     comm::agree_or_throw(*comm, err ? &*err : nullptr, comm::Seconds(options.timeout_s));
     const bool rank0 = comm->rank() == 0;
-    LiveOutput live(rank0 && progress_enabled(ctx));
-    const bool rows = rank0 && args.output.format == "text" && !options.all_pairs;
+    report::Outputs out(args.output.format, args.output.file);
+    LiveOutput live(rank0 && progress_enabled(ctx), out.screen());
+    const bool rows = rank0 && out.screen().streams() && !options.all_pairs;
     // Rank 0 keeps what it measured for an emergency write (interrupt.hpp).
     pingpong::Result snapshot = pingpong::result_header(options, comm->size());
     std::unique_ptr<EmergencyWriter> emergency;
     if (rank0)
       emergency = std::make_unique<EmergencyWriter>(kEmergencyGraceS, [&](StopReason why) {
         mark_interrupted(snapshot, why);
-        publish_local(snapshot, args, ctx.argv, live.streamed);
+        out.emit([&](report::Reporter& r) { r.pingpong(snapshot, ctx.argv); });
       });
     const pingpong::Observer observer = kept_for_emergency(
         emergency.get(), snapshot, live.observer(pingpong::result_header(options, comm->size()), rows));
@@ -168,7 +149,7 @@ int run_pingpong(const PingpongArgs& args, const StopOptions& stop, const pingpo
     if (emergency) emergency->finished();
     live.progress.finish();
     result.time_limit_s = stop.time_limit_s;
-    publish(*comm, result, args, ctx.argv, options.timeout_s, live.streamed);
+    publish(*comm, result, out, ctx.argv, options.timeout_s);
     // Every rank holds the same result, so every rank reaches the same status.
     if (result.stop == StopReason::none || result.stop == StopReason::time_limit)
       if (const auto failure = pingpong::first_failure(result)) throw *failure;

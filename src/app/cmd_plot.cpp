@@ -20,7 +20,7 @@
 #include <fmt/format.h>
 
 #include "app/command.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "report/output_file.hpp"
 
 extern char** environ;

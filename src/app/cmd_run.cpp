@@ -16,18 +16,20 @@
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
 #include "app/validators.hpp"
-#include "core/error.hpp"
-#include "core/run_plan.hpp"
-#include "core/fault.hpp"
-#include "core/resume.hpp"
-#include "core/runner.hpp"
-#include "core/topology_file.hpp"
-#include "core/time_budget.hpp"
-#include "core/topology.hpp"
+#include "base/error.hpp"
+#include "cases/run_plan.hpp"
+#include "base/fault.hpp"
+#include "cases/resume.hpp"
+#include "cases/runner.hpp"
+#include "records/topology_file.hpp"
+#include "base/time_budget.hpp"
+#include "machine/topology.hpp"
+#include "records/run_json.hpp"
 #include "report/nvbandwidth.hpp"
 #include "report/output_file.hpp"
 #include "report/plan_report.hpp"
 #include "report/report.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 namespace {
@@ -37,20 +39,13 @@ std::string case_progress(const RunRequest& req, std::size_t index) {
 }
 
 // --dry-run: the plan and its estimate; no buffer, no kernel, no copy.
-int execute_dry_run(const RunOptions& opts, const RunRequest& req) {
-  if (opts.out.format == "csv" || (!opts.out.file.empty() && opts.out.file_is_csv()))
-    fail(ErrorKind::usage, "--dry-run writes its plan as text or JSON, not CSV");
+int execute_dry_run(const RunOptions& opts, const RunRequest& req, report::Outputs& out) {
   check_output_writable(opts.out);
   const System sys = opts.topology.empty() ? discover_system(false) : load_topology_file(opts.topology);
   const PairSelection pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, sys);
   const RunEstimate est = estimate_run(sys, req.cases, req.buffer_bytes, req.measure, pairs, req.stability_check);
   const report::PlanContext pc{opts.topology, req.buffer_bytes, req.measure};
-  if (opts.out.format == "json") {
-    std::cout << report::plan_json(est, sys, pc).dump(2) << "\n";
-  } else {
-    std::cout << report::plan_text(est, sys, pc);
-  }
-  if (!opts.out.file.empty()) report::write_output_file(opts.out.file, report::plan_json(est, sys, pc).dump(2) + "\n");
+  out.emit([&](report::Reporter& r) { r.plan(est, sys, pc); });
   return 0;
 }
 
@@ -62,25 +57,20 @@ std::optional<RunResult> resumed_run(const RunOptions& opts, const std::optional
   if (!doc) return std::nullopt;
   const std::string name = "'" + opts.stop.resume + "'";
   check_same_identity(identity_of(*doc, name), identity_of(sys, ctx.argv), name);
-  return run_from_json(*doc, opts.stop.resume);
-}
-
-void write_run(const RunResult& run, const OutputOptions& out) {
-  if (out.format == "json") std::cout << report::run_json(run).dump(2) << "\n";
-  if (out.format == "csv") std::cout << report::run_csv(run);
-  std::cout.flush();
-  if (!out.file.empty())
-    report::write_output_file(out.file, out.file_is_csv() ? report::run_csv(run) : report::run_json(run).dump(2) + "\n");
+  RunResult earlier = records::decode_run(*doc, opts.stop.resume);
+  earlier.resumed_from = opts.stop.resume;
+  return earlier;
 }
 
 int execute(const RunOptions& opts, const Context& ctx) {
-  if (is_nvbandwidth_format(opts.out.format)) return execute_nvbandwidth_format(opts, ctx);
+  report::Outputs out(opts.out.format, opts.out.file, {{opts.verbose}});
+  if (out.screen().nvbandwidth_run()) return execute_nvbandwidth_format(opts, out, ctx);
   if (opts.list) {
     report::text_cases(std::cout);
     return 0;
   }
   RunRequest req = build_request(opts, ctx.argv);  // validates before any GPU is touched
-  if (opts.dry_run) return execute_dry_run(opts, req);
+  if (opts.dry_run) return execute_dry_run(opts, req, out);
   check_output_writable(opts.out);
   const auto resume_doc = read_resume_file(opts.stop.resume, report::kSchemaName);
   FaultPlan faults = FaultPlan::from_env();
@@ -91,39 +81,25 @@ int execute(const RunOptions& opts, const Context& ctx) {
   const auto source = ctx.open_source ? ctx.open_source(req.measure) : open_gpu_source(req.measure);
   const System& sys = source->system();
   const std::optional<RunResult> earlier = resumed_run(opts, resume_doc, sys, ctx);
-  const bool text = opts.out.format == "text";
+  report::Reporter& screen = out.screen();
   RunResult header_only;
   header_only.system = sys;
   header_only.settings.buffer_bytes = req.buffer_bytes;
   header_only.settings.statistic = req.use_mean ? "mean" : "median";
   header_only.settings.measure = req.measure;
   header_only.settings.pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, sys);
-  if (text) report::text_run_header(std::cout, header_only);
-  std::cout.flush();  // a piped run shows the header now, and each case as it ends
+  screen.run_begin(header_only);  // a piped run shows the header now, and each case as it ends
   Progress progress(progress_enabled(ctx), std::cerr);
-  if (text) {
-    req.on_stability_start = [&progress](const Stability& s) {
-      progress.print_above([&] {
-        report::text_stability_start(std::cout, s);
-        std::cout.flush();
-      });
-    };
-  }
+  if (screen.streams())
+    req.on_stability_start = [&](const Stability& s) { progress.print_above([&] { screen.run_stability(s); }); };
   if (!req.cases.empty()) progress.update(case_progress(req, 0));
   const RunControls controls{&budget, &faults, earlier ? &*earlier : nullptr};
   const RunResult run = run_cases(*source, req, [&](const CaseResult& c, std::size_t done, std::size_t total) {
     if (done < total) progress.update(case_progress(req, done));
-    if (text) {
-      progress.print_above([&] {
-        report::text_case(std::cout, c);
-        if (opts.verbose) report::nvb_sample_lines(std::cout, c);
-        std::cout.flush();
-      });
-    }
+    if (screen.streams()) progress.print_above([&] { screen.run_case(c); });
   }, controls);
   progress.finish();
-  if (text) report::text_run_footer(std::cout, run);
-  write_run(run, opts.out);
+  out.emit([&](report::Reporter& r) { r.run(run); });
   return run_exit_code(run);
 }
 

@@ -15,19 +15,21 @@
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
 #include "app/validators.hpp"
-#include "core/error.hpp"
-#include "core/sm_sweep.hpp"
-#include "core/fault.hpp"
-#include "core/resume.hpp"
-#include "core/runner.hpp"
-#include "core/sweep.hpp"
-#include "core/time_budget.hpp"
-#include "core/topology.hpp"
-#include "core/units.hpp"
+#include "base/error.hpp"
+#include "cases/sm_sweep.hpp"
+#include "base/fault.hpp"
+#include "cases/resume.hpp"
+#include "cases/runner.hpp"
+#include "cases/sweep.hpp"
+#include "base/time_budget.hpp"
+#include "machine/topology.hpp"
+#include "base/units.hpp"
 #include "frontends/spec.hpp"
+#include "cases/sweep_json.hpp"
 #include "report/output_file.hpp"
 #include "report/report.hpp"
 #include "report/sm_sweep_report.hpp"
+#include "report/reporter.hpp"
 #include "report/sweep_report.hpp"
 
 namespace xb::app {
@@ -161,11 +163,7 @@ int execute_sms(const SweepPlan& plan, const OutputOptions& out, const Context& 
     progress.update(fmt::format("[{}/{}] {} SMs done", done, total, sms > 0 ? std::to_string(sms) : "all"));
   });
   progress.finish();
-  if (out.format == "text") std::cout << report::sm_sweep_text(r);
-  if (out.format == "json") std::cout << report::sm_sweep_json(r).dump(2) << "\n";
-  if (out.format == "csv") std::cout << report::sm_sweep_csv(r);
-  if (!out.file.empty())
-    report::write_output_file(out.file, out.file_is_csv() ? report::sm_sweep_csv(r) : report::sm_sweep_json(r).dump(2) + "\n");
+  report::Outputs(out.format, out.file).emit([&](report::Reporter& rep) { rep.sm_sweep(r); });
   return r.status == SweepStatus::failed ? 1 : 0;
 }
 
@@ -178,7 +176,9 @@ std::optional<SweepResult> resumed_sweep(const StopOptions& stop, const std::opt
   if (!doc) return std::nullopt;
   const std::string name = "'" + stop.resume + "'";
   check_same_identity(identity_of(*doc, name), identity_of(sys, ctx.argv), name);
-  return sweep_from_json(*doc, stop.resume);
+  SweepResult earlier = records::decode_sweep(*doc, stop.resume);
+  earlier.resumed_from = stop.resume;
+  return earlier;
 }
 
 int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, const Context& ctx) {
@@ -197,29 +197,17 @@ int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, c
   // Text rows go out as each size is measured (flushed, so a pipe sees them
   // too); on a terminal the progress line stays below them. A resumed sweep
   // prints its merged rows, those of FILE included, once it ends.
-  const bool text = out.format == "text";
-  const bool stream = text && !earlier;
+  report::Outputs outputs(out.format, out.file);
+  const bool stream = outputs.screen().streams() && !earlier;
   Progress progress(progress_enabled(ctx), std::cerr);
-  std::vector<std::size_t> printed;
   const auto on_size = [&](const SweepResult& partial, std::size_t done, std::size_t total) {
-    if (stream) {
-      progress.print_above([&] {
-        std::cout << (done == 0 ? report::sweep_text_header(partial) : report::sweep_text_new_rows(partial, printed))
-                  << std::flush;
-      });
-    }
+    if (stream) progress.print_above([&] { outputs.screen().sweep_rows(partial); });
     if (done < total) progress.update(fmt::format("[{}/{}] {} bytes", done + 1, total, partial.sizes[done]));
   };
   const SweepResult r =
       run_sweep(*source, plan.req, on_size, RunControls{&budget, &faults, nullptr}, earlier ? &*earlier : nullptr);
   progress.finish();
-  if (stream) std::cout << report::sweep_text_footer(r);
-  if (text && !stream) std::cout << report::sweep_text(r);
-  if (out.format == "json") std::cout << report::sweep_json(r).dump(2) << "\n";
-  if (out.format == "csv") std::cout << report::sweep_csv(r);
-  std::cout.flush();
-  if (!out.file.empty())
-    report::write_output_file(out.file, out.file_is_csv() ? report::sweep_csv(r) : report::sweep_json(r).dump(2) + "\n");
+  outputs.emit([&](report::Reporter& rep) { rep.sweep(r); });
   return sweep_exit_code(r);
 }
 

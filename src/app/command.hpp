@@ -13,7 +13,11 @@
 #include <CLI/CLI.hpp>
 
 #include "app/exit_codes.hpp"  // set_exit_code_footer: every command's --help
-#include "core/sample_source.hpp"
+#include "measure/sample_source.hpp"
+
+namespace xb::comm {
+class Communicator;
+}
 
 namespace xb::app {
 
@@ -32,6 +36,9 @@ struct Context {
   // Where run and sweep get their samples: empty = this machine's GPUs
   // (open_gpu_source); tests install a fake source here.
   SourceFactory open_source;
+  // The processes of a launch, for run, sweep and check: null = MPI when a
+  // launcher started several; tests install in-process ranks here.
+  comm::Communicator* launch = nullptr;
 };
 
 void add_list_command(CLI::App& root, Context& ctx);
@@ -42,7 +49,7 @@ void add_plot_command(CLI::App& root, Context& ctx);
 void add_compare_command(CLI::App& root, Context& ctx);
 void add_cuts_command(CLI::App& root, Context& ctx);
 void add_check_command(CLI::App& root, Context& ctx);
-// Defined only when MPI support is built (XFERBENCH_HAVE_PINGPONG).
+// Defined only when MPI support is built (XFERBENCH_HAVE_MPI).
 void add_pingpong_command(CLI::App& root, Context& ctx);
 void add_first_touch_command(CLI::App& root, Context& ctx);
 

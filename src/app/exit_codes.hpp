@@ -3,7 +3,7 @@
 // command's --help footer and the README's "Exit codes" table are built
 // from (or checked against, tests/test_exit_codes.cpp) this table, so they
 // cannot drift apart. The codes themselves come from xb::exit_code()
-// (core/error.hpp) and the stop codes (core/stop.hpp).
+// (base/error.hpp) and the stop codes (base/stop.hpp).
 #pragma once
 
 #include <string>

@@ -11,13 +11,14 @@
 
 #include "app/interrupt.hpp"
 #include "comm/launch_env.hpp"
-#include "core/error.hpp"
-#include "core/runner.hpp"
-#include "core/stop.hpp"
-#include "fleet/summary.hpp"
+#include "base/error.hpp"
+#include "cases/runner.hpp"
+#include "base/stop.hpp"
 #include "report/output_file.hpp"
 #include "report/fleet_report.hpp"
 #include "report/report.hpp"
+#include "fleet/summary.hpp"
+#include "report/reporter.hpp"
 
 #ifdef XFERBENCH_HAVE_MPI
 #include "comm/mpi_comm.hpp"
@@ -35,16 +36,8 @@ int publish(const FleetJob& job, std::vector<fleet::NodeRecord> records, const s
   f.command_line = argv;
   f.start_time_utc = start_utc;
   f.wall_seconds = wall_s;
-  if (job.out.format == "text") out << report::fleet_text(f);
-  if (job.out.format == "csv") out << report::fleet_csv(f);
-  // One JSON text for stdout and the file: a thousand nodes make it large.
-  std::string json_text;
-  if (job.out.format == "json" || (!job.out.file.empty() && !job.out.file_is_csv()))
-    json_text = report::fleet_json(f).dump(2) + "\n";
-  if (job.out.format == "json") out << json_text;
-  out.flush();
-  if (!job.out.file.empty())
-    report::write_output_file(job.out.file, job.out.file_is_csv() ? report::fleet_csv(f) : json_text);
+  if (job.publish) return job.publish(f, out);
+  report::Outputs(job.out.format, job.out.file, {}, out).emit([&](report::Reporter& r) { r.fleet(f); });
   return f.exit_code;
 }
 
@@ -84,8 +77,13 @@ void add_fleet_options(CLI::App& cmd, FleetOptions& o) {
                  "Under mpirun/srun on several nodes: cells below PCT% of the fleet median are outliers")
       ->capture_default_str();
   cmd.add_flag("--fail-on-outlier", o.fail_on_outlier, "Under mpirun/srun on several nodes: exit 1 if any node is an outlier");
-  cmd.add_option("--fleet-timeout", o.timeout_s,
-                 "Under mpirun/srun on several nodes: seconds a node's measurement may take before it is an error row")
+  add_fleet_timeout_option(cmd, o.timeout_s);
+}
+
+CLI::Option* add_fleet_timeout_option(CLI::App& cmd, double& timeout_s) {
+  return cmd.add_option("--fleet-timeout", timeout_s,
+                        "Under mpirun/srun on several nodes: seconds a node's measurement may take before it is an "
+                        "error row")
       ->capture_default_str();
 }
 
@@ -94,8 +92,12 @@ void check_fleet_options(const FleetOptions& o) {
     fail(ErrorKind::usage,
          fmt::format("invalid --fleet-threshold '{}': must be above 0 and at most 100 (percent of the fleet median)",
                      o.threshold_pct));
-  if (!(o.timeout_s > 0) || !std::isfinite(o.timeout_s))
-    fail(ErrorKind::usage, fmt::format("invalid --fleet-timeout '{}': must be a number of seconds above 0", o.timeout_s));
+  check_fleet_timeout(o.timeout_s, "--fleet-timeout");
+}
+
+void check_fleet_timeout(double timeout_s, const std::string& name) {
+  if (!(timeout_s > 0) || !std::isfinite(timeout_s))
+    fail(ErrorKind::usage, fmt::format("invalid {} '{}': must be a number of seconds above 0", name, timeout_s));
 }
 
 int run_fleet(comm::Communicator& comm, const FleetJob& job, const std::vector<std::string>& argv, std::ostream& out,
@@ -150,6 +152,7 @@ int run_fleet(comm::Communicator& comm, const FleetJob& job, const std::vector<s
 }
 
 int run_single_or_per_node(const Context& ctx, const FleetJob& job) {
+  if (ctx.launch != nullptr) return run_fleet(*ctx.launch, job, ctx.argv, std::cout, std::cerr);
 #ifdef XFERBENCH_HAVE_MPI
   const int launched = comm::launcher_world_size(comm::process_getenv);
   if (launched == 0 || launched == 1) return job.single();
@@ -157,7 +160,6 @@ int run_single_or_per_node(const Context& ctx, const FleetJob& job) {
   if (comm->size() == 1) return job.single();
   return run_fleet(*comm, job, ctx.argv, std::cout, std::cerr);
 #else
-  (void)ctx;
   return job.single();
 #endif
 }

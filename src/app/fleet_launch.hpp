@@ -1,6 +1,6 @@
 // The hook that makes a measuring command launcher-aware (docs/fleet.md).
-// Started by mpirun or srun with several processes, `run` and `sweep`
-// measure each node once (its first process), the other processes wait
+// Started by mpirun or srun with several processes, `run`, `sweep` and
+// `check` measure each node once (its first process), the other processes wait
 // without touching a GPU, and rank 0 prints and writes one result: with a
 // single node exactly what a single-process run prints and writes, with
 // several nodes a fleet (a row per node, outliers against the fleet
@@ -19,10 +19,11 @@
 #include "app/run_options.hpp"
 #include "comm/communicator.hpp"
 #include "comm/stop_relay.hpp"
-#include "core/fault.hpp"
-#include "core/runner.hpp"
-#include "core/time_budget.hpp"
+#include "base/fault.hpp"
+#include "cases/runner.hpp"
+#include "base/time_budget.hpp"
 #include "fleet/per_node.hpp"
+#include "fleet/summary.hpp"
 
 namespace xb::app {
 
@@ -34,13 +35,16 @@ struct FleetOptions {
 
 // Adds --fleet-threshold, --fail-on-outlier and --fleet-timeout.
 void add_fleet_options(CLI::App& cmd, FleetOptions& o);
-// Throws Error(usage) naming the bad value.
+// Adds --fleet-timeout alone (check, which judges nodes by its own rule).
+CLI::Option* add_fleet_timeout_option(CLI::App& cmd, double& timeout_s);
+// Throw Error(usage) naming the bad value and its option (`name`, as typed).
 void check_fleet_options(const FleetOptions& o);
+void check_fleet_timeout(double timeout_s, const std::string& name);
 
 // What a node of a fleet measures under, as a single-process run would:
 // --time-limit counted from the process's start and the fault hook
 // (XFERBENCH_FAULT, for this world rank). (run_fleet installs the stop
-// relay's poll: core/stop.hpp StopPoll.)
+// relay's poll: base/stop.hpp StopPoll.)
 class NodeControls {
  public:
   explicit NodeControls(double time_limit_s);
@@ -62,6 +66,10 @@ struct FleetJob {
   std::function<int()> single;  // the ordinary single-process command: prints, writes, returns the exit code
   fleet::MeasureNode measure;   // measures this node silently, returns its result document;
                                 // empty: the command measures nothing, rank 0 runs `single` alone
+  // Rank 0, several nodes: prints and writes the fleet (its command, times
+  // and exit code filled in) and returns the exit code; empty: the fleet
+  // table, JSON or CSV and the -o file, as for run and sweep.
+  std::function<int(fleet::Fleet&, std::ostream&)> publish = {};
 };
 
 // The one call a command makes: its single-process path, or one

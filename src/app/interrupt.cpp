@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "core/stop.hpp"
-#include "core/time_budget.hpp"
+#include "base/stop.hpp"
+#include "base/time_budget.hpp"
 
 namespace xb::app {
 namespace {

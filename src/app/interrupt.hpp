@@ -4,7 +4,7 @@
 //
 //   StopSignals signals;  // from here on SIGINT / SIGTERM ask the loops to stop
 //
-// The first SIGINT or SIGTERM records a stop request (core/stop.hpp) and
+// The first SIGINT or SIGTERM records a stop request (base/stop.hpp) and
 // prints one line; the loops abandon the cell in flight at their next poll,
 // the command writes what it completed and exits 130 / 143. A second signal
 // ends the process at once, by that signal.
@@ -19,7 +19,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/stop.hpp"
+#include "base/stop.hpp"
 
 namespace xb::app {
 

@@ -10,7 +10,7 @@
 #include "app/seed_names.hpp"
 #include "comm/launch_env.hpp"
 
-#ifdef XFERBENCH_HAVE_PINGPONG
+#ifdef XFERBENCH_HAVE_MPI
 #include "app/mpi_errors.hpp"
 #include "app/seed_args.hpp"
 #endif
@@ -31,7 +31,7 @@ int run_command_line(int argc, char** argv) {
   }
   auto app = xb::app::make_app(ctx);
   bool agreed = false;  // a multi-rank command under mpirun: rank 0 alone prints argument errors
-#ifdef XFERBENCH_HAVE_PINGPONG
+#ifdef XFERBENCH_HAVE_MPI
   xb::app::add_pingpong_command(*app, ctx);
   xb::app::add_first_touch_command(*app, ctx);
   args = xb::app::normalize_seed_args(std::move(args));
@@ -45,7 +45,7 @@ int run_command_line(int argc, char** argv) {
   const bool echo = xb::comm::launcher_world_rank(xb::comm::process_getenv) <= 0;
   std::ostream& err = agreed ? static_cast<std::ostream&>(held) : echo ? std::cerr : silent;
   const int code = xb::app::parse_args(*app, ctx, std::move(args), echo ? std::cout : silent, err);
-#ifdef XFERBENCH_HAVE_PINGPONG
+#ifdef XFERBENCH_HAVE_MPI
   if (code > 0 && agreed) return xb::app::finish_with_agreed_parse_error(code, held.str());
 #endif
   if (code > 0 && !echo) {

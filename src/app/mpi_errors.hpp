@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace xb::app {
 

@@ -14,9 +14,9 @@
 #include "app/cli.hpp"
 #include "app/progress.hpp"
 #include "app/validators.hpp"
-#include "core/cases.hpp"
-#include "core/error.hpp"
-#include "core/topology.hpp"
+#include "cases/cases.hpp"
+#include "base/error.hpp"
+#include "machine/topology.hpp"
 #include "report/report.hpp"
 
 namespace xb::app {

@@ -10,8 +10,9 @@
 
 #include "app/command.hpp"
 #include "app/run_options.hpp"
-#include "core/runner.hpp"
+#include "cases/runner.hpp"
 #include "report/nvbandwidth.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 
@@ -35,8 +36,7 @@ int parse_nvbandwidth(const std::vector<std::string>& args, NvbInvocation& inv, 
 // Runs a parsed invocation, printing nvbandwidth's text or JSON on stdout.
 int run_nvbandwidth(const NvbInvocation& inv, const Context& ctx);
 
-// 'xferbench run' with --format nvbandwidth or nvbandwidth-json.
-bool is_nvbandwidth_format(const std::string& format);
-int execute_nvbandwidth_format(const RunOptions& opts, const Context& ctx);
+// 'xferbench run' with --format nvbandwidth or nvbandwidth-json (`out`).
+int execute_nvbandwidth_format(const RunOptions& opts, report::Outputs& out, const Context& ctx);
 
 }  // namespace xb::app

@@ -12,7 +12,7 @@
 #include <fmt/ostream.h>
 
 #include "app/validators.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "report/output_file.hpp"
 
 namespace xb::app {
@@ -51,10 +51,6 @@ class CheckedStdout : public std::streambuf {
 CheckedStdout* checked_stdout = nullptr;
 
 }  // namespace
-
-bool OutputOptions::file_is_csv() const {
-  return file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0;
-}
 
 void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv,
                         const std::vector<std::string>& extra_formats) {

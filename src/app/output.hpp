@@ -1,5 +1,6 @@
 // Where results go: a format on stdout and optionally a file whose format
-// follows its extension (.csv -> CSV, anything else -> JSON).
+// follows its extension (.csv -> CSV, anything else -> JSON); report::Outputs
+// makes the reporters for them.
 #pragma once
 
 #include <ostream>
@@ -12,7 +13,6 @@ namespace xb::app {
 struct OutputOptions {
   std::string format = "text";  // stdout: text | json | csv
   std::string file;             // --output FILE
-  bool file_is_csv() const;
 };
 
 // Adds --format/-j/--output to a subcommand; `extra_formats` are further

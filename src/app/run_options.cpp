@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "app/validators.hpp"
-#include "core/error.hpp"
-#include "core/pairs.hpp"
-#include "core/units.hpp"
+#include "base/error.hpp"
+#include "machine/pairs.hpp"
+#include "base/units.hpp"
 #include "frontends/cuts.hpp"
 
 namespace xb::app {
@@ -108,13 +108,13 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                  "Drift in percent above which the run is reported unstable")->capture_default_str();
   add_transfer_options(cmd, o);
   add_memory_options(cmd, o);
-  add_v010_options(cmd, o);
+  add_dedicated_engine_options(cmd, o);
   add_nvbandwidth_spellings(cmd, o);
   add_output_options(cmd, o.out, true, {"nvbandwidth", "nvbandwidth-json"});
   add_stop_options(cmd, o.stop, true);
 }
 
-void add_v010_options(CLI::App& cmd, RunOptions& o) {
+void add_dedicated_engine_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--host-mem", o.host_mem,
                  "Host buffers of the named cases: pinned (default) or hugepages (2 MiB pages from the hugetlb pool, "
                  "then pinned; cases are waived with the fix when the pool is empty)");
@@ -254,7 +254,7 @@ MemKind host_mem_kind(const std::string& text) {
 }
 
 // The v0.10 block: values, and options that need another one.
-void apply_v010_options(const RunOptions& o, RunRequest& req) {
+void apply_dedicated_engine_options(const RunOptions& o, RunRequest& req) {
   req.measure.host_kind = host_mem_kind(o.host_mem);
   for (const std::string& p : o.pairs) req.given_pairs.push_back(parse_pair(p));
   // The option itself takes N >= 1 (CLI11 checks it); front-ends may store
@@ -347,7 +347,7 @@ RunRequest build_request(const RunOptions& o, const std::vector<std::string>& co
   req.stability_check = o.drift_check == "on" || (o.drift_check == "auto" && req.cases.size() >= 3);
   req.stability_tolerance_pct = o.drift_tolerance_pct;
   if (!o.max_memory.empty()) req.max_memory = parse_max_memory(o.max_memory);
-  apply_v010_options(o, req);
+  apply_dedicated_engine_options(o, req);
   return req;
 }
 

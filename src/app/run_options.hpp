@@ -11,7 +11,7 @@
 #include "app/command.hpp"
 #include "app/interrupt.hpp"
 #include "app/output.hpp"
-#include "core/runner.hpp"
+#include "cases/runner.hpp"
 #include "frontends/spec.hpp"
 
 namespace xb::app {
@@ -75,7 +75,7 @@ struct RunOptions {
 
 void add_run_options(CLI::App& cmd, RunOptions& opts);
 // Registers the options of the block above on `cmd` (called by add_run_options).
-void add_v010_options(CLI::App& cmd, RunOptions& opts);
+void add_dedicated_engine_options(CLI::App& cmd, RunOptions& opts);
 
 // --max-memory GPU,HOST: two sizes with K/M/G/T suffixes ("8G,16G").
 // Throws Error(usage) naming the text.
@@ -85,8 +85,8 @@ MemoryLimit parse_max_memory(const std::string& text);
 // Defined in run_spellings.cpp.
 void add_nvbandwidth_spellings(CLI::App& cmd, RunOptions& opts);
 // Error(usage) for an option that applies only to named cases given with
-// transfers (-v, --format nvbandwidth), or nvbandwidth's format with
-// --dry-run.
+// transfers (-v, --format nvbandwidth), or a format that cannot write a plan
+// (CSV, nvbandwidth's) with --dry-run.
 void check_run_features(const RunOptions& opts);
 
 // Named cases. Throws Error(usage) naming the bad value, also for options

@@ -8,7 +8,8 @@
 
 #include "app/nvbandwidth_cli.hpp"
 #include "app/run_options.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 
@@ -49,11 +50,13 @@ void add_nvbandwidth_spellings(CLI::App& cmd, RunOptions& o) {
 }
 
 void check_run_features(const RunOptions& o) {
-  if (o.concurrent.any_transfer() && (is_nvbandwidth_format(o.out.format) || o.verbose))
-    fail(ErrorKind::usage, fmt::format("{} applies to named cases (-t, -p, --suite), not to transfers (--do, --htod, "
-                                       "--dtoh, --dtod)", o.verbose ? "-v/--verbose" : "--format " + o.out.format));
-  if (o.dry_run && is_nvbandwidth_format(o.out.format))
-    fail(ErrorKind::usage, fmt::format("--dry-run writes its plan as text or JSON, not --format {}", o.out.format));
+  const bool transfers = o.concurrent.any_transfer();
+  if (transfers && o.verbose)
+    fail(ErrorKind::usage, "-v/--verbose applies to named cases (-t, -p, --suite), not to transfers (--do, --htod, "
+                           "--dtoh, --dtod)");
+  const report::Outputs out(o.out.format, o.out.file);
+  if (transfers) out.require(report::Kind::scenario);
+  if (o.dry_run) out.require(report::Kind::plan);
 }
 
 }  // namespace xb::app

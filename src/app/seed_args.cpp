@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "app/validators.hpp"
-#include "core/units.hpp"
+#include "base/units.hpp"
 
 namespace xb::app {
 

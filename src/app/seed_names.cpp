@@ -10,10 +10,10 @@
 #include "app/cli.hpp"
 #include "app/nvbandwidth_cli.hpp"
 #include "app/run_options.hpp"
-#include "core/build_info.hpp"
+#include "base/build_info.hpp"
 #include "app/validators.hpp"
-#include "core/error.hpp"
-#include "core/topology.hpp"
+#include "base/error.hpp"
+#include "machine/topology.hpp"
 #include "report/seed_formats.hpp"
 
 namespace xb::app {

@@ -13,8 +13,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "core/error.hpp"
-#include "core/units.hpp"
+#include "base/error.hpp"
+#include "base/units.hpp"
 
 namespace xb::app {
 

@@ -4,15 +4,14 @@
 
 #include <fmt/format.h>
 
-#include "core/cases.hpp"
-#include "core/error.hpp"
-#include "core/input_file.hpp"
-#include "core/stats.hpp"
+#include "cases/cases.hpp"
+#include "base/error.hpp"
+#include "base/input_file.hpp"
+#include "base/stats.hpp"
 
 namespace xb::check {
 namespace {
 
-using json = nlohmann::json;
 using P = Pattern;
 
 bool is_host_pattern(P p) {
@@ -39,21 +38,22 @@ int gpu_of(const std::string& label) {
   return label.rfind("gpu", 0) == 0 ? std::atoi(label.c_str() + 3) : -1;
 }
 
-LinkClass peer_class(const json& env, int a, int b) {
-  for (const json& l : env.value("gpu_links", json::array()))
-    if (l.value("from", -1) == a && l.value("to", -1) == b) return l.value("kind", "") == "pcie" ? LinkClass::pcie_peer : LinkClass::nvlink;
-  return LinkClass::nvlink;
+bool is_gpu(const System& sys, int g) { return g >= 0 && g < sys.gpu_count(); }
+
+LinkClass peer_class(const System& sys, int a, int b) {
+  if (!is_gpu(sys, a) || !is_gpu(sys, b)) return LinkClass::nvlink;
+  return sys.link(a, b).kind == LinkKind::pcie ? LinkClass::pcie_peer : LinkClass::nvlink;
 }
 
 // The first peer of `g` with peer access: fan cells cross g's links to it.
-int first_peer(const json& env, int g) {
-  for (const json& l : env.value("gpu_links", json::array()))
-    if (l.value("from", -1) == g && l.value("to", -1) != g && l.value("peer_access", false)) return l.value("to", -1);
+int first_peer(const System& sys, int g) {
+  for (int to = 0; is_gpu(sys, g) && to < sys.gpu_count(); ++to)
+    if (to != g && sys.link(g, to).peer_access) return to;
   return -1;
 }
 
 // Link class, link key and the GPU a cell is about, from its case's pattern.
-void place(CheckCell& c, P p, const json& env) {
+void place(CheckCell& c, P p, const System& sys) {
   const int r = gpu_of(c.row), col = gpu_of(c.col);
   if (is_host_pattern(p)) {
     c.gpu = col;
@@ -65,15 +65,14 @@ void place(CheckCell& c, P p, const json& env) {
     c.link_key = fmt::format("{} memory", c.col);
   } else if (is_fan(p)) {
     c.gpu = col;
-    c.link = peer_class(env, col, first_peer(env, col));
+    c.link = peer_class(sys, col, first_peer(sys, col));
     c.link_key = fmt::format("{}<->peers", c.col);
   } else {  // GPU pairs and their latency
     c.gpu = r;
-    c.link = peer_class(env, r, col);
+    c.link = peer_class(sys, r, col);
     c.link_key = fmt::format("gpu{}<->gpu{}", std::min(r, col), std::max(r, col));
   }
-  const json& gpus = env.value("gpus", json::array());
-  if (c.gpu >= 0 && c.gpu < static_cast<int>(gpus.size())) c.gpu_name = gpus[c.gpu].value("name", "");
+  if (is_gpu(sys, c.gpu)) c.gpu_name = sys.gpus[static_cast<std::size_t>(c.gpu)].name;
 }
 
 const CaseDef* find_case(const std::string& name) {
@@ -82,37 +81,33 @@ const CaseDef* find_case(const std::string& name) {
   return nullptr;
 }
 
-CheckCell read_cell(const json& cell, const json& m, const std::string& case_name, bool latency) {
-  const std::string unit = latency ? "ns" : "gbps";
-  CheckCell c;
-  c.case_name = case_name;
-  c.matrix = m.value("name", "");
-  c.row = m.at("row_labels").at(cell.at("row").get<std::size_t>()).get<std::string>();
-  c.col = m.at("col_labels").at(cell.at("col").get<std::size_t>()).get<std::string>();
-  c.key = fmt::format("{} {}[{},{}]", case_name, c.matrix, c.row, c.col);
-  c.row_index = cell.at("row").get<int>();
-  c.col_index = cell.at("col").get<int>();
-  c.latency = latency;
-  c.value = cell.at("value_" + unit).get<double>();
-  c.stddev = cell.at("stats").value("stddev_" + unit, 0.0);
-  c.samples = cell.value("samples", 0);
-  c.link_label = cell.value("link", "");
-  const json& peak = cell.value("peak", json());
-  if (peak.is_object()) {
-    c.peak_gbps = peak.value("gbps", 0.0);
-    c.peak_formula = peak.value("formula", "");
-  }
-  c.verification_failed = cell.contains("verification") && cell["verification"].value("status", "") == "failed";
-  return c;
+// A cell's row or column label; a recorded run may name one it lacks.
+const std::string& label(const std::vector<std::string>& labels, int index, const std::string& case_name,
+                         const std::string& source) {
+  if (index < 0 || static_cast<std::size_t>(index) >= labels.size())
+    fail(ErrorKind::usage, fmt::format("{} is a malformed xferbench run: case {}: a cell's index {} has no label",
+                                       source, case_name, index));
+  return labels[static_cast<std::size_t>(index)];
 }
 
-void require_run(const json& run, const std::string& file) {
-  if (!run.is_object() || run.value("schema", "") != "xferbench-run")
-    fail(ErrorKind::usage, fmt::format("{} is not an xferbench run result (schema xferbench-run)", file));
-  const json version = run.value("schema_version", json());
-  if (version != 1)
-    fail(ErrorKind::usage,
-         fmt::format("{} has xferbench-run schema_version {}: this xferbench reads version 1", file, version.dump()));
+CheckCell read_cell(const Cell& cell, const Matrix& m, const std::string& case_name, const std::string& source) {
+  CheckCell c;
+  c.case_name = case_name;
+  c.matrix = m.name;
+  c.row = label(m.row_labels, cell.row, case_name, source);
+  c.col = label(m.col_labels, cell.col, case_name, source);
+  c.key = fmt::format("{} {}[{},{}]", case_name, c.matrix, c.row, c.col);
+  c.row_index = cell.row;
+  c.col_index = cell.col;
+  c.latency = m.metric == Metric::latency_ns;
+  c.value = cell.value;
+  c.stddev = cell.stats.stddev;
+  c.samples = cell.stats.count;
+  c.link_label = cell.link;
+  c.peak_gbps = cell.peak.gbps;
+  c.peak_formula = cell.peak.formula;
+  c.verification_failed = cell.verification.status == Verification::Status::failed;
+  return c;
 }
 
 void judge_spec(CheckCell& c, const Expectation& e, const std::string& file) {
@@ -218,9 +213,9 @@ const char* to_string(Basis b) noexcept {
   return "?";
 }
 
-std::string machine_model(const json& env) {
+std::string machine_model(const System& sys) {
   std::map<std::string, int> names;
-  for (const json& g : env.value("gpus", json::array())) ++names[g.value("name", "?")];
+  for (const GpuInfo& g : sys.gpus) ++names[g.name];
   std::string out;
   for (const auto& [name, n] : names) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", n, name);
   return out.empty() ? "no GPU" : out;
@@ -237,48 +232,37 @@ double builtin_min_pct(LinkClass link) noexcept {
   return 70.0;
 }
 
-std::vector<CheckCell> extract_cells(const json& run, const std::string& file) {
-  require_run(run, file);
+std::vector<CheckCell> extract_cells(const RunResult& run, const std::string& source) {
   std::vector<CheckCell> out;
-  const json& env = run.value("environment", json::object());
-  try {
-    for (const json& cs : run.at("cases")) {
-      const std::string name = cs.at("name").get<std::string>();
-      const CaseDef* def = find_case(name);
-      if (!def) continue;  // a case of another version: nothing to judge it by
-      for (const json& m : cs.value("matrices", json::array())) {
-        const bool latency = m.value("metric", "") == "latency_ns";
-        for (const json& cell : m.at("cells")) {
-          out.push_back(read_cell(cell, m, name, latency));
-          place(out.back(), def->pattern, env);
-        }
+  for (const CaseResult& cs : run.cases) {
+    const CaseDef* def = find_case(cs.name);
+    if (!def) continue;  // a case of another version: nothing to judge it by
+    for (const Matrix& m : cs.matrices) {
+      for (const Cell& cell : m.cells) {
+        out.push_back(read_cell(cell, m, cs.name, source));
+        place(out.back(), def->pattern, run.system);
       }
     }
-  } catch (const json::exception& e) {
-    fail(ErrorKind::usage, fmt::format("{} is a malformed xferbench run: {}", file, json_error_text(e)));
   }
   return out;
 }
 
-std::vector<CaseProblem> case_problems(const json& run) {
+std::vector<CaseProblem> case_problems(const RunResult& run) {
   std::vector<CaseProblem> out;
-  for (const json& cs : run.value("cases", json::array())) {
-    const std::string status = cs.value("status", "passed");
-    if (status != "passed") out.push_back({cs.value("name", ""), status, cs.value("message", "")});
-  }
+  for (const CaseResult& cs : run.cases)
+    if (cs.status != CaseStatus::passed) out.push_back({cs.name, cs.status, cs.message});
   return out;
 }
 
-Baseline load_baseline(const json& doc, const std::string& file, const json& environment_now, bool force) {
+Baseline load_baseline(const RunResult& run, const std::string& file, const System& now, bool force) {
   Baseline b;
   b.file = file;
-  require_run(doc, input_label("--baseline file", file));  // before its machine is read
-  const std::string then = machine_model(doc.value("environment", json::object()));
-  const std::string now = machine_model(environment_now);
-  if (then != now && !force)
+  const std::string then = machine_model(run.system);
+  if (then != machine_model(now) && !force)
     fail(ErrorKind::usage, fmt::format("baseline {} was recorded on {}, this node has {}: refusing to compare "
-                                       "different machine models (--force compares anyway)", file, then, now));
-  for (auto& c : extract_cells(doc, file)) b.cells.emplace(c.key, std::move(c));
+                                       "different machine models (--force compares anyway)", file, then,
+                                       machine_model(now)));
+  for (auto& c : extract_cells(run, input_label("--baseline file", file))) b.cells.emplace(c.key, std::move(c));
   return b;
 }
 

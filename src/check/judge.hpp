@@ -1,6 +1,6 @@
-// Verdicts of `xferbench check`: every measured cell of a run (read back
-// from the run's JSON, so a recorded run is judged exactly like a live one)
-// against an expectation, taken in this order:
+// Verdicts of `xferbench check`: every measured cell of a run record (just
+// measured, or a recorded run decoded, so both are judged alike) against an
+// expectation, taken in this order:
 //   1. the spec file's most specific [[expect]] entry for the cell;
 //   2. the same cell of a baseline run, under compare's noise model;
 //   3. built-in defaults from the theoretical peak (builtin_min_pct).
@@ -12,10 +12,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "check/spec.hpp"
-#include "core/compare.hpp"
+#include "compare/compare.hpp"
+#include "records/result.hpp"
 
 namespace xb::check {
 
@@ -59,30 +58,30 @@ struct CheckCell {
   std::string note;          // why unjudged, or what else failed it
 };
 
-// A case that did not produce judgeable cells: error, failed or waived.
+// A case that did not produce judgeable cells: error, failed, waived or not run.
 struct CaseProblem {
-  std::string case_name, status, message;
+  std::string case_name;
+  CaseStatus status = CaseStatus::error;
+  std::string message;
 };
 
-// Every cell of a run JSON document (xferbench-run), with its link class
-// and link key derived from the case's pattern and the recorded topology.
-// Throws Error(usage) naming `file` for a document that is not a run.
-std::vector<CheckCell> extract_cells(const nlohmann::json& run, const std::string& file);
-std::vector<CaseProblem> case_problems(const nlohmann::json& run);
+// Every cell of a run, with its link class and link key derived from the
+// case's pattern and the run's topology. A cell whose row or column has no
+// label is Error(usage) naming `source` (a recorded run's file).
+std::vector<CheckCell> extract_cells(const RunResult& run, const std::string& source);
+std::vector<CaseProblem> case_problems(const RunResult& run);
 
 struct Baseline {
   std::string file;
   std::map<std::string, CheckCell> cells;  // by key
 };
 
-// The GPUs of a recorded environment by name and count ("2 x NVIDIA H200",
-// "no GPU"); nlohmann's exception for a malformed one.
-std::string machine_model(const nlohmann::json& env);
+// The GPUs of a machine by name and count ("2 x NVIDIA H200", "no GPU").
+std::string machine_model(const System& sys);
 
-// Reads a baseline run. Refuses (Error(usage)) one recorded on another
-// machine model (GPU names and count) unless `force`.
-Baseline load_baseline(const nlohmann::json& doc, const std::string& file, const nlohmann::json& environment_now,
-                       bool force);
+// The cells of a baseline run recorded in `file`. Refuses (Error(usage))
+// one recorded on another machine model (GPU names and count) unless `force`.
+Baseline load_baseline(const RunResult& run, const std::string& file, const System& now, bool force);
 
 // Built-in minimum, percent of the theoretical peak, per link class.
 double builtin_min_pct(LinkClass link) noexcept;

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace xb::check {
 namespace {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/nvml.hpp"
-#include "core/topology.hpp"
+#include "machine/nvml.hpp"
+#include "machine/topology.hpp"
 
 namespace xb::check {
 

@@ -2,36 +2,23 @@
 
 #include <algorithm>
 #include <chrono>
-#include <set>
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
-#include "core/fault.hpp"
-#include "core/input_file.hpp"
-#include "core/nvml.hpp"
-#include "core/time_budget.hpp"
-#include "report/report.hpp"
+#include "base/error.hpp"
+#include "base/fault.hpp"
+#include "machine/nvml.hpp"
+#include "base/time_budget.hpp"
 
 namespace xb::check {
 namespace {
 
-using json = nlohmann::json;
-
-// How the files are named in messages: by their option.
-constexpr const char* kJudgeFile = "--judge file";
-constexpr const char* kBaselineFile = "--baseline file";
-
-void check_spec_model(const CheckSpec& spec, const json& environment, bool force) {
+void check_spec_model(const CheckSpec& spec, const System& machine, bool force) {
   if (spec.model.empty() || force) return;
-  int index = 0;
-  for (const json& g : environment.value("gpus", json::array())) {
-    const std::string name = g.value("name", "");
-    if (name.find(spec.model) == std::string::npos)
+  for (const GpuInfo& g : machine.gpus)
+    if (g.name.find(spec.model) == std::string::npos)
       fail(ErrorKind::usage, fmt::format("spec {} is for '{}' GPUs but gpu{} is a {}: refusing to judge it with this "
-                                         "spec (--force judges anyway)", spec.file, spec.model, index, name));
-    ++index;
-  }
+                                         "spec (--force judges anyway)", spec.file, spec.model, g.index, g.name));
 }
 
 // Marks each cell with the telemetry of the window it was measured in.
@@ -106,10 +93,6 @@ bool judged_case(const std::string& name, const JudgeOptions& opts) {
 
 }  // namespace
 
-std::string CheckResult::hostname() const {
-  return run.value("environment", json::object()).value("hostname", "?");
-}
-
 std::vector<const CaseDef*> check_suite() {
   std::vector<const CaseDef*> cases = suite_cases("quick");
   const auto extra = select_cases({"host_to_device_bidirectional_memcpy_ce", "device_to_host_bidirectional_memcpy_ce",
@@ -139,7 +122,8 @@ FailReasons fail_reasons(const CheckResult& r) {
     judged_bandwidth = judged_bandwidth || (!r.cells[i].latency && r.cells[i].verdict != CellVerdict::unjudged);
   }
   for (std::size_t i = 0; i < r.problems.size(); ++i)
-    if (r.problems[i].status != "waived" && r.problems[i].status != "not_run") f.problems.push_back(i);
+    if (r.problems[i].status != CaseStatus::waived && r.problems[i].status != CaseStatus::not_run)
+      f.problems.push_back(i);
   f.nothing_judged = !judged_bandwidth;
   f.incomplete = r.stop != StopReason::none;
   return f;
@@ -166,60 +150,44 @@ int check_exit_code(const CheckResult& r) {
 JudgeOptions Expectations::judge_options(const CheckOptions& opts) const {
   JudgeOptions jo;
   jo.spec = opts.spec_file.empty() ? nullptr : &spec;
-  jo.baseline = opts.baseline_file.empty() ? nullptr : &baseline;
+  jo.baseline = opts.baseline ? &baseline : nullptr;
   jo.compare = opts.compare;
   return jo;
 }
 
-Expectations load_expectations(const CheckOptions& opts, const json& environment) {
+Expectations load_expectations(const CheckOptions& opts, const System& machine) {
   Expectations e;
   if (!opts.spec_file.empty()) {
     e.spec = parse_spec_file(opts.spec_file);
-    check_spec_model(e.spec, environment, opts.force);
+    check_spec_model(e.spec, machine, opts.force);
   }
-  if (!opts.baseline_file.empty()) {
-    const json doc = read_input_json(opts.baseline_file, kBaselineFile);
-    e.baseline = read_input_fields(opts.baseline_file, kBaselineFile,
-                                   [&] { return load_baseline(doc, opts.baseline_file, environment, opts.force); });
-  }
+  if (opts.baseline) e.baseline = load_baseline(*opts.baseline, opts.baseline_file, machine, opts.force);
   return e;
 }
 
-CheckResult judge_recorded(const CheckOptions& opts, const std::string& run_file) {
+CheckResult judge_recorded(const CheckOptions& opts, RunResult run, const std::string& source) {
   CheckResult r;
   r.strict = opts.strict;
   r.spec_file = opts.spec_file;
   r.baseline_file = opts.baseline_file;
-  r.run = read_input_json(run_file, kJudgeFile);
-  // Every field judging reads is read here first, so a malformed run is
-  // named as the --judge file (and not, say, as the baseline it meets).
-  const json env = read_input_fields(run_file, kJudgeFile, [&] {
-    (void)extract_cells(r.run, input_label(kJudgeFile, run_file));
-    (void)case_problems(r.run);
-    r.wall_seconds = r.run.value("wall_seconds", 0.0);
-    json environment = r.run.value("environment", json::object());
-    (void)machine_model(environment);
-    return environment;
-  });
-  const Expectations ex = load_expectations(opts, env);
+  r.wall_seconds = run.wall_seconds;
+  r.run = std::move(run);
+  const Expectations ex = load_expectations(opts, r.run.system);
   for (const auto& id : lint_rule_ids())
     r.lint.rules.push_back({id, "", RuleStatus::skipped, "judging a recorded run"});
-  read_input_fields(run_file, kJudgeFile, [&] { judge_result(r, ex.judge_options(opts)); });
+  judge_result(r, ex.judge_options(opts), source);
   return r;
 }
 
-void judge_result(CheckResult& r, const JudgeOptions& opts) {
+void judge_result(CheckResult& r, const JudgeOptions& opts, const std::string& source) {
   // A run (live or recorded) that was interrupted or cut short is judged
   // as such; memory waivers alone are not a stop for a check.
-  const json stop = r.run.value("stop", json::object());
-  const std::string reason = stop.is_object() ? stop.value("reason", "none") : "none";
-  r.stop = StopReason::none;
-  for (StopReason s : {StopReason::sigint, StopReason::sigterm, StopReason::time_limit, StopReason::gpu_unusable})
-    if (reason == to_string(s)) r.stop = s;
-  r.not_run = r.stop == StopReason::none ? std::vector<std::string>{} : stop.value("not_run", std::vector<std::string>{});
+  const bool stopped = r.run.status != RunStatus::complete && r.run.stop != StopReason::memory;
+  r.stop = stopped ? r.run.stop : StopReason::none;
+  r.not_run = r.stop == StopReason::none ? std::vector<std::string>{} : r.run.not_run;
   if (opts.spec) r.spec_file = opts.spec->file;
   if (opts.baseline) r.baseline_file = opts.baseline->file;
-  r.cells = extract_cells(r.run, "this run");
+  r.cells = extract_cells(r.run, source);
   r.cells.erase(std::remove_if(r.cells.begin(), r.cells.end(),
                                [&](const CheckCell& c) { return !judged_case(c.case_name, opts); }),
                 r.cells.end());
@@ -242,10 +210,9 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   // The files are parsed before any GPU work so their errors come first;
   // the model checks need the machine and follow discovery.
   if (!opts.spec_file.empty()) (void)parse_spec_file(opts.spec_file);
-  if (!opts.baseline_file.empty()) (void)read_input_json(opts.baseline_file, kBaselineFile);
   const std::unique_ptr<SampleSource> src = cb.open_source ? cb.open_source(opts.measure) : open_gpu_source(opts.measure);
   const System& sys = src->system();
-  const Expectations ex = load_expectations(opts, report::system_json(sys));
+  const Expectations ex = load_expectations(opts, sys);
   // The clock of --time-limit starts with the node's discovery; a signal
   // from here on stops the loops (the command installs the handlers).
   TimeBudget budget(opts.time_limit_s);
@@ -279,7 +246,7 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   r.telemetry = rec.windows();
   const bool stopped = run.stop != StopReason::none && run.stop != StopReason::memory;
   if (opts.remeasure && !stopped) remeasure(r, run, *src, req, lin.nvml, cb, controls);
-  r.run = report::run_json(run);  // judge_result reads the stop (also one during remeasure) from it
+  r.run = std::move(run);  // judge_result reads the stop (also one during remeasure) from it
 
   recheck_pcie_under_load(r.lint, sys, pcie_gen_under_load(r.telemetry, sys.gpu_count()));
   judge_result(r, ex.judge_options(opts));

@@ -1,12 +1,13 @@
 // One node's acceptance check: lint the environment, run the check suite
 // with telemetry around every cell, re-measure throttled cases once, judge
 // every cell and decide PASS / FAIL. The result is a self-contained record
-// (report::check_json turns it into the run JSON with a "check" section),
-// so a multi-node launcher only has to gather one record per node.
+// (report::check_json turns it into the run JSON with a "check" section,
+// which is also what a node sends under a launcher: fleet::Session).
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,9 +15,9 @@
 #include "check/lint.hpp"
 #include "check/spec.hpp"
 #include "check/telemetry.hpp"
-#include "core/runner.hpp"
-#include "core/sample_source.hpp"
-#include "core/stop.hpp"
+#include "cases/runner.hpp"
+#include "measure/sample_source.hpp"
+#include "base/stop.hpp"
 
 namespace xb::check {
 
@@ -31,7 +32,8 @@ MeasureOptions check_measure_options();
 
 struct CheckOptions {
   std::string spec_file;        // --spec
-  std::string baseline_file;    // --baseline
+  std::string baseline_file;    // --baseline, as messages and reports name it
+  std::optional<RunResult> baseline;  // the run recorded in it, decoded by the command
   bool force = false;           // compare against another model's spec or baseline
   bool strict = false;          // a lint warning fails the check too
   bool remeasure = true;        // re-measure a throttled case once
@@ -44,7 +46,7 @@ struct CheckOptions {
 };
 
 struct CheckResult {
-  nlohmann::json run;  // the run as report::run_json writes it (recorded or just measured)
+  RunResult run;  // the run judged: just measured, or recorded (--judge)
   LintReport lint;
   std::vector<CellWindow> telemetry;
   std::vector<std::string> remeasured_cases;
@@ -56,11 +58,11 @@ struct CheckResult {
   bool pass = false;
   // A check that did not measure everything (docs/interrupts.md): a signal
   // (sigint / sigterm), an unusable GPU or the time limit; never a PASS.
-  // Set by judge_result from run's "stop" section.
+  // Set by judge_result from the run's stop.
   StopReason stop = StopReason::none;
   std::vector<std::string> not_run;  // cells and cases left out, as the run lists them
   double wall_seconds = 0;  // the whole check: lint, measurement, re-measurement
-  std::string hostname() const;
+  const std::string& hostname() const { return run.system.hostname; }
 };
 
 // Why a judged result passes or not: lint errors (warnings with strict),
@@ -85,21 +87,23 @@ const char* check_verdict(const CheckResult& r);
 int check_exit_code(const CheckResult& r);
 
 // Judges r.run (live or recorded): cells, link verdicts, problems and
-// pass. `lint` and `telemetry` are taken as they are.
-void judge_result(CheckResult& r, const JudgeOptions& opts);
+// pass. `lint` and `telemetry` are taken as they are. `source` names the
+// run in messages about a malformed cell.
+void judge_result(CheckResult& r, const JudgeOptions& opts, const std::string& source = "this run");
 
-// Expectations from the options' spec and baseline files, checked against
-// the machine `environment` (report::system_json) the run was measured on.
+// Expectations from the options' spec and baseline, checked against the
+// machine the run was measured on.
 struct Expectations {
   CheckSpec spec;
   Baseline baseline;
   JudgeOptions judge_options(const CheckOptions& opts) const;
 };
-Expectations load_expectations(const CheckOptions& opts, const nlohmann::json& environment);
+Expectations load_expectations(const CheckOptions& opts, const System& machine);
 
-// Judges a recorded run (`xferbench check --judge RUN.json`): no lint, no
-// telemetry (both reported as not done), the same verdicts as a live check.
-CheckResult judge_recorded(const CheckOptions& opts, const std::string& run_file);
+// Judges a recorded run (`xferbench check --judge RUN.json`, decoded by the
+// command; `source` names the file): no lint, no telemetry (both reported as
+// not done), the same verdicts as a live check.
+CheckResult judge_recorded(const CheckOptions& opts, RunResult run, const std::string& source);
 
 // Progress: `phase` names what starts ("lint", "measuring", "re-measuring
 // 2 throttled cases"); `on_case` follows run_cases.
@@ -110,8 +114,8 @@ struct CheckCallbacks {
   std::function<std::unique_ptr<SampleSource>(const MeasureOptions&)> open_source;
 };
 
-// Reads the spec and baseline first (usage errors before any GPU work),
-// then discovers the node, lints it and measures. Throws Error for setup
+// Reads the spec first (usage errors before any GPU work), then discovers
+// the node, lints it and measures. Throws Error for setup
 // failures (no GPU, unreadable files, a refused spec or baseline).
 CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb = {});
 

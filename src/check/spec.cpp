@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/cases.hpp"
-#include "core/error.hpp"
-#include "core/input_file.hpp"
+#include "cases/cases.hpp"
+#include "base/error.hpp"
+#include "base/input_file.hpp"
 
 namespace xb::check {
 namespace {

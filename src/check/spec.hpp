@@ -65,7 +65,7 @@ const Expectation* find_expectation(const CheckSpec& spec, const std::string& ca
                                     LinkClass link, bool latency);
 
 CheckSpec parse_spec_text(const std::string& text, const std::string& file);
-// Throws Error(usage) naming the file when it cannot be read (core/input_file.hpp).
+// Throws Error(usage) naming the file when it cannot be read (base/input_file.hpp).
 CheckSpec parse_spec_file(const std::string& path);
 
 }  // namespace xb::check

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/cases.hpp"
-#include "core/nvml.hpp"
-#include "core/topology.hpp"
+#include "cases/cases.hpp"
+#include "machine/nvml.hpp"
+#include "machine/topology.hpp"
 
 namespace xb::check {
 

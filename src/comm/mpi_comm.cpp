@@ -25,7 +25,7 @@
 
 #include <fmt/format.h>
 
-#include "core/stop.hpp"
+#include "base/stop.hpp"
 
 namespace xb::comm {
 namespace {
@@ -72,7 +72,7 @@ GpuBuffers query_cuda_support() {
 // exit code (mpirun then ends the other ranks). The hot path only stores a
 // sequence number and a flag.
 //
-// After a signal (core/stop.hpp) the wait is much shorter: the ranks stop
+// After a signal (base/stop.hpp) the wait is much shorter: the ranks stop
 // together at the next point where they agree, so a call still blocked
 // kStopWaitS later waits for a peer that has already gone (mpirun ended it,
 // or it wrote its emergency result); the process then ends with the

@@ -5,7 +5,7 @@
 // thread is needed and nobody waits for a node that is still measuring:
 //
 //   StopRelay relay(comm, "run");        // collective: every rank
-//   leader, between cells and samples:   // (a StopPoll, core/stop.hpp)
+//   leader, between cells and samples:   // (a StopPoll, base/stop.hpp)
 //     relay.poll();                      // sends this process's signal once;
 //                                        // a signal from another leader
 //                                        // becomes this process's stop request
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
-#include "core/stop.hpp"
+#include "base/stop.hpp"
 
 namespace xb::comm {
 

@@ -5,11 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
-#include "core/stop.hpp"
-#include "core/units.hpp"
-#include "pingpong/buffers.hpp"
+#include "machine/cuda_check.hpp"
+#include "machine/cuda_raii.hpp"
+#include "base/error.hpp"
+#include "memory/memory.hpp"
+#include "base/stop.hpp"
+#include "base/units.hpp"
 
 namespace xb::firsttouch {
 namespace {
@@ -59,18 +60,18 @@ class HostBuffer {
 // The GPU side, allocated once: only the host buffer is fresh.
 struct Target {
   Target(std::uint64_t bytes, double timeout_s)
-      : device(pingpong::BufferKind::device, bytes, kDevice), stream(kDevice), timeout(timeout_s) {}
-  pingpong::Buffer device;
-  pingpong::Stream stream;
+      : device(device_memory(kDevice), bytes), stream(kDevice), timeout(timeout_s) {}
+  Buffer device;
+  Stream stream;
   comm::Seconds timeout;
 };
 
 double timed_copy(Target& t, const void* src, std::size_t bytes) {
   const auto t0 = Clock::now();
-  XB_CUDA_CHECK(cudaMemcpyAsync(t.device.data(), src, bytes, cudaMemcpyHostToDevice, t.stream.get()));
-  pingpong::wait_stream(t.stream.get(), t.timeout,
-                        fmt::format("a host -> gpu {} copy of {} bytes did not finish within {:g} s", kDevice, bytes,
-                                    t.timeout.count()));
+  XB_CUDA_CHECK(cudaMemcpyAsync(t.device.ptr(), src, bytes, cudaMemcpyHostToDevice, t.stream.get()));
+  wait_stream(t.stream.get(), t.timeout,
+              fmt::format("a host -> gpu {} copy of {} bytes did not finish within {:g} s", kDevice, bytes,
+                          t.timeout.count()));
   return seconds_since(t0);
 }
 

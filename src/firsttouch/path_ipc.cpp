@@ -8,17 +8,16 @@
 
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
+#include "machine/cuda_check.hpp"
+#include "machine/cuda_raii.hpp"
+#include "base/error.hpp"
+#include "memory/memory.hpp"
 #include "firsttouch/path.hpp"
-#include "pingpong/buffers.hpp"
 
 namespace xb::firsttouch {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using pingpong::Buffer;
-using pingpong::BufferKind;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -37,7 +36,7 @@ class IpcPath final : public Path {
     buf_ = Buffer();
     exported_ = false;
     const auto t0 = Clock::now();
-    buf_ = Buffer(BufferKind::device, bytes, ctx_.device);
+    buf_ = Buffer(device_memory(ctx_.device), bytes);
     return seconds_since(t0);
   }
 
@@ -66,7 +65,7 @@ class IpcPath final : public Path {
     if (!exported_) {
       XB_CUDA_CHECK(cudaSetDevice(ctx_.device));
       const auto t0 = Clock::now();
-      XB_CUDA_CHECK(cudaIpcGetMemHandle(&handle_, buf_.data()));
+      XB_CUDA_CHECK(cudaIpcGetMemHandle(&handle_, buf_.ptr()));
       phases.export_s = seconds_since(t0);
       exported_ = true;
     }
@@ -83,10 +82,10 @@ class IpcPath final : public Path {
       phases.open_s = seconds_since(t0);
     }
     const auto t0 = Clock::now();
-    XB_CUDA_CHECK(cudaMemcpyAsync(buf_.data(), mapped_, bytes, cudaMemcpyDeviceToDevice, stream_.get()));
-    pingpong::wait_stream(stream_.get(), ctx_.timeout,
-                          fmt::format("rank {}: ipc copy of {} bytes did not finish within {:g} s",
-                                      ctx_.comm->rank(), bytes, ctx_.timeout.count()));
+    XB_CUDA_CHECK(cudaMemcpyAsync(buf_.ptr(), mapped_, bytes, cudaMemcpyDeviceToDevice, stream_.get()));
+    wait_stream(stream_.get(), ctx_.timeout,
+                fmt::format("rank {}: ipc copy of {} bytes did not finish within {:g} s", ctx_.comm->rank(), bytes,
+                            ctx_.timeout.count()));
     record_copy(phases, sub, seconds_since(t0));
   }
 
@@ -97,7 +96,7 @@ class IpcPath final : public Path {
   }
 
   PathContext ctx_;
-  pingpong::Stream stream_;
+  Stream stream_;
   Buffer buf_;
   cudaIpcMemHandle_t handle_{};
   bool exported_ = false;

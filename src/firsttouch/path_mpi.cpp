@@ -6,46 +6,46 @@
 // staging buffers are allocated once, as a staging user would.
 #include <chrono>
 
-#include "core/cuda_check.hpp"
+#include "machine/cuda_check.hpp"
+#include "memory/memory.hpp"
 #include "firsttouch/path.hpp"
-#include "pingpong/buffers.hpp"
 
 namespace xb::firsttouch {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using pingpong::Buffer;
-using pingpong::BufferKind;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 class MpiPath final : public Path {
  public:
   MpiPath(const PathContext& ctx, bool staging) : ctx_(ctx), stage_(staging && ctx.device >= 0) {
-    if (stage_) staging_ = Buffer(BufferKind::pinned, ctx.p2p_bytes);
+    if (stage_) staging_ = Buffer(host_memory(MemKind::mapped, kNoNumaPlacement), ctx.p2p_bytes);
   }
 
   double allocate(std::uint64_t bytes) override {
     buf_ = Buffer();
     const auto t0 = Clock::now();
-    buf_ = Buffer(ctx_.device >= 0 ? BufferKind::device : BufferKind::host, bytes, ctx_.device);
+    // Host pages are left to the first send to fault in: that is part of its cost.
+    buf_ = Buffer(ctx_.device >= 0 ? device_memory(ctx_.device) : host_memory(MemKind::pageable, kNoNumaPlacement),
+                  bytes, FaultIn::on_first_use);
     return seconds_since(t0);
   }
 
   void transfer(std::size_t bytes, int sub, Phases& phases) override {
     if (ctx_.sender) {
       const auto t0 = Clock::now();
-      const void* src = buf_.data();
+      const void* src = buf_.ptr();
       if (stage_) {
-        XB_CUDA_CHECK(cudaMemcpy(staging_.data(), buf_.data(), bytes, cudaMemcpyDeviceToHost));
-        src = staging_.data();
+        XB_CUDA_CHECK(cudaMemcpy(staging_.ptr(), buf_.ptr(), bytes, cudaMemcpyDeviceToHost));
+        src = staging_.ptr();
       }
       ctx_.comm->send(ctx_.peer, kTagData, src, bytes, ctx_.timeout);
       record_copy(phases, sub, seconds_since(t0));
       return;
     }
-    ctx_.comm->recv(ctx_.peer, kTagData, stage_ ? staging_.data() : buf_.data(), bytes, ctx_.timeout);
-    if (stage_) XB_CUDA_CHECK(cudaMemcpy(buf_.data(), staging_.data(), bytes, cudaMemcpyHostToDevice));
+    ctx_.comm->recv(ctx_.peer, kTagData, stage_ ? staging_.ptr() : buf_.ptr(), bytes, ctx_.timeout);
+    if (stage_) XB_CUDA_CHECK(cudaMemcpy(buf_.ptr(), staging_.ptr(), bytes, cudaMemcpyHostToDevice));
   }
 
   void free_buffer() override { buf_ = Buffer(); }

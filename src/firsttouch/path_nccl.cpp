@@ -7,18 +7,17 @@
 
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
+#include "machine/cuda_check.hpp"
+#include "machine/cuda_raii.hpp"
+#include "base/error.hpp"
+#include "memory/memory.hpp"
 #include "firsttouch/path.hpp"
-#include "pingpong/buffers.hpp"
 #include "pingpong/nccl_pair.hpp"
 
 namespace xb::firsttouch {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using pingpong::Buffer;
-using pingpong::BufferKind;
 namespace nccl = pingpong::nccl;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -40,7 +39,7 @@ class NcclPath final : public Path {
   double allocate(std::uint64_t bytes) override {
     buf_ = Buffer();
     const auto t0 = Clock::now();
-    buf_ = Buffer(BufferKind::device, bytes, ctx_.device);
+    buf_ = Buffer(device_memory(ctx_.device), bytes);
     return seconds_since(t0);
   }
 
@@ -49,9 +48,9 @@ class NcclPath final : public Path {
     const auto t0 = Clock::now();
     const nccl::Api& f = pair_.fns();
     if (ctx_.sender) {
-      nccl::check(f.Send(buf_.data(), bytes, nccl::kInt8, pair_.peer_rank(), pair_.get(), stream_.get()), "ncclSend");
+      nccl::check(f.Send(buf_.ptr(), bytes, nccl::kInt8, pair_.peer_rank(), pair_.get(), stream_.get()), "ncclSend");
     } else {
-      nccl::check(f.Recv(buf_.data(), bytes, nccl::kInt8, pair_.peer_rank(), pair_.get(), stream_.get()), "ncclRecv");
+      nccl::check(f.Recv(buf_.ptr(), bytes, nccl::kInt8, pair_.peer_rank(), pair_.get(), stream_.get()), "ncclRecv");
     }
     pair_.wait(stream_.get(), *ctx_.comm, ctx_.peer, ctx_.timeout);
     if (ctx_.sender) record_copy(phases, sub, seconds_since(t0));
@@ -61,7 +60,7 @@ class NcclPath final : public Path {
 
  private:
   PathContext ctx_;
-  pingpong::Stream stream_;
+  Stream stream_;
   Buffer buf_;
   nccl::PairComm pair_;
 };

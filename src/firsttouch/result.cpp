@@ -2,9 +2,7 @@
 
 #include <cmath>
 
-#include <nlohmann/json.hpp>
-
-#include "core/stats.hpp"
+#include "base/stats.hpp"
 
 namespace xb::firsttouch {
 namespace {
@@ -20,10 +18,6 @@ double median_or_nan(const std::vector<double>& values) {
   }
   return kept.empty() ? kNotMeasured : median(kept);
 }
-
-// JSON has no NaN; null stands for "not measured" on the wire.
-nlohmann::json num(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
-double num(const nlohmann::json& j) { return j.is_null() ? kNotMeasured : j.get<double>(); }
 
 }  // namespace
 
@@ -72,41 +66,6 @@ Phases median_phases(const std::vector<Phases>& per_iteration) {
   const double s = median_or_nan(steady);
   if (!std::isnan(s)) m.steady_copy_s = {s};
   return m;
-}
-
-std::string phases_to_wire(const std::vector<std::vector<Phases>>& per_variant) {
-  nlohmann::json all = nlohmann::json::array();
-  for (const auto& variant : per_variant) {
-    nlohmann::json v = nlohmann::json::array();
-    for (const auto& p : variant) {
-      nlohmann::json steady = nlohmann::json::array();
-      for (double s : p.steady_copy_s) steady.push_back(num(s));
-      v.push_back({num(p.alloc_sender_s), num(p.alloc_receiver_s), num(p.export_s), num(p.open_s),
-                   num(p.register_s), num(p.first_copy_s), steady});
-    }
-    all.push_back(v);
-  }
-  return all.dump();
-}
-
-std::vector<std::vector<Phases>> phases_from_wire(const std::string& text) {
-  std::vector<std::vector<Phases>> out;
-  for (const auto& v : nlohmann::json::parse(text)) {
-    std::vector<Phases> variant;
-    for (const auto& p : v) {
-      Phases ph;
-      ph.alloc_sender_s = num(p.at(0));
-      ph.alloc_receiver_s = num(p.at(1));
-      ph.export_s = num(p.at(2));
-      ph.open_s = num(p.at(3));
-      ph.register_s = num(p.at(4));
-      ph.first_copy_s = num(p.at(5));
-      for (const auto& s : p.at(6)) ph.steady_copy_s.push_back(num(s));
-      variant.push_back(std::move(ph));
-    }
-    out.push_back(std::move(variant));
-  }
-  return out;
 }
 
 int exit_code_of(const Result& r) {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/result.hpp"
-#include "core/stop.hpp"
+#include "base/error.hpp"
+#include "records/result.hpp"
+#include "base/stop.hpp"
 
 namespace xb::firsttouch {
 
@@ -95,9 +95,5 @@ struct Result {
 // Exit code: 130 / 143 / 8 for a stop, the error's code, 1 for a failed
 // iteration, 10 when iterations were left out for the time limit, else 0.
 int exit_code_of(const Result& r);
-
-// Internal wire format for gathering one rank's phases to rank 0.
-std::string phases_to_wire(const std::vector<std::vector<Phases>>& per_variant);
-std::vector<std::vector<Phases>> phases_from_wire(const std::string& text);
 
 }  // namespace xb::firsttouch

@@ -9,14 +9,14 @@
 
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
-#include "core/fault.hpp"
-#include "core/stop.hpp"
-#include "core/units.hpp"
+#include "machine/cuda_check.hpp"
+#include "base/fault.hpp"
+#include "base/stop.hpp"
+#include "base/units.hpp"
 #include "firsttouch/path.hpp"
-#include "pingpong/buffers.hpp"
 #include "pingpong/nccl_api.hpp"
 #include "pingpong/select.hpp"
+#include "firsttouch/first_touch_json.hpp"
 
 namespace xb::firsttouch {
 namespace {
@@ -182,9 +182,9 @@ void set_up_path(Roles& r, Result& res, pingpong::TransportKind kind, int device
 }
 
 void gather_phases(const Roles& r, Result& res, const std::vector<std::vector<Phases>>& mine) {
-  const auto all = r.comm->allgather(phases_to_wire(mine), r.timeout);
+  const auto all = r.comm->allgather(records::phases_to_wire(mine), r.timeout);
   for (const auto& wire : all) {
-    const auto theirs = phases_from_wire(wire);
+    const auto theirs = records::phases_from_wire(wire);
     for (std::size_t v = 0; v < theirs.size() && v < res.variants.size(); ++v) {
       auto& phases = res.variants[v].phases;
       for (std::size_t i = 0; i < theirs[v].size() && i < phases.size(); ++i) merge(phases[i], theirs[v][i]);

@@ -10,7 +10,7 @@
 #include <functional>
 
 #include "comm/communicator.hpp"
-#include "core/run_control.hpp"
+#include "base/run_control.hpp"
 #include "firsttouch/options.hpp"
 #include "firsttouch/result.hpp"
 

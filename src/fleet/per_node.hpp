@@ -42,7 +42,7 @@
 
 #include "comm/communicator.hpp"
 #include "comm/idle_wait.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace xb::fleet {
 

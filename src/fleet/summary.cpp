@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "core/stats.hpp"
-#include "core/stop.hpp"
+#include "base/stats.hpp"
+#include "base/stop.hpp"
 
 namespace xb::fleet {
 namespace {
@@ -102,6 +102,19 @@ int fleet_exit_code(const std::vector<FleetNode>& nodes, const FleetSummary& s, 
   if (codes.size() == 1) return *codes.begin();
   if (codes.size() > 1) return 1;
   return fail_on_outlier && !s.outliers.empty() ? 1 : 0;
+}
+
+int acceptance_exit_code(const std::vector<FleetNode>& nodes) {
+  for (const FleetNode& n : nodes)
+    if (node_status(n.record) == "interrupted") return n.record.exit_code;
+  bool partial = false;
+  for (const FleetNode& n : nodes) {
+    const std::string status = node_status(n.record);
+    if (status == "partial") partial = true;
+    else if (status != "passed") return 1;
+  }
+  if (nodes.empty()) return 1;
+  return partial ? stop_exit_code(StopReason::time_limit) : 0;
 }
 
 std::string node_status(const NodeRecord& r) {

@@ -114,5 +114,9 @@ Fleet build_fleet(std::vector<NodeRecord> records, double threshold, bool fail_o
 // outlier); else the failing nodes' exit code when they all share one,
 // 1 otherwise (and 1 for outliers alone).
 int fleet_exit_code(const std::vector<FleetNode>& nodes, const FleetSummary& s, bool fail_on_outlier);
+// check's rule, an acceptance (docs/check.md): a node stopped by a signal
+// or an unusable GPU gives its own code; any other node that did not pass
+// (failed, or without a result) 1; the time limit alone 10; no node 1.
+int acceptance_exit_code(const std::vector<FleetNode>& nodes);
 
 }  // namespace xb::fleet

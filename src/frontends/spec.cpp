@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
-#include "core/units.hpp"
+#include "base/error.hpp"
+#include "base/units.hpp"
 
 namespace xb {
 namespace {

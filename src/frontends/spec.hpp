@@ -48,7 +48,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model.hpp"
+#include "base/model.hpp"
 
 namespace xb {
 

@@ -1,6 +1,6 @@
 #include "pingpong/device_kernels.hpp"
 
-#include "core/cuda_check.hpp"
+#include "machine/cuda_check.hpp"
 
 namespace xb::pingpong {
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "pingpong/cycle_clock.hpp"
 
 namespace xb::pingpong {

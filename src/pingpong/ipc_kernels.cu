@@ -1,6 +1,6 @@
 #include "pingpong/ipc_kernels.hpp"
 
-#include "core/cuda_check.hpp"
+#include "machine/cuda_check.hpp"
 
 namespace xb::pingpong {
 namespace {

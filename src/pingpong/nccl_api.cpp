@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace xb::pingpong::nccl {
 namespace {

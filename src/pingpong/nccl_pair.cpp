@@ -1,8 +1,8 @@
 #include "pingpong/nccl_pair.hpp"
 
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
-#include "pingpong/buffers.hpp"
+#include "machine/cuda_check.hpp"
+#include "machine/cuda_raii.hpp"
+#include "base/error.hpp"
 
 namespace xb::pingpong::nccl {
 

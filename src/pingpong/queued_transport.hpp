@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "pingpong/buffers.hpp"
+#include "machine/cuda_raii.hpp"
 #include "pingpong/transport.hpp"
 
 namespace xb::pingpong {
@@ -36,7 +36,7 @@ class QueuedTransport : public Transport {
   Buffer send_, recv_;
 
  private:
-  EventTimeline timeline_;
+  std::vector<Event> timeline_;  // recorded between the repetitions, created as needed
 };
 
 }  // namespace xb::pingpong

@@ -1,7 +1,6 @@
 #include "pingpong/result.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 namespace xb::pingpong {
 
@@ -56,79 +55,6 @@ std::optional<Error> first_failure(const Result& r) {
     }
   }
   return std::nullopt;
-}
-
-namespace {
-
-nlohmann::json size_to_json(const SizeResult& s) {
-  const auto& t = s.one_way_s;
-  return {{"bytes", s.bytes},
-          {"t", {t.count, t.median, t.mean, t.min, t.max, t.stddev, t.cov, s.one_way_p99_s}},
-          {"bw", {s.bandwidth_gbps, s.bandwidth_min_gbps, s.bandwidth_max_gbps}},
-          {"verified", s.verified},
-          {"verify_error", s.verify_error},
-          {"error", s.error},
-          {"error_kind", static_cast<int>(s.error_kind)}};
-}
-
-SizeResult size_from_json(const nlohmann::json& j) {
-  SizeResult s;
-  s.bytes = j.at("bytes").get<std::uint64_t>();
-  const auto& t = j.at("t");
-  s.one_way_s.count = t.at(0).get<int>();
-  s.one_way_s.median = t.at(1).get<double>();
-  s.one_way_s.mean = t.at(2).get<double>();
-  s.one_way_s.min = t.at(3).get<double>();
-  s.one_way_s.max = t.at(4).get<double>();
-  s.one_way_s.stddev = t.at(5).get<double>();
-  s.one_way_s.cov = t.at(6).get<double>();
-  s.one_way_p99_s = t.at(7).get<double>();
-  const auto& bw = j.at("bw");
-  s.bandwidth_gbps = bw.at(0).get<double>();
-  s.bandwidth_min_gbps = bw.at(1).get<double>();
-  s.bandwidth_max_gbps = bw.at(2).get<double>();
-  s.verified = j.at("verified").get<bool>();
-  s.verify_error = j.at("verify_error").get<std::string>();
-  s.error = j.value("error", "");
-  s.error_kind = static_cast<ErrorKind>(j.value("error_kind", static_cast<int>(ErrorKind::internal)));
-  return s;
-}
-
-}  // namespace
-
-std::string pairs_to_wire(const std::vector<PairResult>& pairs) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& p : pairs) {
-    nlohmann::json sizes = nlohmann::json::array();
-    for (const auto& s : p.sizes) sizes.push_back(size_to_json(s));
-    out.push_back({{"a", p.rank_a}, {"b", p.rank_b}, {"host_a", p.host_a}, {"host_b", p.host_b},
-                   {"gpu_a", p.gpu_a}, {"gpu_b", p.gpu_b}, {"transport", p.transport}, {"path", p.path}, {"sizes", sizes},
-                   {"error", p.error}, {"error_kind", static_cast<int>(p.error_kind)},
-                   {"stop", static_cast<int>(p.stop)}, {"not_run", p.not_run}});
-  }
-  return out.dump();
-}
-
-std::vector<PairResult> pairs_from_wire(const std::string& text) {
-  std::vector<PairResult> out;
-  for (const auto& j : nlohmann::json::parse(text)) {
-    PairResult p;
-    p.rank_a = j.at("a").get<int>();
-    p.rank_b = j.at("b").get<int>();
-    p.host_a = j.at("host_a").get<std::string>();
-    p.host_b = j.at("host_b").get<std::string>();
-    p.gpu_a = j.at("gpu_a").get<int>();
-    p.gpu_b = j.at("gpu_b").get<int>();
-    p.transport = j.at("transport").get<std::string>();
-    p.path = j.at("path").get<std::string>();
-    for (const auto& s : j.at("sizes")) p.sizes.push_back(size_from_json(s));
-    p.error = j.at("error").get<std::string>();
-    p.error_kind = static_cast<ErrorKind>(j.at("error_kind").get<int>());
-    p.stop = static_cast<StopReason>(j.value("stop", 0));
-    p.not_run = j.value("not_run", std::vector<std::uint64_t>{});
-    out.push_back(std::move(p));
-  }
-  return out;
 }
 
 int exit_code_of(const Result& r) {

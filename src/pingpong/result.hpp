@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/result.hpp"
-#include "core/stop.hpp"
-#include "core/stats.hpp"
+#include "base/error.hpp"
+#include "records/result.hpp"
+#include "base/stop.hpp"
+#include "base/stats.hpp"
 #include "pingpong/options.hpp"
 
 namespace xb::pingpong {
@@ -77,9 +77,5 @@ SizeResult summarize_size(Mode mode, std::uint64_t bytes, int window, const std:
 // The error that decides the exit status: the first pair error, else the
 // first failed verification (ErrorKind::verification); nullopt when all passed.
 std::optional<Error> first_failure(const Result& r);
-
-// Internal wire format for gathering pair results to every rank.
-std::string pairs_to_wire(const std::vector<PairResult>& pairs);
-std::vector<PairResult> pairs_from_wire(const std::string& text);
 
 }  // namespace xb::pingpong

@@ -10,14 +10,14 @@
 #include <fmt/format.h>
 
 #include "comm/stop_relay.hpp"
-#include "core/fault.hpp"
-#include "core/stop.hpp"
-#include "pingpong/buffers.hpp"
+#include "base/fault.hpp"
+#include "base/pattern.hpp"
+#include "base/stop.hpp"
 #include "pingpong/nccl_api.hpp"
-#include "pingpong/pattern.hpp"
 #include "pingpong/schedule.hpp"
 #include "pingpong/select.hpp"
 #include "pingpong/transport.hpp"
+#include "pingpong/pingpong_json.hpp"
 
 namespace xb::pingpong {
 
@@ -135,7 +135,7 @@ std::string check_received(Transport& t, const Options& o, bool initiator, std::
   const auto seed = expected_seed(o, initiator, bytes);
   if (!seed) return "";
   const auto data = t.received(bytes);
-  const std::size_t bad = first_mismatch(data.data(), data.size(), *seed);
+  const std::uint64_t bad = verify_pattern_host(data.data(), data.size(), *seed);
   if (bad == data.size()) return "";
   return fmt::format("rank {} received wrong data at byte offset {}", initiator ? "initiator" : "responder", bad);
 }
@@ -484,8 +484,8 @@ Result run(comm::Communicator& comm, const Options& options, const Environment& 
   poll.reset();
   if (relay) relay->last_word();
   Result result = result_header(options, comm.size());
-  for (const auto& wire : comm.allgather(pairs_to_wire(mine), timeout_of(options))) {
-    for (auto& p : pairs_from_wire(wire)) result.pairs.push_back(std::move(p));
+  for (const auto& wire : comm.allgather(records::pairs_to_wire(mine), timeout_of(options))) {
+    for (auto& p : records::pairs_from_wire(wire)) result.pairs.push_back(std::move(p));
   }
   if (relay) relay->close(timeout_of(options));
   std::sort(result.pairs.begin(), result.pairs.end(),

@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "comm/communicator.hpp"
-#include "core/run_control.hpp"
+#include "base/run_control.hpp"
 #include "pingpong/options.hpp"
 #include "pingpong/result.hpp"
 #include "pingpong/select.hpp"
@@ -46,7 +46,7 @@ struct Observer {
 // both cases: a peer that stopped answering would make every later
 // collective wait for it too. A pair that fails after some sizes keeps them.
 //
-// Stops (signals, the time limit's deadline, core/stop.hpp) are agreed
+// Stops (signals, the time limit's deadline, base/stop.hpp) are agreed
 // between the two ranks of a pair before every size and between slices of
 // about 0.1 s of a size's timed repetitions (a size stopped in flight is
 // not run), and by all ranks at the end of every --all-pairs round: a

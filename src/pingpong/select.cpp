@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
+#include "machine/cuda_check.hpp"
+#include "base/error.hpp"
 #include "pingpong/transport.hpp"
 
 namespace xb::pingpong {
@@ -42,6 +42,15 @@ RankInfo rank_info_from_json(const std::string& text) {
   info.peers_as_dev1 = j.at("peers_as_dev1").get<std::vector<std::string>>();
   info.peers_as_dev2 = j.at("peers_as_dev2").get<std::vector<std::string>>();
   return info;
+}
+
+int device_count_or_zero() noexcept {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no device" error
+    return 0;
+  }
+  return n;
 }
 
 GpuIdentity gpu_identity(int device) {

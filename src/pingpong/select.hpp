@@ -31,6 +31,8 @@ struct GpuIdentity {
   std::vector<std::string> peers;
 };
 GpuIdentity gpu_identity(int device);  // asks CUDA
+// Number of CUDA devices, 0 when there is no GPU or no usable driver.
+int device_count_or_zero() noexcept;
 
 std::string to_json(const RankInfo& info);
 RankInfo rank_info_from_json(const std::string& text);

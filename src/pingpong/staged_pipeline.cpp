@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace xb::pingpong {
 namespace {

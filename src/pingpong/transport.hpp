@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
+#include "memory/memory.hpp"
 #include "pingpong/options.hpp"
 
 namespace xb::pingpong {
@@ -61,6 +62,29 @@ class Transport {
   // How the path moves data, for the report ("" when the name says it all).
   virtual std::string describe() const { return ""; }
 };
+
+// What prepare() writes over a receive buffer: data that never arrives
+// leaves this byte, which no pattern holds throughout, so it fails verification.
+constexpr unsigned char kFiller = 0xA5;
+
+// A rank's send and receive buffers: on its GPU, or in pageable host memory (device < 0).
+inline Location buffer_location(int device) {
+  return device >= 0 ? device_memory(device) : host_memory(MemKind::pageable, kNoNumaPlacement);
+}
+
+// prepare() on a rank's own buffers: the pattern of `seed` into the send
+// buffer's first `bytes`, the filler into the receive buffer's.
+inline void load_pattern(Buffer& send, Buffer& recv, std::size_t bytes, std::uint64_t seed) {
+  fill_buffer(send, bytes, seed, send.location().device);
+  fill_bytes(recv, bytes, kFiller);
+}
+
+// received() on a rank's own receive buffer.
+inline std::vector<unsigned char> host_copy(const Buffer& recv, std::size_t bytes) {
+  std::vector<unsigned char> out(bytes);
+  copy_to_host(recv, out.data(), bytes);
+  return out;
+}
 
 // mpi (staging = false) or staged (staging = true: make_staged_transport).
 std::unique_ptr<Transport> make_mpi_transport(const PairContext& ctx, bool staging);

@@ -13,12 +13,11 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
-#include "pingpong/buffers.hpp"
+#include "base/error.hpp"
+#include "base/pattern.hpp"
 #include "pingpong/cycle_clock.hpp"
 #include "pingpong/device_transport_base.hpp"
 #include "pingpong/host_endpoint.hpp"
-#include "pingpong/pattern.hpp"
 
 namespace xb::pingpong {
 
@@ -112,14 +111,14 @@ namespace {
 // A rank whose buffer is in host memory: a CPU thread runs its side.
 class CpuSide final : public DeviceTransportBase {
  public:
-  explicit CpuSide(const PairContext& ctx) : DeviceTransportBase(ctx, 1), send_(BufferKind::host, ctx.max_bytes) {}
+  explicit CpuSide(const PairContext& ctx) : DeviceTransportBase(ctx, 1), send_(buffer_location(-1), ctx.max_bytes) {}
 
   void connect() override {
     Hello mine;
     mine.max_parts = 1;
     mine.ll_max = ctx_.ll_max_bytes;
     connect_hello(mine);
-    links_.send = static_cast<const unsigned char*>(send_.data());
+    links_.send = static_cast<const unsigned char*>(send_.ptr());
     links_.in = box_at(shm_.data(), layout_, my_box());
     links_.out = box_at(shm_.data(), layout_, 1 - my_box());
     links_.recv_ll = links_.in.data;
@@ -127,8 +126,8 @@ class CpuSide final : public DeviceTransportBase {
 
   void prepare(std::size_t bytes, std::uint64_t seed) override {
     shm_.unlink();  // both sides have mapped it by now (the runner checked connect)
-    fill_pattern(send_.data(), bytes, seed);
-    std::memset(links_.in.data, 0xA5, bytes);
+    fill_pattern_host(send_.ptr(), bytes, seed);
+    std::memset(links_.in.data, kFiller, bytes);
   }
 
   std::vector<double> run(Mode mode, std::size_t bytes, int reps, int window) override {

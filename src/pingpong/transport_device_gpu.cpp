@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
-#include "pingpong/buffers.hpp"
+#include "machine/cuda_check.hpp"
+#include "machine/cuda_raii.hpp"
+#include "base/error.hpp"
 #include "pingpong/cycle_clock.hpp"
 #include "pingpong/device_kernels.hpp"
 #include "pingpong/device_transport_base.hpp"
@@ -41,15 +41,14 @@ class GpuSide final : public DeviceTransportBase {
  public:
   explicit GpuSide(const PairContext& ctx)
       : DeviceTransportBase(ctx, max_parts_on(ctx.my_device)), stream_(ctx.my_device),
-        send_(BufferKind::device, ctx.max_bytes, ctx.my_device), recv_(BufferKind::device, ctx.max_bytes, ctx.my_device),
-        timer_(BufferKind::device, 2 * sizeof(std::uint64_t), ctx.my_device) {
+        send_(device_memory(ctx.my_device), ctx.max_bytes), recv_(device_memory(ctx.my_device), ctx.max_bytes),
+        timer_(device_memory(ctx.my_device), 2 * sizeof(std::uint64_t)),
+        status_(host_memory(MemKind::mapped, kNoNumaPlacement), sizeof(KernelStatus)) {
     if (!uses_shm()) {
-      box_ = Buffer(BufferKind::device, layout_.data_offset, ctx.my_device);  // flags and LL words
-      box_.fill_byte(0, box_.size());
+      box_ = Buffer(device_memory(ctx.my_device), layout_.data_offset);  // flags and LL words
+      fill_bytes(box_, box_.bytes(), 0);
     }
-    XB_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&status_), sizeof(KernelStatus),
-                                cudaHostAllocMapped | cudaHostAllocPortable));
-    std::memset(status_, 0, sizeof(KernelStatus));
+    fill_bytes(status_, status_.bytes(), 0);
     XB_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
@@ -57,7 +56,6 @@ class GpuSide final : public DeviceTransportBase {
     if (peer_box_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(peer_box_));
     if (peer_recv_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(peer_recv_));
     if (registered_) XB_CUDA_CHECK_NOTHROW(cudaHostUnregister(shm_.data()));
-    if (status_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaFreeHost(status_));
   }
 
   void connect() override {
@@ -67,12 +65,12 @@ class GpuSide final : public DeviceTransportBase {
     mine.ll_max = ctx_.ll_max_bytes;
     XB_CUDA_CHECK(cudaSetDevice(ctx_.my_device));
     if (!uses_shm()) {
-      XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.box, box_.data()));
-      XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.recv, recv_.data()));
+      XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.box, box_.ptr()));
+      XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.recv, recv_.ptr()));
     }
     const Hello theirs = connect_hello(mine);
-    links_.send = static_cast<const unsigned char*>(send_.data());
-    links_.recv_ll = static_cast<unsigned char*>(recv_.data());
+    links_.send = static_cast<const unsigned char*>(send_.ptr());
+    links_.recv_ll = static_cast<unsigned char*>(recv_.ptr());
     if (uses_shm()) {
       connect_host_peer();
     } else {
@@ -83,19 +81,20 @@ class GpuSide final : public DeviceTransportBase {
   void prepare(std::size_t bytes, std::uint64_t seed) override {
     shm_.unlink();  // both sides have mapped it by now (the runner checked connect)
     load_pattern(send_, recv_, bytes, seed);
-    if (host_in_ != nullptr) std::memset(host_in_, 0xA5, bytes);
+    if (host_in_ != nullptr) std::memset(host_in_, kFiller, bytes);
     XB_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
   std::vector<double> run(Mode mode, std::size_t bytes, int reps, int window) override {
     const RunSpec spec = next_spec(mode, bytes, reps, window);
     const std::size_t stamps = static_cast<std::size_t>(reps) + 1;
-    if (clocks_.size() < stamps * sizeof(std::uint64_t)) {
-      clocks_ = Buffer(BufferKind::device, stamps * sizeof(std::uint64_t), ctx_.my_device);
+    if (clocks_.bytes() < stamps * sizeof(std::uint64_t)) {
+      clocks_ = Buffer(device_memory(ctx_.my_device), stamps * sizeof(std::uint64_t));
     }
     XB_CUDA_CHECK(cudaSetDevice(ctx_.my_device));
-    const DeviceRunArgs args{spec, links_, static_cast<std::uint64_t*>(clocks_.data()),
-                             static_cast<std::uint64_t*>(timer_.data()), device_pointer(status_)};
+    const DeviceRunArgs args{spec, links_, static_cast<std::uint64_t*>(clocks_.ptr()),
+                             static_cast<std::uint64_t*>(timer_.ptr()),
+                             static_cast<KernelStatus*>(status_.kernel_ptr())};
     launch_device_run(args, stream_.get());
     // Every wait inside the kernel gives up after the timeout, so this bound
     // is only a safety net for a GPU that stopped answering altogether.
@@ -104,20 +103,16 @@ class GpuSide final : public DeviceTransportBase {
                                                   ctx_.comm->rank(), ctx_.my_device));
     check_status(spec);
     std::vector<std::uint64_t> clocks(stamps), timer(2);
-    XB_CUDA_CHECK(cudaMemcpy(clocks.data(), clocks_.data(), stamps * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
-    XB_CUDA_CHECK(cudaMemcpy(timer.data(), timer_.data(), 2 * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+    copy_to_host(clocks_, clocks.data(), stamps * sizeof(std::uint64_t));
+    copy_to_host(timer_, timer.data(), 2 * sizeof(std::uint64_t));
     commit(spec);
     return ticks_to_seconds(clocks, static_cast<double>(timer[1] - timer[0]) * 1e-9);
   }
 
   std::vector<unsigned char> received(std::size_t bytes) override {
-    std::vector<unsigned char> out(bytes);
-    if (host_in_ != nullptr && !is_ll(bytes)) {
-      std::memcpy(out.data(), host_in_, bytes);  // large messages from the host land in shared memory
-    } else {
-      recv_.download(out.data(), bytes);
-    }
-    return out;
+    // Large messages from the host land in shared memory.
+    if (host_in_ != nullptr && !is_ll(bytes)) return std::vector<unsigned char>(host_in_, host_in_ + bytes);
+    return host_copy(recv_, bytes);
   }
 
   std::string describe() const override {
@@ -132,10 +127,10 @@ class GpuSide final : public DeviceTransportBase {
   void connect_gpu_peer(const Hello& theirs) {
     XB_CUDA_CHECK(cudaIpcOpenMemHandle(&peer_box_, theirs.box, cudaIpcMemLazyEnablePeerAccess));
     XB_CUDA_CHECK(cudaIpcOpenMemHandle(&peer_recv_, theirs.recv, cudaIpcMemLazyEnablePeerAccess));
-    auto* mine = static_cast<unsigned char*>(box_.data());
+    auto* mine = static_cast<unsigned char*>(box_.ptr());
     auto* peer = static_cast<unsigned char*>(peer_box_);
     links_.in = BoxView{reinterpret_cast<BoxFlags*>(mine), reinterpret_cast<std::uint64_t*>(mine + layout_.ll_offset),
-                        static_cast<unsigned char*>(recv_.data())};
+                        static_cast<unsigned char*>(recv_.ptr())};
     links_.out = BoxView{reinterpret_cast<BoxFlags*>(peer), reinterpret_cast<std::uint64_t*>(peer + layout_.ll_offset),
                          static_cast<unsigned char*>(peer_recv_)};
   }
@@ -150,7 +145,7 @@ class GpuSide final : public DeviceTransportBase {
   }
 
   void check_status(const RunSpec& spec) const {
-    const volatile KernelStatus* s = status_;
+    const volatile KernelStatus* s = static_cast<const KernelStatus*>(status_.ptr());
     if (s->timed_out == 0) return;
     fail_late(fmt::format("the device kernel on gpu {} gave up waiting for {} (repetition {} of {}, {} B; last "
                           "value seen {}) and returned, so the GPU is not left spinning",
@@ -160,7 +155,7 @@ class GpuSide final : public DeviceTransportBase {
 
   Stream stream_;
   Buffer send_, recv_, timer_, clocks_, box_;
-  KernelStatus* status_ = nullptr;
+  Buffer status_;  // mapped host memory: the kernel reports a timeout here
   void* peer_box_ = nullptr;
   void* peer_recv_ = nullptr;
   unsigned char* host_in_ = nullptr;  // host view of the inbound data area (host peer)

@@ -6,9 +6,8 @@
 // messages; CUDA events time each repetition.
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
-#include "pingpong/buffers.hpp"
+#include "machine/cuda_check.hpp"
+#include "base/error.hpp"
 #include "pingpong/ipc_kernels.hpp"
 #include "pingpong/queued_transport.hpp"
 
@@ -32,28 +31,26 @@ int checked_device(const PairContext& ctx) {
 
 class IpcTransport final : public QueuedTransport {
  public:
-  explicit IpcTransport(const PairContext& ctx) : QueuedTransport(checked_device(ctx), ctx.max_bytes), ctx_(ctx) {
-    flags_ = Buffer(BufferKind::device, 2 * sizeof(std::uint32_t), ctx.my_device);
-    flags_.fill_byte(0, flags_.size());
-    XB_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&timed_out_host_), sizeof(std::uint32_t),
-                                cudaHostAllocMapped | cudaHostAllocPortable));
-    *timed_out_host_ = 0;
-    XB_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&timed_out_dev_), timed_out_host_, 0));
+  explicit IpcTransport(const PairContext& ctx)
+      : QueuedTransport(checked_device(ctx), ctx.max_bytes), ctx_(ctx),
+        flags_(device_memory(ctx.my_device), 2 * sizeof(std::uint32_t)),
+        timed_out_(host_memory(MemKind::mapped, kNoNumaPlacement), sizeof(std::uint32_t)) {
+    fill_bytes(flags_, flags_.bytes(), 0);
+    fill_bytes(timed_out_, timed_out_.bytes(), 0);
     XB_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
   ~IpcTransport() override {
     if (peer_recv_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(peer_recv_));
     if (peer_flags_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(peer_flags_));
-    if (timed_out_host_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaFreeHost(timed_out_host_));
   }
 
   TransportKind kind() const override { return TransportKind::ipc; }
 
   void connect() override {
     IpcHandles mine{}, theirs{};
-    XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.recv, recv_.data()));
-    XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.flags, flags_.data()));
+    XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.recv, recv_.ptr()));
+    XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.flags, flags_.ptr()));
     comm::Request reqs[2] = {ctx_.comm->irecv(ctx_.peer, kTagConnect, &theirs, sizeof theirs),
                              ctx_.comm->isend(ctx_.peer, kTagConnect, &mine, sizeof mine)};
     ctx_.comm->wait_all(reqs, 2, ctx_.timeout);
@@ -68,19 +65,20 @@ class IpcTransport final : public QueuedTransport {
   void finish() override {
     const std::string late = comm::timeout_message(ctx_.comm->rank(), ctx_.peer, -1, ctx_.timeout);
     wait_stream(stream_.get(), ctx_.timeout * 2, late);
-    if (*static_cast<volatile std::uint32_t*>(timed_out_host_) != 0) {
+    if (*static_cast<volatile std::uint32_t*>(timed_out_.ptr()) != 0) {
       fail(ErrorKind::timeout, fmt::format("{} (gpu {} waiting on an ipc flag)", late, ctx_.my_device));
     }
   }
 
-  std::uint32_t* my_flag(int which) const { return static_cast<std::uint32_t*>(flags_.data()) + which; }
+  std::uint32_t* my_flag(int which) const { return static_cast<std::uint32_t*>(flags_.ptr()) + which; }
   std::uint32_t* peer_flag(int which) const { return static_cast<std::uint32_t*>(peer_flags_) + which; }
 
   void copy_to_peer(const Buffer& src, std::size_t bytes) {
-    XB_CUDA_CHECK(cudaMemcpyAsync(peer_recv_, src.data(), bytes, cudaMemcpyDeviceToDevice, stream_.get()));
+    XB_CUDA_CHECK(cudaMemcpyAsync(peer_recv_, src.ptr(), bytes, cudaMemcpyDeviceToDevice, stream_.get()));
   }
   void wait_for(int which) {
-    launch_wait_flag(my_flag(which), seq_, timeout_ns(), timed_out_dev_, stream_.get());
+    launch_wait_flag(my_flag(which), seq_, timeout_ns(), static_cast<std::uint32_t*>(timed_out_.kernel_ptr()),
+                     stream_.get());
   }
   void signal(int which) { launch_signal_flag(peer_flag(which), seq_, stream_.get()); }
   std::uint64_t timeout_ns() const { return static_cast<std::uint64_t>(ctx_.timeout.count() * 1e9); }
@@ -120,10 +118,9 @@ class IpcTransport final : public QueuedTransport {
 
   PairContext ctx_;
   Buffer flags_;
+  Buffer timed_out_;  // mapped host memory: the flag kernels set it when they give up waiting
   void* peer_recv_ = nullptr;
   void* peer_flags_ = nullptr;
-  std::uint32_t* timed_out_host_ = nullptr;
-  std::uint32_t* timed_out_dev_ = nullptr;
   std::uint32_t seq_ = 0;
 };
 

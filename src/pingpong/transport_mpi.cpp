@@ -4,7 +4,6 @@
 // is the path for GPU buffers on an MPI that is not CUDA-aware.
 #include <vector>
 
-#include "pingpong/buffers.hpp"
 #include "pingpong/cycle_clock.hpp"
 #include "pingpong/transport.hpp"
 
@@ -13,11 +12,9 @@ namespace {
 
 class MpiTransport final : public Transport {
  public:
-  explicit MpiTransport(const PairContext& ctx) : ctx_(ctx) {
-    const BufferKind kind = ctx.my_device >= 0 ? BufferKind::device : BufferKind::host;
-    send_ = Buffer(kind, ctx.max_bytes, ctx.my_device);
-    recv_ = Buffer(kind, ctx.max_bytes, ctx.my_device);
-  }
+  explicit MpiTransport(const PairContext& ctx)
+      : ctx_(ctx), send_(buffer_location(ctx.my_device), ctx.max_bytes),
+        recv_(buffer_location(ctx.my_device), ctx.max_bytes) {}
 
   TransportKind kind() const override { return TransportKind::mpi; }
 
@@ -34,11 +31,7 @@ class MpiTransport final : public Transport {
     });
   }
 
-  std::vector<unsigned char> received(std::size_t bytes) override {
-    std::vector<unsigned char> host(bytes);
-    recv_.download(host.data(), bytes);
-    return host;
-  }
+  std::vector<unsigned char> received(std::size_t bytes) override { return host_copy(recv_, bytes); }
 
  private:
   comm::Communicator& comm() { return *ctx_.comm; }
@@ -47,11 +40,11 @@ class MpiTransport final : public Transport {
   // from the buffer it has just received into (transport.hpp).
   void round_trip(std::size_t bytes) {
     if (ctx_.initiator) {
-      comm().send(ctx_.peer, kTagData, send_.data(), bytes, ctx_.timeout);
-      comm().recv(ctx_.peer, kTagData, recv_.data(), bytes, ctx_.timeout);
+      comm().send(ctx_.peer, kTagData, send_.ptr(), bytes, ctx_.timeout);
+      comm().recv(ctx_.peer, kTagData, recv_.ptr(), bytes, ctx_.timeout);
     } else {
-      comm().recv(ctx_.peer, kTagData, recv_.data(), bytes, ctx_.timeout);
-      comm().send(ctx_.peer, kTagData, (ctx_.echo ? recv_ : send_).data(), bytes, ctx_.timeout);
+      comm().recv(ctx_.peer, kTagData, recv_.ptr(), bytes, ctx_.timeout);
+      comm().send(ctx_.peer, kTagData, (ctx_.echo ? recv_ : send_).ptr(), bytes, ctx_.timeout);
     }
   }
 
@@ -59,11 +52,11 @@ class MpiTransport final : public Transport {
   void window_one_way(std::size_t bytes, int window) {
     const auto n = static_cast<std::size_t>(window);
     if (ctx_.initiator) {
-      for (std::size_t w = 0; w < n; ++w) requests_[w] = comm().isend(ctx_.peer, kTagData, send_.data(), bytes);
+      for (std::size_t w = 0; w < n; ++w) requests_[w] = comm().isend(ctx_.peer, kTagData, send_.ptr(), bytes);
       comm().wait_all(requests_.data(), n, ctx_.timeout);
       comm().recv(ctx_.peer, kTagAck, &ack_, sizeof ack_, ctx_.timeout);
     } else {
-      for (std::size_t w = 0; w < n; ++w) requests_[w] = comm().irecv(ctx_.peer, kTagData, recv_.data(), bytes);
+      for (std::size_t w = 0; w < n; ++w) requests_[w] = comm().irecv(ctx_.peer, kTagData, recv_.ptr(), bytes);
       comm().wait_all(requests_.data(), n, ctx_.timeout);
       comm().send(ctx_.peer, kTagAck, &ack_, sizeof ack_, ctx_.timeout);
     }
@@ -72,8 +65,8 @@ class MpiTransport final : public Transport {
   // osu_bibw: both ranks send a window to each other at the same time.
   void window_both_ways(std::size_t bytes, int window) {
     const auto n = static_cast<std::size_t>(window);
-    for (std::size_t w = 0; w < n; ++w) requests_[w] = comm().irecv(ctx_.peer, kTagData, recv_.data(), bytes);
-    for (std::size_t w = 0; w < n; ++w) requests_[n + w] = comm().isend(ctx_.peer, kTagData, send_.data(), bytes);
+    for (std::size_t w = 0; w < n; ++w) requests_[w] = comm().irecv(ctx_.peer, kTagData, recv_.ptr(), bytes);
+    for (std::size_t w = 0; w < n; ++w) requests_[n + w] = comm().isend(ctx_.peer, kTagData, send_.ptr(), bytes);
     comm().wait_all(requests_.data(), 2 * n, ctx_.timeout);
   }
 

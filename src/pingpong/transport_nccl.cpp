@@ -2,8 +2,7 @@
 // by sending the initiator's ncclUniqueId over our communicator; messages
 // are ncclSend/ncclRecv on one stream, all repetitions queued up front and
 // timed with CUDA events.
-#include "core/error.hpp"
-#include "pingpong/buffers.hpp"
+#include "base/error.hpp"
 #include "pingpong/nccl_pair.hpp"
 #include "pingpong/queued_transport.hpp"
 
@@ -22,7 +21,7 @@ class NcclTransport final : public QueuedTransport {
  public:
   explicit NcclTransport(const PairContext& ctx)
       : QueuedTransport(checked_device(ctx), ctx.max_bytes), ctx_(ctx),
-        ack_(BufferKind::device, sizeof(std::uint32_t), ctx.my_device) {}
+        ack_(device_memory(ctx.my_device), sizeof(std::uint32_t)) {}
 
   TransportKind kind() const override { return TransportKind::nccl; }
 
@@ -34,11 +33,11 @@ class NcclTransport final : public QueuedTransport {
   void finish() override { pair_.wait(stream_.get(), *ctx_.comm, ctx_.peer, ctx_.timeout); }
 
   void send(const Buffer& b, std::size_t bytes) {
-    nccl::check(pair_.fns().Send(b.data(), bytes, nccl::kInt8, pair_.peer_rank(), pair_.get(), stream_.get()),
+    nccl::check(pair_.fns().Send(b.ptr(), bytes, nccl::kInt8, pair_.peer_rank(), pair_.get(), stream_.get()),
                 "ncclSend");
   }
   void recv(Buffer& b, std::size_t bytes) {
-    nccl::check(pair_.fns().Recv(b.data(), bytes, nccl::kInt8, pair_.peer_rank(), pair_.get(), stream_.get()),
+    nccl::check(pair_.fns().Recv(b.ptr(), bytes, nccl::kInt8, pair_.peer_rank(), pair_.get(), stream_.get()),
                 "ncclRecv");
   }
 
@@ -64,9 +63,9 @@ class NcclTransport final : public QueuedTransport {
     }
     nccl::check(pair_.fns().GroupEnd(), "ncclGroupEnd");
     if (ctx_.initiator) {
-      recv(ack_, ack_.size());
+      recv(ack_, ack_.bytes());
     } else {
-      send(ack_, ack_.size());
+      send(ack_, ack_.bytes());
     }
   }
 

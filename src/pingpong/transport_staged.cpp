@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "core/cuda_check.hpp"
-#include "pingpong/buffers.hpp"
+#include "machine/cuda_check.hpp"
+#include "machine/cuda_raii.hpp"
 #include "pingpong/cycle_clock.hpp"
 #include "pingpong/staged_pipeline.hpp"
 #include "pingpong/transport.hpp"
@@ -24,16 +24,9 @@ constexpr int kSlots = 4;
 // outstanding (kSlots per direction).
 class CudaStager final : public Stager {
  public:
-  explicit CudaStager(int device) : to_host_(device), to_device_(device), events_(4 * kSlots, nullptr) {
-    for (auto& e : events_) XB_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  explicit CudaStager(int device) : to_host_(device), to_device_(device) {
+    for (int i = 0; i < 4 * kSlots; ++i) events_.emplace_back(device, cudaEventDisableTiming);
   }
-  ~CudaStager() override {
-    for (auto e : events_) {
-      if (e != nullptr) XB_CUDA_CHECK_NOTHROW(cudaEventDestroy(e));
-    }
-  }
-  CudaStager(const CudaStager&) = delete;
-  CudaStager& operator=(const CudaStager&) = delete;
 
   std::uint64_t to_host(void* dst, const void* src, std::size_t bytes) override {
     return copy(dst, src, bytes, cudaMemcpyDeviceToHost, to_host_.get());
@@ -42,7 +35,7 @@ class CudaStager final : public Stager {
     return copy(dst, src, bytes, cudaMemcpyHostToDevice, to_device_.get());
   }
   bool done(std::uint64_t ticket) override {
-    const cudaError_t st = cudaEventQuery(events_[ticket % events_.size()]);
+    const cudaError_t st = cudaEventQuery(events_[ticket % events_.size()].get());
     if (st == cudaErrorNotReady) return false;
     XB_CUDA_CHECK(st);
     return true;
@@ -52,12 +45,12 @@ class CudaStager final : public Stager {
   std::uint64_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t s) {
     const std::uint64_t ticket = next_++;
     XB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, s));
-    XB_CUDA_CHECK(cudaEventRecord(events_[ticket % events_.size()], s));
+    XB_CUDA_CHECK(cudaEventRecord(events_[ticket % events_.size()].get(), s));
     return ticket;
   }
 
   Stream to_host_, to_device_;
-  std::vector<cudaEvent_t> events_;
+  std::vector<Event> events_;
   std::uint64_t next_ = 0;
 };
 
@@ -68,12 +61,13 @@ class StagedTransport final : public Transport {
     // both sides clamp alike, and the chunk count per message is unchanged.
     shape_.chunk = std::max<std::size_t>(1, std::min<std::size_t>(ctx.stage_chunk_bytes, ctx.max_bytes));
     shape_.slots = kSlots;
-    const bool gpu = ctx.my_device >= 0;
-    send_ = Buffer(gpu ? BufferKind::device : BufferKind::host, ctx.max_bytes, ctx.my_device);
-    recv_ = Buffer(gpu ? BufferKind::device : BufferKind::host, ctx.max_bytes, ctx.my_device);
-    if (gpu) {
-      out_ring_ = Buffer(BufferKind::pinned, kSlots * shape_.chunk);
-      in_ring_ = Buffer(BufferKind::pinned, kSlots * shape_.chunk);
+    send_ = Buffer(buffer_location(ctx.my_device), ctx.max_bytes);
+    recv_ = Buffer(buffer_location(ctx.my_device), ctx.max_bytes);
+    if (ctx.my_device >= 0) {
+      // Page-locked (cudaHostAlloc), so the chunk copies run asynchronously.
+      const Location pinned = host_memory(MemKind::mapped, kNoNumaPlacement);
+      out_ring_ = Buffer(pinned, kSlots * shape_.chunk);
+      in_ring_ = Buffer(pinned, kSlots * shape_.chunk);
       stager_ = std::make_unique<CudaStager>(ctx.my_device);
     }
   }
@@ -87,9 +81,9 @@ class StagedTransport final : public Transport {
 
   std::vector<double> run(Mode mode, std::size_t bytes, int reps, int window) override {
     StagedPipeline pipe(*ctx_.comm, ctx_.peer, kTagData, ctx_.timeout, shape_, stager_.get(),
-                        static_cast<unsigned char*>(out_ring_.data()), static_cast<unsigned char*>(in_ring_.data()));
-    auto* send = static_cast<const unsigned char*>(send_.data());
-    auto* recv = static_cast<unsigned char*>(recv_.data());
+                        static_cast<unsigned char*>(out_ring_.ptr()), static_cast<unsigned char*>(in_ring_.ptr()));
+    auto* send = static_cast<const unsigned char*>(send_.ptr());
+    auto* recv = static_cast<unsigned char*>(recv_.ptr());
     return time_reps(reps, [&] {
       switch (mode) {
         case Mode::pingpong: round_trip(pipe, send, recv, bytes); break;
@@ -99,11 +93,7 @@ class StagedTransport final : public Transport {
     });
   }
 
-  std::vector<unsigned char> received(std::size_t bytes) override {
-    std::vector<unsigned char> host(bytes);
-    recv_.download(host.data(), bytes);
-    return host;
-  }
+  std::vector<unsigned char> received(std::size_t bytes) override { return host_copy(recv_, bytes); }
 
   std::string describe() const override {
     if (!stager_) return fmt::format("this host-buffer side sends and receives the chunks of {} B directly", shape_.chunk);

@@ -96,8 +96,8 @@ Suite cell_suite(const CheckResult& r) {
   }
   for (const auto& p : r.problems) {
     Test t{p.case_name, p.case_name};
-    t.kind = p.status == "waived" ? Test::Kind::skipped : Test::Kind::error;
-    t.message = fmt::format("{}: {}", p.status, p.message);
+    t.kind = p.status == CaseStatus::waived ? Test::Kind::skipped : Test::Kind::error;
+    t.message = fmt::format("{}: {}", to_string(p.status), p.message);
     s.tests.push_back(t);
   }
   return s;
@@ -157,15 +157,16 @@ std::string junit_document(const std::vector<Suite>& suites, const std::string& 
 
 }  // namespace
 
-std::string fleet_junit(const std::vector<nlohmann::json>& nodes) {
+std::string fleet_junit(const fleet::Fleet& f) {
   Suite s{"nodes", {}};
   double seconds = 0;
-  for (const auto& n : nodes) {
-    Test t{"nodes", n.value("hostname", "?")};
-    const std::string verdict = n.value("verdict", "error");
-    if (verdict != "pass") t.kind = verdict == "fail" ? Test::Kind::failure : Test::Kind::error;
-    (t.kind == Test::Kind::pass ? t.detail : t.message) = n.value("summary", n.value("error", ""));
-    seconds = std::max(seconds, n.value("wall_seconds", 0.0));
+  for (const auto& n : f.nodes) {
+    Test t{"nodes", n.key};
+    const std::string status = fleet::node_status(n.record);
+    if (status != "passed") t.kind = status == "failed" ? Test::Kind::failure : Test::Kind::error;
+    const nlohmann::json& check = fleet::member(n.record.result, "check");
+    (t.kind == Test::Kind::pass ? t.detail : t.message) = check.is_object() ? check.value("summary", "") : n.record.error;
+    if (check.is_object()) seconds = std::max(seconds, check.value("wall_seconds", 0.0));
     s.tests.push_back(t);
   }
   return junit_document({s}, "xferbench check fleet", "", seconds);

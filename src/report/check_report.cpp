@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "check/fleet.hpp"
-#include "fleet/summary.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {
@@ -133,7 +131,7 @@ std::string check_summary_line(const CheckResult& r) {
   }
   if (!why.problems.empty()) {
     const CaseProblem& p = r.problems[why.problems.front()];
-    parts.push_back(fmt::format("{} {}: {}", p.case_name, p.status, p.message));
+    parts.push_back(fmt::format("{} {}: {}", p.case_name, to_string(p.status), p.message));
   }
   if (why.nothing_judged) parts.push_back("no bandwidth cell could be judged (no peak, spec or baseline)");
   std::string line = "xferbench check: FAIL";
@@ -145,10 +143,9 @@ std::string check_summary_line(const CheckResult& r) {
 }
 
 void text_check(std::ostream& os, const CheckResult& r) {
-  const json env = r.run.value("environment", json::object());
-  const std::size_t gpus = env.value("gpus", json::array()).size();
+  const std::size_t gpus = r.run.system.gpus.size();
   fmt::print(os, "# xferbench check on {}: {} GPU{}, driver {}; expectations: {}{}built-in peaks\n", r.hostname(),
-             gpus, gpus == 1 ? "" : "s", env.value("driver_version", "unknown"),
+             gpus, gpus == 1 ? "" : "s", r.run.system.driver_version,
              r.spec_file.empty() ? "" : fmt::format("spec {}, then ", r.spec_file),
              r.baseline_file.empty() ? "" : fmt::format("baseline {}, then ", r.baseline_file));
   fmt::print(os, "# lint ({} rules)\n", r.lint.rules.size());
@@ -174,7 +171,7 @@ void text_check(std::ostream& os, const CheckResult& r) {
     fmt::print(os, "  FAIL cell {} [{},{}]: {}\n", short_case(r.cells[i]), r.cells[i].row, r.cells[i].col,
                check_cell_reason(r.cells[i]));
   for (const auto& p : r.problems)
-    fmt::print(os, "  {} case {}: {}\n", p.status == "waived" ? "WAIVED" : "FAIL", p.case_name, p.message);
+    fmt::print(os, "  {} case {}: {}\n", p.status == CaseStatus::waived ? "WAIVED" : "FAIL", p.case_name, p.message);
   int unjudged = 0;
   for (const auto& c : r.cells) unjudged += c.verdict == CellVerdict::unjudged;
   if (unjudged) fmt::print(os, "# {} cell(s) not judged (see the reasons above; --spec or --baseline judges them)\n", unjudged);
@@ -185,6 +182,8 @@ void text_check(std::ostream& os, const CheckResult& r) {
   }
   fmt::print(os, "# {:.1f} s\n{}\n", r.wall_seconds, check_summary_line(r));
 }
+
+namespace {
 
 json check_section_json(const CheckResult& r) {
   json rules = json::array(), findings = json::array(), cells = json::array(), links = json::array();
@@ -199,7 +198,8 @@ json check_section_json(const CheckResult& r) {
                      {"cells", l.cells}, {"failed", l.failed}, {"unjudged", l.unjudged},
                      {"reason", check_cell_reason(r.cells[l.worst])}});
   json problems = json::array();
-  for (const auto& p : r.problems) problems.push_back({{"case", p.case_name}, {"status", p.status}, {"message", p.message}});
+  for (const auto& p : r.problems)
+    problems.push_back({{"case", p.case_name}, {"status", to_string(p.status)}, {"message", p.message}});
   json telemetry = json::array();
   for (const auto& w : r.telemetry) telemetry.push_back(window_json(w));
   return {{"verdict", check_verdict(r)},
@@ -222,58 +222,50 @@ json check_section_json(const CheckResult& r) {
           {"telemetry", telemetry}};
 }
 
+// A node's verdict as its row shows it, from its status (fleet::node_status).
+const char* node_word(const std::string& status) {
+  if (status == "passed") return "PASS";
+  if (status == "failed") return "FAIL";
+  if (status == "partial") return "PARTIAL";
+  return status == "interrupted" ? "STOPPED" : "ERROR";
+}
+
+// What a node's check section says, or why it has none.
+struct NodeLine {
+  double seconds = 0;
+  std::string summary;
+};
+NodeLine node_line(const fleet::FleetNode& n) {
+  const json& check = fleet::member(n.record.result, "check");
+  if (!n.record.ok() || !check.is_object()) return {0, n.record.error};
+  return {check.value("wall_seconds", 0.0), check.value("summary", "")};
+}
+
+}  // namespace
+
 json check_json(const CheckResult& r) {
-  json doc = r.run;
+  json doc = run_json(r.run);
   doc["check"] = check_section_json(r);
   const std::string verdict = check_verdict(r);
   doc["status"] = verdict == "pass" ? "passed" : verdict == "fail" ? "failed" : verdict;
   return doc;
 }
 
-namespace {
-
-// The fleet's verdict from its exit code (check::fleet_exit_code): pass,
-// interrupted (a node was stopped by a signal), partial (--time-limit
-// alone), fail.
-std::string fleet_verdict(const std::vector<json>& nodes) {
-  const std::string status = fleet::fleet_status(check::fleet_exit_code(nodes));
-  return status == "passed" ? "pass" : status == "failed" ? "fail" : status;
-}
-
-struct NodeCounts {
-  int failed = 0;   // failed, or could not check itself
-  int stopped = 0;  // interrupted or partial
-};
-NodeCounts count_nodes(const std::vector<json>& nodes) {
-  NodeCounts c;
-  for (const json& n : nodes) {
-    const std::string v = n.value("verdict", "error");
-    if (v == "partial" || v == "interrupted") ++c.stopped;
-    else if (v != "pass") ++c.failed;
+void text_fleet(std::ostream& os, const fleet::Fleet& f) {
+  fmt::print(os, "# xferbench check: {} node{}\n# {:<24} {:<7} {:>7}  summary\n", f.nodes.size(),
+             f.nodes.size() == 1 ? "" : "s", "host", "verdict", "seconds");
+  int failed = 0, stopped = 0;
+  for (const fleet::FleetNode& n : f.nodes) {
+    const std::string status = fleet::node_status(n.record);
+    const NodeLine line = node_line(n);
+    fmt::print(os, "  {:<24} {:<7} {:>7.1f}  {}\n", n.key, node_word(status), line.seconds, line.summary);
+    if (status == "partial" || status == "interrupted") ++stopped;
+    else if (status != "passed") ++failed;
   }
-  return c;
-}
-
-}  // namespace
-
-void text_fleet(std::ostream& os, const std::vector<json>& nodes) {
-  fmt::print(os, "# xferbench check: {} node{}\n# {:<24} {:<7} {:>7}  summary\n", nodes.size(),
-             nodes.size() == 1 ? "" : "s", "host", "verdict", "seconds");
-  for (const json& n : nodes) {
-    const std::string verdict = n.value("verdict", "error");
-    fmt::print(os, "  {:<24} {:<7} {:>7.1f}  {}\n", n.value("hostname", "?"),
-               verdict == "pass" ? "PASS" : verdict == "fail" ? "FAIL" : verdict == "partial" ? "PARTIAL"
-                                 : verdict == "interrupted" ? "STOPPED" : "ERROR",
-               n.value("wall_seconds", 0.0), n.value("summary", n.value("error", "")));
-  }
-  const NodeCounts c = count_nodes(nodes);
-  fmt::print(os, "xferbench check: {} {} of {} nodes failed{}\n", upper_case(fleet_verdict(nodes)), c.failed, nodes.size(),
-             c.stopped > 0 ? fmt::format(", {} stopped before the end; not accepted", c.stopped) : "");
-}
-
-json fleet_json(const std::vector<json>& nodes) {
-  return {{"schema", "xferbench-check-fleet"}, {"schema_version", 1}, {"verdict", fleet_verdict(nodes)},
-          {"nodes_failed", count_nodes(nodes).failed}, {"nodes", nodes}};
+  const std::string verdict = fleet::fleet_status(f.exit_code);
+  fmt::print(os, "xferbench check: {} {} of {} nodes failed{}\n",
+             verdict == "passed" ? "PASS" : verdict == "failed" ? "FAIL" : upper_case(verdict), failed, f.nodes.size(),
+             stopped > 0 ? fmt::format(", {} stopped before the end; not accepted", stopped) : "");
 }
 
 }  // namespace xb::report

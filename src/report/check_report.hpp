@@ -1,7 +1,8 @@
 // Reporters for 'xferbench check': text for the terminal (lint findings,
 // one verdict line per link, the failing cells, the verdict), the run JSON
 // with a "check" section, JUnit XML, a one-line summary for node-health
-// scripts, and the fleet table that rank 0 prints under a launcher.
+// scripts, and the fleet table and JUnit that rank 0 writes under a
+// launcher (the fleet's JSON is fleet_report.hpp's, as for run and sweep).
 #pragma once
 
 #include <ostream>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check/node.hpp"
+#include "fleet/summary.hpp"
 
 namespace xb::report {
 
@@ -23,8 +25,7 @@ std::string check_summary_line(const check::CheckResult& r);
 
 void text_check(std::ostream& os, const check::CheckResult& r);
 
-// The "check" section alone, and the run JSON with it added.
-nlohmann::json check_section_json(const check::CheckResult& r);
+// The run JSON with a "check" section added.
 nlohmann::json check_json(const check::CheckResult& r);
 
 // JUnit XML: suites "lint" (one test per rule), "links" (one per link) and
@@ -35,11 +36,11 @@ std::string check_junit(const check::CheckResult& r);
 // cannot hold (control characters but tab, newline, return) become U+FFFD.
 std::string xml_escape(const std::string& text);
 
-// The fleet: one row per node (host, verdict, wall time, summary line),
-// from the nodes' "check" sections as gathered to rank 0.
-void text_fleet(std::ostream& os, const std::vector<nlohmann::json>& nodes);
-nlohmann::json fleet_json(const std::vector<nlohmann::json>& nodes);
+// The fleet of checks: one row per node (host, verdict, wall time, the
+// summary line of its result's "check" section, or its error) and the
+// fleet's verdict, from f.exit_code (fleet::acceptance_exit_code).
+void text_fleet(std::ostream& os, const fleet::Fleet& f);
 // JUnit for a fleet: one test per node, failed with its summary line.
-std::string fleet_junit(const std::vector<nlohmann::json>& nodes);
+std::string fleet_junit(const fleet::Fleet& f);
 
 }  // namespace xb::report

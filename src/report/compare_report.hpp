@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/compare.hpp"
+#include "compare/compare.hpp"
 
 namespace xb::report {
 

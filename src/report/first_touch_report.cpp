@@ -3,11 +3,11 @@
 #include <cmath>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "report/report.hpp"
+#include "base/error.hpp"
+#include "firsttouch/first_touch_json.hpp"
 #include "report/seed_formats.hpp"
+#include "report/report.hpp"
 
 namespace xb::report {
 
@@ -15,14 +15,6 @@ using firsttouch::FirstSteady;
 using firsttouch::Phases;
 using firsttouch::Result;
 using firsttouch::VariantResult;
-
-FirstTouchFormat parse_first_touch_format(const std::string& text) {
-  if (text == "text") return FirstTouchFormat::text;
-  if (text == "json") return FirstTouchFormat::json;
-  if (text == "csv") return FirstTouchFormat::csv;
-  if (text == "seed") return FirstTouchFormat::seed;
-  fail(ErrorKind::usage, fmt::format("invalid --format '{}': use text, json, csv or seed", text));
-}
 
 namespace {
 
@@ -96,45 +88,6 @@ void append_phases(std::string& out, const Result& r) {
   }
 }
 
-nlohmann::json num(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
-
-nlohmann::json phases_json(const Phases& p) {
-  nlohmann::json steady = nlohmann::json::array();
-  for (double s : p.steady_copy_s) steady.push_back(num(s));
-  return {{"alloc_sender_time_s", num(p.alloc_sender_s)}, {"alloc_receiver_time_s", num(p.alloc_receiver_s)},
-          {"ipc_export_time_s", num(p.export_s)},         {"ipc_open_time_s", num(p.open_s)},
-          {"register_time_s", num(p.register_s)},         {"first_copy_time_s", num(p.first_copy_s)},
-          {"steady_copy_time_s", steady}};
-}
-
-nlohmann::json variant_json(const VariantResult& v) {
-  const FirstSteady s = firsttouch::summarize(v.times_s);
-  nlohmann::json per_iteration = nlohmann::json::array();
-  for (const auto& p : v.phases) per_iteration.push_back(phases_json(p));
-  Phases m = firsttouch::median_phases(v.phases);
-  nlohmann::json median = phases_json(m);
-  median["steady_copy_time_s"] = num(steady_of(m));
-  return {{"label", v.label},
-          {"memory", v.memory},
-          {"buffer_bytes", v.buffer_bytes},
-          {"overalloc_bytes", v.overalloc_bytes},
-          {"alloc_bytes", v.alloc_bytes()},
-          {"first_time_s", num(s.first_s)},
-          {"steady_time_s", num(s.steady_s)},
-          {"first_over_steady_ratio", num(s.ratio)},
-          {"phases_median", median},
-          {"phases", per_iteration},
-          {"times_s", v.times_s},
-          {"failed_iterations", v.failed}};
-}
-
-std::string status_of(const Result& r) {
-  if (r.status != RunStatus::complete) return to_string(r.status);
-  bool failed = !r.error.empty();
-  for (const auto& v : r.variants) failed = failed || !v.failed.empty();
-  return failed ? "failed" : "passed";
-}
-
 // Failed iterations, an error that ended the run, and what was not run.
 void append_completion(std::string& out, const Result& r) {
   for (const auto& v : r.variants)
@@ -206,24 +159,7 @@ std::string without_annotations(const std::string& text) {
 }
 
 std::string first_touch_json(const Result& r, const std::vector<std::string>& argv) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& v : r.variants) rows.push_back(variant_json(v));
-  const auto gpu = [](int g) { return g < 0 ? nlohmann::json(nullptr) : nlohmann::json(g); };
-  const nlohmann::json j = {
-      {"schema", kFirstTouchSchema},       {"schema_version", kFirstTouchSchemaVersion},
-      {"command_line", argv},              {"mode", r.mode},
-      {"transport", r.transport},          {"world_size", r.world_size},
-      {"sender", {{"rank", r.sender_rank}, {"host", r.sender_host}, {"gpu", gpu(r.sender_gpu)}}},
-      {"receiver", {{"rank", r.receiver_rank}, {"host", r.receiver_host}, {"gpu", gpu(r.receiver_gpu)}}},
-      {"iterations", r.iterations},        {"sub_iterations", r.sub_iterations},
-      {"p2p_bytes", r.p2p_bytes},          {"warmup_time_s", num(r.warmup_s)},
-      {"connect_time_s", num(r.connect_s)},
-      {"time_definition", r.mode == "host" ? "host to GPU copy" : "send start to receiver acknowledgement, on the sender"},
-      {"status", status_of(r)},
-      {"stop", stop_section_json(r.status, r.stop, r.stop_reason, r.not_run, r.time_limit_s)},
-      {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)},
-      {"variants", rows}};
-  return j.dump(2) + "\n";
+  return records::first_touch_json(r, argv).dump(2) + "\n";
 }
 
 std::string first_touch_csv(const Result& r) {
@@ -242,16 +178,6 @@ std::string first_touch_csv(const Result& r) {
                        e(steady_of(m)));
   }
   return out;
-}
-
-std::string render_first_touch(const Result& r, FirstTouchFormat f, const std::vector<std::string>& argv) {
-  switch (f) {
-    case FirstTouchFormat::text: return first_touch_text(r);
-    case FirstTouchFormat::json: return first_touch_json(r, argv);
-    case FirstTouchFormat::csv: return first_touch_csv(r);
-    case FirstTouchFormat::seed: return first_touch_seed_text(r);
-  }
-  return "";
 }
 
 }  // namespace xb::report

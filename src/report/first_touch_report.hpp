@@ -12,12 +12,6 @@
 
 namespace xb::report {
 
-inline constexpr const char* kFirstTouchSchema = "xferbench-first-touch";
-inline constexpr int kFirstTouchSchemaVersion = 1;
-
-// seed: the reproducer's own lines only (report/seed_formats.hpp).
-enum class FirstTouchFormat { text, json, csv, seed };
-FirstTouchFormat parse_first_touch_format(const std::string& text);  // Error(usage)
 
 std::string first_touch_text(const firsttouch::Result& r);
 
@@ -42,11 +36,11 @@ class FirstTouchTextStream {
   std::size_t lines_ = 0;   // iterations of variant closed_ whose lines are out
 };
 
-// `text` without its '#' lines: the seed format's lines (--format seed),
-// also for a piece of a stream.
+// `text` without its '#' lines: gpudirect_p2p_overalloc's own lines
+// (--format seed), also for a piece of a stream.
 std::string without_annotations(const std::string& text);
+// The document (firsttouch/first_touch_json.hpp) as printed and written.
 std::string first_touch_json(const firsttouch::Result& r, const std::vector<std::string>& argv);
 std::string first_touch_csv(const firsttouch::Result& r);
-std::string render_first_touch(const firsttouch::Result& r, FirstTouchFormat f, const std::vector<std::string>& argv);
 
 }  // namespace xb::report

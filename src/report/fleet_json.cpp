@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "report/fleet_report.hpp"
 #include "report/report.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "core/stats.hpp"
+#include "base/stats.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {

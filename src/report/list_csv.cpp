@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/cases.hpp"
+#include "cases/cases.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/topology.hpp"
+#include "machine/topology.hpp"
 
 namespace xb::report {
 

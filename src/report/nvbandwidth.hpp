@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/result.hpp"
-#include "core/topology.hpp"
+#include "records/result.hpp"
+#include "machine/topology.hpp"
 
 namespace xb {
 struct CaseDef;

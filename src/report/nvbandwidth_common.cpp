@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/cases.hpp"
+#include "cases/cases.hpp"
 #include "report/nvbandwidth.hpp"
 
 namespace xb::report {

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "core/cases.hpp"
+#include "cases/cases.hpp"
 #include "report/nvbandwidth.hpp"
 
 namespace xb::report {

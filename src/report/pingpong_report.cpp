@@ -3,9 +3,9 @@
 #include <map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
+#include "pingpong/pingpong_json.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {
@@ -13,13 +13,6 @@ namespace xb::report {
 using pingpong::PairResult;
 using pingpong::Result;
 using pingpong::SizeResult;
-
-PingpongFormat parse_pingpong_format(const std::string& text) {
-  if (text == "text") return PingpongFormat::text;
-  if (text == "json") return PingpongFormat::json;
-  if (text == "csv") return PingpongFormat::csv;
-  fail(ErrorKind::usage, fmt::format("invalid --format '{}': use text, json or csv", text));
-}
 
 namespace {
 
@@ -177,34 +170,6 @@ std::string all_pairs_text(const Result& r) {
   return out + pingpong_completion_line(r);
 }
 
-nlohmann::json size_json(const SizeResult& s) {
-  const auto& t = s.one_way_s;
-  return {{"bytes", s.bytes},
-          {"repetitions", t.count},
-          {"one_way_time_s", {{"mean", t.mean}, {"median", t.median}, {"p99", s.one_way_p99_s}, {"min", t.min},
-                              {"max", t.max}, {"stddev", t.stddev}}},
-          {"bandwidth_gbps", s.bandwidth_gbps},
-          {"bandwidth_min_gbps", s.bandwidth_min_gbps},
-          {"bandwidth_max_gbps", s.bandwidth_max_gbps},
-          {"verified", s.verified},
-          {"verify_error", s.verify_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.verify_error)},
-          {"error", s.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.error)}};
-}
-
-nlohmann::json pair_json(const PairResult& p) {
-  nlohmann::json sizes = nlohmann::json::array();
-  for (const auto& s : p.sizes) sizes.push_back(size_json(s));
-  const auto gpu = [](int g) { return g < 0 ? nlohmann::json(nullptr) : nlohmann::json(g); };
-  return {{"rank_a", p.rank_a}, {"rank_b", p.rank_b}, {"host_a", p.host_a}, {"host_b", p.host_b},
-          {"gpu_a", gpu(p.gpu_a)}, {"gpu_b", gpu(p.gpu_b)},
-          {"buffer_a", p.gpu_a < 0 ? "host" : "gpu"}, {"buffer_b", p.gpu_b < 0 ? "host" : "gpu"},
-          {"transport", p.transport.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.transport)},
-          {"path", p.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.path)},
-          {"error", p.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.error)},
-          {"not_run_bytes", p.not_run},
-          {"sizes", sizes}};
-}
-
 }  // namespace
 
 std::string pingpong_text(const Result& r) {
@@ -215,26 +180,7 @@ std::string pingpong_text(const Result& r) {
 }
 
 std::string pingpong_json(const Result& r, const std::vector<std::string>& argv) {
-  nlohmann::json pairs = nlohmann::json::array();
-  for (const auto& p : r.pairs) pairs.push_back(pair_json(p));
-  const auto failure = pingpong::first_failure(r);
-  const nlohmann::json j = {{"schema", kPingpongSchema},
-                            {"schema_version", kPingpongSchemaVersion},
-                            {"command_line", argv},
-                            {"mode", to_string(r.mode)},
-                            {"buffers", to_string(r.buffers)},
-                            {"requested_transport", r.requested_transport},
-                            {"world_size", r.world_size},
-                            {"all_pairs", r.all_pairs},
-                            {"loop_count", r.loop_count},
-                            {"warmup", r.warmup},
-                            {"window", r.window},
-                            {"gbps_definition", "1e9 bytes per second"},
-                            {"status", r.status != RunStatus::complete ? to_string(r.status) : failure ? "failed" : "ok"},
-                            {"stop", stop_section_json(r.status, r.stop, r.stop_reason, r.not_run, r.time_limit_s)},
-                            {"failure", failure ? nlohmann::json(failure->what()) : nlohmann::json(nullptr)},
-                            {"pairs", pairs}};
-  return j.dump(2) + "\n";
+  return records::pingpong_json(r, argv).dump(2) + "\n";
 }
 
 std::string pingpong_csv(const Result& r) {
@@ -252,15 +198,6 @@ std::string pingpong_csv(const Result& r) {
     }
   }
   return out;
-}
-
-std::string render_pingpong(const Result& r, PingpongFormat f, const std::vector<std::string>& argv) {
-  switch (f) {
-    case PingpongFormat::text: return pingpong_text(r);
-    case PingpongFormat::json: return pingpong_json(r, argv);
-    case PingpongFormat::csv: return pingpong_csv(r);
-  }
-  return "";
 }
 
 }  // namespace xb::report

@@ -8,15 +8,9 @@
 #include <vector>
 
 #include "pingpong/result.hpp"
-#include "report/output_file.hpp"
 
 namespace xb::report {
 
-constexpr const char* kPingpongSchema = "xferbench-pingpong";
-constexpr int kPingpongSchemaVersion = 1;
-
-enum class PingpongFormat { text, json, csv };
-PingpongFormat parse_pingpong_format(const std::string& text);  // Error(usage)
 
 // Two-rank runs: `#` header lines, the seed's columns plus min, median,
 // p99 and max one-way time, a `#` footer with the verification verdict.
@@ -33,14 +27,8 @@ std::string pingpong_size_row(const pingpong::SizeResult& s);
 std::string pingpong_pair_foot(const pingpong::PairResult& p);
 // The run's last line when it did not measure everything ("" when complete).
 std::string pingpong_completion_line(const pingpong::Result& r);
+// The document (pingpong/pingpong_json.hpp) as printed and written.
 std::string pingpong_json(const pingpong::Result& r, const std::vector<std::string>& argv);
 std::string pingpong_csv(const pingpong::Result& r);
-std::string render_pingpong(const pingpong::Result& r, PingpongFormat f, const std::vector<std::string>& argv);
-
-// The one output writer (report/output_file.hpp), under the name
-// cmd_pingpong.cpp calls.
-inline void write_file_atomically(const std::string& path, const std::string& content) {
-  write_output_file(path, content);
-}
 
 }  // namespace xb::report

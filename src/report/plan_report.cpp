@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/run_plan.hpp"
+#include "cases/run_plan.hpp"
 
 namespace xb::report {
 

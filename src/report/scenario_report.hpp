@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/concurrent.hpp"
+#include "cases/concurrent.hpp"
 
 namespace xb::report {
 

@@ -76,10 +76,4 @@ void bwtest_list(std::ostream& os, const System& sys) {
   fmt::print(os, "\n");
 }
 
-std::string first_touch_seed_text(const firsttouch::Result& r) {
-  // xferbench's text is the seed's lines plus '#' annotations; the seed
-  // never prints a '#' line, so dropping them leaves exactly its lines.
-  return without_annotations(first_touch_text(r));
-}
-
 }  // namespace xb::report

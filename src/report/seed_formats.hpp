@@ -1,14 +1,15 @@
-// What the seed tools print, for xferbench run under their names (bwtest,
-// gpudirect_p2p_overalloc; nvbandwidth has report/nvbandwidth.hpp, CUts'
-// lines are in report/scenario_report.hpp). Layouts follow the examples in
+// What the seed tools print, for xferbench run under their names (bwtest;
+// nvbandwidth has report/nvbandwidth.hpp, CUts' lines are in
+// report/scenario_report.hpp, gpudirect_p2p_overalloc's are the first-touch
+// text without_annotations, report/first_touch_report.hpp). Layouts follow the examples in
 // the seeds' READMEs, so scripts that read those tools keep working.
 #pragma once
 
 #include <ostream>
 #include <string>
 
-#include "core/concurrent.hpp"
-#include "core/topology.hpp"
+#include "cases/concurrent.hpp"
+#include "machine/topology.hpp"
 #include "firsttouch/result.hpp"
 
 namespace xb::report {
@@ -28,10 +29,5 @@ void bwtest_list(std::ostream& os, const System& sys);
 
 // "1.00 KiB", "6.38 MiB": bwtest's transfer sizes.
 std::string bwtest_size(std::uint64_t bytes);
-
-// gpudirect_p2p_overalloc's own lines: p2p_size, buffer_size,
-// overalloc_size, "[-1] time", "Doing ..." and "[i:j] time: t"; the text
-// format without xferbench's '#' summary lines.
-std::string first_touch_seed_text(const firsttouch::Result& r);
 
 }  // namespace xb::report

@@ -2,13 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "core/units.hpp"
+#include "base/units.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {
 namespace {
-
-using json = nlohmann::json;
 
 std::string threshold(int sms) { return sms > 0 ? fmt::format("{} SMs", sms) : "no measured count"; }
 
@@ -47,51 +45,6 @@ std::string sm_sweep_text(const SmSweepResult& r) {
     out += fmt::format("# {}: {}\n", r.status == SweepStatus::waived ? "WAIVED" : "ERROR", m);
   out += fmt::format("# {}: {} series, wall time {:.1f} s\n", to_string(r.status), r.series.size(), r.wall_seconds);
   return out;
-}
-
-json sm_sweep_json(const SmSweepResult& r) {
-  json series = json::array();
-  for (const SmSeries& s : r.series) {
-    json points = json::array();
-    for (const SmPoint& p : s.points)
-      points.push_back({{"sms", p.sms},
-                        {"value_gbps", p.value_gbps},
-                        {"stats", {{"median_gbps", p.stats.median}, {"mean_gbps", p.stats.mean}, {"min_gbps", p.stats.min},
-                                   {"max_gbps", p.stats.max}, {"stddev_gbps", p.stats.stddev}, {"cov", p.stats.cov}}},
-                        {"samples", p.stats.count},
-                        {"samples_gbps", p.samples_gbps},
-                        {"copies_per_sample", p.copies_per_sample},
-                        {"efficiency", s.peak.known() ? json(p.efficiency) : json(nullptr)},
-                        {"of_all_sms", p.of_all},
-                        {"verification", {{"status", to_string(p.verification)}}}});
-    series.push_back({{"label", s.label}, {"link", s.link}, {"peak", peak_json(s.peak)}, {"gpu_sms", s.gpu_sms},
-                      {"all_sm_gbps", s.all_sm_gbps},
-                      {"sms_for_90pct", s.sms_for_90 > 0 ? json(s.sms_for_90) : json(nullptr)},
-                      {"sms_for_95pct", s.sms_for_95 > 0 ? json(s.sms_for_95) : json(nullptr)},
-                      {"points", points}});
-  }
-  json sms = json::array();
-  for (int n : r.sms) sms.push_back(n > 0 ? json(n) : json("all"));
-  const MeasureOptions& m = r.measure;
-  return {{"schema", kSmSweepSchemaName},
-          {"schema_version", kSmSweepSchemaVersion},
-          {"tool", {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}}},
-          {"command_line", r.command_line},
-          {"start_time_utc", r.start_time_utc},
-          {"wall_seconds", r.wall_seconds},
-          {"status", to_string(r.status)},
-          {"messages", r.messages},
-          {"case", r.case_name},
-          {"bytes_per_copy", r.bytes},
-          {"sm_counts", sms},
-          {"settings",
-           {{"statistic", r.statistic}, {"copies_per_sample", m.copies_per_sample},
-            {"target_sample_seconds", m.target_sample_s}, {"min_samples", m.min_samples},
-            {"max_samples", m.max_samples}, {"target_relative_error", m.target_rel_error},
-            {"budget_seconds_per_cell", m.budget_s}, {"verify", m.verify}, {"numa_affinity", m.numa_affinity},
-            {"one_block_per_sm", true}}},
-          {"environment", system_json(r.system)},
-          {"series", series}};
 }
 
 std::string sm_sweep_csv(const SmSweepResult& r) {

@@ -7,15 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/sm_sweep.hpp"
+#include "cases/sm_sweep.hpp"
+#include "cases/sweep_json.hpp"
 
 namespace xb::report {
 
-inline constexpr const char* kSmSweepSchemaName = "xferbench-sms";
-inline constexpr int kSmSweepSchemaVersion = 1;
+using records::sm_sweep_json;  // the codec's encoder (cases/sweep_json.hpp)
 
 std::string sm_sweep_text(const SmSweepResult& r);
-nlohmann::json sm_sweep_json(const SmSweepResult& r);
 std::string sm_sweep_csv(const SmSweepResult& r);
 
 }  // namespace xb::report

@@ -7,42 +7,6 @@
 namespace xb::report {
 namespace {
 
-using json = nlohmann::json;
-
-json fit_json(const LinearFit& f) {
-  if (!f.valid) return nullptr;
-  return {{"model", "seconds_per_copy = startup_s + bytes / (asymptotic_gbps * 1e9)"},
-          {"method", "least squares on relative residuals"},
-          {"points", f.points},
-          {"startup_s", f.startup_s},
-          {"asymptotic_gbps", f.asymptotic_gbps},
-          {"n_half_bytes", f.n_half_bytes},
-          {"rms_relative_residual", f.rms_relative_residual}};
-}
-
-json row_json(const SweepRow& r, const Peak& peak) {
-  return {{"bytes", r.bytes},
-          {"time_per_copy_s", r.seconds_per_copy},
-          {"value_gbps", r.value_gbps},
-          {"stats", {{"median_gbps", r.stats.median}, {"mean_gbps", r.stats.mean}, {"min_gbps", r.stats.min},
-                     {"max_gbps", r.stats.max}, {"stddev_gbps", r.stats.stddev}, {"cov", r.stats.cov}}},
-          {"samples", r.stats.count},
-          {"samples_gbps", r.samples_gbps},
-          {"copies_per_sample", r.copies_per_sample},
-          {"efficiency", peak.known() ? json(r.efficiency) : json(nullptr)},
-          {"verification", {{"status", to_string(r.verification)}}},
-          {"invalid", r.invalid}};
-}
-
-json timeline_json(const SweepTimeline& t) {
-  if (t.labels.empty()) return nullptr;
-  json transfers = json::array();
-  for (std::size_t i = 0; i < t.labels.size(); ++i)
-    transfers.push_back({{"label", t.labels[i]}, {"start_s", t.start_s[i]}, {"end_s", t.end_s[i]}});
-  return {{"bytes", t.bytes}, {"copies_per_sample", t.copies_per_sample},
-          {"zero", "gate release of each sample"}, {"transfers", transfers}};
-}
-
 std::string fit_line(const SweepSeries& s) {
   const LinearFit& f = s.fit;
   if (!f.valid) return fmt::format("# fit {}: not available ({} usable sizes)\n", s.label, f.points);
@@ -55,11 +19,6 @@ std::string row_line(const SweepSeries& s, const SweepRow& r) {
   return fmt::format("{:>16} {:>16.3f} {:>14.3f} {:>8} {:>8} {:>8.2f}  {:<7} {}\n", r.bytes, r.seconds_per_copy * 1e6,
                      r.value_gbps, r.invalid ? "INVALID" : s.peak.known() ? fmt::format("{:.1f}", r.efficiency * 100) : "-",
                      r.stats.count, r.stats.cov * 100, to_string(r.verification), s.label);
-}
-
-// passed / failed / waived, or interrupted / partial when sizes are missing.
-std::string sweep_status_text(const SweepResult& r) {
-  return r.run_status != RunStatus::complete ? to_string(r.run_status) : to_string(r.status);
 }
 
 }  // namespace
@@ -103,7 +62,8 @@ std::string sweep_text_footer(const SweepResult& r) {
     out += fit_line(s);
   }
   for (const auto& m : r.messages) out += fmt::format("# {}: {}\n", r.status == SweepStatus::waived ? "WAIVED" : "ERROR", m);
-  out += fmt::format("# {}: {} series, wall time {:.1f} s\n", sweep_status_text(r), r.series.size(), r.wall_seconds);
+  out += fmt::format("# {}: {} series, wall time {:.1f} s\n", records::sweep_status_text(r), r.series.size(),
+                     r.wall_seconds);
   if (!r.resumed_from.empty()) out += fmt::format("# resumed from {}: its sizes are kept, the others measured now\n", r.resumed_from);
   if (r.run_status != RunStatus::complete)
     out += fmt::format("# sweep {}: {}; {} size(s) not run{}\n", to_string(r.run_status), r.stop_reason, r.not_run.size(),
@@ -116,47 +76,6 @@ std::string sweep_text_footer(const SweepResult& r) {
 std::string sweep_text(const SweepResult& r) {
   std::vector<std::size_t> printed;
   return sweep_text_header(r) + sweep_text_new_rows(r, printed) + sweep_text_footer(r);
-}
-
-json sweep_json(const SweepResult& r) {
-  json series = json::array();
-  for (const auto& s : r.series) {
-    json rows = json::array();
-    for (const auto& row : s.rows) rows.push_back(row_json(row, s.peak));
-    series.push_back({{"label", s.label}, {"link", s.link}, {"peak", peak_json(s.peak)}, {"rows", rows},
-                      {"fit", fit_json(s.fit)}});
-  }
-  const MeasureOptions& m = r.measure;
-  json source = {{"kind", r.source}};
-  source[r.source == "case" ? "case" : "spec"] = r.what;
-  if (r.source != "case") source["stream_mode"] = r.stream_mode;
-  json stop = {{"time_limit_seconds", r.time_limit_s > 0 ? json(r.time_limit_s) : json(nullptr)},
-               {"resumed_from", r.resumed_from.empty() ? json(nullptr) : json(r.resumed_from)}};
-  if (r.run_status != RunStatus::complete) {
-    stop["reason"] = to_string(r.stop);
-    stop["message"] = r.stop_reason;
-    stop["not_run_bytes"] = r.not_run;
-  }
-  return {{"schema", kSweepSchemaName},
-          {"schema_version", kSweepSchemaVersion},
-          {"tool", tool_json()},
-          {"command_line", r.command_line},
-          {"start_time_utc", r.start_time_utc},
-          {"wall_seconds", r.wall_seconds},
-          {"status", sweep_status_text(r)},
-          {"stop", stop},
-          {"messages", r.messages},
-          {"source", source},
-          {"sizes_bytes", r.sizes},
-          {"settings",
-           {{"statistic", r.statistic}, {"copies_per_sample", m.copies_per_sample},
-            {"target_sample_seconds", m.target_sample_s}, {"min_samples", m.min_samples},
-            {"max_samples", m.max_samples}, {"target_relative_error", m.target_rel_error},
-            {"budget_seconds_per_cell", m.budget_s}, {"verify", m.verify}, {"numa_affinity", m.numa_affinity},
-            {"sm_repeat_in_kernel", m.sm_repeat_in_kernel}}},
-          {"environment", system_json(r.system)},
-          {"series", series},
-          {"timeline", timeline_json(r.timeline)}};
 }
 
 std::string sweep_csv(const SweepResult& r) {

@@ -10,12 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/sweep.hpp"
+#include "cases/sweep.hpp"
+#include "cases/sweep_json.hpp"
 
 namespace xb::report {
 
-inline constexpr const char* kSweepSchemaName = "xferbench-sweep";
-inline constexpr int kSweepSchemaVersion = 1;
+using records::kSweepSchemaName;
+using records::sweep_json;  // the codec's encoder (cases/sweep_json.hpp)
 
 std::string sweep_text(const SweepResult& r);
 // sweep_text in three parts, so rows are printed as each size is measured:
@@ -25,7 +26,6 @@ std::string sweep_text(const SweepResult& r);
 std::string sweep_text_header(const SweepResult& r);
 std::string sweep_text_new_rows(const SweepResult& r, std::vector<std::size_t>& printed);
 std::string sweep_text_footer(const SweepResult& r);
-nlohmann::json sweep_json(const SweepResult& r);
 std::string sweep_csv(const SweepResult& r);
 
 }  // namespace xb::report

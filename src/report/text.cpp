@@ -5,9 +5,9 @@
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
-#include "core/cases.hpp"
-#include "core/runner.hpp"
-#include "core/units.hpp"
+#include "cases/cases.hpp"
+#include "cases/runner.hpp"
+#include "base/units.hpp"
 #include "report/plan_report.hpp"
 #include "report/report.hpp"
 

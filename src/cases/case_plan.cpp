@@ -1,0 +1,704 @@
+#include "cases/case_plan.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "base/error.hpp"
+#include "machine/hugepages.hpp"
+#include "measure/latency.hpp"
+#include "memory/memory_plan.hpp"
+#include "measure/migration.hpp"
+#include "machine/pairs.hpp"
+#include "base/stats.hpp"
+#include "base/stop.hpp"
+
+namespace xb {
+namespace {
+
+using P = Pattern;
+
+Transfer make_transfer(const Location& src, const Location& dst, Engine e, int exec, std::uint64_t bytes) {
+  Transfer t;
+  t.src = src;
+  t.dst = dst;
+  t.engine = e;
+  t.exec_device = exec;
+  t.bytes = bytes;
+  t.label = location_label(src) + "->" + location_label(dst);
+  return t;
+}
+
+const Location kHost = host_memory(MemKind::pinned, -1);  // on the executing GPU's node
+
+Output host_output(const GpuInfo& g, int matrix = 0) {
+  Output o;
+  o.matrix = matrix;
+  o.link = pcie_link_label(g);
+  o.peak = g.pcie;
+  return o;
+}
+
+Peak scaled(Peak p, double factor, const std::string& why) {
+  if (!p.known()) return p;
+  p.gbps *= factor;
+  p.formula = fmt::format("{} x {} ({})", factor, p.formula, why);
+  return p;
+}
+
+std::string engine_tag(Engine e) {
+  return e == Engine::copy_engine ? "CE" : e == Engine::tma ? "TMA" : "SM";
+}
+
+std::vector<std::string> gpu_labels(int n) {
+  std::vector<std::string> v;
+  for (int g = 0; g < n; ++g) v.push_back(fmt::format("gpu{}", g));
+  return v;
+}
+
+Matrix header(const std::string& name, const std::string& title, const std::vector<std::string>& rows, int gpus) {
+  Matrix m;
+  m.name = name;
+  m.title = title;
+  m.row_labels = rows;
+  m.col_labels = gpu_labels(gpus);
+  return m;
+}
+
+// host <-> GPU patterns, one cell per GPU (row 0 = host).
+void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  const bool to_dev = def.pattern == P::host_to_device || def.pattern == P::host_to_device_bidir ||
+                      def.pattern == P::host_to_all || def.pattern == P::host_to_all_bidir;
+  const bool bidir = def.pattern == P::host_to_device_bidir || def.pattern == P::device_to_host_bidir ||
+                     def.pattern == P::all_to_host_bidir || def.pattern == P::host_to_all_bidir;
+  const bool all = def.pattern == P::all_to_host || def.pattern == P::all_to_host_bidir ||
+                   def.pattern == P::host_to_all || def.pattern == P::host_to_all_bidir;
+  // SM bidirectional cases use one split-warp kernel per GPU (half the
+  // warps each way) as nvbandwidth does, reported per direction (half).
+  const bool split = bidir && def.engine == Engine::sm;
+  const std::string measured = split ? fmt::format(", per direction (half of a split-warp kernel's total{})",
+                                                   def.streaming ? ", whole-buffer passes" : "")
+                               : bidir ? (to_dev ? ", host->GPU measured" : ", GPU->host measured") : "";
+  plan.matrices.push_back(header("", fmt::format("memcpy {} host {} GPU(column) bandwidth (GB/s){}", engine_tag(def.engine),
+                                                 bidir ? "<->" : (to_dev ? "->" : "<-"), measured),
+                              {"host"}, n));
+  const Engine engine = split ? Engine::sm_split : def.engine;
+  for (int g = 0; g < n; ++g) {
+    CellPlan c;
+    c.col = g;
+    auto add = [&](int dev, bool h2d, int repeat) {
+      const Location dl = device_memory(dev);
+      c.scenario.transfers.push_back(h2d ? make_transfer(kHost, dl, engine, dev, bytes)
+                                         : make_transfer(dl, kHost, engine, dev, bytes));
+      c.scenario.transfers.back().repeat = repeat;
+      c.scenario.transfers.back().repeat_in_place = split && !def.streaming;
+    };
+    add(g, to_dev, 1);
+    // Interfering copies run twice per measured copy so they cover it (as
+    // nvbandwidth's copies of twice the size do) with buffers of one size.
+    if (bidir && !split) add(g, !to_dev, 2);
+    for (int d = 0; all && d < n; ++d) {
+      if (d == g) continue;
+      add(d, to_dev, 2);
+      if (bidir && !split) add(d, !to_dev, 2);
+    }
+    c.outputs.push_back(host_output(sys.gpus[g]));
+    if (split) c.outputs.back().scale = 0.5;
+    plan.cells.push_back(std::move(c));
+  }
+}
+
+// One GPU pair per cell: row issues (reads from / writes to) column.
+void plan_pairs(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  const bool read = def.pattern == P::d2d_read || def.pattern == P::d2d_bidir_read;
+  const bool bidir = def.pattern == P::d2d_bidir_read || def.pattern == P::d2d_bidir_write;
+  const std::string e = engine_tag(def.engine);
+  const std::string verb = read ? "reads from" : "writes to";
+  if (!bidir) {
+    plan.matrices.push_back(header("", fmt::format("memcpy {} GPU(row) {} GPU(column) bandwidth (GB/s)", e, verb),
+                                   gpu_labels(n), n));
+  } else {
+    const std::string d = read ? "read" : "write";
+    plan.matrices.push_back(header(d + "1", fmt::format("memcpy {} GPU(row) {} GPU(column), while the column GPU "
+                                                        "does the same to the row: row's bandwidth (GB/s)", e, verb),
+                                   gpu_labels(n), n));
+    plan.matrices.push_back(header(d + "2", fmt::format("memcpy {} same pairs: column GPU's bandwidth (GB/s)", e),
+                                   gpu_labels(n), n));
+    plan.matrices.push_back(header("total", fmt::format("memcpy {} same pairs: total of both directions (GB/s)", e),
+                                   gpu_labels(n), n));
+  }
+  for (int r = 0; r < n; ++r) {
+    for (int c = 0; c < n; ++c) {
+      if (r == c || !sys.link(r, c).peer_access) continue;
+      CellPlan cell;
+      cell.row = r;
+      cell.col = c;
+      // Read: the row GPU pulls column memory into its own; write: it pushes.
+      auto pair = [&](int issuer, int other) {
+        return read ? make_transfer(device_memory(other), device_memory(issuer), def.engine, issuer, bytes)
+                    : make_transfer(device_memory(issuer), device_memory(other), def.engine, issuer, bytes);
+      };
+      cell.scenario.transfers.push_back(pair(r, c));
+      const PeerLink& link = sys.link(r, c);
+      Output o;
+      o.link = peer_link_label(link);
+      o.peak = link.peak;
+      cell.outputs.push_back(o);
+      if (bidir) {
+        cell.scenario.transfers.push_back(pair(c, r));
+        Output o2 = o;
+        o2.matrix = 1;
+        o2.first = 1;
+        Output tot = o;
+        tot.matrix = 2;
+        tot.kind = Output::Kind::sum;
+        tot.count = 2;
+        tot.peak = scaled(o.peak, 2, "both directions");
+        cell.outputs.push_back(o2);
+        cell.outputs.push_back(tot);
+      }
+      plan.cells.push_back(std::move(cell));
+    }
+  }
+}
+
+// One GPU against all its peers at once; total bandwidth per column GPU.
+void plan_fan(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  const bool into = def.pattern == P::all_to_one_write || def.pattern == P::one_to_all_read;  // data flows into g
+  const bool peer_issues = def.pattern == P::all_to_one_write || def.pattern == P::all_to_one_read;
+  plan.matrices.push_back(header("", fmt::format("memcpy {} total bandwidth {} GPU(column) (GB/s), {}", engine_tag(def.engine),
+                                                 into ? "into" : "out of",
+                                                 peer_issues ? "issued by the peers" : "issued by the column GPU"),
+                                 {"total"}, n));
+  for (int g = 0; g < n; ++g) {
+    CellPlan cell;
+    cell.col = g;
+    Output o;
+    o.kind = Output::Kind::total;
+    double peak = 0;
+    bool peaks_known = true;
+    std::vector<std::string> formulas;
+    for (int p = 0; p < n; ++p) {
+      if (p == g || !sys.link(g, p).peer_access) continue;
+      const int src = into ? p : g, dst = into ? g : p;
+      cell.scenario.transfers.push_back(
+          make_transfer(device_memory(src), device_memory(dst), def.engine, peer_issues ? p : g, bytes));
+      const PeerLink& link = sys.link(g, p);
+      peaks_known = peaks_known && link.peak.known();
+      peak += link.peak.gbps;
+      formulas.push_back(link.peak.formula);
+      o.link = peer_link_label(link);
+      o.peak.source = link.peak.source;
+    }
+    if (cell.scenario.transfers.empty()) continue;
+    // All traffic crosses the column GPU's own links: their total caps the sum.
+    const GpuInfo& gi = sys.gpus[g];
+    const double cap = gi.nvlink_count * gi.nvlink_gbps_per_link;
+    if (peaks_known) {
+      o.peak.gbps = cap > 0 ? std::min(peak, cap) : peak;
+      o.peak.formula = fmt::format("sum over peers of ({}), at most {} links of gpu{}", fmt::join(formulas, "; "),
+                                   gi.nvlink_count, g);
+    } else {
+      o.peak = Peak{};
+    }
+    if (cell.scenario.transfers.size() > 1) o.link = fmt::format("{} peers", cell.scenario.transfers.size());
+    cell.outputs.push_back(o);
+    plan.cells.push_back(std::move(cell));
+  }
+}
+
+void plan_local(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  plan.matrices.push_back(header("", fmt::format("memcpy {} local copy within GPU(column) bandwidth (GB/s)",
+                                                 engine_tag(def.engine)), {"local"}, n));
+  for (int g = 0; g < n; ++g) {
+    CellPlan cell;
+    cell.col = g;
+    cell.scenario.transfers.push_back(make_transfer(device_memory(g), device_memory(g), def.engine, g, bytes));
+    Output o;
+    o.link = "device memory";
+    o.peak = sys.link(g, g).peak;
+    cell.outputs.push_back(o);
+    plan.cells.push_back(std::move(cell));
+  }
+}
+
+// Read-only or write-only traffic to each GPU's own memory; the peak is the
+// memory's full figure (one direction of traffic, not a copy's half).
+void plan_local_one_way(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  const bool read = def.pattern == P::local_read;
+  plan.matrices.push_back(header("", fmt::format("SM {}-only kernel, GPU(column) {} its own memory, bandwidth (GB/s)",
+                                                 read ? "read" : "write", read ? "reads" : "writes"),
+                                 {"local"}, n));
+  for (int g = 0; g < n; ++g) {
+    CellPlan cell;
+    cell.col = g;
+    cell.scenario.transfers.push_back(make_transfer(device_memory(g), device_memory(g), def.engine, g, bytes));
+    cell.scenario.transfers.back().label = fmt::format("gpu{} {}", g, read ? "read" : "write");
+    Output o;
+    o.link = "device memory";
+    o.peak = sys.gpus[g].memory;
+    cell.outputs.push_back(o);
+    plan.cells.push_back(std::move(cell));
+  }
+}
+
+void plan_latency(const CaseDef& def, const System& sys, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  plan.latency = true;
+  Matrix m = def.pattern == P::host_device_latency
+                 ? header("", "memory access latency, GPU(column) reading host memory (ns)", {"host"}, n)
+             : def.engine == Engine::tma
+                 ? header("", "TMA latency: dependent 16-byte bulk copies by GPU(row) from GPU(column) memory (ns)",
+                          gpu_labels(n), n)
+                 : header("", "memory access latency, GPU(row) reading GPU(column) memory (ns)", gpu_labels(n), n);
+  m.metric = Metric::latency_ns;
+  plan.matrices.push_back(m);
+  for (int r = 0; r < (def.pattern == P::host_device_latency ? 1 : n); ++r) {
+    for (int c = 0; c < n; ++c) {
+      if (def.pattern == P::d2d_latency && (r == c || !sys.link(r, c).peer_access)) continue;
+      CellPlan cell;
+      cell.row = r;
+      cell.col = c;
+      const int gpu = def.pattern == P::host_device_latency ? c : r;
+      const Location target = def.pattern == P::host_device_latency ? kHost : device_memory(c);
+      cell.scenario.transfers.push_back(make_transfer(target, target, def.engine, gpu, 0));
+      Output o;
+      o.link = def.pattern == P::host_device_latency ? pcie_link_label(sys.gpus[c]) : peer_link_label(sys.link(r, c));
+      cell.outputs.push_back(o);
+      plan.cells.push_back(std::move(cell));
+    }
+  }
+}
+
+// Managed pages faulting across the host link: one column per GPU, three
+// matrices (GB/s with every byte read; ns per 4 KiB and per 2 MiB page).
+void plan_migration(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
+  const int n = sys.gpu_count();
+  plan.migration = true;
+  const bool to_dev = def.pattern == P::managed_migration_to_device;
+  const std::string what = to_dev ? "GPU(column) kernel touching managed pages on the host"
+                                  : "host thread touching managed pages on GPU(column)";
+  plan.matrices.push_back(header("", fmt::format("managed migration, {}: GB/s, every byte read", what), {"managed"}, n));
+  for (const char* page : {"4k", "2m"}) {
+    Matrix m = header(fmt::format("per_{}_page", page),
+                      fmt::format("managed migration, {}: ns per {} page touched", what,
+                                  std::string(page) == "4k" ? "4 KiB" : "2 MiB"),
+                      {"managed"}, n);
+    m.metric = Metric::latency_ns;
+    plan.matrices.push_back(m);
+  }
+  for (int g = 0; g < n; ++g) {
+    CellPlan cell;
+    cell.col = g;
+    const Location managed{MemKind::managed, g, -1};
+    cell.scenario.transfers.push_back(make_transfer(managed, managed, def.engine, g, bytes));
+    for (int m = 0; m < 3; ++m) {
+      Output o = host_output(sys.gpus[g], m);
+      if (m > 0) o.peak = Peak{};
+      cell.outputs.push_back(o);
+    }
+    plan.cells.push_back(std::move(cell));
+  }
+}
+
+// Host pages a cell needs at once: every host buffer of its scenario.
+std::uint64_t hugepages_needed(const CasePlan& plan) {
+  std::uint64_t most = 0;
+  for (const CellPlan& c : plan.cells) {
+    std::uint64_t pages = 0;
+    for (const Transfer& t : c.scenario.transfers)
+      pages += hugepages_for(t.bytes) * ((t.src.on_host() ? 1 : 0) + (t.dst.on_host() ? 1 : 0));
+    most = std::max(most, pages);
+  }
+  return most;
+}
+
+std::optional<std::string> hugepage_waiver(const CaseDef& def, const SampleSource& m, std::uint64_t bytes) {
+  if (m.options().host_kind != MemKind::hugepages || !uses_host_memory(def.pattern)) return std::nullopt;
+  const HugePagePool pool = read_hugepage_pool();
+  if (pool.known() && pool.total > 0) return std::nullopt;
+  const CasePlan plan = plan_case(def, m.system(), bytes);
+  return "--host-mem hugepages: " + hugepage_shortage(pool, std::max<std::uint64_t>(1, hugepages_needed(plan)));
+}
+
+
+}  // namespace
+
+CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes) {
+  CasePlan plan;
+  switch (def.pattern) {
+    case P::d2d_read: case P::d2d_write: case P::d2d_bidir_read: case P::d2d_bidir_write:
+      plan_pairs(def, sys, bytes, plan);
+      break;
+    case P::all_to_one_write: case P::all_to_one_read: case P::one_to_all_write: case P::one_to_all_read:
+      plan_fan(def, sys, bytes, plan);
+      break;
+    case P::host_device_latency: case P::d2d_latency:
+      plan_latency(def, sys, plan);
+      break;
+    case P::local_copy:
+      plan_local(def, sys, bytes, plan);
+      break;
+    case P::managed_migration_to_device: case P::managed_migration_to_host:
+      plan_migration(def, sys, bytes, plan);
+      break;
+    case P::local_read: case P::local_write:
+      plan_local_one_way(def, sys, bytes, plan);
+      break;
+    default:
+      plan_host(def, sys, bytes, plan);
+  }
+  return plan;
+}
+
+std::size_t restrict_plan(const CaseDef& def, const System& sys, const PairSelection* pairs, CasePlan& plan) {
+  const std::size_t before = plan.cells.size();
+  const bool by_pair = pairs && is_pairwise(def.pattern);
+  auto dropped = [&](const CellPlan& c) {
+    if (by_pair && !pairs->selects(c.row, c.col)) return true;
+    if (def.engine != Engine::tma) return false;
+    for (const Transfer& t : c.scenario.transfers)
+      if (sys.gpus.at(static_cast<std::size_t>(t.exec_device)).cc_major < 9) return true;
+    return false;
+  };
+  plan.cells.erase(std::remove_if(plan.cells.begin(), plan.cells.end(), dropped), plan.cells.end());
+  return before - plan.cells.size();
+}
+
+double output_value(const Output& out, const Scenario& sc, const ScenarioSamples& s, std::size_t i) {
+  const double copies = s.copies_per_sample;
+  auto moved = [&](const Transfer& t) { return static_cast<double>(t.bytes) * t.repeat * copies; };
+  auto bw = [&](int t) { return gbps(moved(sc.transfers[t]), s.transfers[t].seconds[i]); };
+  switch (out.kind) {
+    case Output::Kind::transfer: return out.scale * bw(out.first);
+    case Output::Kind::sum: {
+      double sum = 0;
+      for (int t = out.first; t < out.first + out.count; ++t) sum += bw(t);
+      return sum;
+    }
+    case Output::Kind::total: {
+      double bytes = 0;
+      for (const auto& t : sc.transfers) bytes += moved(t);
+      return gbps(bytes, s.total_seconds[i]);
+    }
+  }
+  return 0;
+}
+
+namespace {
+
+Cell make_cell(const CellPlan& cp, const Output& o, std::vector<double> samples, bool use_mean) {
+  Cell cell;
+  cell.row = cp.row;
+  cell.col = cp.col;
+  cell.stats = summarize(samples);
+  cell.value = use_mean ? cell.stats.mean : cell.stats.median;
+  cell.samples = std::move(samples);
+  cell.link = o.link;
+  cell.peak = o.peak;
+  cell.efficiency = o.peak.known() ? cell.value / o.peak.gbps : 0.0;
+  return cell;
+}
+
+// Failed verification anywhere in the scenario fails the cell and the case.
+void record_verification(const ScenarioSamples& s, const Scenario& sc, Cell& cell, CaseResult& result) {
+  cell.verification.status = s.transfers.empty() ? Verification::Status::skipped : s.transfers[0].verification.status;
+  for (std::size_t t = 0; t < s.transfers.size(); ++t) {
+    const Verification& v = s.transfers[t].verification;
+    if (v.status != Verification::Status::failed) continue;
+    cell.verification = v;
+    if (result.status != CaseStatus::failed) {
+      result.status = CaseStatus::failed;
+      result.message = fmt::format("verification failed: {} at byte offset {}", sc.transfers[t].label, v.first_bad_offset);
+    }
+  }
+}
+
+std::string cell_key(const CaseDef& def, const CellPlan& cp) { return fmt::format("{}[{},{}]", def.name, cp.row, cp.col); }
+
+// The three cells of a migration column (one per matrix, in output order).
+// `fail_check` (fault injection) marks the pattern check failed as a real
+// mismatch at offset 0 would.
+std::vector<Cell> migration_cells(const CaseDef& def, const CellPlan& cp, SampleSource& src, std::uint64_t bytes,
+                                  bool use_mean, bool fail_check, CaseResult& result) {
+  const int gpu = cp.scenario.transfers[0].exec_device;
+  const auto dir = def.pattern == Pattern::managed_migration_to_device ? MigrationDirection::to_device
+                                                                        : MigrationDirection::to_host;
+  MigrationSamples ms = src.migration(gpu, dir, bytes);
+  if (fail_check) {
+    ms.verified = false;
+    ms.first_bad_offset = 0;
+  }
+  std::vector<double>* series[3] = {&ms.dense_gbps, &ms.ns_per_4k_page, &ms.ns_per_2m_page};
+  const std::uint64_t touched[3] = {ms.dense_bytes, ms.small_page_bytes, ms.large_page_bytes};
+  std::vector<Cell> cells;
+  for (int m = 0; m < 3; ++m) {
+    Cell cell = make_cell(cp, cp.outputs[m], std::move(*series[m]), use_mean);
+    cell.bytes_per_copy = touched[m];
+    cell.copies_per_sample = 1;
+    cell.verification.status = ms.verified ? Verification::Status::passed : Verification::Status::failed;
+    cell.verification.first_bad_offset = ms.first_bad_offset;
+    cells.push_back(std::move(cell));
+  }
+  if (!ms.verified && result.status != CaseStatus::failed) {
+    result.status = CaseStatus::failed;
+    result.message = fmt::format("verification failed: managed memory of gpu{} at byte offset {}", gpu,
+                                 ms.first_bad_offset);
+  }
+  return cells;
+}
+
+Cell latency_cell(const CaseDef& def, const CellPlan& cp, SampleSource& src, bool use_mean, bool fail_check,
+                  CaseResult& result) {
+  const Transfer& t = cp.scenario.transfers[0];
+  const LatencySamples ls =
+      src.latency(t.exec_device, t.src, def.engine == Engine::tma ? ChaseKind::tma : ChaseKind::load);
+  Cell cell = make_cell(cp, cp.outputs[0], ls.ns_per_access, use_mean);
+  cell.bytes_per_copy = ls.buffer_bytes;
+  cell.copies_per_sample = static_cast<int>(ls.accesses_per_sample);
+  cell.host_page_bytes = ls.host_page_bytes;
+  if (fail_check) {
+    cell.verification.status = Verification::Status::failed;
+    result.status = CaseStatus::failed;
+    result.message = fmt::format("verification failed: {} at byte offset 0", t.label);
+  }
+  return cell;
+}
+
+// The cells one planned cell reports (one per output, in output order).
+// `fail_check` (fault injection) marks the data check failed as a real
+// mismatch at offset 0 would.
+std::vector<Cell> measure_cell(const CaseDef& def, const CasePlan& plan, const CellPlan& cp, SampleSource& src,
+                               std::uint64_t bytes, bool use_mean, bool fail_check, CaseResult& result) {
+  if (plan.migration) return migration_cells(def, cp, src, bytes, use_mean, fail_check, result);
+  if (plan.latency) return {latency_cell(def, cp, src, use_mean, fail_check, result)};
+  std::vector<Cell> cells;
+  const Output& lead = cp.outputs[0];
+  ScenarioSamples s = src.run(cp.scenario, [&](const ScenarioSamples& ss, std::size_t i) {
+    return output_value(lead, cp.scenario, ss, i);
+  });
+  if (fail_check && !s.transfers.empty()) s.transfers[0].verification = {Verification::Status::failed, 0};
+  for (const Output& o : cp.outputs) {
+    std::vector<double> values;
+    for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(output_value(o, cp.scenario, s, i));
+    Cell cell = make_cell(cp, o, std::move(values), use_mean);
+    cell.bytes_per_copy = cp.scenario.transfers[o.first].bytes;
+    cell.copies_per_sample = s.copies_per_sample;
+    cell.gated = s.gated;
+    cell.host_page_bytes = s.host_page_bytes;
+    record_verification(s, cp.scenario, cell, result);
+    cells.push_back(std::move(cell));
+  }
+  return cells;
+}
+
+// A cell that could not be measured: no value, its error, in every matrix
+// it reports to; the case is an error unless it already failed a check.
+void record_cell_error(CasePlan& plan, const CellPlan& cp, const std::string& message, CaseResult& result) {
+  for (const Output& o : cp.outputs) {
+    Cell cell;
+    cell.row = cp.row;
+    cell.col = cp.col;
+    cell.link = o.link;
+    cell.peak = o.peak;
+    cell.bytes_per_copy = cp.scenario.transfers[o.first].bytes;
+    cell.error = message;
+    plan.matrices[o.matrix].cells.push_back(std::move(cell));
+  }
+  if (result.status == CaseStatus::passed) {
+    result.status = CaseStatus::error;
+    result.message = fmt::format("[{},{}]: {}", cp.row, cp.col, message);
+  }
+}
+
+void run_cell(const CaseDef& def, CasePlan& plan, const CellPlan& cp, SampleSource& src, std::uint64_t bytes,
+              bool use_mean, CaseResult& result, RunControl* ctl) {
+  const std::string key = cell_key(def, cp);
+  const FaultKind fault = ctl != nullptr ? ctl->fault({def.name, key}) : FaultKind::none;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    inject_fault(fault, key);
+    std::vector<Cell> cells = measure_cell(def, plan, cp, src, bytes, use_mean, fault == FaultKind::verify, result);
+    for (std::size_t i = 0; i < cells.size(); ++i) plan.matrices[cp.outputs[i].matrix].cells.push_back(std::move(cells[i]));
+  } catch (const HugePagesUnavailable&) {
+    throw;  // the whole case is waived (run_case_into), not this one cell
+  } catch (const Error& e) {
+    record_cell_error(plan, cp, e.what(), result);
+    if (e.kind() == ErrorKind::cuda) {
+      // A sticky error poisons the context: no later cell could run.
+      const std::string why = fault == FaultKind::cuda_sticky ? std::string(e.what()) : src.unusable_reason();
+      if (!why.empty()) throw Stopped(StopReason::gpu_unusable, fmt::format("the GPU is no longer usable: {}", why));
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (ctl != nullptr) ctl->after_cell(CellCost{def.name, static_cast<double>(cp.scenario.transfers[0].bytes), seconds});
+}
+
+// A case whose every cell was waived is waived; otherwise the message
+// counts the waived cells unless a failure already fills it.
+void note_waived_cells(std::size_t planned, CaseResult& result) {
+  if (result.waived_cells.empty()) return;
+  const std::string& first = result.waived_cells.front().reason;
+  if (result.waived_cells.size() == planned) {
+    result.status = CaseStatus::waived;
+    result.message = first;
+  } else if (result.message.empty()) {
+    result.message = fmt::format("{} of {} cells waived: {}", result.waived_cells.size(), planned, first);
+  }
+}
+
+bool waived_for_memory(const CaseResult& r, int row, int col) {
+  for (const WaivedCell& w : r.waived_cells)
+    if (w.row == row && w.col == col) return true;
+  return false;
+}
+
+}  // namespace
+
+double measure_one_cell(const CaseDef& def, SampleSource& src, std::uint64_t bytes, int row, int col) {
+  const CasePlan plan = plan_case(def, src.system(), bytes);
+  for (const CellPlan& cp : plan.cells) {
+    if (cp.row != row || cp.col != col || plan.latency || plan.migration) continue;
+    const Output& lead = cp.outputs[0];
+    auto value = [&](const ScenarioSamples& ss, std::size_t i) { return output_value(lead, cp.scenario, ss, i); };
+    const ScenarioSamples s = src.run(cp.scenario, value);
+    std::vector<double> values;
+    for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(value(s, i));
+    return median(values);
+  }
+  fail(ErrorKind::usage, fmt::format("{} has no bandwidth cell [{},{}] on this machine", def.name, row, col));
+}
+
+std::vector<std::string> missing_cells(const CaseDef& def, const System& sys, std::uint64_t bytes, const CaseResult& r,
+                                       const PairSelection* pairs) {
+  std::vector<std::string> out;
+  CasePlan plan = plan_case(def, sys, bytes);
+  restrict_plan(def, sys, pairs, plan);
+  for (const CellPlan& cp : plan.cells) {
+    if (waived_for_memory(r, cp.row, cp.col)) continue;
+    const std::size_t m = static_cast<std::size_t>(cp.outputs[0].matrix);
+    bool have = false;
+    if (m < r.matrices.size())
+      for (const Cell& c : r.matrices[m].cells) have = have || (c.row == cp.row && c.col == cp.col);
+    if (!have) out.push_back(cell_key(def, cp));
+  }
+  return out;
+}
+
+namespace {
+
+// Measures every planned cell and stores cells and status in `result`. A
+// cell whose buffers do not fit now (SampleSource::preflight) is waived
+// with the reason (result.waived_cells). With `pairs`, pairwise cases plan
+// only the selected pairs. A cell whose measurement throws
+// Error gets that error (no value) and the others still run; after a CUDA
+// error that leaves the GPU unusable it throws Stopped(gpu_unusable).
+// `on_cell` is called around every cell measured. With `ctl`: stop
+// requests (Stopped, the cells measured so far kept in `result`), the time
+// limit (cells that would not fit are left out: case status not_run),
+// faults, resume.
+void run_case_plans(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& result,
+                    RunControl* ctl, const CellHook& on_cell, const PairSelection* pairs) {
+  CasePlan plan = plan_case(def, src.system(), bytes);
+  restrict_plan(def, src.system(), pairs, plan);
+  if (plan.cells.empty()) {
+    result.status = CaseStatus::waived;
+    result.message = "no cell left to measure (--pair / --sample-pairs select none of its GPU pairs)";
+    return;
+  }
+  std::size_t over_time = 0;
+  try {
+    for (const CellPlan& cp : plan.cells) {
+      const CellCost next{def.name, static_cast<double>(cp.scenario.transfers[0].bytes), 0};
+      const auto decision = ctl != nullptr ? ctl->before_cell(cell_key(def, cp), next) : RunControl::Decision::run;
+      if (decision == RunControl::Decision::over_time) ++over_time;
+      if (decision != RunControl::Decision::run) continue;
+      // Checked before any buffer of the cell is allocated, so a cell that
+      // cannot fit is waived with the numbers instead of failing midway.
+      if (auto why = src.preflight(memory_need(cell_requests(plan, cp)))) {
+        result.waived_cells.push_back({cp.row, cp.col, *why});
+        continue;
+      }
+      if (on_cell) on_cell(def, cp.row, cp.col, true);
+      run_cell(def, plan, cp, src, bytes, use_mean, result, ctl);
+      if (on_cell) on_cell(def, cp.row, cp.col, false);
+    }
+  } catch (const Stopped&) {
+    result.matrices = std::move(plan.matrices);  // the cells measured before the stop are kept
+    throw;
+  }
+  result.matrices = std::move(plan.matrices);
+  note_waived_cells(plan.cells.size(), result);
+  if (over_time > 0 && result.status == CaseStatus::passed) {
+    result.status = CaseStatus::not_run;
+    result.message = fmt::format("{} of {} cells not run: they would not end within the time limit", over_time,
+                                 plan.cells.size());
+  }
+}
+
+}  // namespace
+
+void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& r,
+                   RunControl* ctl, const CellHook& on_cell, const PairSelection* pairs) {
+  const auto t0 = std::chrono::steady_clock::now();
+  r.index = def.index;
+  r.name = def.name;
+  r.description = def.description;
+  auto why = waive_reason(def, src.system());
+  if (!why) why = hugepage_waiver(def, src, bytes);
+  if (why) {
+    r.status = CaseStatus::waived;
+    r.message = *why;
+    return;
+  }
+  // Set also when a stop request leaves the case unfinished.
+  struct WallTime {
+    std::chrono::steady_clock::time_point t0;
+    CaseResult& r;
+    ~WallTime() { r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+  } wall{t0, r};
+  try {
+    run_case_plans(def, src, bytes, use_mean, r, ctl, on_cell, pairs);
+  } catch (const HugePagesUnavailable& e) {
+    r.status = CaseStatus::waived;
+    r.message = std::string("--host-mem hugepages: ") + e.what();
+    r.matrices.clear();
+  } catch (const Error& e) {
+    r.status = CaseStatus::error;
+    r.message = e.what();
+  }
+}
+
+
+std::vector<BufferRequest> cell_requests(const CasePlan& plan, const CellPlan& cell, const LocationResolver& resolve) {
+  const Transfer& t = cell.scenario.transfers.at(0);
+  // Migration cells allocate one managed buffer of their own (migration.cpp).
+  if (plan.migration) return {{t.src, t.bytes, false}};
+  if (!plan.latency) return scenario_requests(cell.scenario, resolve);
+  return {{resolve ? resolve(t.src, t.exec_device) : t.src, kChaseBytes, false}};
+}
+
+MemoryAmount case_memory_need(const CaseDef& def, const System& sys, std::uint64_t bytes) {
+  MemoryAmount need;
+  need.gpu.assign(static_cast<std::size_t>(sys.gpu_count()), 0);
+  const CasePlan plan = plan_case(def, sys, bytes);
+  for (const CellPlan& cell : plan.cells) need = max_of(need, memory_need(cell_requests(plan, cell)));
+  return need;
+}
+
+MemoryAmount run_memory_need(const std::vector<const CaseDef*>& cases, const System& sys, std::uint64_t bytes) {
+  MemoryAmount need;
+  need.gpu.assign(static_cast<std::size_t>(sys.gpu_count()), 0);
+  for (const CaseDef* def : cases)
+    if (!waive_reason(*def, sys)) need = max_of(need, case_memory_need(*def, sys, bytes));
+  return need;
+}
+
+}  // namespace xb

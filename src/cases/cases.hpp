@@ -1,0 +1,82 @@
+// The named case catalogue (nvbandwidth's names, indices and meanings),
+// generated from data: each case is a traffic pattern x an engine, and the
+// pattern decides which transfers run together for each matrix cell.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/model.hpp"
+#include "machine/topology.hpp"
+
+namespace xb {
+
+
+enum class Pattern {
+  host_to_device, device_to_host,
+  host_to_device_bidir, device_to_host_bidir,
+  d2d_read, d2d_write, d2d_bidir_read, d2d_bidir_write,
+  all_to_host, all_to_host_bidir, host_to_all, host_to_all_bidir,
+  all_to_one_write, all_to_one_read, one_to_all_write, one_to_all_read,
+  host_device_latency, d2d_latency,
+  local_copy,
+  managed_migration_to_device, managed_migration_to_host,
+  local_read, local_write,  // each GPU reads (writes) its own memory only
+};
+
+inline constexpr const char* kOriginNvbandwidth = "nvbandwidth v0.8";
+inline constexpr const char* kOriginXferbench = "xferbench";
+
+struct PairSelection;
+
+struct CaseDef {
+  int index = 0;
+  std::string name;
+  Pattern pattern;
+  Engine engine;
+  std::string description;
+  // Where the name comes from: kOriginNvbandwidth (its v0.8 catalogue, same
+  // index) or kOriginXferbench (cases added here; nvbandwidth v0.10's own
+  // names for its TMA and local read/write tests are not public).
+  std::string origin = kOriginNvbandwidth;
+  // SM bidirectional host cases only: each copy walks the whole buffer
+  // instead of re-copying each part in place (nvbandwidth's order).
+  bool streaming = false;
+};
+
+// nvbandwidth v0.8's cases are indices 0 .. kNvbandwidthCases - 1.
+inline constexpr int kNvbandwidthCases = 35;
+
+const std::vector<CaseDef>& case_catalogue();
+
+// Resolves names, indices ("3") and prefixes to cases in catalogue order
+// (names/indices keep the order given). Throws Error(usage) naming an
+// unknown name, an index out of range or a prefix matching nothing.
+std::vector<const CaseDef*> select_cases(const std::vector<std::string>& names,
+                                         const std::vector<std::string>& prefixes);
+
+// The cases of a named suite: "quick" (the default: the main host<->GPU,
+// GPU<->GPU, latency and local-copy cases), "full" (nvbandwidth v0.8's 35
+// cases, indices 0-34) or "all" (every case, xferbench's own included).
+std::vector<const CaseDef*> suite_cases(const std::string& suite);
+
+// Why this machine cannot run the case (one GPU, no peer access, no GPU
+// with a Tensor Memory Accelerator), if so.
+std::optional<std::string> waive_reason(const CaseDef& def, const System& sys);
+
+// Called before (begin = true) and after each cell a case measures, outside
+// the timed region, with the cell's row and column; `xferbench check`
+// samples NVML telemetry around every cell with it.
+using CellHook = std::function<void(const CaseDef& def, int row, int col, bool begin)>;
+
+// Whether the case's scenarios move bytes to or from host memory.
+bool uses_host_memory(Pattern p) noexcept;
+// Whether the case copies between host memory and GPUs: the eight
+// host<->device / all<->host copy patterns (not latency, not managed).
+bool is_host_copy(Pattern p) noexcept;
+// Whether its cells are GPU pairs (row, column) that --pair selects.
+bool is_pairwise(Pattern p) noexcept;
+
+}  // namespace xb

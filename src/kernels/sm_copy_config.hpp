@@ -1,0 +1,29 @@
+// The launch shape of the SM copy kernels: what --sm-config sets and
+// sm_shape.hpp chooses. Plain data, shared by the kernels and the records.
+#pragma once
+
+namespace xb {
+
+// Launch shape of the SM copy kernel. Zero fields mean "choose".
+//  - vector: every thread moves 16-byte vectors, `unroll` loads in flight;
+//  - bulk (Hopper and later): one thread per block drives the SM's bulk
+//    asynchronous copy unit (cp.async.bulk) through `stages` shared-memory
+//    buffers of `chunk_kib` KiB each: global -> shared -> global.
+struct SmCopyConfig {
+  enum class Method { vector, bulk };
+  Method method = Method::vector;
+  int blocks_per_sm = 0;
+  int threads = 0;   // per block (vector)
+  int unroll = 0;    // 16-byte vectors in flight per thread: 1, 2, 4, 8 or 16 (vector)
+  bool streaming = false;  // evict-first cache hints on loads and stores (vector)
+  bool l2_256b = false;    // loads ask L2 for 256-byte blocks (vector)
+  bool l2_only = false;    // loads and stores cached in L2 only, .cg (vector)
+  int chunk_kib = 0;  // bulk
+  int stages = 0;     // bulk: 2, 3 or 4
+  // Each block reserves more than half an SM's shared memory, so no two
+  // blocks share an SM and `sm_count` blocks run on that many SMs (the SM
+  // budget of `sweep --sms`); implies one block per SM.
+  bool one_block_per_sm = false;
+};
+
+}  // namespace xb

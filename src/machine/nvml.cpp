@@ -1,0 +1,386 @@
+#include "machine/nvml.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nvml.h>
+
+#include "base/error.hpp"
+
+namespace xb {
+
+struct Nvml::Api {
+  void* handle = nullptr;
+  decltype(&nvmlInit_v2) init = nullptr;
+  decltype(&nvmlShutdown) shutdown = nullptr;
+  decltype(&nvmlErrorString) error_string = nullptr;
+  decltype(&nvmlSystemGetDriverVersion) driver_version = nullptr;
+  decltype(&nvmlDeviceGetHandleByPciBusId_v2) by_bus_id = nullptr;
+  decltype(&nvmlDeviceGetCurrPcieLinkGeneration) pcie_gen = nullptr;
+  decltype(&nvmlDeviceGetMaxPcieLinkGeneration) pcie_gen_max = nullptr;
+  decltype(&nvmlDeviceGetCurrPcieLinkWidth) pcie_width = nullptr;
+  decltype(&nvmlDeviceGetMaxPcieLinkWidth) pcie_width_max = nullptr;
+  decltype(&nvmlDeviceGetNvLinkState) nvlink_state = nullptr;
+  decltype(&nvmlDeviceGetNvLinkVersion) nvlink_version = nullptr;
+  decltype(&nvmlDeviceGetNvLinkRemotePciInfo_v2) nvlink_remote = nullptr;
+  decltype(&nvmlDeviceGetNvLinkRemoteDeviceType) nvlink_remote_type = nullptr;
+  decltype(&nvmlDeviceGetFieldValues) field_values = nullptr;
+  decltype(&nvmlDeviceGetMaxClockInfo) max_clock = nullptr;
+  decltype(&nvmlDeviceGetP2PStatus) p2p_status = nullptr;
+  // Health and telemetry (xferbench check). Entry points NVML marks as
+  // deprecated are typed by hand so their declarations are never referenced.
+  decltype(&nvmlDeviceGetPersistenceMode) persistence = nullptr;
+  nvmlReturn_t (*clock_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
+  decltype(&nvmlDeviceGetClockInfo) clock = nullptr;
+  nvmlReturn_t (*app_clock)(nvmlDevice_t, nvmlClockType_t, unsigned*) = nullptr;
+  nvmlReturn_t (*default_app_clock)(nvmlDevice_t, nvmlClockType_t, unsigned*) = nullptr;
+  decltype(&nvmlDeviceGetEccMode) ecc_mode = nullptr;
+  decltype(&nvmlDeviceGetTotalEccErrors) ecc_errors = nullptr;
+  decltype(&nvmlDeviceGetRetiredPagesPendingStatus) retired_pending = nullptr;
+  decltype(&nvmlDeviceGetRemappedRows) remapped_rows = nullptr;
+  decltype(&nvmlDeviceGetMigMode) mig_mode = nullptr;
+  decltype(&nvmlSystemGetConfComputeState) cc_state = nullptr;
+  decltype(&nvmlDeviceGetComputeRunningProcesses_v3) processes = nullptr;
+  decltype(&nvmlDeviceGetMemoryBusWidth) bus_width = nullptr;
+  decltype(&nvmlDeviceGetUUID) uuid = nullptr;
+};
+
+static_assert(clock_reason::gpu_idle == nvmlClocksEventReasonGpuIdle &&
+              clock_reason::app_clocks == nvmlClocksEventReasonApplicationsClocksSetting &&
+              clock_reason::sw_power_cap == nvmlClocksEventReasonSwPowerCap &&
+              clock_reason::hw_slowdown == nvmlClocksThrottleReasonHwSlowdown &&
+              clock_reason::sync_boost == nvmlClocksEventReasonSyncBoost &&
+              clock_reason::sw_thermal == nvmlClocksEventReasonSwThermalSlowdown &&
+              clock_reason::hw_thermal == nvmlClocksThrottleReasonHwThermalSlowdown &&
+              clock_reason::hw_power_brake == nvmlClocksThrottleReasonHwPowerBrakeSlowdown &&
+              clock_reason::display_clocks == nvmlClocksEventReasonDisplayClockSetting,
+              "clock_reason bits must match nvml.h");
+
+namespace {
+
+template <typename F>
+void resolve(void* handle, F& fn, const char* name) {
+  fn = reinterpret_cast<F>(dlsym(handle, name));
+}
+
+// NVLink per-link rate in GB/s per direction by NVML's version enum
+// (nvmlNvlinkVersion_t), used only when NVML does not report the speed.
+double nominal_nvlink_gbps(int version) {
+  switch (version) {
+    case NVML_NVLINK_VERSION_1_0: return 20.0;
+    case NVML_NVLINK_VERSION_2_0: case NVML_NVLINK_VERSION_2_2:
+    case NVML_NVLINK_VERSION_3_0: case NVML_NVLINK_VERSION_3_1: return 25.0;
+    case NVML_NVLINK_VERSION_4_0: return 26.5625;
+    case NVML_NVLINK_VERSION_5_0: return 50.0;
+    default: return 0.0;
+  }
+}
+
+const char* nvlink_version_name(int version) {
+  switch (version) {
+    case NVML_NVLINK_VERSION_1_0: return "1.0";
+    case NVML_NVLINK_VERSION_2_0: return "2.0";
+    case NVML_NVLINK_VERSION_2_2: return "2.2";
+    case NVML_NVLINK_VERSION_3_0: return "3.0";
+    case NVML_NVLINK_VERSION_3_1: return "3.1";
+    case NVML_NVLINK_VERSION_4_0: return "4.0";
+    case NVML_NVLINK_VERSION_5_0: return "5.0";
+    default: return "unknown";
+  }
+}
+
+// Link speed in GB/s per direction as NVML reports it (MB/s), trying the
+// per-link field first, then the common-speed field.
+double nvlink_speed_gbps(const Nvml::Api& api, nvmlDevice_t dev, unsigned link, std::string& source) {
+  if (!api.field_values) return 0.0;
+  for (unsigned field : {unsigned(NVML_FI_DEV_NVLINK_GET_SPEED), unsigned(NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON)}) {
+    nvmlFieldValue_t fv{};
+    fv.fieldId = field;
+    fv.scopeId = link;
+    if (api.field_values(dev, 1, &fv) != NVML_SUCCESS || fv.nvmlReturn != NVML_SUCCESS) continue;
+    const double mbps = fv.valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? static_cast<double>(fv.value.ullVal)
+                                                                           : static_cast<double>(fv.value.uiVal);
+    if (mbps <= 0) continue;
+    source = field == NVML_FI_DEV_NVLINK_GET_SPEED ? "NVML field NVLINK_GET_SPEED" : "NVML field NVLINK_SPEED_MBPS_COMMON";
+    return mbps / 1000.0;
+  }
+  return 0.0;
+}
+
+void resolve_health(Nvml::Api& api) {
+  resolve(api.handle, api.persistence, "nvmlDeviceGetPersistenceMode");
+  resolve(api.handle, api.clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
+  if (!api.clock_reasons) resolve(api.handle, api.clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  resolve(api.handle, api.clock, "nvmlDeviceGetClockInfo");
+  resolve(api.handle, api.app_clock, "nvmlDeviceGetApplicationsClock");
+  resolve(api.handle, api.default_app_clock, "nvmlDeviceGetDefaultApplicationsClock");
+  resolve(api.handle, api.ecc_mode, "nvmlDeviceGetEccMode");
+  resolve(api.handle, api.ecc_errors, "nvmlDeviceGetTotalEccErrors");
+  resolve(api.handle, api.retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus");
+  resolve(api.handle, api.remapped_rows, "nvmlDeviceGetRemappedRows");
+  resolve(api.handle, api.mig_mode, "nvmlDeviceGetMigMode");
+  resolve(api.handle, api.cc_state, "nvmlSystemGetConfComputeState");
+}
+
+}  // namespace
+
+std::shared_ptr<Nvml> Nvml::load() {
+  const char* env = std::getenv("XFERBENCH_NVML_LIBRARY");
+  const std::string lib = env && *env ? env : "libnvidia-ml.so.1";
+  auto api = std::make_unique<Api>();
+  api->handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!api->handle) fail(ErrorKind::nvml, fmt::format("nvml unavailable: {}", dlerror()));
+  resolve(api->handle, api->init, "nvmlInit_v2");
+  resolve(api->handle, api->shutdown, "nvmlShutdown");
+  resolve(api->handle, api->error_string, "nvmlErrorString");
+  if (!api->init || !api->shutdown || !api->error_string) {
+    dlclose(api->handle);
+    fail(ErrorKind::nvml, fmt::format("nvml unavailable: {} lacks nvmlInit_v2", lib));
+  }
+  const nvmlReturn_t rc = api->init();
+  if (rc != NVML_SUCCESS) {
+    const std::string why = api->error_string(rc);
+    dlclose(api->handle);
+    fail(ErrorKind::nvml, fmt::format("nvml unavailable: nvmlInit failed: {}", why));
+  }
+  resolve(api->handle, api->driver_version, "nvmlSystemGetDriverVersion");
+  resolve(api->handle, api->by_bus_id, "nvmlDeviceGetHandleByPciBusId_v2");
+  resolve(api->handle, api->pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration");
+  resolve(api->handle, api->pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration");
+  resolve(api->handle, api->pcie_width, "nvmlDeviceGetCurrPcieLinkWidth");
+  resolve(api->handle, api->pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth");
+  resolve(api->handle, api->nvlink_state, "nvmlDeviceGetNvLinkState");
+  resolve(api->handle, api->nvlink_version, "nvmlDeviceGetNvLinkVersion");
+  resolve(api->handle, api->nvlink_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+  resolve(api->handle, api->nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
+  resolve(api->handle, api->field_values, "nvmlDeviceGetFieldValues");
+  resolve(api->handle, api->max_clock, "nvmlDeviceGetMaxClockInfo");
+  resolve(api->handle, api->p2p_status, "nvmlDeviceGetP2PStatus");
+  resolve_health(*api);
+  resolve(api->handle, api->processes, "nvmlDeviceGetComputeRunningProcesses_v3");
+  resolve(api->handle, api->bus_width, "nvmlDeviceGetMemoryBusWidth");
+  resolve(api->handle, api->uuid, "nvmlDeviceGetUUID");
+  return std::shared_ptr<Nvml>(new Nvml(std::move(api)));
+}
+
+Nvml::Nvml(std::unique_ptr<Api> api) : api_(std::move(api)) {}
+
+Nvml::~Nvml() {
+  api_->shutdown();
+  dlclose(api_->handle);
+}
+
+std::string Nvml::driver_version() const {
+  char buf[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
+  if (!api_->driver_version || api_->driver_version(buf, sizeof(buf)) != NVML_SUCCESS) return "unknown";
+  return buf;
+}
+
+NvmlLinkInfo Nvml::link_info(const std::string& pci_bus_id) const {
+  NvmlLinkInfo info;
+  nvmlDevice_t dev{};
+  if (!api_->by_bus_id || api_->by_bus_id(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return info;
+  unsigned v = 0;
+  if (api_->pcie_gen && api_->pcie_gen(dev, &v) == NVML_SUCCESS) info.pcie_gen_current = static_cast<int>(v);
+  if (api_->pcie_gen_max && api_->pcie_gen_max(dev, &v) == NVML_SUCCESS) info.pcie_gen_max = static_cast<int>(v);
+  if (api_->pcie_width && api_->pcie_width(dev, &v) == NVML_SUCCESS) info.pcie_width_current = static_cast<int>(v);
+  if (api_->pcie_width_max && api_->pcie_width_max(dev, &v) == NVML_SUCCESS) info.pcie_width_max = static_cast<int>(v);
+  if (api_->max_clock && api_->max_clock(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS) info.max_mem_clock_mhz = v;
+  if (api_->bus_width && api_->bus_width(dev, &v) == NVML_SUCCESS) info.memory_bus_width_bits = v;
+  char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {};
+  if (api_->uuid && api_->uuid(dev, uuid, sizeof(uuid)) == NVML_SUCCESS) info.uuid = uuid;
+  unsigned first_active = 0;
+  for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS && api_->nvlink_state; ++link) {
+    nvmlEnableState_t state{};
+    if (api_->nvlink_state(dev, link, &state) != NVML_SUCCESS || state != NVML_FEATURE_ENABLED) continue;
+    if (info.nvlink_active++ == 0) first_active = link;
+    if (info.nvlink_version == 0 && api_->nvlink_version &&
+        api_->nvlink_version(dev, link, &v) == NVML_SUCCESS) {
+      info.nvlink_version = static_cast<int>(v);
+    }
+    nvmlPciInfo_t remote{};
+    std::string bus = api_->nvlink_remote && api_->nvlink_remote(dev, link, &remote) == NVML_SUCCESS
+                          ? std::string(remote.busId) : std::string();
+    nvmlIntNvLinkDeviceType_t type{};
+    const bool is_switch = api_->nvlink_remote_type && api_->nvlink_remote_type(dev, link, &type) == NVML_SUCCESS &&
+                           type == NVML_NVLINK_DEVICE_TYPE_SWITCH;
+    info.nvlink_remote_bus_ids.push_back(bus);
+    info.nvlink_remote_is_switch.push_back(is_switch);
+  }
+  if (info.nvlink_active > 0) {
+    info.nvlink_gbps_per_link = nvlink_speed_gbps(*api_, dev, first_active, info.nvlink_rate_source);
+    if (info.nvlink_gbps_per_link <= 0) {
+      info.nvlink_gbps_per_link = nominal_nvlink_gbps(info.nvlink_version);
+      info.nvlink_rate_source = fmt::format("nominal rate of NVLink {}", nvlink_version_name(info.nvlink_version));
+    }
+  }
+  return info;
+}
+
+bool Nvml::nvlink_p2p(const std::string& bus_a, const std::string& bus_b) const {
+  nvmlDevice_t a{}, b{};
+  if (!api_->by_bus_id || !api_->p2p_status || api_->by_bus_id(bus_a.c_str(), &a) != NVML_SUCCESS ||
+      api_->by_bus_id(bus_b.c_str(), &b) != NVML_SUCCESS)
+    return false;
+  nvmlGpuP2PStatus_t status{};
+  return api_->p2p_status(a, b, NVML_P2P_CAPS_INDEX_NVLINK, &status) == NVML_SUCCESS && status == NVML_P2P_STATUS_OK;
+}
+
+namespace {
+
+// One NVML getter with a single output value: empty when the entry point is
+// missing or NVML answers anything but success (not supported, no permission).
+template <typename Out, typename Fn, typename... Args>
+std::optional<Out> ask(Fn fn, Args... args) {
+  Out out{};
+  if (!fn || fn(args..., &out) != NVML_SUCCESS) return std::nullopt;
+  return out;
+}
+
+template <typename T>
+std::optional<int> as_int(const std::optional<T>& v) {
+  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
+std::optional<bool> enabled(const std::optional<nvmlEnableState_t>& v) {
+  return v ? std::optional<bool>(*v == NVML_FEATURE_ENABLED) : std::nullopt;
+}
+
+std::optional<std::uint64_t> field_u64(const Nvml::Api& api, nvmlDevice_t dev, unsigned field) {
+  if (!api.field_values) return std::nullopt;
+  nvmlFieldValue_t fv{};
+  fv.fieldId = field;
+  if (api.field_values(dev, 1, &fv) != NVML_SUCCESS || fv.nvmlReturn != NVML_SUCCESS) return std::nullopt;
+  switch (fv.valueType) {
+    case NVML_VALUE_TYPE_UNSIGNED_INT: return fv.value.uiVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG: return fv.value.ulVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: return fv.value.ullVal;
+    default: return std::nullopt;
+  }
+}
+
+void nvlink_counts(const Nvml::Api& api, nvmlDevice_t dev, NvmlHealth& h) {
+  if (!api.nvlink_state) return;
+  int present = 0, active = 0;
+  for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+    nvmlEnableState_t state{};
+    if (api.nvlink_state(dev, link, &state) != NVML_SUCCESS) continue;  // no such link
+    ++present;
+    if (state == NVML_FEATURE_ENABLED) ++active;
+  }
+  h.nvlinks_active = active;
+  const auto count = field_u64(api, dev, NVML_FI_DEV_NVLINK_LINK_COUNT);
+  h.nvlinks_present = count ? static_cast<int>(*count) : present;
+}
+
+void clocks(const Nvml::Api& api, nvmlDevice_t dev, NvmlHealth& h) {
+  h.clock_reasons = ask<unsigned long long>(api.clock_reasons, dev);
+  h.sm_clock_mhz = ask<unsigned>(api.clock, dev, NVML_CLOCK_SM);
+  h.mem_clock_mhz = ask<unsigned>(api.clock, dev, NVML_CLOCK_MEM);
+  h.sm_clock_max_mhz = ask<unsigned>(api.max_clock, dev, NVML_CLOCK_SM);
+  h.mem_clock_max_mhz = ask<unsigned>(api.max_clock, dev, NVML_CLOCK_MEM);
+  h.app_sm_clock_mhz = ask<unsigned>(api.app_clock, dev, NVML_CLOCK_SM);
+  h.app_mem_clock_mhz = ask<unsigned>(api.app_clock, dev, NVML_CLOCK_MEM);
+  h.default_app_sm_clock_mhz = ask<unsigned>(api.default_app_clock, dev, NVML_CLOCK_SM);
+  h.default_app_mem_clock_mhz = ask<unsigned>(api.default_app_clock, dev, NVML_CLOCK_MEM);
+}
+
+void memory_errors(const Nvml::Api& api, nvmlDevice_t dev, NvmlHealth& h) {
+  nvmlEnableState_t current{}, pending{};
+  if (api.ecc_mode && api.ecc_mode(dev, &current, &pending) == NVML_SUCCESS) {
+    h.ecc_enabled = current == NVML_FEATURE_ENABLED;
+    h.ecc_pending_change = current != pending;
+  }
+  h.ecc_uncorrected_volatile =
+      ask<unsigned long long>(api.ecc_errors, dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC);
+  h.retired_pages_pending = enabled(ask<nvmlEnableState_t>(api.retired_pending, dev));
+  unsigned corr = 0, unc = 0, pending_rows = 0, failure = 0;
+  if (api.remapped_rows && api.remapped_rows(dev, &corr, &unc, &pending_rows, &failure) == NVML_SUCCESS) {
+    h.row_remap_pending = pending_rows != 0;
+    h.row_remap_failure = failure != 0;
+  }
+}
+
+}  // namespace
+
+std::string clock_reason_names(std::uint64_t mask) {
+  static const std::pair<std::uint64_t, const char*> names[] = {
+      {clock_reason::gpu_idle, "gpu_idle"},         {clock_reason::app_clocks, "applications_clocks_setting"},
+      {clock_reason::sw_power_cap, "sw_power_cap"}, {clock_reason::hw_slowdown, "hw_slowdown"},
+      {clock_reason::sync_boost, "sync_boost"},     {clock_reason::sw_thermal, "sw_thermal_slowdown"},
+      {clock_reason::hw_thermal, "hw_thermal_slowdown"}, {clock_reason::hw_power_brake, "hw_power_brake_slowdown"},
+      {clock_reason::display_clocks, "display_clock_setting"}};
+  std::string out;
+  for (const auto& [bit, name] : names) {
+    if (!(mask & bit)) continue;
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  if (mask & ~std::uint64_t{0x1ff}) out += out.empty() ? "other" : ", other";
+  return out.empty() ? "none" : out;
+}
+
+NvmlHealth Nvml::health(const std::string& pci_bus_id) const {
+  NvmlHealth h;
+  nvmlDevice_t dev{};
+  if (!api_->by_bus_id || api_->by_bus_id(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return h;
+  h.found = true;
+  h.pcie_gen_current = as_int(ask<unsigned>(api_->pcie_gen, dev));
+  h.pcie_gen_max = as_int(ask<unsigned>(api_->pcie_gen_max, dev));
+  h.pcie_width_current = as_int(ask<unsigned>(api_->pcie_width, dev));
+  h.pcie_width_max = as_int(ask<unsigned>(api_->pcie_width_max, dev));
+  nvlink_counts(*api_, dev, h);
+  h.persistence_mode = enabled(ask<nvmlEnableState_t>(api_->persistence, dev));
+  clocks(*api_, dev, h);
+  memory_errors(*api_, dev, h);
+  unsigned mig = 0, mig_pending = 0;
+  if (api_->mig_mode && api_->mig_mode(dev, &mig, &mig_pending) == NVML_SUCCESS)
+    h.mig_enabled = mig == NVML_DEVICE_MIG_ENABLE;
+  return h;
+}
+
+NvmlSample Nvml::sample(const std::string& pci_bus_id) const {
+  NvmlSample s;
+  nvmlDevice_t dev{};
+  if (!api_->by_bus_id || api_->by_bus_id(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return s;
+  s.sm_clock_mhz = ask<unsigned>(api_->clock, dev, NVML_CLOCK_SM);
+  s.mem_clock_mhz = ask<unsigned>(api_->clock, dev, NVML_CLOCK_MEM);
+  s.clock_reasons = ask<unsigned long long>(api_->clock_reasons, dev);
+  s.pcie_gen_current = as_int(ask<unsigned>(api_->pcie_gen, dev));
+  s.pcie_width_current = as_int(ask<unsigned>(api_->pcie_width, dev));
+  s.power_throttle_ns = field_u64(*api_, dev, NVML_FI_DEV_PERF_POLICY_POWER);
+  s.thermal_throttle_ns = field_u64(*api_, dev, NVML_FI_DEV_PERF_POLICY_THERMAL);
+  return s;
+}
+
+std::optional<bool> Nvml::confidential_compute() const {
+  nvmlConfComputeSystemState_t state{};
+  if (!api_->cc_state || api_->cc_state(&state) != NVML_SUCCESS) return std::nullopt;
+  return state.ccFeature == NVML_CC_SYSTEM_FEATURE_ENABLED;
+}
+
+std::optional<std::uint64_t> Nvml::process_memory(const std::string& pci_bus_id, unsigned pid) const {
+  nvmlDevice_t dev{};
+  if (!api_->by_bus_id || !api_->processes || api_->by_bus_id(pci_bus_id.c_str(), &dev) != NVML_SUCCESS)
+    return std::nullopt;
+  std::vector<nvmlProcessInfo_t> infos(64);
+  unsigned count = static_cast<unsigned>(infos.size());
+  nvmlReturn_t rc = api_->processes(dev, &count, infos.data());
+  if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
+    infos.resize(count + 16);  // processes may start between the calls
+    count = static_cast<unsigned>(infos.size());
+    rc = api_->processes(dev, &count, infos.data());
+  }
+  if (rc != NVML_SUCCESS) return std::nullopt;
+  for (unsigned i = 0; i < count && i < infos.size(); ++i) {
+    if (infos[i].pid != pid) continue;
+    if (infos[i].usedGpuMemory == static_cast<unsigned long long>(NVML_VALUE_NOT_AVAILABLE)) return std::nullopt;
+    return infos[i].usedGpuMemory;
+  }
+  return std::nullopt;
+}
+
+}  // namespace xb

@@ -1,0 +1,106 @@
+// What the machine is: GPUs, the links between them and to the host, NUMA
+// nodes, and the theoretical peak of every link with the formula it came
+// from. Built once per run by discover_system().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/model.hpp"
+#include "machine/numa.hpp"
+
+namespace xb {
+
+// A theoretical peak per direction, with the inputs that produced it.
+struct Peak {
+  double gbps = 0.0;     // 1e9 bytes/s, one direction
+  std::string formula;   // "32 GT/s x 16 lanes x 128/130 / 8"
+  std::string source;    // where the inputs came from ("NVML", "CUDA attributes")
+  bool known() const noexcept { return gbps > 0.0; }
+};
+
+struct GpuInfo {
+  int index = 0;
+  std::string name;
+  std::string pci_bus_id;  // "0000:18:00.0"
+  std::string uuid;        // "GPU-1a2b3c4d-...", as nvidia-smi prints it
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  std::uint64_t memory_bytes = 0;
+  int numa_node = -1;  // -1: unknown (treated as node 0 when placing memory)
+  int pcie_gen_current = -1, pcie_gen_max = -1;
+  int pcie_width_current = -1, pcie_width_max = -1;
+  int nvlink_count = 0;
+  double nvlink_gbps_per_link = 0.0;
+  std::string nvlink_rate_source;
+  std::vector<std::string> nvlink_remote_bus_ids;  // as NVML reports them, one per active link
+  bool managed_memory = false, unified_addressing = false, can_map_host_memory = false;
+  int copy_engines = 0;  // cudaDevAttrAsyncEngineCount
+  int shared_memory_per_sm_kib = 0;  // cudaDevAttrMaxSharedMemoryPerMultiprocessor / 1024
+  int memory_bus_width_bits = 0;
+  int memory_clock_khz = 0;
+  Peak pcie;    // host <-> this GPU, per direction
+  // Device memory (HBM): memory clock x 2 (double data rate) x bus width /
+  // 8, from NVML's maximum memory clock and bus width when it reports them,
+  // else from the CUDA attributes. Reads and writes together.
+  Peak memory;
+};
+
+enum class LinkKind { self, nvlink, pcie, none };
+const char* to_string(LinkKind kind) noexcept;
+
+struct PeerLink {
+  LinkKind kind = LinkKind::none;
+  int nvlinks = 0;
+  bool peer_access = false;
+  Peak peak;  // per direction
+};
+
+struct System {
+  std::string hostname;
+  std::string driver_version = "unknown";
+  int cuda_driver_version = 0;   // e.g. 13000
+  int cuda_runtime_version = 0;
+  bool nvml_available = false;
+  std::string nvml_error;        // why NVML is unavailable, if it is
+  std::vector<GpuInfo> gpus;
+  std::vector<std::vector<PeerLink>> links;  // [from][to]
+  std::vector<NumaNode> numa;
+  std::uint64_t host_memory_bytes = 0;  // physical memory of the host, 0 when unknown
+
+  int gpu_count() const noexcept { return static_cast<int>(gpus.size()); }
+  const PeerLink& link(int from, int to) const { return links.at(from).at(to); }
+  // Host NUMA node that serves `gpu` (0 when unknown).
+  int host_node_of(int gpu) const;
+};
+
+// Number of CUDA GPUs; throws Error(no_device) when there is none or the
+// driver is missing, naming the CUDA error.
+int cuda_device_count();
+
+// Queries CUDA, NVML (if loadable) and libnuma. With require_nvml, an
+// unavailable NVML throws Error(nvml); otherwise it is recorded in
+// nvml_error and the NVML-derived fields stay unknown.
+System discover_system(bool require_nvml);
+
+// Peak of a PCIe link per direction; unknown for generation < 1.
+Peak pcie_peak(int generation, int width);
+// Peak of device memory: clock x 2 (DDR) x bus width / 8; unknown for zeros.
+Peak memory_peak(double clock_mhz, int bus_width_bits, const std::string& source);
+
+// Link names used in every report: "PCIe Gen5 x16", "NVLink x18",
+// "PCIe peer", "device memory", "no peer link".
+std::string pcie_link_label(const GpuInfo& g);
+std::string peer_link_label(const PeerLink& l);
+
+// Theoretical peak and link name of the path a transfer takes: the pair's
+// link between two GPUs (device memory within one), otherwise the host link
+// of the GPU on the device side (or of the executing GPU).
+Peak transfer_peak(const System& sys, const Transfer& t, std::string* link = nullptr);
+
+// Enables peer access between two GPUs in both directions (idempotent).
+void enable_peer_access(int a, int b);
+
+}  // namespace xb

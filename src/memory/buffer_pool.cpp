@@ -1,0 +1,22 @@
+#include "memory/buffer_pool.hpp"
+
+namespace xb {
+
+MemoryAmount memory_need(const std::vector<BufferRequest>& requests) {
+  MemoryAmount need;
+  for (const auto& r : requests) {
+    const std::uint64_t f = footprint_bytes(r.loc, r.bytes);
+    need.add(memory_group(r.loc), f);
+    if (is_page_locked(r.loc)) need.host_locked += f;
+    if (r.loc.kind == MemKind::hugepages) need.host_hugepages += f;
+  }
+  return need;
+}
+
+std::string over_budget_message(int group, std::uint64_t need, std::uint64_t budget) {
+  const std::string where = group == kHostGroup ? "host memory" : fmt::format("gpu{}", group);
+  return fmt::format("needs {} of {} at once, above the --max-memory budget of {}; raise --max-memory or lower -b",
+                     bytes_label(need), where, bytes_label(budget));
+}
+
+}  // namespace xb

@@ -1,0 +1,87 @@
+#include "records/document.hpp"
+
+#include "base/build_info.hpp"
+
+namespace xb {
+
+void to_json(nlohmann::json& j, const Peak& p) {
+  j = p.known() ? nlohmann::json{{"gbps", p.gbps}, {"formula", p.formula}, {"source", p.source}} : nullptr;
+}
+
+void from_json(const nlohmann::json& j, Peak& p) {
+  p = {j.value("gbps", 0.0), j.value("formula", ""), j.value("source", "")};
+}
+
+}  // namespace xb
+
+namespace xb::records {
+
+using json = nlohmann::json;
+
+std::string problem_of(const json::exception& e) {
+  const std::string what = e.what();
+  const auto tag = what.find("] ");
+  return what.rfind("[json.exception", 0) == 0 && tag != std::string::npos ? what.substr(tag + 2) : what;
+}
+
+Fields::Fields(const json& j, std::string path) : j_(j), path_(std::move(path)) {
+  if (!j_.is_object()) throw DecodeError(path_.empty() ? "not an object" : path_ + ": not an object");
+}
+
+bool Fields::has(const std::string& key) const {
+  const auto it = j_.find(key);
+  return it != j_.end() && !it->is_null();
+}
+
+Fields Fields::object(const std::string& key) const {
+  if (!has(key)) bad(key, "missing");
+  return Fields(j_.at(key), path_of(key));
+}
+
+std::vector<Fields> Fields::items(const std::string& key) const {
+  if (!has(key)) bad(key, "missing");
+  const json& a = j_.at(key);
+  if (!a.is_array()) bad(key, "not an array");
+  std::vector<Fields> out;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    out.emplace_back(a[i], fmt::format("{}[{}]", path_of(key), i));
+  return out;
+}
+
+void Fields::bad(const std::string& key, const std::string& problem) const {
+  throw DecodeError(fmt::format("{}: {}", path_of(key), problem));
+}
+
+std::string Fields::path_of(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+json tool_json() {
+  json t = {{"name", "xferbench"}, {"version", XFERBENCH_VERSION}};
+  if (*build_git_hash() != '\0') t["git"] = build_git_hash();
+  return t;
+}
+
+json stop_section_json(RunStatus status, StopReason stop, const std::string& message,
+                       const std::vector<std::string>& not_run, double time_limit_s) {
+  json j = {{"time_limit_seconds", time_limit_s > 0 ? json(time_limit_s) : json(nullptr)}};
+  if (status == RunStatus::complete) return j;
+  j["reason"] = to_string(stop);
+  j["message"] = message;
+  j["not_run"] = not_run;
+  return j;
+}
+
+bool decode_stop(const Fields& doc, RunStatus& status, StopReason& reason, std::string& message, double& time_limit_s) {
+  if (!doc.has("stop")) return false;
+  const Fields stop = doc.object("stop");
+  time_limit_s = stop.get("time_limit_seconds", 0.0);
+  if (!stop.has("reason")) return false;
+  status = doc.get<std::string>("status", "") == "interrupted" ? RunStatus::interrupted : RunStatus::partial;
+  reason = stop.get("reason",
+                    {StopReason::none, StopReason::sigint, StopReason::sigterm, StopReason::time_limit,
+                     StopReason::gpu_unusable, StopReason::memory},
+                    StopReason::none);
+  message = stop.get<std::string>("message", "");
+  return true;
+}
+
+}  // namespace xb::records

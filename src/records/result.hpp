@@ -1,0 +1,133 @@
+// Result records: flat, plain data, read by reporters only. SI units inside:
+// bandwidth in GB/s (1e9 B/s), times in seconds, latency in nanoseconds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "records/measure_options.hpp"
+#include "base/memory_types.hpp"
+#include "machine/pairs.hpp"
+#include "records/stability.hpp"
+#include "base/stats.hpp"
+#include "base/stop.hpp"
+#include "machine/topology.hpp"
+
+namespace xb {
+
+enum class Metric { bandwidth_gbps, latency_ns };
+const char* to_string(Metric m) noexcept;
+
+struct Cell {
+  int row = 0, col = 0;
+  double value = 0;                 // what the case reports: median (or mean with --mean)
+  Summary stats;                    // over samples, in the matrix metric
+  std::vector<double> samples;
+  int copies_per_sample = 0;
+  std::uint64_t bytes_per_copy = 0;
+  std::string link;                 // "PCIe Gen5 x16", "NVLink x18", "HBM"
+  Peak peak;
+  double efficiency = 0;            // value / peak.gbps; 0 when the peak is unknown
+  Verification verification;
+  bool gated = true;
+  std::uint64_t host_page_bytes = 0;  // page size of huge-page host buffers, as checked; 0: none in the cell
+  bool outlier = false;
+  std::string note;                 // outlier explanation or why the cell is empty
+  // Above the link's theoretical peak: not a measurement of that link (e.g.
+  // managed pages that had already moved). Never reported as a plain value.
+  bool invalid = false;
+  std::string invalid_reason;
+  std::string error;                // non-empty: the cell could not be measured (no value); why
+};
+
+struct Matrix {
+  std::string name;                 // "", "write1", "write2", "total"
+  std::string title;                // "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)"
+  Metric metric = Metric::bandwidth_gbps;
+  std::vector<std::string> row_labels, col_labels;
+  std::vector<Cell> cells;          // only the measured cells
+};
+
+// A cell not run because its buffers did not fit (memory or --max-memory).
+struct WaivedCell {
+  int row = 0, col = 0;
+  std::string reason;
+};
+
+// not_run: the case was not (fully) measured: the run was interrupted or
+// reached its time limit first; its matrices hold the cells it did measure.
+enum class CaseStatus { passed, failed, waived, error, not_run };
+const char* to_string(CaseStatus s) noexcept;
+
+struct CaseResult {
+  int index = 0;
+  std::string name, description;
+  CaseStatus status = CaseStatus::passed;
+  std::string message;              // waiver reason, error, or first verification failure
+  std::vector<Matrix> matrices;
+  double wall_seconds = 0;
+  std::vector<WaivedCell> waived_cells;  // a partial result when not empty
+};
+
+struct RunSettings {
+  std::uint64_t buffer_bytes = 0;
+  std::string statistic = "median";
+  MeasureOptions measure;
+  PairSelection pairs;  // which GPU pairs the pairwise cases measured
+};
+
+// What the run cost in memory: measured peaks (memory_probe.hpp), and the
+// budget the buffer pool kept to with the planned peak it came from.
+struct MemoryCost {
+  std::vector<GpuMemoryPeak> gpus;
+  std::uint64_t host_peak_rss_bytes = 0;  // getrusage ru_maxrss
+  MemoryAmount planned;                   // the largest cell of the run (memory_plan.hpp)
+  MemoryAmount budget;
+  bool budget_fixed = false;              // --max-memory
+  PoolStats pool;
+};
+
+// complete: every selected cell ran; interrupted: a signal or an unusable
+// GPU stopped the run; partial: --time-limit left cells out, or cells were
+// waived because their buffers did not fit (memory, --max-memory). One
+// status for both kinds of partial: JSON "partial", exit 10.
+enum class RunStatus { complete, interrupted, partial };
+const char* to_string(RunStatus s) noexcept;
+
+struct RunResult {
+  RunStatus status = RunStatus::complete;
+  StopReason stop = StopReason::none;  // what ended it early or left cells out, if anything
+  std::string stop_reason;           // why the run is not complete ("interrupted by SIGINT", ...)
+  double time_limit_s = 0;           // --time-limit; 0: none
+  std::vector<std::string> not_run;  // cells ("CASE[ROW,COL]") and cases not measured, waived cells included
+  std::string resumed_from;          // --resume FILE this result completes
+  std::vector<std::string> command_line;
+  std::string start_time_utc;
+  double wall_seconds = 0;
+  RunSettings settings;
+  System system;
+  std::vector<CaseResult> cases;
+  Stability stability;  // checked == false when the run did not measure it
+  MemoryCost memory;
+};
+
+// How a run ended, as a verdict and an exit code: the one rule (docs/interrupts.md).
+// The process exit code for a run: 130 / 143 (interrupted by SIGINT /
+// SIGTERM), 8 (GPU unusable), 1 (a case failed or errored), 10 (partial:
+// cells left out by the time limit or waived for memory), 0.
+int run_exit_code(const RunResult& r);
+
+// The run's verdict, the one place JSON "status" and the text footer take
+// it from, in the order of the exit codes: "interrupted", "failed",
+// "partial", "passed".
+const char* run_verdict(const RunResult& r);
+// Partial: status partial, or (for results assembled elsewhere) waived cells.
+bool run_partial(const RunResult& r);
+
+// True when every case passed or was waived.
+bool all_passed(const RunResult& r);
+// True when cells were waived because their buffers did not fit (partial, exit 10).
+bool memory_partial(const RunResult& r);
+
+}  // namespace xb

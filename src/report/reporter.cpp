@@ -1,0 +1,73 @@
+#include "report/reporter.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "base/error.hpp"
+#include "report/output_file.hpp"
+
+namespace xb::report {
+namespace {
+
+std::unique_ptr<Reporter> unwrapped(const std::string& format, std::ostream& out, std::ostream& err,
+                                    const ReportOptions& o) {
+  if (format == "text") return text_reporter(out, o);
+  if (format == "json") return json_reporter(out);
+  if (format == "csv") return csv_reporter(out);
+  if (format == "junit") return junit_reporter(out);
+  if (format == "nvbandwidth" || format == "nvbandwidth-json") return nvbandwidth_reporter(format, out, err, o);
+  if (format == "bwtest" || format == "cuts" || format == "seed") return seed_reporter(format, out);
+  fail(ErrorKind::internal, "no reporter for --format '" + format + "'");
+}
+
+}  // namespace
+
+void Reporter::cuts_launch(const ScenarioResult& described) {
+  if (described.front_end != "cuts") return;
+  cuts_launch_text(out_, described);
+  out_.flush();
+}
+
+std::unique_ptr<Reporter> make_reporter(const std::string& format, std::ostream& out, std::ostream& err,
+                                        const ReportOptions& o) {
+  auto r = unwrapped(format, out, err, o);
+  return o.summary ? summary_reporter(out, std::move(r)) : std::move(r);
+}
+
+Outputs::Outputs(const std::string& format, const std::string& file, const ReportOptions& o, std::ostream& out,
+                 std::ostream& err)
+    : format_(format), options_(o), out_(out), screen_(make_reporter(format, out, err, o)) {
+  const bool csv = o.csv_file && file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0;
+  add_file(file, csv ? "csv" : "json");
+}
+
+void Outputs::add_file(const std::string& path, const std::string& format) {
+  if (!path.empty()) files_.emplace_back(path, format);
+}
+
+void Outputs::require(Kind kind) const {
+  screen_->require(kind);
+  std::ostringstream none;
+  for (const auto& [path, format] : files_) make_reporter(format, none)->require(kind);
+}
+
+void Outputs::emit(const std::function<void(Reporter&)>& render) {
+  const auto rendered = [&](const std::string& format) {
+    std::ostringstream text;
+    render(*make_reporter(format, text));
+    return text.str();
+  };
+  // A file in stdout's format (unless stdout has the summary line) gets the same text,
+  // rendered once: a fleet's JSON is large.
+  const auto same = [&](const auto& file) { return file.second == format_ && !options_.summary; };
+  std::string shared;
+  if (std::any_of(files_.begin(), files_.end(), same)) {
+    out_ << (shared = rendered(format_));
+  } else {
+    render(*screen_);
+  }
+  out_.flush();
+  for (const auto& file : files_) write_output_file(file.first, same(file) ? shared : rendered(file.second));
+}
+
+}  // namespace xb::report

@@ -1,0 +1,112 @@
+// The reporters (report/reporter.hpp): the factory, the files' formats, the
+// kinds a format refuses, and text rows streamed before the end.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "base/error.hpp"
+#include "fake_system.hpp"
+#include "report/check_report.hpp"
+#include "report/list_csv.hpp"
+#include "report/report.hpp"
+#include "report/reporter.hpp"
+#include "report/sweep_report.hpp"
+
+namespace xb::report {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string usage_message(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Reporter, EveryFormatHasOneAndAnUnknownOneIsAnError) {
+  std::ostringstream out;
+  for (const char* f : {"text", "json", "csv", "junit", "nvbandwidth", "nvbandwidth-json", "bwtest", "cuts", "seed"})
+    EXPECT_NE(make_reporter(f, out), nullptr) << f;
+  EXPECT_THROW(make_reporter("xml", out), Error);
+}
+
+TEST(Reporter, FilesAreCsvByTheirNameElseJson) {
+  const std::string dir = ::testing::TempDir();
+  std::ostringstream out;
+  Outputs text("text", dir + "xb_reporter_cases.csv", {}, out);
+  text.add_file(dir + "xb_reporter_cases.json", "json");
+  text.emit([](Reporter& r) { r.cases(); });
+  std::ostringstream listing;
+  text_cases(listing);
+  EXPECT_EQ(out.str(), listing.str());
+  EXPECT_EQ(slurp(dir + "xb_reporter_cases.csv"), cases_csv());
+  EXPECT_EQ(slurp(dir + "xb_reporter_cases.json"), cases_json().dump(2) + "\n");
+  // check writes JSON whatever the name; with --summary, stdout has one line.
+  ReportOptions check_options;
+  check_options.csv_file = false;
+  check_options.summary = true;
+  std::ostringstream summary;
+  Outputs check("json", dir + "xb_reporter_check.csv", check_options, summary);
+  check.add_file(dir + "xb_reporter_check.xml", "junit");
+  check::CheckResult verdict;
+  check.emit([&](Reporter& r) { r.check(verdict); });
+  EXPECT_EQ(summary.str(), check_summary_line(verdict) + "\n");
+  EXPECT_EQ(slurp(dir + "xb_reporter_check.csv"), check_json(verdict).dump(2) + "\n");
+  EXPECT_EQ(slurp(dir + "xb_reporter_check.xml"), check_junit(verdict));
+}
+
+TEST(Reporter, FormatsRefuseWhatTheyCannotRenderWithTheCommandsMessages) {
+  std::ostringstream out;
+  EXPECT_EQ(usage_message([] { Outputs("csv", "").require(Kind::plan); }),
+            "--dry-run writes its plan as text or JSON, not CSV");
+  EXPECT_EQ(usage_message([] { Outputs("text", "plan.csv").require(Kind::plan); }),
+            "--dry-run writes its plan as text or JSON, not CSV");
+  EXPECT_EQ(usage_message([] { Outputs("nvbandwidth-json", "").require(Kind::plan); }),
+            "--dry-run writes its plan as text or JSON, not --format nvbandwidth-json");
+  EXPECT_EQ(usage_message([] { Outputs("nvbandwidth", "").require(Kind::scenario); }),
+            "--format nvbandwidth applies to named cases (-t, -p, --suite), not to transfers (--do, --htod, --dtoh, "
+            "--dtod)");
+  EXPECT_EQ(usage_message([] { Outputs("json", "plan.json").require(Kind::plan); }), "");
+  EXPECT_EQ(usage_message([&] { make_reporter("csv", out)->scenario_resumed("r.json", "{}\n"); }),
+            "--resume of a complete scenario result writes JSON; use --format json");
+}
+
+TEST(Reporter, AResumedCompleteScenarioIsALineInTextItsFileInJsonAndNothingInASeedFormat) {
+  std::ostringstream text, json, cuts;
+  make_reporter("text", text)->scenario_resumed("r.json", "{}\n");
+  make_reporter("json", json)->scenario_resumed("r.json", "{}\n");
+  make_reporter("cuts", cuts)->scenario_resumed("r.json", "{}\n");
+  EXPECT_EQ(text.str(), "# r.json holds the complete result: nothing to measure\n");
+  EXPECT_EQ(json.str(), "{}\n");
+  EXPECT_EQ(cuts.str(), "");
+}
+
+TEST(Reporter, ASweepStreamedInTextIsTheWholeTable) {
+  SweepResult r;
+  r.system = fake_system(2);
+  r.sizes = {1024};
+  r.what = "host_to_device_memcpy_ce";
+  std::ostringstream streamed, whole;
+  auto live = make_reporter("text", streamed);
+  EXPECT_TRUE(live->streams());
+  live->sweep_rows(r);
+  live->sweep_rows(r);
+  live->sweep(r);
+  make_reporter("text", whole)->sweep(r);
+  EXPECT_EQ(streamed.str(), sweep_text(r));
+  EXPECT_EQ(whole.str(), sweep_text(r));
+  EXPECT_FALSE(make_reporter("json", whole)->streams());
+}
+
+}  // namespace
+}  // namespace xb::report
