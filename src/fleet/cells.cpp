@@ -9,6 +9,7 @@
 #include "cases/sweep_json.hpp"
 #include "fleet/summary.hpp"
 #include "records/run_json.hpp"
+#include "records/system_json.hpp"
 
 namespace xb::fleet {
 namespace {
@@ -26,21 +27,9 @@ void add_gpus(const std::string& label, std::vector<std::string>& out) {
   }
 }
 
-bool verification_failed(const json& v) {
-  return v.contains("verification") && v["verification"].value("status", "") == "failed";
-}
-
 // Why a stopped node's result is incomplete: "interrupted by SIGTERM, 28 not run".
 std::string stop_text(const std::string& message, std::size_t not_run) {
   return fmt::format("{}, {} not run", message, not_run);
-}
-
-// "2 x NVIDIA H200", "1 x NVIDIA A100 + 1 x NVIDIA H100", or "no GPU".
-std::string gpu_group_text(const std::map<std::string, int>& models) {
-  if (models.empty()) return "no GPU";
-  std::string out;
-  for (const auto& [name, count] : models) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", count, name);
-  return out;
 }
 
 // The first case error or failure, for the node's row.
@@ -60,11 +49,11 @@ NodeResult sweep_result(const SweepResult& r) {
 }
 
 // Scenario results have no decoder (nothing else reads them back): their
-// few fields are read here.
+// few fields are read here. A stopped scenario has null values: an error.
 NodeResult scenario_result(const json& doc) {
   NodeResult out;
   for (const json& t : doc.at("transfers")) {
-    if (verification_failed(t)) continue;
+    if (t.contains("verification") && t["verification"].value("status", "") == "failed") continue;
     FleetCell f;
     f.test = t.at("label").get<std::string>();
     f.link = t.value("link", "");
@@ -80,11 +69,7 @@ NodeResult scenario_result(const json& doc) {
   total.value = doc.at("scenario").at("aggregate_bandwidth_gbps").get<double>();
   for (const FleetCell& f : out.cells) add_gpus(f.test, total.gpus);
   out.cells.push_back(std::move(total));
-  std::map<std::string, int> models;
-  for (const json& g : member(member(doc, "environment"), "gpus")) ++models[g.value("name", "unknown GPU")];
-  out.gpu_group = gpu_group_text(models);
-  const json& stop = member(doc, "stop");
-  if (stop.is_object()) out.stopped = stop_text(stop.value("message", ""), member(stop, "not_run").size());
+  out.gpu_group = gpu_group_of(records::decode_system(doc.at("environment"), "environment", false));
   return out;
 }
 
@@ -157,7 +142,10 @@ NodeResult read_node_result(const json& doc) {
 std::string gpu_group_of(const System& sys) {
   std::map<std::string, int> models;
   for (const GpuInfo& g : sys.gpus) ++models[g.name];
-  return gpu_group_text(models);
+  if (models.empty()) return "no GPU";
+  std::string out;
+  for (const auto& [name, count] : models) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", count, name);
+  return out;
 }
 
 }  // namespace xb::fleet
