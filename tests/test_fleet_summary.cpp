@@ -7,9 +7,11 @@
 #include <sstream>
 
 #include "compare/compare.hpp"
+#include "fake_system.hpp"
 #include "base/error.hpp"
 #include "fleet/summary.hpp"
 #include "report/fleet_report.hpp"
+#include "report/scenario_report.hpp"
 
 namespace {
 
@@ -113,6 +115,24 @@ TEST(FleetCells, RecordedRunGivesEveryCell) {
   int latency = 0;
   for (const auto& c : cells) latency += c.lower_is_better ? 1 : 0;
   EXPECT_EQ(latency, 4);  // host latency on 2 GPUs, GPU-GPU latency both ways
+}
+
+TEST(FleetCells, ScenarioGivesEachTransferAndTheAggregate) {
+  xb::ScenarioResult r;
+  r.system = fake_system(2);
+  xb::TransferResult& t = r.transfers.emplace_back();
+  t.label = "host->gpu1";
+  t.link = "PCIe Gen5 x16";
+  t.bandwidth_gbps = 55;
+  r.aggregate_bandwidth_gbps = 54;
+  const NodeResult n = read_node_result(xb::report::scenario_json(r));
+  EXPECT_EQ(n.gpu_group, "2 x Fake H200");
+  ASSERT_EQ(n.cells.size(), 2u);
+  EXPECT_EQ(n.cells[0].test, "host->gpu1");
+  EXPECT_EQ(n.cells[0].value, 55);
+  EXPECT_EQ(n.cells[1].test, "aggregate");
+  EXPECT_EQ(n.cells[1].value, 54);
+  EXPECT_EQ(n.cells[1].gpus, std::vector<std::string>{"gpu1"});
 }
 
 TEST(FleetCells, SweepKeysOnlyTheLargestSize) {
