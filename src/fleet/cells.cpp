@@ -39,15 +39,6 @@ std::string run_failure(const RunResult& run) {
   return "";
 }
 
-NodeResult run_result(const RunResult& run) {
-  return {gpu_group_of(run.system), cells_of(run), run_failure(run), stop_text(run.stop_reason, run.not_run.size())};
-}
-
-NodeResult sweep_result(const SweepResult& r) {
-  return {gpu_group_of(r.system), cells_of(r), r.messages.empty() ? "" : r.messages.front(),
-          stop_text(r.stop_reason, r.not_run.size())};
-}
-
 // Scenario results have no decoder (nothing else reads them back): their
 // few fields are read here. A stopped scenario has null values: an error.
 NodeResult scenario_result(const json& doc) {
@@ -130,8 +121,15 @@ std::vector<FleetCell> cells_of(const SweepResult& r) {
 NodeResult read_node_result(const json& doc) {
   const std::string schema = doc.value("schema", "");
   try {
-    if (schema == records::kSchemaName) return run_result(records::decode_run(doc, "the node's result"));
-    if (schema == records::kSweepSchemaName) return sweep_result(records::decode_sweep(doc, "the node's result"));
+    if (schema == records::kSchemaName) {
+      const RunResult r = records::decode_run(doc, "the node's result");
+      return {gpu_group_of(r.system), cells_of(r), run_failure(r), stop_text(r.stop_reason, r.not_run.size())};
+    }
+    if (schema == records::kSweepSchemaName) {
+      const SweepResult r = records::decode_sweep(doc, "the node's result");
+      return {gpu_group_of(r.system), cells_of(r), r.messages.empty() ? "" : r.messages.front(),
+              stop_text(r.stop_reason, r.not_run.size())};
+    }
     if (schema == "xferbench-scenario") return scenario_result(doc);
   } catch (const json::exception& e) {
     fail(ErrorKind::usage, fmt::format("malformed {} result: {}", schema, e.what()));
