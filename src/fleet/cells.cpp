@@ -27,11 +27,6 @@ void add_gpus(const std::string& label, std::vector<std::string>& out) {
   }
 }
 
-// Why a stopped node's result is incomplete: "interrupted by SIGTERM, 28 not run".
-std::string stop_text(const std::string& message, std::size_t not_run) {
-  return fmt::format("{}, {} not run", message, not_run);
-}
-
 // The first case error or failure, for the node's row.
 std::string run_failure(const RunResult& run) {
   for (const CaseResult& c : run.cases)
@@ -123,12 +118,13 @@ NodeResult read_node_result(const json& doc) {
   try {
     if (schema == records::kSchemaName) {
       const RunResult r = records::decode_run(doc, "the node's result");
-      return {gpu_group_of(r.system), cells_of(r), run_failure(r), stop_text(r.stop_reason, r.not_run.size())};
+      return {gpu_group_of(r.system), cells_of(r), run_failure(r),
+              fmt::format("{}, {} not run", r.stop_reason, r.not_run.size())};
     }
     if (schema == records::kSweepSchemaName) {
       const SweepResult r = records::decode_sweep(doc, "the node's result");
       return {gpu_group_of(r.system), cells_of(r), r.messages.empty() ? "" : r.messages.front(),
-              stop_text(r.stop_reason, r.not_run.size())};
+              fmt::format("{}, {} not run", r.stop_reason, r.not_run.size())};
     }
     if (schema == "xferbench-scenario") return scenario_result(doc);
   } catch (const json::exception& e) {
