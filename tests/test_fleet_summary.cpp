@@ -7,9 +7,11 @@
 #include <sstream>
 
 #include "compare/compare.hpp"
+#include "fake_system.hpp"
 #include "base/error.hpp"
 #include "fleet/summary.hpp"
 #include "report/fleet_report.hpp"
+#include "report/scenario_report.hpp"
 
 namespace {
 
@@ -101,10 +103,10 @@ TEST(FleetSummary, ExitCodeRule) {
 }
 
 TEST(FleetCells, RecordedRunGivesEveryCell) {
-  const json run = load("bench/results/2026-11-21-h200x2-full-run1.json");
-  const auto cells = cells_of(run);
+  const NodeResult run = read_node_result(load("bench/results/2026-11-21-h200x2-full-run1.json"));
+  const auto& cells = run.cells;
   EXPECT_EQ(cells.size(), 86u);  // every cell of the 35 cases on 2 GPUs (4 bidirectional d2d cases: 3 matrices)
-  EXPECT_EQ(gpu_group_of(run), "2 x NVIDIA H200");
+  EXPECT_EQ(run.gpu_group, "2 x NVIDIA H200");
   const FleetCell& first = cells.front();
   EXPECT_EQ(first.test, "host_to_device_memcpy_ce");
   EXPECT_EQ(first.cell, "[host,gpu0]");
@@ -115,18 +117,41 @@ TEST(FleetCells, RecordedRunGivesEveryCell) {
   EXPECT_EQ(latency, 4);  // host latency on 2 GPUs, GPU-GPU latency both ways
 }
 
+TEST(FleetCells, ScenarioGivesEachTransferAndTheAggregate) {
+  xb::ScenarioResult r;
+  r.system = fake_system(2);
+  xb::TransferResult& t = r.transfers.emplace_back();
+  t.label = "host->gpu1";
+  t.link = "PCIe Gen5 x16";
+  t.bandwidth_gbps = 55;
+  r.aggregate_bandwidth_gbps = 54;
+  const NodeResult n = read_node_result(xb::report::scenario_json(r));
+  EXPECT_EQ(n.gpu_group, "2 x Fake H200");
+  ASSERT_EQ(n.cells.size(), 2u);
+  EXPECT_EQ(n.cells[0].test, "host->gpu1");
+  EXPECT_EQ(n.cells[0].value, 55);
+  EXPECT_EQ(n.cells[1].test, "aggregate");
+  EXPECT_EQ(n.cells[1].value, 54);
+  EXPECT_EQ(n.cells[1].gpus, std::vector<std::string>{"gpu1"});
+}
+
 TEST(FleetCells, SweepKeysOnlyTheLargestSize) {
-  const json doc = {{"schema", "xferbench-sweep"},
-                    {"series", {{{"label", "host->gpu1"}, {"link", "PCIe Gen5 x16"},
-                                 {"rows", {{{"bytes", 1024}, {"value_gbps", 1.5}},
-                                           {{"bytes", 2048}, {"value_gbps", 3.0}}}}}}}};
-  const auto cells = cells_of(doc);
+  xb::SweepResult sweep;
+  xb::SweepSeries& series = sweep.series.emplace_back();
+  series.label = "host->gpu1";
+  series.link = "PCIe Gen5 x16";
+  series.rows.resize(2);
+  series.rows[0].bytes = 1024;
+  series.rows[0].value_gbps = 1.5;
+  series.rows[1].bytes = 2048;
+  series.rows[1].value_gbps = 3.0;
+  const auto cells = cells_of(sweep);
   ASSERT_EQ(cells.size(), 2u);
   EXPECT_FALSE(cells[0].key);
   EXPECT_TRUE(cells[1].key);
   EXPECT_EQ(cells[1].group, "2048 B");
   EXPECT_EQ(cells[1].gpus, std::vector<std::string>{"gpu1"});
-  EXPECT_THROW(cells_of(json{{"schema", "xferbench-pingpong/1"}}), xb::Error);
+  EXPECT_THROW(read_node_result(json{{"schema", "xferbench-pingpong/1"}}), xb::Error);
 }
 
 Fleet two_node_fleet(double second_h2d) {

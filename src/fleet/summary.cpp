@@ -144,8 +144,7 @@ Fleet build_fleet(std::vector<NodeRecord> records, double threshold, bool fail_o
     FleetNode n;
     n.key = host_count[r.node.host] > 1 ? fmt::format("{}/rank{}", r.node.host, r.node.ranks.front()) : r.node.host;
     if (r.ok() && r.result.is_object()) {
-      n.gpu_group = gpu_group_of(r.result);
-      n.cells = cells_of(r.result);
+      static_cast<NodeResult&>(n) = read_node_result(r.result);
       ++group_nodes[n.gpu_group];
       cells.push_back({n.key, n.gpu_group, n.cells});
     }

@@ -1,8 +1,8 @@
 // The fleet summary: the same values measured on many nodes, side by side,
 // and the ones that fall behind their peers. Works on any node result that
 // can be flattened into cells (test, group, cell, link, value): run, sweep
-// and scenario results have extractors here (cells_of); another command
-// (check) supplies its own cells or reuses cells_of on a run document.
+// and scenario results have extractors here (read_node_result); check's
+// results are run documents.
 //
 // Statistics are per GPU group (the GPU model and count of a node, e.g.
 // "2 x NVIDIA H200"): nodes with other GPUs are never compared with each
@@ -19,7 +19,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cases/sweep.hpp"
 #include "fleet/per_node.hpp"
+#include "records/result.hpp"
 
 namespace xb::fleet {
 
@@ -71,19 +73,28 @@ bool is_outlier(double value, double median, bool lower_is_better, double thresh
 // obj is not an object or lacks the key.
 const nlohmann::json& member(const nlohmann::json& obj, const std::string& key);
 
-// Cells of a result document by its schema (xferbench-run, -sweep,
-// -scenario); Error(usage) for another schema. Cells whose data
-// verification failed are left out: their value means nothing.
-std::vector<FleetCell> cells_of(const nlohmann::json& doc);
+// Cells of a result. Cells whose data verification failed are left out:
+// their value means nothing.
+std::vector<FleetCell> cells_of(const RunResult& run);
+std::vector<FleetCell> cells_of(const SweepResult& sweep);
 // "2 x NVIDIA H200", "1 x NVIDIA A100 + 1 x NVIDIA H100", or "no GPU".
-std::string gpu_group_of(const nlohmann::json& doc);
+std::string gpu_group_of(const System& sys);
 
-// A fleet: every node's record plus the summary, as reporters read it.
-struct FleetNode {
-  NodeRecord record;
-  std::string key;        // unique name: the host name, "host/rankN" when a host name repeats
+// What the fleet reads of a node's result.
+struct NodeResult {
   std::string gpu_group;  // "" for a node without a result
   std::vector<FleetCell> cells;
+  std::string failure;    // the first failed case ("name: message") or message; "" if none
+  std::string stopped;    // why an incomplete result stopped: "interrupted by SIGTERM, 28 not run"
+};
+// Decodes a result document (xferbench-run, -sweep, -scenario) once;
+// Error(usage) for another schema or a malformed document.
+NodeResult read_node_result(const nlohmann::json& doc);
+
+// A fleet: every node's record plus the summary, as reporters read it.
+struct FleetNode : NodeResult {
+  NodeRecord record;
+  std::string key;        // unique name: the host name, "host/rankN" when a host name repeats
 };
 
 struct Fleet {

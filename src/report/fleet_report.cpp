@@ -13,7 +13,6 @@
 namespace xb::report {
 namespace {
 
-using json = nlohmann::json;
 using fleet::Fleet;
 using fleet::FleetCell;
 using fleet::FleetNode;
@@ -88,40 +87,15 @@ std::string shown_text(const Shown& s) {
   return value_text(s.value, s.unit) + (s.outlier ? " !" : "  ");
 }
 
-// The first case error or failure of a node's result, for its row.
-std::string failure_reason(const json& result) {
-  if (!result.is_object()) return "";
-  const json& cases = fleet::member(result, "cases");
-  for (std::size_t i = 0; cases.is_array() && i < cases.size(); ++i) {
-    const std::string st = cases[i].value("status", "");
-    if (st == "failed" || st == "error")
-      return fmt::format("{}: {}", cases[i].value("name", ""), cases[i].value("message", ""));
-  }
-  const json& messages = fleet::member(result, "messages");
-  if (messages.is_array() && !messages.empty() && messages.front().is_string()) return messages.front().get<std::string>();
-  return "";
-}
-
-// Why a stopped node's result is incomplete: "interrupted by SIGTERM, 28 not run".
-std::string stop_reason(const json& result) {
-  const json& stop = fleet::member(result, "stop");
-  if (!stop.is_object()) return "";
-  std::size_t missing = 0;
-  for (const char* key : {"not_run", "not_run_bytes"})
-    if (stop.contains(key) && stop[key].is_array()) missing += stop[key].size();
-  return fmt::format("{}, {} not run", stop.value("message", ""), missing);
-}
-
 std::string node_status(const Fleet& f, const FleetNode& n) {
   const auto& r = n.record;
   if (!r.ok()) return fmt::format("ERROR (exit {}): {}", r.exit_code, r.error);
   const std::string status = fleet::node_status(r);
   std::string st = "ok";
   if (status == "interrupted" || status == "partial") {
-    st = fmt::format("{} (exit {}): {}", upper_case(status), r.exit_code,
-                     stop_reason(r.result));
+    st = fmt::format("{} (exit {}): {}", upper_case(status), r.exit_code, n.stopped);
   } else if (status == "failed") {
-    st = fmt::format("FAILED (exit {}): {}", r.exit_code, failure_reason(r.result));
+    st = fmt::format("FAILED (exit {}): {}", r.exit_code, n.failure);
   }
   std::set<std::string> where;
   for (const auto& o : f.summary.outliers) {
