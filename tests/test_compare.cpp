@@ -50,7 +50,7 @@ xb::RunResult run_at(double gbps, double gpu1_scale = 1.0) {
   return run;
 }
 
-json doc(const xb::RunResult& r) { return xb::report::run_json(r); }
+json doc(const xb::RunResult& r) { return xb::records::run_json(r); }
 
 std::string usage_message(const json& a, const json& b) {
   try {
@@ -143,7 +143,7 @@ TEST(CompareRun, MismatchesAndForeignDocumentsAreUsageErrors) {
   EXPECT_NE(usage_message(json{{"a", 1}}, doc(run_at(55.0))).find("no \"schema\""), std::string::npos);
   xb::SweepResult s;
   s.system = fake_system(1);
-  EXPECT_NE(usage_message(doc(run_at(55.0)), xb::report::sweep_json(s)).find("xferbench-sweep result"), std::string::npos);
+  EXPECT_NE(usage_message(doc(run_at(55.0)), xb::records::sweep_json(s)).find("xferbench-sweep result"), std::string::npos);
 }
 
 namespace {
@@ -167,15 +167,15 @@ xb::SweepResult sweep_at(double gbps) {
 }  // namespace
 
 TEST(CompareSweep, RowsBySeriesAndSize) {
-  const auto drop = xb::compare_documents(xb::report::sweep_json(sweep_at(20)), xb::report::sweep_json(sweep_at(18)), {});
+  const auto drop = xb::compare_documents(xb::records::sweep_json(sweep_at(20)), xb::records::sweep_json(sweep_at(18)), {});
   ASSERT_EQ(drop.entries.size(), 2u);
   EXPECT_EQ(drop.entries[1].key, "host->gpu0 @ 1048576 B");
   EXPECT_TRUE(drop.regression());
   EXPECT_FALSE(
-      xb::compare_documents(xb::report::sweep_json(sweep_at(20)), xb::report::sweep_json(sweep_at(20)), {}).regression());
+      xb::compare_documents(xb::records::sweep_json(sweep_at(20)), xb::records::sweep_json(sweep_at(20)), {}).regression());
   auto other_sizes = sweep_at(20);
   other_sizes.series[0].rows.pop_back();
-  EXPECT_NE(usage_message(xb::report::sweep_json(sweep_at(20)), xb::report::sweep_json(other_sizes))
+  EXPECT_NE(usage_message(xb::records::sweep_json(sweep_at(20)), xb::records::sweep_json(other_sizes))
                 .find("host->gpu0 @ 1048576 B is only in OLD"),
             std::string::npos);
 }

@@ -10,9 +10,8 @@
 #include "fake_system.hpp"
 #include "pingpong/result.hpp"
 #include "report/compare_report.hpp"
-#include "report/list_csv.hpp"
-#include "report/pingpong_report.hpp"
 #include "report/report.hpp"
+#include "report/pingpong_report.hpp"
 #include "report/sweep_report.hpp"
 
 namespace {

@@ -224,7 +224,7 @@ TEST(FirstTouchReport, TheMpiPathPrintsTheSeedsDoingLine) {
 }
 
 TEST(FirstTouchReport, JsonCarriesSchemaUnitsAndNullForWhatWasNotMeasured) {
-  const auto j = nlohmann::json::parse(report::first_touch_json(sample_result(), {"xferbench", "first-touch"}));
+  const auto j = records::first_touch_json(sample_result(), {"xferbench", "first-touch"});
   EXPECT_EQ(j.at("schema"), "xferbench-first-touch");
   EXPECT_EQ(j.at("schema_version"), 1);
   const auto& v = j.at("variants").at(0);

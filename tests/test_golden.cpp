@@ -42,6 +42,7 @@
 #include "base/error.hpp"
 #include "records/topology_file.hpp"
 #include "fake_source.hpp"
+#include "pingpong/pingpong_json.hpp"
 #include "report/pingpong_report.hpp"
 #include "report/reporter.hpp"
 
@@ -189,7 +190,7 @@ std::vector<std::pair<std::string, std::string>> record_outputs() {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [name, r] : {std::pair{"pingpong_two_ranks", two}, std::pair{"pingpong_all_pairs_interrupted", all}})
     out.insert(out.end(), {{std::string(name) + ".txt", rp::pingpong_text(r)},
-                           {std::string(name) + ".json", rp::pingpong_json(r, pp_argv)},
+                           {std::string(name) + ".json", xb::records::pingpong_json(r, pp_argv).dump(2) + "\n"},
                            {std::string(name) + ".csv", rp::pingpong_csv(r)}});
   const auto first_touch = [&](const ft::Result& r, const char* format) {
     std::ostringstream os;

@@ -98,7 +98,7 @@ TEST_F(DriftCheckStops, ASignalDuringTheEndValuesKeepsEveryCellAndLeavesTheCheck
   EXPECT_GT(run.stability.entries[0].start_gbps, 0);
   EXPECT_NE(run.stability.error.find("before the reference cells were measured again"), std::string::npos);
   EXPECT_EQ(xb::run_exit_code(run), 130);
-  const json j = xb::report::run_json(run);
+  const json j = xb::records::run_json(run);
   EXPECT_EQ(j["status"], "interrupted");
   EXPECT_EQ(j["stability"]["checked"], false);
   EXPECT_TRUE(j["stability"]["references"][0]["end_gbps"].is_null()) << "no end value may read as measured";
@@ -164,7 +164,7 @@ TEST_F(OnePartial, CellsWaivedForMemoryMakeTheRunPartialAsTheTimeLimitDoes) {
   EXPECT_EQ(waived.stop, xb::StopReason::memory);
   EXPECT_EQ(waived.not_run, (std::vector<std::string>{"device_local_copy[0,0]", "device_local_copy[0,1]"}));
   EXPECT_EQ(xb::run_exit_code(waived), 10);
-  const json wj = xb::report::run_json(waived);
+  const json wj = xb::records::run_json(waived);
   EXPECT_EQ(wj["status"], "partial");
   EXPECT_EQ(wj["stop"]["reason"], "memory");
   EXPECT_EQ(wj["stop"]["not_run"].size(), 2u);
@@ -179,7 +179,7 @@ TEST_F(OnePartial, CellsWaivedForMemoryMakeTheRunPartialAsTheTimeLimitDoes) {
   EXPECT_EQ(timed.stop, xb::StopReason::time_limit);
   EXPECT_EQ(timed.not_run, waived.not_run);
   EXPECT_EQ(xb::run_exit_code(timed), 10);
-  EXPECT_EQ(xb::report::run_json(timed)["status"], "partial");
+  EXPECT_EQ(xb::records::run_json(timed)["status"], "partial");
 }
 
 TEST_F(OnePartial, AFailedCellOutranksPartialAndASignalOutranksBoth) {

@@ -315,7 +315,7 @@ TEST(MemoryResult, JsonRecordsMeasuredPeaksBudgetAndWaivedCells) {
   c.name = "host_to_device_memcpy_ce";
   c.waived_cells.push_back({0, 1, "needs 1 GiB of gpu1 at once"});
   run.cases.push_back(c);
-  const auto j = xb::report::run_json(run);
+  const auto j = xb::records::run_json(run);
   const auto& m = j["memory"];
   EXPECT_EQ(m["peak_host_rss_bytes"], 2200 * kMiB);
   EXPECT_EQ(m["host_source"], "getrusage ru_maxrss");

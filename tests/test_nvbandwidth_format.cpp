@@ -221,11 +221,11 @@ TEST(NvbandwidthFormat, RecordedRunLoadsBackExactly) {
   const json doc = load_json(kRunH200x2);
   const xb::RunResult run = xb::records::decode_run(doc, kRunH200x2);
   EXPECT_EQ(run.cases.size(), 35u);
-  EXPECT_TRUE(covers(xb::report::run_json(run).at("cases"), doc.at("cases")));
-  EXPECT_TRUE(covers(xb::report::run_json(run).at("environment"), doc.at("environment")));
+  EXPECT_TRUE(covers(xb::records::run_json(run).at("cases"), doc.at("cases")));
+  EXPECT_TRUE(covers(xb::records::run_json(run).at("environment"), doc.at("environment")));
   json changed = doc;
   changed["cases"][4]["matrices"][0]["cells"][1]["value_gbps"] = 1.0;
-  EXPECT_FALSE(covers(xb::report::run_json(run).at("cases"), changed.at("cases")));
+  EXPECT_FALSE(covers(xb::records::run_json(run).at("cases"), changed.at("cases")));
   EXPECT_THROW(xb::records::decode_run(json{{"schema", "xferbench-sweep"}}, "sweep"), xb::Error);
   json broken = doc;
   broken["cases"][0].erase("matrices");

@@ -10,6 +10,7 @@
 
 #include "base/error.hpp"
 #include "report/output_file.hpp"
+#include "pingpong/pingpong_json.hpp"
 #include "report/pingpong_report.hpp"
 #include "report/reporter.hpp"
 
@@ -91,16 +92,16 @@ TEST(PingpongReport, TextAndJsonSayWhichBuffersTheRoundTripsUsed) {
                                   "send buffer into the peer's receive buffer;"),
             std::string::npos)
       << pingpong_text(r);
-  EXPECT_EQ(nlohmann::json::parse(pingpong_json(r, {})).at("buffers"), "separate");
+  EXPECT_EQ(records::pingpong_json(r, {}).at("buffers"), "separate");
   r.buffers = pingpong::Buffers::echo;
   EXPECT_NE(pingpong_text_header(r).find(", buffers echo\n"), std::string::npos) << pingpong_text_header(r);
   EXPECT_NE(pingpong_text_header(r).find("the responder sends back from the buffer it received into"),
             std::string::npos);
-  EXPECT_EQ(nlohmann::json::parse(pingpong_json(r, {})).at("buffers"), "echo");
+  EXPECT_EQ(records::pingpong_json(r, {}).at("buffers"), "echo");
 }
 
 TEST(PingpongReport, JsonCarriesSchemaUnitsTransportHostsAndGpus) {
-  const auto j = nlohmann::json::parse(pingpong_json(two_rank_result(), {"pingpong", "-n", "2"}));
+  const auto j = records::pingpong_json(two_rank_result(), {"pingpong", "-n", "2"});
   EXPECT_EQ(j.at("schema"), "xferbench-pingpong");
   EXPECT_EQ(j.at("schema_version"), 1);
   EXPECT_EQ(j.at("status"), "ok");
@@ -124,7 +125,7 @@ TEST(PingpongReport, JsonStatusFailsWithTheReason) {
   Result r = two_rank_result();
   r.pairs[0].sizes[0].verified = false;
   r.pairs[0].sizes[0].verify_error = "byte 3";
-  const auto j = nlohmann::json::parse(pingpong_json(r, {}));
+  const auto j = records::pingpong_json(r, {});
   EXPECT_EQ(j.at("status"), "failed");
   EXPECT_NE(j.at("failure").get<std::string>().find("byte 3"), std::string::npos);
 }

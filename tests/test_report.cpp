@@ -36,7 +36,7 @@ xb::RunResult sample_run() {
 }  // namespace
 
 TEST(Json, VersionedSchemaWithUnitsInNames) {
-  const auto j = xb::report::run_json(sample_run());
+  const auto j = xb::records::run_json(sample_run());
   EXPECT_EQ(j["schema"], "xferbench-run");
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_EQ(j["environment"]["gpus"].size(), 2u);
@@ -89,7 +89,7 @@ TEST(Text, ListNotesMemoryTheNumaNodesDoNotHold) {
   std::ostringstream os;
   xb::report::text_list(os, sys);
   EXPECT_NE(os.str().find("note: the NUMA nodes hold 4.6 GiB of the host's 251.0 GiB"), std::string::npos) << os.str();
-  EXPECT_EQ(xb::report::system_json(sys)["host_memory_bytes"], 251ull << 30);
+  EXPECT_EQ(xb::records::system_json(sys)["host_memory_bytes"], 251ull << 30);
   // Nodes that hold (nearly) everything, or unknown figures: no note.
   EXPECT_EQ(xb::numa_memory_note({node}, node.memory_bytes + (1ull << 30)), "");
   EXPECT_EQ(xb::numa_memory_note({node}, 0), "");

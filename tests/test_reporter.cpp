@@ -8,7 +8,6 @@
 #include "base/error.hpp"
 #include "fake_system.hpp"
 #include "report/check_report.hpp"
-#include "report/list_csv.hpp"
 #include "report/report.hpp"
 #include "report/reporter.hpp"
 #include "report/sweep_report.hpp"

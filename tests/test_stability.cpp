@@ -60,7 +60,7 @@ TEST(Stability, FlagsAPlantedDrift) {
   std::ostringstream text;
   xb::report::text_run_footer(text, run);
   EXPECT_NE(text.str().find("# UNSTABLE: the reference cells moved 7.58%"), std::string::npos) << text.str();
-  const json j = xb::report::run_json(run);
+  const json j = xb::records::run_json(run);
   EXPECT_EQ(j["stability"]["stable"], false);
   EXPECT_EQ(j["stability"]["references"][0]["label"], "host->gpu0");
 }
@@ -110,7 +110,7 @@ TEST(Invalid, ACellAboveItsLinksPeakIsInvalidAndFailsTheRun) {
   xb::report::text_case(text, c);
   EXPECT_NE(text.str().find("INVALID"), std::string::npos);
   EXPECT_EQ(text.str().find("1491.80 ("), std::string::npos) << "an invalid value must not print as a plain cell";
-  const json j = xb::report::run_json(run);
+  const json j = xb::records::run_json(run);
   EXPECT_EQ(j["cases"][0]["matrices"][0]["cells"][1]["invalid"], true);
   EXPECT_EQ(j["status"], "failed");
   const std::string csv = xb::report::run_csv(run);
@@ -147,20 +147,20 @@ TEST(CompareDrift, AChangeWithinTheMeasuredDriftIsNoChange) {
   xb::CompareOptions strict;
   strict.tolerance_pct = 0;
   // New is 3% lower; the new run's own host reference moved 4%: same.
-  auto r = xb::compare_documents(xb::report::run_json(h2d_run(55.0, 55.0, 55.0)),
-                                 xb::report::run_json(h2d_run(53.35, 55.0, 52.8)), strict);
+  auto r = xb::compare_documents(xb::records::run_json(h2d_run(55.0, 55.0, 55.0)),
+                                 xb::records::run_json(h2d_run(53.35, 55.0, 52.8)), strict);
   ASSERT_EQ(r.entries.size(), 1u);
   EXPECT_EQ(r.entries[0].verdict, xb::Verdict::same);
   EXPECT_NEAR(r.entries[0].noise_pct, 4.0, 1e-9);
   EXPECT_NE(r.entries[0].note.find("drift"), std::string::npos);
   // The same 3% drop between two steady runs is a regression.
-  r = xb::compare_documents(xb::report::run_json(h2d_run(55.0, 55.0, 55.0)),
-                            xb::report::run_json(h2d_run(53.35, 53.3, 53.31)), strict);
+  r = xb::compare_documents(xb::records::run_json(h2d_run(55.0, 55.0, 55.0)),
+                            xb::records::run_json(h2d_run(53.35, 53.3, 53.31)), strict);
   EXPECT_EQ(r.entries[0].verdict, xb::Verdict::slower);
   // An invalid cell in NEW fails whatever its value.
   auto bad = h2d_run(55.0, 55.0, 55.0);
   bad.cases[0].matrices[0].cells[0].invalid = true;
   bad.cases[0].matrices[0].cells[0].invalid_reason = "planted";
-  r = xb::compare_documents(xb::report::run_json(h2d_run(55.0, 55.0, 55.0)), xb::report::run_json(bad), {});
+  r = xb::compare_documents(xb::records::run_json(h2d_run(55.0, 55.0, 55.0)), xb::records::run_json(bad), {});
   EXPECT_EQ(r.entries[0].verdict, xb::Verdict::failed);
 }

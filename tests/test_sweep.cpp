@@ -182,7 +182,7 @@ TEST(SweepReport, TextJsonCsv) {
   int rows = 0;
   for (std::string line; std::getline(is, line);) rows += line.rfind('#', 0) != 0;
   EXPECT_EQ(rows, 8);
-  const auto j = xb::report::sweep_json(r);
+  const auto j = xb::records::sweep_json(r);
   EXPECT_EQ(j["schema"], "xferbench-sweep");
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_EQ(j["source"]["case"], "host_to_device_memcpy_ce");

@@ -32,4 +32,16 @@ int parse_seed_app(CLI::App& app, const std::vector<std::string>& args, const ch
 // Whether progress lines may be drawn on stderr (a terminal, not --quiet).
 bool progress_enabled(const Context& ctx);
 
+// Running under a seed tool's name (app/seed_names.hpp): which one argv[0]
+// names and what --version then says.
+enum class SeedTool { none, nvbandwidth, bwtest, cuts, overalloc };
+
+// From argv[0]: its basename, exactly one of the four names; none otherwise.
+SeedTool seed_tool_of(const std::string& argv0);
+const char* seed_tool_name(SeedTool tool);  // "nvbandwidth", ...; "xferbench" for none
+
+// What --version prints: xferbench's version, and under a seed name what
+// that means (whose options and output it gives).
+std::string version_text(SeedTool tool);
+
 }  // namespace xb::app

@@ -77,12 +77,12 @@ void check_writable(const CheckArgs& a) {
 RunResult read_run_file(const std::string& path, const char* what) {
   const std::string label = input_label(what, path);
   const nlohmann::json doc = read_input_json(path, what);
-  if (!doc.is_object() || doc.value("schema", "") != report::kSchemaName)
-    fail(ErrorKind::usage, fmt::format("{} is not an xferbench run result (schema {})", label, report::kSchemaName));
+  if (!doc.is_object() || doc.value("schema", "") != records::kSchemaName)
+    fail(ErrorKind::usage, fmt::format("{} is not an xferbench run result (schema {})", label, records::kSchemaName));
   const nlohmann::json version = doc.value("schema_version", nlohmann::json());
-  if (version != report::kSchemaVersion)
+  if (version != records::kSchemaVersion)
     fail(ErrorKind::usage, fmt::format("{} has {} schema_version {}: this xferbench reads version {}", label,
-                                       report::kSchemaName, version.dump(), report::kSchemaVersion));
+                                       records::kSchemaName, version.dump(), records::kSchemaVersion));
   return records::decode_run(doc, label);
 }
 

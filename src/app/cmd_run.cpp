@@ -72,7 +72,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
   RunRequest req = build_request(opts, ctx.argv);  // validates before any GPU is touched
   if (opts.dry_run) return execute_dry_run(opts, req, out);
   check_output_writable(opts.out);
-  const auto resume_doc = read_resume_file(opts.stop.resume, report::kSchemaName);
+  const auto resume_doc = read_resume_file(opts.stop.resume, records::kSchemaName);
   FaultPlan faults = FaultPlan::from_env();
   // From here a signal stops the run; the cells measured are still written.
   StopSignals signals;
@@ -114,7 +114,7 @@ fleet::NodeOutcome measure_node(const RunOptions& opts, const Context& ctx) {
   NodeControls node(opts.stop.time_limit_s);
   const auto source = ctx.open_source ? ctx.open_source(req.measure) : open_gpu_source(req.measure);
   const RunResult run = run_cases(*source, req, {}, node.controls());
-  return node_outcome(report::run_json(run), run.stop, run_exit_code(run));
+  return node_outcome(records::run_json(run), run.stop, run_exit_code(run));
 }
 
 }  // namespace

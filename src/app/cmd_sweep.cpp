@@ -28,9 +28,8 @@
 #include "cases/sweep_json.hpp"
 #include "report/output_file.hpp"
 #include "report/report.hpp"
-#include "report/sm_sweep_report.hpp"
-#include "report/reporter.hpp"
 #include "report/sweep_report.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 namespace {
@@ -184,7 +183,7 @@ std::optional<SweepResult> resumed_sweep(const StopOptions& stop, const std::opt
 int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, const Context& ctx) {
   if (plan.sms) return execute_sms(plan, out, ctx);
   check_output_writable(out);
-  const auto resume_doc = read_resume_file(stop.resume, report::kSweepSchemaName);
+  const auto resume_doc = read_resume_file(stop.resume, records::kSweepSchemaName);
   FaultPlan faults = FaultPlan::from_env();
   // From here a signal stops the sweep; the sizes measured are still written.
   StopSignals signals;
@@ -221,7 +220,7 @@ fleet::NodeOutcome measure_node(SweepPlan plan, const StopOptions& stop, const C
   if (!plan.req.named_case)
     plan.req.scenario = expand_requests(plan.transfers, source->system().gpu_count(), plan.streams);
   const SweepResult r = run_sweep(*source, plan.req, {}, node.controls());
-  return node_outcome(report::sweep_json(r), r.stop, sweep_exit_code(r));
+  return node_outcome(records::sweep_json(r), r.stop, sweep_exit_code(r));
 }
 
 }  // namespace

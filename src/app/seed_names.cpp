@@ -10,7 +10,6 @@
 #include "app/cli.hpp"
 #include "app/nvbandwidth_cli.hpp"
 #include "app/run_options.hpp"
-#include "base/build_info.hpp"
 #include "app/validators.hpp"
 #include "base/error.hpp"
 #include "machine/topology.hpp"
@@ -74,47 +73,6 @@ bool has_format(const std::vector<std::string>& args) {
 }
 
 }  // namespace
-
-SeedTool seed_tool_of(const std::string& argv0) {
-  const auto slash = argv0.find_last_of('/');
-  const std::string base = slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
-  for (SeedTool t : {SeedTool::nvbandwidth, SeedTool::bwtest, SeedTool::cuts, SeedTool::overalloc})
-    if (base == seed_tool_name(t)) return t;
-  return SeedTool::none;
-}
-
-const char* seed_tool_name(SeedTool tool) {
-  switch (tool) {
-    case SeedTool::nvbandwidth: return "nvbandwidth";
-    case SeedTool::bwtest: return "bwtest";
-    case SeedTool::cuts: return "cuts";
-    case SeedTool::overalloc: return "gpudirect_p2p_overalloc";
-    case SeedTool::none: break;
-  }
-  return "xferbench";
-}
-
-std::string version_text(SeedTool tool) {
-  // The commit says which build this is between releases ("-dirty": built
-  // with changes to tracked files; "unknown": built outside a git checkout).
-  const std::string self = fmt::format("xferbench {} (commit {}): host <-> GPU, GPU <-> GPU and process <-> process "
-                                       "transfer bandwidth and latency against each link's theoretical peak",
-                                       XFERBENCH_VERSION, build_commit());
-  switch (tool) {
-    case SeedTool::none:
-      return self + "\nInstalled as nvbandwidth, bwtest, cuts or gpudirect_p2p_overalloc it takes that tool's "
-                    "options and prints its output.";
-    case SeedTool::nvbandwidth:
-      return self + "\nRun as nvbandwidth: nvbandwidth's options, defaults and output (text as v0.10 prints it, -j "
-                    "JSON); this is not NVIDIA's nvbandwidth.";
-    case SeedTool::bwtest: return self + "\nRun as bwtest: multi-gpu-bwtest's options and output.";
-    case SeedTool::cuts: return self + "\nRun as cuts: CUts' options and output ('xferbench cuts --format cuts').";
-    case SeedTool::overalloc:
-      return self + "\nRun as gpudirect_p2p_overalloc: the reproducer's five values and its output "
-                    "('xferbench first-touch --format seed').";
-  }
-  return self;
-}
 
 int run_seed_front_end(SeedTool tool, Context& ctx, const std::vector<std::string>& args, std::ostream& out,
                        std::ostream& err) {

@@ -14,19 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "app/command.hpp"
+#include "app/cli.hpp"  // SeedTool
 
 namespace xb::app {
-
-enum class SeedTool { none, nvbandwidth, bwtest, cuts, overalloc };
-
-// From argv[0]: its basename, exactly one of the four names; none otherwise.
-SeedTool seed_tool_of(const std::string& argv0);
-const char* seed_tool_name(SeedTool tool);  // "nvbandwidth", ...; "xferbench" for none
-
-// What --version prints: xferbench's version, and under a seed name what
-// that means (whose options and output it gives).
-std::string version_text(SeedTool tool);
 
 // Handles what the tool does not share with an xferbench command: the whole
 // of nvbandwidth and bwtest, and --version for all four. Returns the exit

@@ -244,7 +244,7 @@ NodeLine node_line(const fleet::FleetNode& n) {
 }  // namespace
 
 json check_json(const CheckResult& r) {
-  json doc = run_json(r.run);
+  json doc = records::run_json(r.run);
   doc["check"] = check_section_json(r);
   const std::string verdict = check_verdict(r);
   doc["status"] = verdict == "pass" ? "passed" : verdict == "fail" ? "failed" : verdict;

@@ -5,8 +5,6 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
-#include "firsttouch/first_touch_json.hpp"
-#include "report/seed_formats.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {
@@ -158,9 +156,6 @@ std::string without_annotations(const std::string& text) {
   return out;
 }
 
-std::string first_touch_json(const Result& r, const std::vector<std::string>& argv) {
-  return records::first_touch_json(r, argv).dump(2) + "\n";
-}
 
 std::string first_touch_csv(const Result& r) {
   std::string out =

@@ -39,8 +39,6 @@ class FirstTouchTextStream {
 // `text` without its '#' lines: gpudirect_p2p_overalloc's own lines
 // (--format seed), also for a piece of a stream.
 std::string without_annotations(const std::string& text);
-// The document (firsttouch/first_touch_json.hpp) as printed and written.
-std::string first_touch_json(const firsttouch::Result& r, const std::vector<std::string>& argv);
 std::string first_touch_csv(const firsttouch::Result& r);
 
 }  // namespace xb::report

@@ -1,6 +1,9 @@
 // The JSON format: each result's document, indented by two spaces, at the end.
 #include "report/reporter.hpp"
 
+#include "firsttouch/first_touch_json.hpp"
+#include "pingpong/pingpong_json.hpp"
+
 namespace xb::report {
 namespace {
 
@@ -8,19 +11,19 @@ class JsonReporter : public Reporter {
  public:
   using Reporter::Reporter;
 
-  void run(const RunResult& r) override { print(run_json(r)); }
+  void run(const RunResult& r) override { print(records::run_json(r)); }
   void plan(const RunEstimate& e, const System& sys, const PlanContext& pc) override { print(plan_json(e, sys, pc)); }
   void cases() override { print(cases_json()); }
-  void system(const System& sys) override { print(system_json(sys)); }
-  void sweep(const SweepResult& r) override { print(sweep_json(r)); }
-  void sm_sweep(const SmSweepResult& r) override { print(sm_sweep_json(r)); }
+  void system(const System& sys) override { print(records::system_json(sys)); }
+  void sweep(const SweepResult& r) override { print(records::sweep_json(r)); }
+  void sm_sweep(const SmSweepResult& r) override { print(records::sm_sweep_json(r)); }
   void scenario(const ScenarioResult& r) override { print(scenario_json(r)); }
   void scenario_resumed(const std::string&, const std::string& json_text) override { out_ << json_text; }
   void pingpong(const pingpong::Result& r, const std::vector<std::string>& argv) override {
-    out_ << pingpong_json(r, argv);
+    print(records::pingpong_json(r, argv));
   }
   void first_touch(const firsttouch::Result& r, const std::vector<std::string>& argv) override {
-    out_ << first_touch_json(r, argv);
+    print(records::first_touch_json(r, argv));
   }
   void compare(const CompareResult& r, const std::string& old_name, const std::string& new_name) override {
     print(compare_json(r, old_name, new_name));

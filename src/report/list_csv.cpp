@@ -1,9 +1,8 @@
-#include "report/list_csv.hpp"
+#include "report/report.hpp"
 
 #include <fmt/format.h>
 
 #include "cases/cases.hpp"
-#include "report/report.hpp"
 
 namespace xb::report {
 namespace {

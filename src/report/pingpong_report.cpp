@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
-#include "pingpong/pingpong_json.hpp"
 #include "report/report.hpp"
 
 namespace xb::report {
@@ -179,9 +178,6 @@ std::string pingpong_text(const Result& r) {
   return out + pingpong_completion_line(r);
 }
 
-std::string pingpong_json(const Result& r, const std::vector<std::string>& argv) {
-  return records::pingpong_json(r, argv).dump(2) + "\n";
-}
 
 std::string pingpong_csv(const Result& r) {
   std::string out =

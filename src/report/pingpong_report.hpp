@@ -27,8 +27,6 @@ std::string pingpong_size_row(const pingpong::SizeResult& s);
 std::string pingpong_pair_foot(const pingpong::PairResult& p);
 // The run's last line when it did not measure everything ("" when complete).
 std::string pingpong_completion_line(const pingpong::Result& r);
-// The document (pingpong/pingpong_json.hpp) as printed and written.
-std::string pingpong_json(const pingpong::Result& r, const std::vector<std::string>& argv);
 std::string pingpong_csv(const pingpong::Result& r);
 
 }  // namespace xb::report

@@ -129,13 +129,13 @@ json plan_json(const RunEstimate& e, const System& sys, const PlanContext& ctx) 
           {"gpu_pairs", {{"mode", to_string(e.pairs.mode)}, {"pairs", pairs}, {"available_pairs", e.pairs.available},
                          {"requested", e.pairs.requested}, {"seed", e.pairs.seed}, {"note", e.pairs.note}}},
           {"time_model", model_json(recorded_time_model())},
-          {"planned_peak_memory", amount_json(e.peak_memory)},
+          {"planned_peak_memory", records::amount_json(e.peak_memory)},
           {"start_seconds", e.start_s},
           {"drift_check", {{"reference_cells", e.drift_cells}, {"estimated_seconds", e.drift_check_s}}},
           {"cells", e.cells},
           {"bytes_moved", e.bytes_moved},
           {"estimated_seconds", e.seconds},
-          {"environment", system_json(sys)},
+          {"environment", records::system_json(sys)},
           {"cases", cases}};
 }
 

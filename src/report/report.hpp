@@ -15,15 +15,6 @@
 
 namespace xb::report {
 
-// The run codec's encoders and schema (records/), under the names the
-// reporters and commands call.
-using records::amount_json;
-using records::kSchemaName;
-using records::kSchemaVersion;
-using records::run_json;
-using records::system_json;
-using records::tool_json;
-
 // --- text ------------------------------------------------------------------
 void text_run_header(std::ostream& os, const RunResult& run);
 void text_case(std::ostream& os, const CaseResult& c);
@@ -45,5 +36,19 @@ std::string upper_case(std::string s);
 // One row per measured cell, with a header row.
 std::string run_csv(const RunResult& run);
 std::string csv_escape(const std::string& field);
+
+// 'xferbench list' as CSV: one table with a `record` column, because it
+// holds three kinds of rows (GPUs, links with their theoretical peaks, NUMA
+// nodes); columns that do not apply to a record are empty.
+// record=gpu: id, name, pci_bus_id, compute_capability, sm_count,
+//   memory_bytes, numa_node, pcie_current, pcie_max, nvlinks, copy_engines.
+// record=link: from, to, kind (pcie|memory|nvlink|none), link, nvlinks,
+//   peer_access, peak_gbps, peak_formula, peak_source: host->gpuN over
+//   PCIe, gpuN->gpuN device memory, gpuA->gpuB for every pair.
+// record=numa: id, cpus, memory_bytes, free_bytes.
+std::string system_csv(const System& sys);
+
+// 'xferbench cases' as CSV: index, name, engine, description.
+std::string cases_csv();
 
 }  // namespace xb::report

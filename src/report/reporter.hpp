@@ -21,14 +21,12 @@
 #include "report/compare_report.hpp"
 #include "report/first_touch_report.hpp"
 #include "report/fleet_report.hpp"
-#include "report/list_csv.hpp"
+#include "report/report.hpp"
 #include "report/nvbandwidth.hpp"
 #include "report/pingpong_report.hpp"
 #include "report/plan_report.hpp"
-#include "report/report.hpp"
 #include "report/scenario_report.hpp"
 #include "report/seed_formats.hpp"
-#include "report/sm_sweep_report.hpp"
 #include "report/sweep_report.hpp"
 
 namespace xb::report {

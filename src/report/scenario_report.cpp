@@ -226,7 +226,7 @@ json scenario_json_measured(const ScenarioResult& r) {
   const MeasureOptions& m = r.measure;
   return {{"schema", kScenarioSchemaName},
           {"schema_version", kScenarioSchemaVersion},
-          {"tool", tool_json()},
+          {"tool", records::tool_json()},
           {"command_line", r.command_line},
           {"start_time_utc", r.start_time_utc},
           {"wall_s", r.wall_s},
@@ -245,7 +245,7 @@ json scenario_json_measured(const ScenarioResult& r) {
             {"target_sample_s", m.target_sample_s},
             {"verify", m.verify},
             {"numa_affinity", m.numa_affinity}}},
-          {"environment", system_json(r.system)},
+          {"environment", records::system_json(r.system)},
           {"transfers", transfers},
           {"scenario",
            {{"span_s", r.span_s},

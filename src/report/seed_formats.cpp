@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "report/first_touch_report.hpp"
 
 namespace xb::report {
 namespace {

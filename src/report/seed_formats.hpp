@@ -10,7 +10,6 @@
 
 #include "cases/concurrent.hpp"
 #include "machine/topology.hpp"
-#include "firsttouch/result.hpp"
 
 namespace xb::report {
 

@@ -1,4 +1,4 @@
-#include "report/sm_sweep_report.hpp"
+#include "report/sweep_report.hpp"
 
 #include <fmt/format.h>
 

@@ -10,13 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cases/sm_sweep.hpp"
 #include "cases/sweep.hpp"
 #include "cases/sweep_json.hpp"
 
 namespace xb::report {
-
-using records::kSweepSchemaName;
-using records::sweep_json;  // the codec's encoder (cases/sweep_json.hpp)
 
 std::string sweep_text(const SweepResult& r);
 // sweep_text in three parts, so rows are printed as each size is measured:
@@ -27,5 +25,11 @@ std::string sweep_text_header(const SweepResult& r);
 std::string sweep_text_new_rows(const SweepResult& r, std::vector<std::size_t>& printed);
 std::string sweep_text_footer(const SweepResult& r);
 std::string sweep_csv(const SweepResult& r);
+
+// The SM budget sweep (`xferbench sweep --sms`): a table per series (SM
+// count, GB/s, % of the link's peak, % of the all-SM figure) and the SM
+// counts reaching 90% / 95%; CSV.
+std::string sm_sweep_text(const SmSweepResult& r);
+std::string sm_sweep_csv(const SmSweepResult& r);
 
 }  // namespace xb::report
