@@ -47,7 +47,7 @@ ScenarioResult measured_result() {
   const System sys = fake_system(2);
   Scenario sc = scenario_of("0:HtoD:1000000 1:DtoD:3000000:peer=0", 2);
   ScenarioResult r = describe_scenario(sys, sc);
-  summarize_samples(r, two_transfer_samples(), false);
+  summarize_samples(r, two_transfer_samples(), xb::Statistic::median);
   r.front_end = "bwtest";
   r.command_line = {"xferbench", "run", "--do=0:HtoD:1000000"};
   return r;
@@ -166,11 +166,11 @@ TEST(Summarize, FiguresComeFromTheMedianSpanSample) {
 TEST(Summarize, MeanAndMismatchedSamples) {
   const System sys = fake_system(2);
   ScenarioResult r = describe_scenario(sys, scenario_of("0:HtoD:1000000 1:DtoD:3000000:peer=0", 2));
-  summarize_samples(r, two_transfer_samples(), true);
+  summarize_samples(r, two_transfer_samples(), xb::Statistic::mean);
   EXPECT_EQ(r.statistic, "mean");
   EXPECT_DOUBLE_EQ(r.transfers[0].bandwidth_gbps, 7.0 / 3.0);
   ScenarioResult one = describe_scenario(sys, scenario_of("0:HtoD", 2));
-  EXPECT_THROW(summarize_samples(one, two_transfer_samples(), false), Error);
+  EXPECT_THROW(summarize_samples(one, two_transfer_samples(), xb::Statistic::median), Error);
 }
 
 TEST(ScenarioReport, TimelineBarsAndDurations) {

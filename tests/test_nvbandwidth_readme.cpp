@@ -140,7 +140,7 @@ void check_as_nvbandwidth(const std::vector<std::string>& args, const Expect& wa
   EXPECT_EQ(inv.request.measure.copies_per_sample, want.copies);
   EXPECT_EQ(inv.print.verbose, want.verbose);
   EXPECT_EQ(inv.request.measure.numa_affinity, want.affinity);
-  EXPECT_FALSE(inv.request.use_mean);
+  EXPECT_EQ(inv.request.measure.statistic, xb::Statistic::median);
   EXPECT_TRUE(inv.request.measure.verify);
   // nvbandwidth's statistic: the median of at least 3 samples.
   EXPECT_EQ(inv.request.measure.min_samples, 3);
@@ -199,7 +199,7 @@ TEST(NvbandwidthReadme, SeveralCasesAfterOneFlagAndNvbandwidthSpellings) {
   EXPECT_EQ(indices(twice.request.cases), (std::vector<int>{0, 1}));  // documented: both, where Boost refuses
   EXPECT_EQ(xb::app::parse_nvbandwidth({"--buffer", "64"}, twice, out, err), 2);  // documented: no abbreviations
   EXPECT_EQ(inv.request.measure.max_samples, 5);
-  EXPECT_TRUE(inv.request.use_mean);
+  EXPECT_EQ(inv.request.measure.statistic, xb::Statistic::mean);
   EXPECT_FALSE(inv.request.measure.verify);
   // The same line under xferbench, with nvbandwidth's long spellings.
   CLI::App app;
@@ -215,7 +215,7 @@ TEST(NvbandwidthReadme, SeveralCasesAfterOneFlagAndNvbandwidthSpellings) {
   EXPECT_EQ(indices(req.cases), (std::vector<int>{5, 34, 0}));
   EXPECT_EQ(req.buffer_bytes, 64ull << 20);
   EXPECT_EQ(req.measure.min_samples, 5);
-  EXPECT_TRUE(req.use_mean);
+  EXPECT_EQ(req.measure.statistic, xb::Statistic::mean);
   EXPECT_FALSE(req.measure.verify);
   EXPECT_FALSE(req.measure.numa_affinity);
   EXPECT_EQ(req.measure.copies_per_sample, 7);

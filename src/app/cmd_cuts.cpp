@@ -83,7 +83,6 @@ ScenarioRequest scenario_request(const ScenarioPlan& plan, const System& sys) {
   ScenarioRequest req;
   req.scenario = expand_requests(plan.requests, sys.gpu_count(), plan.streams);
   req.front_end = plan.front_end;
-  req.use_mean = plan.use_mean;
   req.command_line = plan.command_line;
   check_scenario(sys, req.scenario);
   return req;

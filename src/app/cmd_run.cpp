@@ -85,7 +85,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
   RunResult header_only;
   header_only.system = sys;
   header_only.settings.buffer_bytes = req.buffer_bytes;
-  header_only.settings.statistic = req.use_mean ? "mean" : "median";
+  header_only.settings.statistic = to_string(req.measure.statistic);
   header_only.settings.measure = req.measure;
   header_only.settings.pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, sys);
   screen.run_begin(header_only);  // a piped run shows the header now, and each case as it ends

@@ -108,7 +108,6 @@ SweepPlan build_sms_plan(const SweepOptions& o, const std::vector<std::string>& 
   if (r.bytes == 0) fail(ErrorKind::usage, fmt::format("invalid --buffer-size '{}': must be greater than 0", o.buffer_size));
   const RunRequest sampling = build_request(o.sampling, argv);
   r.measure = sampling.measure;
-  r.use_mean = sampling.use_mean;
   r.command_line = argv;
   // The syntax now; the counts against the GPUs' SM counts once they are known.
   if (o.sms.find_first_not_of("0123456789,al") != std::string::npos)
@@ -139,7 +138,6 @@ SweepPlan build_plan(const SweepOptions& o, const std::vector<std::string>& argv
   // One launch per copy: the fitted startup then includes the kernel launch,
   // as it includes the copy engine's per-copy work (docs/sweep.md).
   plan.req.measure.sm_repeat_in_kernel = false;
-  plan.req.use_mean = sampling.use_mean;
   plan.req.command_line = argv;
   if (!o.testcase.empty()) {
     plan.req.named_case = sweepable_case(o.testcase);

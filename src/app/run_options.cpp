@@ -272,6 +272,7 @@ void apply_dedicated_engine_options(const RunOptions& o, RunRequest& req) {
 
 MeasureOptions measure_options(const RunOptions& o) {
   MeasureOptions m;
+  m.statistic = o.mean ? Statistic::mean : Statistic::median;
   if (o.samples == 0 || o.samples < -1)
     fail(ErrorKind::usage, fmt::format("invalid -i/--samples '{}': must be at least 1", o.samples));
   if (o.min_samples < 1) fail(ErrorKind::usage, fmt::format("invalid --min-samples '{}': must be at least 1", o.min_samples));
@@ -338,7 +339,6 @@ RunRequest build_request(const RunOptions& o, const std::vector<std::string>& co
   req.cases = (o.testcases.empty() && o.prefixes.empty()) ? suite_cases(o.suite.empty() ? "quick" : o.suite)
                                                           : select_cases(o.testcases, o.prefixes);
   req.buffer_bytes = buffer_bytes(o);
-  req.use_mean = o.mean;
   req.measure = measure_options(o);
   if (o.drift_check != "on" && o.drift_check != "off" && o.drift_check != "auto")
     fail(ErrorKind::usage, fmt::format("invalid --drift-check '{}': expected on, off or auto", o.drift_check));
@@ -361,7 +361,6 @@ ScenarioPlan build_scenario_plan(const RunOptions& o, const std::vector<std::str
   plan.stop = o.stop;
   plan.streams = c.streams.empty() ? StreamMode::per_transfer : parse_stream_mode(c.streams);
   plan.measure = measure_options(o);
-  plan.use_mean = o.mean;
   if (!c.specs.empty()) {
     plan.front_end = "bwtest";
     for (const std::string& spec : c.specs) {

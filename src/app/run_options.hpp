@@ -99,7 +99,6 @@ struct ScenarioPlan {
   StreamMode streams = StreamMode::per_transfer;
   std::string front_end;  // "bwtest" (--do) or "cuts"
   MeasureOptions measure;
-  bool use_mean = false;
   std::vector<std::string> command_line;
   StopOptions stop;        // --time-limit, --resume (validated)
 };

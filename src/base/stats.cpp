@@ -7,6 +7,8 @@
 
 namespace xb {
 
+const char* to_string(Statistic s) noexcept { return s == Statistic::mean ? "mean" : "median"; }
+
 double median(std::vector<double> values) {
   if (values.empty()) return 0.0;
   const std::size_t mid = values.size() / 2;

@@ -12,6 +12,11 @@ struct Summary {
   double cov = 0;     // stddev / mean, 0 when mean is 0
 };
 
+// Which statistic of its samples a cell reports (-m/--mean: the mean).
+enum class Statistic { median, mean };
+const char* to_string(Statistic s) noexcept;  // "median", "mean"
+inline double value_of(const Summary& s, Statistic st) noexcept { return st == Statistic::mean ? s.mean : s.median; }
+
 double median(std::vector<double> values);
 // The p-quantile (0 < p <= 1) by the nearest-rank method: the smallest value
 // with at least p of the values at or below it; with fewer than 1 / (1 - p)

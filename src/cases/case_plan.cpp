@@ -394,12 +394,12 @@ double output_value(const Output& out, const Scenario& sc, const ScenarioSamples
 
 namespace {
 
-Cell make_cell(const CellPlan& cp, const Output& o, std::vector<double> samples, bool use_mean) {
+Cell make_cell(const CellPlan& cp, const Output& o, std::vector<double> samples, Statistic statistic) {
   Cell cell;
   cell.row = cp.row;
   cell.col = cp.col;
   cell.stats = summarize(samples);
-  cell.value = use_mean ? cell.stats.mean : cell.stats.median;
+  cell.value = value_of(cell.stats, statistic);
   cell.samples = std::move(samples);
   cell.link = o.link;
   cell.peak = o.peak;
@@ -427,7 +427,7 @@ std::string cell_key(const CaseDef& def, const CellPlan& cp) { return fmt::forma
 // `fail_check` (fault injection) marks the pattern check failed as a real
 // mismatch at offset 0 would.
 std::vector<Cell> migration_cells(const CaseDef& def, const CellPlan& cp, SampleSource& src, std::uint64_t bytes,
-                                  bool use_mean, bool fail_check, CaseResult& result) {
+                                  bool fail_check, CaseResult& result) {
   const int gpu = cp.scenario.transfers[0].exec_device;
   const auto dir = def.pattern == Pattern::managed_migration_to_device ? MigrationDirection::to_device
                                                                         : MigrationDirection::to_host;
@@ -440,7 +440,7 @@ std::vector<Cell> migration_cells(const CaseDef& def, const CellPlan& cp, Sample
   const std::uint64_t touched[3] = {ms.dense_bytes, ms.small_page_bytes, ms.large_page_bytes};
   std::vector<Cell> cells;
   for (int m = 0; m < 3; ++m) {
-    Cell cell = make_cell(cp, cp.outputs[m], std::move(*series[m]), use_mean);
+    Cell cell = make_cell(cp, cp.outputs[m], std::move(*series[m]), src.options().statistic);
     cell.bytes_per_copy = touched[m];
     cell.copies_per_sample = 1;
     cell.verification.status = ms.verified ? Verification::Status::passed : Verification::Status::failed;
@@ -455,12 +455,12 @@ std::vector<Cell> migration_cells(const CaseDef& def, const CellPlan& cp, Sample
   return cells;
 }
 
-Cell latency_cell(const CaseDef& def, const CellPlan& cp, SampleSource& src, bool use_mean, bool fail_check,
+Cell latency_cell(const CaseDef& def, const CellPlan& cp, SampleSource& src, bool fail_check,
                   CaseResult& result) {
   const Transfer& t = cp.scenario.transfers[0];
   const LatencySamples ls =
       src.latency(t.exec_device, t.src, def.engine == Engine::tma ? ChaseKind::tma : ChaseKind::load);
-  Cell cell = make_cell(cp, cp.outputs[0], ls.ns_per_access, use_mean);
+  Cell cell = make_cell(cp, cp.outputs[0], ls.ns_per_access, src.options().statistic);
   cell.bytes_per_copy = ls.buffer_bytes;
   cell.copies_per_sample = static_cast<int>(ls.accesses_per_sample);
   cell.host_page_bytes = ls.host_page_bytes;
@@ -476,9 +476,9 @@ Cell latency_cell(const CaseDef& def, const CellPlan& cp, SampleSource& src, boo
 // `fail_check` (fault injection) marks the data check failed as a real
 // mismatch at offset 0 would.
 std::vector<Cell> measure_cell(const CaseDef& def, const CasePlan& plan, const CellPlan& cp, SampleSource& src,
-                               std::uint64_t bytes, bool use_mean, bool fail_check, CaseResult& result) {
-  if (plan.migration) return migration_cells(def, cp, src, bytes, use_mean, fail_check, result);
-  if (plan.latency) return {latency_cell(def, cp, src, use_mean, fail_check, result)};
+                               std::uint64_t bytes, bool fail_check, CaseResult& result) {
+  if (plan.migration) return migration_cells(def, cp, src, bytes, fail_check, result);
+  if (plan.latency) return {latency_cell(def, cp, src, fail_check, result)};
   std::vector<Cell> cells;
   const Output& lead = cp.outputs[0];
   ScenarioSamples s = src.run(cp.scenario, [&](const ScenarioSamples& ss, std::size_t i) {
@@ -488,7 +488,7 @@ std::vector<Cell> measure_cell(const CaseDef& def, const CasePlan& plan, const C
   for (const Output& o : cp.outputs) {
     std::vector<double> values;
     for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(output_value(o, cp.scenario, s, i));
-    Cell cell = make_cell(cp, o, std::move(values), use_mean);
+    Cell cell = make_cell(cp, o, std::move(values), src.options().statistic);
     cell.bytes_per_copy = cp.scenario.transfers[o.first].bytes;
     cell.copies_per_sample = s.copies_per_sample;
     cell.gated = s.gated;
@@ -519,13 +519,13 @@ void record_cell_error(CasePlan& plan, const CellPlan& cp, const std::string& me
 }
 
 void run_cell(const CaseDef& def, CasePlan& plan, const CellPlan& cp, SampleSource& src, std::uint64_t bytes,
-              bool use_mean, CaseResult& result, RunControl* ctl) {
+              CaseResult& result, RunControl* ctl) {
   const std::string key = cell_key(def, cp);
   const FaultKind fault = ctl != nullptr ? ctl->fault({def.name, key}) : FaultKind::none;
   const auto t0 = std::chrono::steady_clock::now();
   try {
     inject_fault(fault, key);
-    std::vector<Cell> cells = measure_cell(def, plan, cp, src, bytes, use_mean, fault == FaultKind::verify, result);
+    std::vector<Cell> cells = measure_cell(def, plan, cp, src, bytes, fault == FaultKind::verify, result);
     for (std::size_t i = 0; i < cells.size(); ++i) plan.matrices[cp.outputs[i].matrix].cells.push_back(std::move(cells[i]));
   } catch (const HugePagesUnavailable&) {
     throw;  // the whole case is waived (run_case_into), not this one cell
@@ -604,7 +604,7 @@ namespace {
 // requests (Stopped, the cells measured so far kept in `result`), the time
 // limit (cells that would not fit are left out: case status not_run),
 // faults, resume.
-void run_case_plans(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& result,
+void run_case_plans(const CaseDef& def, SampleSource& src, std::uint64_t bytes, CaseResult& result,
                     RunControl* ctl, const CellHook& on_cell, const PairSelection* pairs) {
   CasePlan plan = plan_case(def, src.system(), bytes);
   restrict_plan(def, src.system(), pairs, plan);
@@ -627,7 +627,7 @@ void run_case_plans(const CaseDef& def, SampleSource& src, std::uint64_t bytes, 
         continue;
       }
       if (on_cell) on_cell(def, cp.row, cp.col, true);
-      run_cell(def, plan, cp, src, bytes, use_mean, result, ctl);
+      run_cell(def, plan, cp, src, bytes, result, ctl);
       if (on_cell) on_cell(def, cp.row, cp.col, false);
     }
   } catch (const Stopped&) {
@@ -645,7 +645,7 @@ void run_case_plans(const CaseDef& def, SampleSource& src, std::uint64_t bytes, 
 
 }  // namespace
 
-void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& r,
+void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, CaseResult& r,
                    RunControl* ctl, const CellHook& on_cell, const PairSelection* pairs) {
   const auto t0 = std::chrono::steady_clock::now();
   r.index = def.index;
@@ -665,7 +665,7 @@ void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, b
     ~WallTime() { r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
   } wall{t0, r};
   try {
-    run_case_plans(def, src, bytes, use_mean, r, ctl, on_cell, pairs);
+    run_case_plans(def, src, bytes, r, ctl, on_cell, pairs);
   } catch (const HugePagesUnavailable& e) {
     r.status = CaseStatus::waived;
     r.message = std::string("--host-mem hugepages: ") + e.what();

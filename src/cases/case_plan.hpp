@@ -64,7 +64,7 @@ double measure_one_cell(const CaseDef& def, SampleSource& src, std::uint64_t byt
 // error / failed). A stop request throws Stopped out of it with the cells
 // measured so far in `r`. With `pairs`, pairwise cases measure only the
 // selected pairs.
-void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, bool use_mean, CaseResult& r,
+void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, CaseResult& r,
                    RunControl* ctl = nullptr, const CellHook& on_cell = {}, const PairSelection* pairs = nullptr);
 
 // The buffers of one planned cell (a latency cell needs one ring).

@@ -139,7 +139,7 @@ ScenarioResult describe_scenario(const System& sys, const Scenario& scenario, co
   return r;
 }
 
-void summarize_samples(ScenarioResult& r, const ScenarioSamples& samples, bool use_mean) {
+void summarize_samples(ScenarioResult& r, const ScenarioSamples& samples, Statistic statistic) {
   const std::size_t n = samples.total_seconds.size();
   if (n == 0 || samples.transfers.size() != r.transfers.size())
     fail(ErrorKind::internal, "samples do not match the scenario");
@@ -149,7 +149,7 @@ void summarize_samples(ScenarioResult& r, const ScenarioSamples& samples, bool u
   r.samples = static_cast<int>(n);
   r.gated = samples.gated;
   r.timeline_sample = static_cast<int>(m);
-  r.statistic = use_mean ? "mean" : "median";
+  r.statistic = to_string(statistic);
   r.total_bytes = 0;
   r.sum_of_transfer_bandwidths_gbps = 0;
   std::vector<Interval> timeline;
@@ -160,9 +160,9 @@ void summarize_samples(ScenarioResult& r, const ScenarioSamples& samples, bool u
     t.samples_gbps.clear();
     for (const double s : ts.seconds) t.samples_gbps.push_back(gbps(bytes, s));
     t.stats = summarize(t.samples_gbps);
-    t.bandwidth_gbps = use_mean ? t.stats.mean : t.stats.median;
+    t.bandwidth_gbps = value_of(t.stats, statistic);
     const Summary time = summarize(ts.seconds);
-    t.sample_elapsed_s = use_mean ? time.mean : time.median;
+    t.sample_elapsed_s = value_of(time, statistic);
     t.elapsed_s = copies > 0 ? t.sample_elapsed_s / copies : 0.0;
     t.efficiency = t.peak.known() ? t.bandwidth_gbps / t.peak.gbps : 0.0;
     t.invalid_reason = impossible_reason(t.bandwidth_gbps, t.peak);
@@ -208,7 +208,7 @@ ScenarioResult run_scenario(SampleSource& src, const ScenarioRequest& req, const
     return gbps(static_cast<double>(bytes_per_round) * s.copies_per_sample, s.total_seconds[i]);
   };
   const ScenarioSamples samples = src.run(scenario, metric);  // enables peer access for the GPU pairs
-  summarize_samples(r, samples, req.use_mean);
+  summarize_samples(r, samples, src.options().statistic);
   return r;
 }
 

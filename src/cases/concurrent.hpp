@@ -124,7 +124,7 @@ using NumaResolver = std::function<Location(const Location&, int gpu)>;
 ScenarioResult describe_scenario(const System& sys, const Scenario& scenario, const NumaResolver& resolve = {});
 
 // Fills the measured fields of `r` from samples of the same scenario.
-void summarize_samples(ScenarioResult& r, const ScenarioSamples& samples, bool use_mean);
+void summarize_samples(ScenarioResult& r, const ScenarioSamples& samples, Statistic statistic);
 
 // Called after every sample with the count so far (progress display).
 using SampleCallback = std::function<void(int samples)>;
@@ -132,7 +132,6 @@ using SampleCallback = std::function<void(int samples)>;
 struct ScenarioRequest {
   Scenario scenario;
   std::string front_end = "bwtest";
-  bool use_mean = false;
   std::vector<std::string> command_line;
 };
 

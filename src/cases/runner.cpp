@@ -94,7 +94,7 @@ RunResult start_run(const SampleSource& src, const RunRequest& req, const RunCon
   run.command_line = req.command_line;
   run.start_time_utc = utc_now_iso8601();
   run.settings.buffer_bytes = req.buffer_bytes;
-  run.settings.statistic = req.use_mean ? "mean" : "median";
+  run.settings.statistic = to_string(req.measure.statistic);
   run.settings.measure = req.measure;
   run.system = src.system();
   run.settings.pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, run.system);
@@ -276,7 +276,7 @@ RunResult run_cases(SampleSource& src, const RunRequest& req, const CaseCallback
     for (std::size_t i = 0; i < total; ++i) {
       run.cases.emplace_back();
       in_case = true;
-      run_case_into(*req.cases[i], src, req.buffer_bytes, req.use_mean, run.cases.back(), &ctl, on_cell,
+      run_case_into(*req.cases[i], src, req.buffer_bytes, run.cases.back(), &ctl, on_cell,
                     &run.settings.pairs);
       judge_cells(run.cases.back());
       in_case = false;

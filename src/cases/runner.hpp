@@ -17,7 +17,6 @@ namespace xb {
 struct RunRequest {
   std::vector<const CaseDef*> cases;
   std::uint64_t buffer_bytes = 512ull << 20;
-  bool use_mean = false;
   MeasureOptions measure;
   std::vector<std::string> command_line;
   // Reference cells measured at the start and at the end of the run

@@ -140,7 +140,7 @@ SmSweepResult run_sm_sweep(const System& sys, const SmSweepRequest& req, const S
   out.start_time_utc = utc_now_iso8601();
   out.case_name = req.def->name;
   out.bytes = req.bytes;
-  out.statistic = req.use_mean ? "mean" : "median";
+  out.statistic = to_string(req.measure.statistic);
   out.measure = req.measure;
   out.system = sys;
   std::vector<int> gpu_sms;
@@ -152,7 +152,7 @@ SmSweepResult run_sm_sweep(const System& sys, const SmSweepRequest& req, const S
     const int n = out.sms[i];
     measurer.set_sm_limit(n > 0 ? n : INT_MAX);
     CaseResult c;
-    run_case_into(*req.def, src, req.bytes, req.use_mean, c);
+    run_case_into(*req.def, src, req.bytes, c);
     mark_impossible_cells(c);
     if (c.status == CaseStatus::waived) {
       out.status = SweepStatus::waived;

@@ -62,7 +62,6 @@ struct SmSweepRequest {
   const CaseDef* def = nullptr;
   std::string sms_text;     // as given to --sms
   std::uint64_t bytes = 512ull << 20;
-  bool use_mean = false;
   MeasureOptions measure;
   std::vector<std::string> command_line;
 };

@@ -118,11 +118,11 @@ SweepSeries& series_for(SweepResult& out, const std::string& label) {
   return out.series.back();
 }
 
-SweepRow make_row(std::uint64_t bytes, std::vector<double> samples, bool use_mean, const Peak& peak) {
+SweepRow make_row(std::uint64_t bytes, std::vector<double> samples, Statistic statistic, const Peak& peak) {
   SweepRow row;
   row.bytes = bytes;
   row.stats = summarize(samples);
-  row.value_gbps = use_mean ? row.stats.mean : row.stats.median;
+  row.value_gbps = value_of(row.stats, statistic);
   row.seconds_per_copy = row.value_gbps > 0 ? static_cast<double>(bytes) / (row.value_gbps * 1e9) : 0.0;
   row.samples_gbps = std::move(samples);
   row.efficiency = peak.known() ? row.value_gbps / peak.gbps : 0.0;
@@ -150,7 +150,7 @@ void measure_spec_size(SampleSource& src, const SweepRequest& req, std::uint64_t
     series.peak = transfer_peak(src.system(), tr, &series.link);
     std::vector<double> samples;
     for (double sec : s.transfers[t].seconds) samples.push_back(gbps(static_cast<double>(bytes) * copies, sec));
-    SweepRow row = make_row(bytes, std::move(samples), req.use_mean, series.peak);
+    SweepRow row = make_row(bytes, std::move(samples), req.measure.statistic, series.peak);
     row.copies_per_sample = s.copies_per_sample;
     if (const std::string why = impossible_reason(row.value_gbps, series.peak); !why.empty()) {
       row.invalid = true;
@@ -176,7 +176,7 @@ void measure_spec_size(SampleSource& src, const SweepRequest& req, std::uint64_t
 // Returns false when the case cannot run here (waived): no other size will.
 bool measure_case_size(SampleSource& src, const SweepRequest& req, std::uint64_t bytes, SweepResult& out) {
   CaseResult c;
-  run_case_into(*req.named_case, src, bytes, req.use_mean, c);  // a stop leaves the size unmeasured
+  run_case_into(*req.named_case, src, bytes, c);  // a stop leaves the size unmeasured
   mark_impossible_cells(c);
   if (c.status == CaseStatus::waived) {
     out.status = SweepStatus::waived;
@@ -290,7 +290,7 @@ SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCal
   out.what = req.named_case ? req.named_case->name : req.spec;
   if (!req.named_case) out.stream_mode = stream_mode_name(req.scenario.streams);
   out.sizes = req.sizes;
-  out.statistic = req.use_mean ? "mean" : "median";
+  out.statistic = to_string(req.measure.statistic);
   out.measure = req.measure;
   out.system = src.system();
   if (controls.budget != nullptr) out.time_limit_s = controls.budget->limit_s();

@@ -83,7 +83,6 @@ struct SweepRequest {
   Scenario scenario;            // used when named_case is null; bytes replaced per size
   std::string spec;             // the --do text, for the record
   const CaseDef* named_case = nullptr;
-  bool use_mean = false;
   MeasureOptions measure;
   std::vector<std::string> command_line;
 };

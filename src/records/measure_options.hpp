@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "base/model.hpp"
+#include "base/stats.hpp"
 #include "kernels/sm_copy_config.hpp"
 
 namespace xb {
@@ -34,6 +35,7 @@ struct MeasureOptions {
   // SM budget (sweep --sms): SM kernels run this many blocks, each alone on
   // its SM (SmCopyConfig::one_block_per_sm); 0: every SM, as chosen.
   int sm_limit = 0;
+  Statistic statistic = Statistic::median;  // what a cell reports
 };
 
 struct Verification {
