@@ -42,6 +42,7 @@
 #include "base/error.hpp"
 #include "records/topology_file.hpp"
 #include "fake_source.hpp"
+#include "in_process.hpp"
 #include "pingpong/pingpong_json.hpp"
 #include "report/pingpong_report.hpp"
 #include "report/reporter.hpp"
@@ -57,19 +58,12 @@ struct Output {
 
 // An xferbench command line in-process, as main() runs it, measuring with a FakeSource.
 Output xferbench(std::vector<std::string> args) {
-  xb::app::Context ctx;
-  ctx.argv = {"xferbench"};
-  ctx.open_source = [](const xb::MeasureOptions&) { return std::make_unique<FakeSource>(2); };
-  auto app = xb::app::make_app(ctx);
-  std::ostringstream out, err;
+  const InProcessRun run = run_in_process(std::move(args), [](const xb::MeasureOptions&) {
+    return std::make_unique<FakeSource>(2);
+  });
   Output r;
-  r.code = xb::app::parse_args(*app, ctx, std::move(args), out, err);
-  if (r.code < 0) {
-    std::streambuf* old = std::cout.rdbuf(out.rdbuf());
-    r.code = xb::app::run_action(ctx, err);
-    std::cout.rdbuf(old);
-  }
-  r.out = out.str();
+  r.code = run.code;
+  r.out = run.out;
   return r;
 }
 

@@ -23,6 +23,7 @@
 #include "base/stop.hpp"
 #include "base/time_budget.hpp"
 #include "fake_source.hpp"
+#include "in_process.hpp"
 #include "report/report.hpp"
 
 namespace {
@@ -56,22 +57,13 @@ struct CommandRun {
 CommandRun run_command(std::vector<std::string> args, const std::string& fault = "", double sample_s = 0) {
   ScopedEnv env("XFERBENCH_FAULT", fault);
   auto cells = std::make_shared<std::atomic<int>>(0);
-  xb::app::Context ctx;
-  ctx.argv = {"xferbench"};
-  ctx.open_source = [sample_s, cells](const xb::MeasureOptions&) {
+  const InProcessRun run = run_in_process(std::move(args), [sample_s, cells](const xb::MeasureOptions&) {
     return std::make_unique<FakeSource>(2, sample_s, cells.get());
-  };
-  auto app = xb::app::make_app(ctx);
-  std::ostringstream out, err;
+  });
   CommandRun r;
-  r.code = xb::app::parse_args(*app, ctx, std::move(args), out, err);
-  if (r.code < 0) {
-    std::streambuf* old = std::cout.rdbuf(out.rdbuf());
-    r.code = xb::app::run_action(ctx, err);
-    std::cout.rdbuf(old);
-  }
-  r.out = out.str();
-  r.err = err.str();
+  r.code = run.code;
+  r.out = run.out;
+  r.err = run.err;
   r.cells = *cells;
   return r;
 }

@@ -35,7 +35,6 @@ struct Threshold {
   enum class Unit { percent_of_peak, gbps, ns };
   Unit unit = Unit::percent_of_peak;
   double value = 0;  // percent, GB/s or ns
-  bool is_max() const noexcept { return unit == Unit::ns; }  // latency: at most; bandwidth: at least
 };
 
 // "52 GB/s", "80%", "1300 ns", "1.3 us". Throws Error(usage) with `where`.
