@@ -9,8 +9,10 @@
 // Shapes:
 //   xb         xferbench's kernel loop as `sweep --sms` runs it (main at
 //              3acd43e): 512 threads, 4 vectors in flight, one block per SM,
-//              launch bounds (1024, 1); the write loop checks every element
-//              against the end as write_only_kernel does.
+//              launch bounds (1024, 1), loads through ld.global.nc (what
+//              nvcc makes of xferbench's const __restrict__ source); the
+//              write loop checks every element against the end as
+//              write_only_kernel does.
 //   xb_named   read and write only, one row: the named case's launch (4
 //              blocks of 512 per SM, no SM pinning). For the copies the named
 //              case is xb's `plain` row.
@@ -45,7 +47,7 @@
 //
 // Build: nvcc -O3 -arch=sm_90 -std=c++17 bench/sm_kernel_shapes.cu -o sm_kernel_shapes
 // Usage: sm_kernel_shapes [--mib 512] [--ops h2d,d2h,read,write,copy]
-//          [--sms 1,2,4,8,16,32,64,96,all] [--only SUBSTRING] [--budget-s 170]
+//          [--sms 1,2,4,8,16,32,64,96,all] [--only SUBSTRING] [--budget-s 170] [--list]
 // CSV on stdout (op,shape,threads,blocks_per_sm,sms,gbps,verified,launch),
 // progress and warnings on stderr.
 #include <cuda_runtime.h>
@@ -369,8 +371,10 @@ Variant bulk(int chunk_kib, int per_sm) {
 template <Op O>
 std::vector<Variant> variants() {
   constexpr Loop kXbLoop = O == Op::write ? Loop::checked : Loop::grid;
+  // xferbench's const __restrict__ source makes nvcc emit ld.global.nc.
+  constexpr Ld kXbLoad = O == Op::write ? Ld::plain : Ld::nc;
   std::vector<Variant> v = {
-      vec<O, kXbLoop, 4, 512, 1, Ld::plain, St::plain, 1024, 1>("xb"),
+      vec<O, kXbLoop, 4, 512, 1, kXbLoad, St::plain, 1024, 1>("xb"),
       // Issue 28 (b): 4 or 8 loads in flight, 256/512/1024 threads, 1 or 2 blocks per SM.
       vec<O, Loop::grid, 4, 256, 1>("grid_u4"), vec<O, Loop::grid, 4, 512, 1>("grid_u4"),
       vec<O, Loop::grid, 4, 1024, 1>("grid_u4"), vec<O, Loop::grid, 4, 256, 2>("grid_u4"),
@@ -384,14 +388,14 @@ std::vector<Variant> variants() {
       vec<O, Loop::chunk, 4, 1024, 2>("chunk_u4"), vec<O, Loop::chunk, 8, 512, 2>("chunk_u8"),
   };
   if constexpr (O == Op::write) {
-    Variant named = vec<O, kXbLoop, 4, 512, 4, Ld::plain, St::plain, 1024, 1>("xb_named");
+    Variant named = vec<O, kXbLoop, 4, 512, 4, kXbLoad, St::plain, 1024, 1>("xb_named");
     named.pinned_rows = false;
     v.insert(v.begin() + 1, named);
     v.push_back(vec<O, Loop::grid, 8, 1024, 1, Ld::plain, St::cs>("grid_u8_cs"));
     v.push_back(vec<O, Loop::grid, 8, 512, 2, Ld::plain, St::cs>("grid_u8_cs"));
   } else {
     if constexpr (O == Op::read) {
-      Variant named = vec<O, kXbLoop, 4, 512, 4, Ld::plain, St::plain, 1024, 1>("xb_named");
+      Variant named = vec<O, kXbLoop, 4, 512, 4, kXbLoad, St::plain, 1024, 1>("xb_named");
       named.pinned_rows = false;
       v.insert(v.begin() + 1, named);
     }
@@ -431,6 +435,7 @@ struct Options {
   std::string sms = "1,2,4,8,16,32,64,96,all";
   std::string only;
   double budget_s = 170;
+  bool list = false;  // print the shapes and exit (needs no GPU)
 };
 
 struct Device {
@@ -475,8 +480,12 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--list") {
+      o.list = true;
+      continue;
+    }
     if (i + 1 >= argc) {
-      std::fprintf(stderr, "usage: %s [--mib N] [--ops LIST] [--sms LIST] [--only SUBSTRING] [--budget-s S]\n",
+      std::fprintf(stderr, "usage: %s [--mib N] [--ops LIST] [--sms LIST] [--only SUBSTRING] [--budget-s S] [--list]\n",
                    argv[0]);
       std::exit(2);
     }
@@ -633,6 +642,7 @@ std::string verify(const XferInfo& xi, const Variant& v, const Args& a, int bloc
     CK(cudaStreamSynchronize(s));
     std::uint32_t x = 0;
     for (const std::uint32_t g : got) x ^= g;
+    if (x != b.read_xor) std::fprintf(stderr, "FAIL: read %s: XOR %08x, want %08x\n", v.shape.c_str(), x, b.read_xor);
     return x == b.read_xor ? "ok" : "FAIL";
   }
   const bool indexed = xi.op == Op::write;
@@ -644,6 +654,10 @@ std::string verify(const XferInfo& xi, const Variant& v, const Args& a, int bloc
 Row run_row(const XferInfo& xi, const Variant& v, const Fit& f, int sms, bool pinned, const Buffers& b,
             const Device& d, cudaStream_t s) {
   static std::uint32_t writes = 0;
+  if (f.grid > kMaxOut) {
+    std::fprintf(stderr, "grid of %d blocks: more than the %d read results kept\n", f.grid, kMaxOut);
+    std::exit(1);
+  }
   Args a{};
   endpoints(xi.x, b, a.src, a.dst);
   a.nvec = b.nvec;
@@ -735,6 +749,13 @@ const std::vector<Variant>& variants_for(Op op) {
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  if (o.list) {
+    for (const XferInfo& xi : kXfers)
+      for (const Variant& v : variants_for(xi.op))
+        std::printf("%s,%s,%d,%d,%s\n", xi.name, v.shape.c_str(), v.threads, v.per_sm,
+                    v.pinned_rows ? "pinned+plain" : "plain");
+    return 0;
+  }
   const Device d = query_device();
   const std::vector<int> counts = sm_counts(o.sms, d.sms);
   cudaStream_t s;
