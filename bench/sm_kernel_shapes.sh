@@ -17,6 +17,9 @@ probe="${1:-}"
 if [ -z "$probe" ]; then
   if [ -x .devbuild/bin/sm_kernel_shapes ]; then probe=.devbuild/bin/sm_kernel_shapes; else probe="$(command -v nvcc)"; fi
 fi
+if [ -z "$probe" ] || [ ! -x "$probe" ]; then
+  echo "no probe binary and no nvcc: give PROBE (a built sm_kernel_shapes or an nvcc)" >&2; exit 1
+fi
 case "$(basename "$probe")" in
   nvcc*)
     "$probe" -O3 -arch=sm_90 -std=c++17 "$here/sm_kernel_shapes.cu" -o "$out/sm_kernel_shapes" || exit 1
@@ -34,6 +37,8 @@ python3 - "$out/shapes.csv" > "$out/summary.txt" 2>&1 <<'EOF'
 import csv, sys
 from collections import defaultdict
 rows = list(csv.DictReader(open(sys.argv[1])))
+if not rows or "gbps" not in rows[0]:
+    sys.exit("no measured rows")
 bad = [r for r in rows if r["verified"] == "FAIL"]
 by_op = defaultdict(list)
 for r in rows:
