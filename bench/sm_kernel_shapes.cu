@@ -27,7 +27,7 @@
 //              shared memory, chunks dealt round-robin over blocks (the
 //              pipeline of xferbench's bulk_copy_kernel; bulk_s3_c64 with one
 //              block per SM is its TMA shape). The read variant only loads
-//              into shared memory (nothing to fold, so not verified).
+//              into shared memory (nothing to sum, so not verified).
 //
 // SM pinning (launch=pinned): dynamic shared memory is sized so that exactly
 // blocks_per_sm blocks fit on an SM (checked with the occupancy API), and a
@@ -42,12 +42,16 @@
 // Verification after the timed launches: copies and writes check every
 // word of the destination on the GPU (the destination is poisoned before
 // each row, and each write row writes a new pattern); vector reads check the
-// XOR of the per-block results against the XOR of the source computed on the
-// CPU. verified: ok, FAIL, na (bulk read), NOFIT.
+// sum of the per-block results against the sum of the source's words
+// computed on the CPU. verified: ok, FAIL, na (bulk read), NOFIT.
+//
+// --passes N: each launch walks the buffer N times (N x the bytes), so the
+// launch's own cost weighs less where a pass is short (all SMs on HBM).
 //
 // Build: nvcc -O3 -arch=sm_90 -std=c++17 bench/sm_kernel_shapes.cu -o sm_kernel_shapes
 // Usage: sm_kernel_shapes [--mib 512] [--ops h2d,d2h,read,write,copy]
-//          [--sms 1,2,4,8,16,32,64,96,all] [--only SUBSTRING] [--budget-s 170] [--list]
+//          [--sms 1,2,4,8,16,32,64,96,all] [--only SUBSTRING] [--budget-s 170]
+//          [--passes 1] [--list]
 // CSV on stdout (op,shape,threads,blocks_per_sm,sms,gbps,verified,launch),
 // progress and warnings on stderr.
 #include <cuda_runtime.h>
@@ -93,13 +97,14 @@ struct Args {
   const uint4* src;
   uint4* dst;
   std::uint64_t nvec;  // 16-byte vectors to move
-  std::uint32_t* out;  // read: one XOR per logical block
+  std::uint32_t* out;  // read: one sum per logical block
   Claim* claim;
   std::uint32_t base;   // write: word i becomes base ^ i
   std::uint32_t chunk;  // bulk: bytes per chunk
   int sms;              // pinned: SMs that work
   int per_sm;           // pinned: blocks per SM
   int pinned;
+  int passes;  // walks over the buffer per launch
 };
 
 __host__ __device__ inline std::uint32_t pattern(std::uint32_t seed, std::uint64_t i) {
@@ -120,7 +125,7 @@ __host__ __device__ inline uint4 expected(bool indexed, std::uint32_t seed, std:
   return make_uint4(pattern(seed, 4 * k), pattern(seed, 4 * k + 1), pattern(seed, 4 * k + 2), pattern(seed, 4 * k + 3));
 }
 
-__device__ __forceinline__ std::uint32_t fold(const uint4& v) { return v.x ^ v.y ^ v.z ^ v.w; }
+__device__ __forceinline__ std::uint32_t fold(const uint4& v) { return v.x + v.y + v.z + v.w; }
 
 template <Ld L>
 __device__ __forceinline__ uint4 load16(const uint4* p) {
@@ -183,7 +188,7 @@ __device__ __forceinline__ bool place(const Args& a, std::uint32_t& block, std::
 template <Op O, Ld L, St S>
 __device__ __forceinline__ void one(const Args& a, std::uint64_t k, std::uint32_t& acc) {
   if constexpr (O == Op::read) {
-    acc ^= fold(load16<L>(a.src + k));
+    acc += fold(load16<L>(a.src + k));
   } else if constexpr (O == Op::write) {
     store16<S>(a.dst + k, expected(true, a.base, k));
   } else {
@@ -207,7 +212,7 @@ __device__ __forceinline__ void span(const Args& a, std::uint64_t i, std::uint64
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         if constexpr (O == Op::read) {
-          acc ^= fold(v[u]);
+          acc += fold(v[u]);
         } else {
           store16<S>(a.dst + i + u * step, v[u]);
         }
@@ -230,15 +235,16 @@ __device__ __forceinline__ void span_checked(const Args& a, std::uint64_t first,
   }
 }
 
-__device__ void block_xor(std::uint32_t acc, std::uint32_t* out) {
+// Sum of the block's acc (mod 2^32) into *out.
+__device__ void block_sum(std::uint32_t acc, std::uint32_t* out) {
   __shared__ std::uint32_t warps[32];
-  for (int o = 16; o > 0; o >>= 1) acc ^= __shfl_xor_sync(0xffffffffu, acc, o);
+  for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   if (lane == 0) warps[warp] = acc;
   __syncthreads();
   if (warp != 0) return;
   acc = lane < (blockDim.x + 31) / 32 ? warps[lane] : 0u;
-  for (int o = 16; o > 0; o >>= 1) acc ^= __shfl_xor_sync(0xffffffffu, acc, o);
+  for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
   if (lane == 0) *out = acc;
 }
 
@@ -248,18 +254,20 @@ __global__ void __launch_bounds__(MaxT, MinB) vec_kernel(Args a) {
   if (!place(a, block, blocks)) return;
   const std::uint64_t t = threadIdx.x, nt = blockDim.x;
   std::uint32_t acc = 0;
-  if constexpr (P == Loop::chunk) {
-    // Slices start on 1 KiB boundaries; the last one takes the rest.
-    const std::uint64_t units = a.nvec / 64;
-    const std::uint64_t beg = units * block / blocks * 64;
-    const std::uint64_t end = block + 1 == blocks ? a.nvec : units * (block + 1) / blocks * 64;
-    span<O, U, L, S>(a, beg + t, end, nt, acc);
-  } else if constexpr (P == Loop::checked) {
-    span_checked<O, U, L, S>(a, block * nt + t, a.nvec, blocks * nt, acc);
-  } else {
-    span<O, U, L, S>(a, block * nt + t, a.nvec, blocks * nt, acc);
+  for (int pass = 0; pass < a.passes; ++pass) {
+    if constexpr (P == Loop::chunk) {
+      // Slices start on 1 KiB boundaries; the last one takes the rest.
+      const std::uint64_t units = a.nvec / 64;
+      const std::uint64_t beg = units * block / blocks * 64;
+      const std::uint64_t end = block + 1 == blocks ? a.nvec : units * (block + 1) / blocks * 64;
+      span<O, U, L, S>(a, beg + t, end, nt, acc);
+    } else if constexpr (P == Loop::checked) {
+      span_checked<O, U, L, S>(a, block * nt + t, a.nvec, blocks * nt, acc);
+    } else {
+      span<O, U, L, S>(a, block * nt + t, a.nvec, blocks * nt, acc);
+    }
   }
-  if constexpr (O == Op::read) block_xor(acc, a.out + block);
+  if constexpr (O == Op::read) block_sum(acc, a.out + block);
 }
 
 __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
@@ -269,8 +277,9 @@ __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
 // Bulk asynchronous copy, xferbench's pipeline: thread 0 keeps Stages
 // chunk loads in flight (global -> shared, each completing an mbarrier);
 // a copy stores each landed chunk (shared -> global) and, before reloading
-// that stage, waits until the store has read it. Chunk k of this block is
-// chunk block + k * blocks of the buffer; the last chunk may be short.
+// that stage, waits until the store has read it. Chunk k of this block's
+// sequence is chunk block + (k mod mine) * blocks of the buffer, so the
+// passes run as one pipeline; the buffer's last chunk may be short.
 template <Op O, int Stages>
 __global__ void __launch_bounds__(32, 1) bulk_kernel(Args a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -281,9 +290,10 @@ __global__ void __launch_bounds__(32, 1) bulk_kernel(Args a) {
   const std::uint64_t bytes = a.nvec * 16, chunk = a.chunk;
   const std::uint64_t nchunks = (bytes + chunk - 1) / chunk;
   const std::uint64_t mine = block < nchunks ? (nchunks - block + blocks - 1) / blocks : 0;
+  const std::uint64_t total = mine * static_cast<std::uint64_t>(a.passes);
   for (int s = 0; s < Stages; ++s) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bars[s])));
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  auto offset = [&](std::uint64_t k) { return (block + k * blocks) * chunk; };
+  auto offset = [&](std::uint64_t k) { return (block + k % mine * blocks) * chunk; };
   auto size = [&](std::uint64_t k) {
     const std::uint64_t left = bytes - offset(k);
     return static_cast<std::uint32_t>(left < chunk ? left : chunk);
@@ -297,8 +307,8 @@ __global__ void __launch_bounds__(32, 1) bulk_kernel(Args a) {
                  "l"(reinterpret_cast<const char*>(a.src) + offset(k)), "r"(size(k)), "r"(bar)
                  : "memory");
   };
-  for (std::uint64_t k = 0; k < mine && k < Stages; ++k) load(k);
-  for (std::uint64_t k = 0; k < mine; ++k) {
+  for (std::uint64_t k = 0; k < total && k < Stages; ++k) load(k);
+  for (std::uint64_t k = 0; k < total; ++k) {
     const std::uint32_t bar = smem_addr(&bars[k % Stages]);
     const auto parity = static_cast<std::uint32_t>((k / Stages) & 1);
     std::uint32_t done = 0;
@@ -315,9 +325,9 @@ __global__ void __launch_bounds__(32, 1) bulk_kernel(Args a) {
                    "r"(stage(k)), "r"(size(k))
                    : "memory");
       asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-      if (k + Stages < mine) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+      if (k + Stages < total) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
     }
-    if (k + Stages < mine) load(k + Stages);
+    if (k + Stages < total) load(k + Stages);
   }
   if constexpr (O == Op::copy) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 #else
@@ -435,6 +445,7 @@ struct Options {
   std::string sms = "1,2,4,8,16,32,64,96,all";
   std::string only;
   double budget_s = 170;
+  int passes = 1;
   bool list = false;  // print the shapes and exit (needs no GPU)
 };
 
@@ -454,7 +465,7 @@ struct Buffers {
   std::uint32_t* out = nullptr;
   Claim* claim = nullptr;
   unsigned long long* bad = nullptr;
-  std::uint32_t read_xor = 0;  // XOR of every source word
+  std::uint32_t read_sum = 0;  // sum of every source word, mod 2^32
 };
 
 // One row's launch: grid, block, dynamic shared memory; ok false: no fit.
@@ -485,7 +496,8 @@ Options parse(int argc, char** argv) {
       continue;
     }
     if (i + 1 >= argc) {
-      std::fprintf(stderr, "usage: %s [--mib N] [--ops LIST] [--sms LIST] [--only SUBSTRING] [--budget-s S] [--list]\n",
+      std::fprintf(stderr, "usage: %s [--mib N] [--ops LIST] [--sms LIST] [--only SUBSTRING] [--budget-s S] [--passes N] "
+                   "[--list]\n",
                    argv[0]);
       std::exit(2);
     }
@@ -500,13 +512,15 @@ Options parse(int argc, char** argv) {
       o.only = val;
     } else if (arg == "--budget-s") {
       o.budget_s = std::strtod(val.c_str(), nullptr);
+    } else if (arg == "--passes") {
+      o.passes = std::atoi(val.c_str());
     } else {
       std::fprintf(stderr, "unknown option %s\n", arg.c_str());
       std::exit(2);
     }
   }
-  if (o.mib == 0) {
-    std::fprintf(stderr, "--mib must be at least 1\n");
+  if (o.mib == 0 || o.passes < 1) {
+    std::fprintf(stderr, "--mib and --passes must be at least 1\n");
     std::exit(2);
   }
   return o;
@@ -640,10 +654,11 @@ std::string verify(const XferInfo& xi, const Variant& v, const Args& a, int bloc
     std::vector<std::uint32_t> got(static_cast<std::size_t>(blocks));
     CK(cudaMemcpyAsync(got.data(), b.out, got.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
     CK(cudaStreamSynchronize(s));
-    std::uint32_t x = 0;
-    for (const std::uint32_t g : got) x ^= g;
-    if (x != b.read_xor) std::fprintf(stderr, "FAIL: read %s: XOR %08x, want %08x\n", v.shape.c_str(), x, b.read_xor);
-    return x == b.read_xor ? "ok" : "FAIL";
+    std::uint32_t sum = 0;
+    for (const std::uint32_t g : got) sum += g;
+    const std::uint32_t want = b.read_sum * static_cast<std::uint32_t>(a.passes);
+    if (sum != want) std::fprintf(stderr, "FAIL: read %s: sum %08x, want %08x\n", v.shape.c_str(), sum, want);
+    return sum == want ? "ok" : "FAIL";
   }
   const bool indexed = xi.op == Op::write;
   const unsigned long long bad = count_bad(a.dst, b.nvec, indexed, indexed ? a.base : kSeed, b, d, s);
@@ -651,7 +666,7 @@ std::string verify(const XferInfo& xi, const Variant& v, const Args& a, int bloc
   return bad == 0 ? "ok" : "FAIL";
 }
 
-Row run_row(const XferInfo& xi, const Variant& v, const Fit& f, int sms, bool pinned, const Buffers& b,
+Row run_row(const XferInfo& xi, const Variant& v, const Fit& f, int sms, bool pinned, int passes, const Buffers& b,
             const Device& d, cudaStream_t s) {
   static std::uint32_t writes = 0;
   if (f.grid > kMaxOut) {
@@ -666,6 +681,7 @@ Row run_row(const XferInfo& xi, const Variant& v, const Fit& f, int sms, bool pi
   a.base = (0x9E3779B9u * ++writes) | 1u;
   a.chunk = static_cast<std::uint32_t>(v.chunk_kib) * 1024u;
   a.sms = sms;
+  a.passes = passes;
   a.per_sm = v.per_sm;
   a.pinned = pinned ? 1 : 0;
   if (a.dst) fill(a.dst, b.nvec, true, kPoison, d, s);
@@ -694,7 +710,7 @@ Row run_row(const XferInfo& xi, const Variant& v, const Fit& f, int sms, bool pi
   for (cudaEvent_t& e : ev) CK(cudaEventDestroy(e));
   std::sort(ms.begin(), ms.end());
   Row row;
-  row.gbps = static_cast<double>(b.bytes) / (static_cast<double>(ms[ms.size() / 2]) * 1e6);
+  row.gbps = static_cast<double>(b.bytes) * passes / (static_cast<double>(ms[ms.size() / 2]) * 1e6);
   const int blocks = pinned ? sms * v.per_sm : f.grid;
   row.verified = verify(xi, v, a, blocks, b, d, s);
   return row;
@@ -723,7 +739,7 @@ Buffers allocate(std::uint64_t bytes, const Device& d, cudaStream_t s) {
   fill(b.dev_src, b.nvec, false, kSeed, d, s);
   fill(b.host_src, b.nvec, false, kSeed, d, s);
   CK(cudaStreamSynchronize(s));
-  for (std::uint64_t i = 0; i < 4 * b.nvec; ++i) b.read_xor ^= pattern(kSeed, i);
+  for (std::uint64_t i = 0; i < 4 * b.nvec; ++i) b.read_sum += pattern(kSeed, i);
   if (count_bad(b.dev_src, b.nvec, false, kSeed, b, d, s) + count_bad(b.host_src, b.nvec, false, kSeed, b, d, s)) {
     std::fprintf(stderr, "the source buffers do not hold their pattern\n");
     std::exit(1);
@@ -785,7 +801,7 @@ int main(int argc, char** argv) {
         for (const int n : counts) {
           Row r;
           r.verified = "NOFIT";
-          if (f.ok) r = run_row(*xi, v, f, n, true, b, d, s);
+          if (f.ok) r = run_row(*xi, v, f, n, true, o.passes, b, d, s);
           print_row(*xi, v, n, r, "pinned");
           std::fprintf(stderr, " %d:%.1f%s", n, r.gbps, r.verified == "ok" ? "" : r.verified.c_str());
         }
@@ -793,7 +809,7 @@ int main(int argc, char** argv) {
       const Fit f = fit_plain(v, d);
       Row r;
       r.verified = "NOFIT";
-      if (f.ok) r = run_row(*xi, v, f, d.sms, false, b, d, s);
+      if (f.ok) r = run_row(*xi, v, f, d.sms, false, o.passes, b, d, s);
       print_row(*xi, v, d.sms, r, "plain");
       std::fprintf(stderr, " plain:%.1f%s\n", r.gbps, r.verified == "ok" ? "" : r.verified.c_str());
     }
