@@ -136,11 +136,11 @@ std::vector<std::pair<std::string, std::string>> record_outputs() {
   all.all_pairs = true;
   all.requested_transport = "staged";
   all.pairs = {pair(1, Mode::bw, {{8e-6, 9e-6}, {4e-5, 4.4e-5}}), pair(2, Mode::bw, {{1e-5, 1.2e-5}})};
-  all.pairs[1].stop = all.stop = xb::StopReason::sigint;
+  all.pairs[1].stop = all.completion.stop = xb::StopReason::sigint;
   all.pairs[1].not_run = {512};
-  all.status = xb::RunStatus::interrupted;
-  all.stop_reason = "interrupted by SIGINT";
-  all.not_run = {"r0-r2 @ 512 B", "r1-r2"};
+  all.completion.status = xb::RunStatus::interrupted;
+  all.completion.message = "interrupted by SIGINT";
+  all.completion.not_run = {"r0-r2 @ 512 B", "r1-r2"};
 
   namespace ft = xb::firsttouch;
   ft::Result seed;  // the seed's two variants over ipc, one iteration failed
@@ -172,11 +172,11 @@ std::vector<std::pair<std::string, std::string>> record_outputs() {
   sweep.sender_gpu = sweep.receiver_gpu = -1;
   sweep.variants = {{"+0 B", "host", 65536, 0, {{1e-3, 1e-5, 1e-5}}, {ft::Phases{}}, {}},
                     {"+4096 B", "host", 65536, 4096, {{2e-3, 1.5e-5, 1e-5}}, {ft::Phases{}}, {}}};
-  sweep.status = xb::RunStatus::partial;
-  sweep.stop = xb::StopReason::time_limit;
-  sweep.stop_reason = "time limit of 60 s reached";
-  sweep.time_limit_s = 60;
-  sweep.not_run = {"+4096 B/1", "+65536 B/0", "+65536 B/1"};
+  sweep.completion.status = xb::RunStatus::partial;
+  sweep.completion.stop = xb::StopReason::time_limit;
+  sweep.completion.message = "time limit of 60 s reached";
+  sweep.completion.time_limit_s = 60;
+  sweep.completion.not_run = {"+4096 B/1", "+65536 B/0", "+65536 B/1"};
 
   namespace rp = xb::report;
   const std::vector<std::string> pp_argv = {"xferbench", "pingpong", "-o", "pp.json"};

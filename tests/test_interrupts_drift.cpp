@@ -62,42 +62,42 @@ TEST_F(DriftCheckStops, AnUninterruptedRunMeasuresTheReferencesBeforeAndAfterIts
   StopAtMeasurement src(0);  // never stops
   const xb::RunResult run = xb::run_cases(src, one_case_with_drift_check(), {}, xb::RunControls{});
   EXPECT_EQ(src.measurements(), 2 + 2 + 2);
-  EXPECT_EQ(run.status, xb::RunStatus::complete);
+  EXPECT_EQ(run.completion.status, xb::RunStatus::complete);
   ASSERT_TRUE(run.stability.checked) << run.stability.error;
   ASSERT_EQ(run.stability.entries.size(), 2u);
   EXPECT_GT(run.stability.entries[0].end_gbps, 0);
   EXPECT_TRUE(run.stability.stable);  // the fake's samples repeat exactly
-  EXPECT_EQ(xb::run_exit_code(run), 0);
+  EXPECT_EQ(xb::ending(run.completion, !xb::all_passed(run)).exit_code, 0);
 }
 
 TEST_F(DriftCheckStops, ASignalDuringTheStartValuesStopsTheRunBeforeAnyCell) {
   StopAtMeasurement src(1);
   const xb::RunResult run = xb::run_cases(src, one_case_with_drift_check(), {}, xb::RunControls{});
-  EXPECT_EQ(run.status, xb::RunStatus::interrupted);
-  EXPECT_EQ(run.stop, xb::StopReason::sigint);
+  EXPECT_EQ(run.completion.status, xb::RunStatus::interrupted);
+  EXPECT_EQ(run.completion.stop, xb::StopReason::sigint);
   ASSERT_EQ(run.cases.size(), 1u);
   EXPECT_EQ(run.cases[0].status, xb::CaseStatus::not_run);
   EXPECT_TRUE(run.cases[0].matrices.empty() || run.cases[0].matrices[0].cells.empty());
-  EXPECT_EQ(run.not_run.size(), 2u);  // both cells of the case
+  EXPECT_EQ(run.completion.not_run.size(), 2u);  // both cells of the case
   EXPECT_FALSE(run.stability.checked);
   EXPECT_TRUE(run.stability.entries.empty());
   EXPECT_NE(run.stability.error.find("interrupted by SIGINT"), std::string::npos) << run.stability.error;
-  EXPECT_EQ(xb::run_exit_code(run), 130);
+  EXPECT_EQ(xb::ending(run.completion, !xb::all_passed(run)).exit_code, 130);
 }
 
 TEST_F(DriftCheckStops, ASignalDuringTheEndValuesKeepsEveryCellAndLeavesTheCheckNotCompleted) {
   StopAtMeasurement src(5);  // 2 references, 2 cells, then the first reference again
   const xb::RunResult run = xb::run_cases(src, one_case_with_drift_check(), {}, xb::RunControls{});
-  EXPECT_EQ(run.status, xb::RunStatus::interrupted);
+  EXPECT_EQ(run.completion.status, xb::RunStatus::interrupted);
   ASSERT_EQ(run.cases.size(), 1u);
   EXPECT_EQ(run.cases[0].status, xb::CaseStatus::passed) << run.cases[0].message;
   EXPECT_EQ(run.cases[0].matrices.at(0).cells.size(), 2u);
-  EXPECT_TRUE(run.not_run.empty());
+  EXPECT_TRUE(run.completion.not_run.empty());
   EXPECT_FALSE(run.stability.checked);
   ASSERT_EQ(run.stability.entries.size(), 2u);  // the start values were measured
   EXPECT_GT(run.stability.entries[0].start_gbps, 0);
   EXPECT_NE(run.stability.error.find("before the reference cells were measured again"), std::string::npos);
-  EXPECT_EQ(xb::run_exit_code(run), 130);
+  EXPECT_EQ(xb::ending(run.completion, !xb::all_passed(run)).exit_code, 130);
   const json j = xb::records::run_json(run);
   EXPECT_EQ(j["status"], "interrupted");
   EXPECT_EQ(j["stability"]["checked"], false);
@@ -112,11 +112,11 @@ TEST_F(DriftCheckStops, ASignalDuringTheEndValuesKeepsEveryCellAndLeavesTheCheck
 TEST_F(DriftCheckStops, AResumeOfACompleteResultMeasuresNothingNotEvenTheReferences) {
   FakeSource first;
   const xb::RunResult complete = xb::run_cases(first, one_case_with_drift_check(), {}, xb::RunControls{});
-  ASSERT_EQ(complete.status, xb::RunStatus::complete);
+  ASSERT_EQ(complete.completion.status, xb::RunStatus::complete);
   StopAtMeasurement src(0);
   const xb::RunResult again = xb::run_cases(src, one_case_with_drift_check(), {}, xb::RunControls{nullptr, nullptr, &complete});
   EXPECT_EQ(src.measurements(), 0);
-  EXPECT_EQ(again.status, xb::RunStatus::complete);
+  EXPECT_EQ(again.completion.status, xb::RunStatus::complete);
   EXPECT_EQ(again.cases.at(0).matrices.at(0).cells.size(), 2u);
   EXPECT_FALSE(again.stability.checked);
   EXPECT_TRUE(again.stability.error.empty()) << again.stability.error;
@@ -130,7 +130,7 @@ TEST_F(DriftCheckStops, TheEndValuesAreLeftOutWhenTheTimeLimitHasNoRoomForThem) 
   StopAtMeasurement src(0);
   const xb::RunResult run = xb::run_cases(src, one_case_with_drift_check(), {}, xb::RunControls{&budget, nullptr, nullptr});
   EXPECT_EQ(src.measurements(), 2 + 2);
-  EXPECT_EQ(run.status, xb::RunStatus::complete);
+  EXPECT_EQ(run.completion.status, xb::RunStatus::complete);
   EXPECT_FALSE(run.stability.checked);
   EXPECT_NE(run.stability.error.find("time limit"), std::string::npos) << run.stability.error;
 }
@@ -160,10 +160,10 @@ TEST_F(OnePartial, CellsWaivedForMemoryMakeTheRunPartialAsTheTimeLimitDoes) {
   EXPECT_EQ(waived.cases[0].status, xb::CaseStatus::passed) << waived.cases[0].message;
   EXPECT_EQ(waived.cases[1].status, xb::CaseStatus::waived) << waived.cases[1].message;
   EXPECT_EQ(waived.cases[1].waived_cells.size(), 2u);
-  EXPECT_EQ(waived.status, xb::RunStatus::partial);
-  EXPECT_EQ(waived.stop, xb::StopReason::memory);
-  EXPECT_EQ(waived.not_run, (std::vector<std::string>{"device_local_copy[0,0]", "device_local_copy[0,1]"}));
-  EXPECT_EQ(xb::run_exit_code(waived), 10);
+  EXPECT_EQ(waived.completion.status, xb::RunStatus::partial);
+  EXPECT_EQ(waived.completion.stop, xb::StopReason::memory);
+  EXPECT_EQ(waived.completion.not_run, (std::vector<std::string>{"device_local_copy[0,0]", "device_local_copy[0,1]"}));
+  EXPECT_EQ(xb::ending(waived.completion, !xb::all_passed(waived)).exit_code, 10);
   const json wj = xb::records::run_json(waived);
   EXPECT_EQ(wj["status"], "partial");
   EXPECT_EQ(wj["stop"]["reason"], "memory");
@@ -175,10 +175,10 @@ TEST_F(OnePartial, CellsWaivedForMemoryMakeTheRunPartialAsTheTimeLimitDoes) {
   });
   FakeSource roomy;
   const xb::RunResult timed = xb::run_cases(roomy, host_and_local_copy(), {}, xb::RunControls{&budget, nullptr, nullptr});
-  EXPECT_EQ(timed.status, xb::RunStatus::partial);
-  EXPECT_EQ(timed.stop, xb::StopReason::time_limit);
-  EXPECT_EQ(timed.not_run, waived.not_run);
-  EXPECT_EQ(xb::run_exit_code(timed), 10);
+  EXPECT_EQ(timed.completion.status, xb::RunStatus::partial);
+  EXPECT_EQ(timed.completion.stop, xb::StopReason::time_limit);
+  EXPECT_EQ(timed.completion.not_run, waived.completion.not_run);
+  EXPECT_EQ(xb::ending(timed.completion, !xb::all_passed(timed)).exit_code, 10);
   EXPECT_EQ(xb::records::run_json(timed)["status"], "partial");
 }
 
@@ -187,10 +187,10 @@ TEST_F(OnePartial, AFailedCellOutranksPartialAndASignalOutranksBoth) {
   src.max_gpu_bytes = 5 * kMiB;
   xb::RunResult run = xb::run_cases(src, host_and_local_copy(), {}, xb::RunControls{});
   run.cases[0].status = xb::CaseStatus::failed;
-  EXPECT_EQ(xb::run_exit_code(run), 1);
-  EXPECT_STREQ(xb::run_verdict(run), "failed");
-  run.status = xb::RunStatus::interrupted;
-  run.stop = xb::StopReason::sigterm;
-  EXPECT_EQ(xb::run_exit_code(run), 143);
-  EXPECT_STREQ(xb::run_verdict(run), "interrupted");
+  EXPECT_EQ(xb::ending(run.completion, !xb::all_passed(run)).exit_code, 1);
+  EXPECT_STREQ(xb::to_string(xb::ending(run.completion, !xb::all_passed(run)).outcome), "failed");
+  run.completion.status = xb::RunStatus::interrupted;
+  run.completion.stop = xb::StopReason::sigterm;
+  EXPECT_EQ(xb::ending(run.completion, !xb::all_passed(run)).exit_code, 143);
+  EXPECT_STREQ(xb::to_string(xb::ending(run.completion, !xb::all_passed(run)).outcome), "interrupted");
 }

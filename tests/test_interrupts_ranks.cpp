@@ -71,13 +71,13 @@ TEST(InterruptsPingpong, ASignalOnOneRankStopsBothAtTheSameSize) {
     for (const auto& [rank, oc] : out) {
       ASSERT_TRUE(oc.result) << c.fault << " rank " << rank << ": " << oc.error->what();
       const pingpong::Result& r = *oc.result;
-      EXPECT_EQ(r.status, RunStatus::interrupted) << c.fault;
-      EXPECT_EQ(r.stop, c.reason) << c.fault;
+      EXPECT_EQ(r.completion.status, RunStatus::interrupted) << c.fault;
+      EXPECT_EQ(r.completion.stop, c.reason) << c.fault;
       ASSERT_EQ(r.pairs.size(), 1u);
       EXPECT_EQ(sizes_of(r.pairs[0]), (std::vector<std::uint64_t>{8, 16})) << c.fault;
       EXPECT_EQ(r.pairs[0].not_run, (std::vector<std::uint64_t>{32, 64, 128}));
-      EXPECT_EQ(r.not_run.size(), 3u);
-      EXPECT_EQ(pingpong::exit_code_of(r), c.code);
+      EXPECT_EQ(r.completion.not_run.size(), 3u);
+      EXPECT_EQ(ending(r.completion, pingpong::failure_kind(r)).exit_code, c.code);
     }
   }
 }
@@ -90,7 +90,7 @@ TEST(InterruptsPingpong, EachFailureKindMarksItsSizeAndTheRunGoesOn) {
     const auto& oc = out.at(0);
     ASSERT_TRUE(oc.result) << kind << ": " << oc.error->what();
     const pingpong::Result& r = *oc.result;
-    EXPECT_EQ(r.status, RunStatus::complete) << kind;
+    EXPECT_EQ(r.completion.status, RunStatus::complete) << kind;
     ASSERT_EQ(r.pairs[0].sizes.size(), 5u) << kind;
     const pingpong::SizeResult& bad = r.pairs[0].sizes[1];
     EXPECT_EQ(bad.bytes, 16u);
@@ -102,7 +102,7 @@ TEST(InterruptsPingpong, EachFailureKindMarksItsSizeAndTheRunGoesOn) {
       EXPECT_EQ(bad.error_kind, expect.first);
     }
     for (std::size_t i : {0u, 2u, 3u, 4u}) EXPECT_TRUE(r.pairs[0].sizes[i].verified) << kind << " " << i;
-    EXPECT_EQ(pingpong::exit_code_of(r), expect.second) << kind;
+    EXPECT_EQ(ending(r.completion, pingpong::failure_kind(r)).exit_code, expect.second) << kind;
   }
 }
 
@@ -111,7 +111,7 @@ TEST(InterruptsPingpong, AllPairsStopTogetherAtTheEndOfTheRound) {
   for (const auto& [rank, oc] : out) {
     ASSERT_TRUE(oc.result) << "rank " << rank << ": " << oc.error->what();
     const pingpong::Result& r = *oc.result;
-    EXPECT_EQ(r.stop, StopReason::sigterm) << rank;
+    EXPECT_EQ(r.completion.stop, StopReason::sigterm) << rank;
     // Round 0 (two pairs) is measured up to the stop; the two later rounds
     // (four pairs) are not run. (Threads share one stop state, so here the
     // other pair of round 0 may stop early too; every pair accounts for
@@ -120,7 +120,7 @@ TEST(InterruptsPingpong, AllPairsStopTogetherAtTheEndOfTheRound) {
     for (const auto& p : r.pairs) EXPECT_EQ(p.sizes.size() + p.not_run.size(), 5u) << rank;
     EXPECT_EQ(r.pairs[0].sizes.size() + r.pairs[1].sizes.size() > 0, true);
     int later_pairs = 0;
-    for (const auto& n : r.not_run) later_pairs += n.find('@') == std::string::npos ? 1 : 0;
+    for (const auto& n : r.completion.not_run) later_pairs += n.find('@') == std::string::npos ? 1 : 0;
     EXPECT_EQ(later_pairs, 4) << rank;
   }
 }
@@ -129,11 +129,11 @@ TEST(InterruptsPingpong, TimeLimitSkipsSizesThatWouldNotFit) {
   const auto out = pingpong_ranks(2, pingpong_options(), "", 3600, huge_from(64));
   ASSERT_TRUE(out.at(0).result) << out.at(0).error->what();
   const pingpong::Result& r = *out.at(0).result;
-  EXPECT_EQ(r.status, RunStatus::partial);
+  EXPECT_EQ(r.completion.status, RunStatus::partial);
   EXPECT_EQ(sizes_of(r.pairs[0]), (std::vector<std::uint64_t>{8, 16, 32}));
-  EXPECT_EQ(pingpong::exit_code_of(r), 10);
+  EXPECT_EQ(ending(r.completion, pingpong::failure_kind(r)).exit_code, 10);
   ASSERT_TRUE(out.at(1).result);
-  EXPECT_EQ(out.at(1).result->status, RunStatus::partial);
+  EXPECT_EQ(out.at(1).result->completion.status, RunStatus::partial);
 }
 
 // A size whose repetitions take long is not waited for: the pair agrees
@@ -183,11 +183,11 @@ TEST(InterruptsPingpong, ASignalDuringALongSizeEndsItWithinASlice) {
   for (const auto& [rank, oc] : out) {
     ASSERT_TRUE(oc.result) << "rank " << rank << ": " << oc.error->what();
     const pingpong::Result& r = *oc.result;
-    EXPECT_EQ(r.status, RunStatus::interrupted) << rank;
-    EXPECT_EQ(r.stop, StopReason::sigterm) << rank;
+    EXPECT_EQ(r.completion.status, RunStatus::interrupted) << rank;
+    EXPECT_EQ(r.completion.stop, StopReason::sigterm) << rank;
     EXPECT_EQ(sizes_of(r.pairs[0]), (std::vector<std::uint64_t>{8, 16, 32})) << rank;
     EXPECT_EQ(r.pairs[0].not_run, (std::vector<std::uint64_t>{64, 128})) << rank;
-    EXPECT_EQ(pingpong::exit_code_of(r), 143);
+    EXPECT_EQ(ending(r.completion, pingpong::failure_kind(r)).exit_code, 143);
   }
   EXPECT_EQ(runs, 3);  // no slice of 64 B after the signal
   // Slices of about 0.1 s (10 repetitions of 10 ms), not the whole size:
@@ -226,12 +226,12 @@ TEST(InterruptsFirstTouch, ASignalOnOneRankStopsBothAtTheSameIteration) {
   for (const auto& [rank, oc] : out) {
     ASSERT_TRUE(oc.result) << "rank " << rank << ": " << oc.error->what();
     const firsttouch::Result& r = *oc.result;
-    EXPECT_EQ(r.status, RunStatus::interrupted);
-    EXPECT_EQ(r.stop, StopReason::sigint);
+    EXPECT_EQ(r.completion.status, RunStatus::interrupted);
+    EXPECT_EQ(r.completion.stop, StopReason::sigint);
     ASSERT_EQ(r.variants.size(), 1u);
     EXPECT_EQ(r.variants[0].times_s.size(), 2u);
-    EXPECT_EQ(r.not_run, (std::vector<std::string>{"0/2", "1/0", "1/1", "1/2"}));
-    EXPECT_EQ(firsttouch::exit_code_of(r), 130);
+    EXPECT_EQ(r.completion.not_run, (std::vector<std::string>{"0/2", "1/0", "1/1", "1/2"}));
+    EXPECT_EQ(ending(r.completion, firsttouch::any_failed(r)).exit_code, 130);
   }
   // Rank 0 holds the receiver's phases of the iterations kept.
   EXPECT_GE(out.at(0).result->variants[0].phases[1].alloc_receiver_s, 0);
@@ -243,13 +243,13 @@ TEST(InterruptsFirstTouch, EachFailureKindMarksItsIterationAndTheRunGoesOn) {
     const auto& oc = out.at(0);
     ASSERT_TRUE(oc.result) << kind << ": " << oc.error->what();
     const firsttouch::Result& r = *oc.result;
-    EXPECT_EQ(r.status, RunStatus::complete) << kind;
+    EXPECT_EQ(r.completion.status, RunStatus::complete) << kind;
     ASSERT_EQ(r.variants.size(), 2u);
     EXPECT_EQ(r.variants[0].times_s.size(), 3u);
     EXPECT_EQ(r.variants[1].times_s.size(), 2u);
     ASSERT_EQ(r.variants[1].failed.size(), 1u);
     EXPECT_EQ(r.variants[1].failed[0].rfind("1/0: ", 0), 0u) << r.variants[1].failed[0];
-    EXPECT_EQ(firsttouch::exit_code_of(r), 1);
+    EXPECT_EQ(ending(r.completion, firsttouch::any_failed(r)).exit_code, 1);
   }
 }
 
@@ -258,11 +258,11 @@ TEST(InterruptsFirstTouch, TimeLimitSkipsIterationsThatWouldNotFit) {
   const auto out = first_touch_ranks("", 3600, huge_from(64 * 1024 + 1));
   ASSERT_TRUE(out.at(0).result) << out.at(0).error->what();
   const firsttouch::Result& r = *out.at(0).result;
-  EXPECT_EQ(r.status, RunStatus::partial);
+  EXPECT_EQ(r.completion.status, RunStatus::partial);
   EXPECT_EQ(r.variants[0].times_s.size(), 0u);
   EXPECT_EQ(r.variants[1].times_s.size(), 3u);
-  EXPECT_EQ(r.not_run.size(), 3u);
-  EXPECT_EQ(firsttouch::exit_code_of(r), 10);
+  EXPECT_EQ(r.completion.not_run.size(), 3u);
+  EXPECT_EQ(ending(r.completion, firsttouch::any_failed(r)).exit_code, 10);
 }
 
 }  // namespace

@@ -82,7 +82,7 @@ TEST(GpuMemory, MaxMemoryBelowACellWaivesItAndRunsTheRest) {
   EXPECT_NE(run.cases[1].message.find("--max-memory budget of 48 MiB"), std::string::npos) << run.cases[1].message;
   EXPECT_EQ(run.cases[1].waived_cells.size(), static_cast<std::size_t>(sys.gpu_count()));
   EXPECT_EQ(run.cases[2].status, xb::CaseStatus::passed) << run.cases[2].message;
-  EXPECT_TRUE(xb::memory_partial(run));
+  EXPECT_EQ(run.completion.stop, xb::StopReason::memory);
   ASSERT_EQ(run.memory.gpus.size(), static_cast<std::size_t>(sys.gpu_count()));
   EXPECT_GE(run.memory.gpus[0].peak_bytes, 32 * kMiB) << run.memory.gpus[0].source;
   EXPECT_GE(run.memory.host_peak_rss_bytes, 32 * kMiB);
@@ -99,7 +99,7 @@ TEST(GpuMemory, RepeatedInterferenceVerifies) {
   req.measure.min_samples = req.measure.max_samples = 2;
   const xb::RunResult run = xb::run_cases(sys, req);
   for (const auto& c : run.cases) EXPECT_EQ(c.status, xb::CaseStatus::passed) << c.name << ": " << c.message;
-  EXPECT_FALSE(xb::memory_partial(run));
+  EXPECT_EQ(run.completion.status, xb::RunStatus::complete);
 }
 
 // A buffer larger than a GPU's free memory stops the run before anything is

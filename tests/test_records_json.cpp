@@ -30,12 +30,12 @@ xb::RunResult populated_run() {
   req.buffer_bytes = 1 << 20;
   req.command_line = {"xferbench", "run", "-b", "1M"};
   xb::RunResult r = xb::run_cases(src, req, {}, xb::RunControls{});
-  r.status = xb::RunStatus::interrupted;
-  r.stop = xb::StopReason::sigint;
-  r.stop_reason = "interrupted by SIGINT";
-  r.not_run = {"device_local_copy[gpu0,gpu0]"};
+  r.completion.status = xb::RunStatus::interrupted;
+  r.completion.stop = xb::StopReason::sigint;
+  r.completion.message = "interrupted by SIGINT";
+  r.completion.not_run = {"device_local_copy[gpu0,gpu0]"};
   r.resumed_from = "part.json";
-  r.time_limit_s = 60;
+  r.completion.time_limit_s = 60;
   r.start_time_utc = "2026-11-24T10:00:00Z";
   r.wall_seconds = 12.5;
   r.settings.measure.host_kind = xb::MemKind::hugepages;
@@ -93,12 +93,12 @@ xb::SweepResult populated_sweep() {
   s.series[0].rows[0].invalid = true;
   s.series[0].fit = {true, 2, 2e-6, 55.0, 110000, 0.01};
   s.timeline = {1 << 20, 4, {"host->gpu0"}, {{0.0, 0.1}}, {{0.05, 0.15}}};
-  s.run_status = xb::RunStatus::partial;
-  s.stop = xb::StopReason::time_limit;
-  s.stop_reason = "time limit reached";
-  s.not_run = {1 << 30};
+  s.completion.status = xb::RunStatus::partial;
+  s.completion.stop = xb::StopReason::time_limit;
+  s.completion.message = "time limit reached";
+  s.completion.not_run = {"1073741824"};
   s.resumed_from = "part.json";
-  s.time_limit_s = 10;
+  s.completion.time_limit_s = 10;
   return s;
 }
 
@@ -155,11 +155,11 @@ xb::pingpong::Result populated_pingpong() {
   b.rank_b = 3;
   b.error = "rank 3: no transport";
   r.pairs = {a, b};
-  r.status = xb::RunStatus::interrupted;
-  r.stop = xb::StopReason::sigterm;
-  r.stop_reason = "interrupted by SIGTERM";
-  r.not_run = {"r2-r3"};
-  r.time_limit_s = 5;
+  r.completion.status = xb::RunStatus::interrupted;
+  r.completion.stop = xb::StopReason::sigterm;
+  r.completion.message = "interrupted by SIGTERM";
+  r.completion.not_run = {"r2-r3"};
+  r.completion.time_limit_s = 5;
   return r;
 }
 
@@ -188,12 +188,12 @@ xb::firsttouch::Result populated_first_touch() {
   v.phases[1].open_s = 0.02;
   v.failed = {"+4096 B/2: cuda error"};
   r.variants = {v};
-  r.status = xb::RunStatus::partial;
-  r.stop = xb::StopReason::time_limit;
-  r.stop_reason = "time limit";
-  r.not_run = {"+4096 B/3"};
-  r.time_limit_s = 1;
-  r.error = "rank 1 lost";
+  r.completion.status = xb::RunStatus::partial;
+  r.completion.stop = xb::StopReason::time_limit;
+  r.completion.message = "time limit";
+  r.completion.not_run = {"+4096 B/3"};
+  r.completion.time_limit_s = 1;
+  r.completion.error = "rank 1 lost";
   return r;
 }
 

@@ -148,11 +148,11 @@ int execute(const CheckArgs& a, const Context& ctx) {
                  StopSignals signals;
                  const check::CheckResult r = measure_node(a, ctx);
                  publish_node(a, r);
-                 return check::check_exit_code(r);
+                 return check::check_verdict(r).exit_code;
                },
                [&] {
                  const check::CheckResult r = measure_node(a, ctx);
-                 return node_outcome(report::check_json(r), r.stop, check::check_exit_code(r));
+                 return node_outcome(report::check_json(r), r.run.completion.stop, check::check_verdict(r).exit_code);
                }};
   job.publish = [&a](fleet::Fleet& f, std::ostream& out) { return publish_fleet(a, f, out); };
   return run_single_or_per_node(ctx, job);

@@ -121,13 +121,12 @@ ScenarioResult measure(SampleSource& src, const ScenarioRequest& req, const Samp
     r = run_scenario(src, req, on_sample);
     if (fault == FaultKind::verify && !r.transfers.empty()) r.transfers[0].verification = {Verification::Status::failed, 0};
   } catch (const Stopped& stop) {
-    r.status = stop.reason() == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
-    r.stop = stop.reason();
-    r.stop_reason = stop.what();
+    record_stop(r.completion, stop);
+    r.completion.not_run = {"scenario"};
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::usage) throw;  // a spec this machine cannot run: nothing was measured
-    r.error = e.what();
-    r.error_kind = e.kind();
+    r.completion.error = e.what();
+    r.completion.error_kind = e.kind();
   }
   return r;
 }
@@ -163,9 +162,7 @@ int execute_scenario(const ScenarioPlan& plan, const OutputOptions& out, const C
   const ScenarioResult r = measure(*src, req, [&](int samples) { progress.update(what, samples); });
   progress.finish();
   outputs.emit([&](report::Reporter& rep) { rep.scenario(r); });
-  if (r.stop != StopReason::none) return stop_exit_code(r.stop);
-  if (!r.error.empty()) return exit_code(r.error_kind);
-  return all_valid(r) ? 0 : 1;
+  return ending(r.completion, !all_valid(r)).exit_code;
 }
 
 void add_cuts_command(CLI::App& root, Context& ctx) {

@@ -115,10 +115,10 @@ int run_distributed(const FirstTouchArgs& args, const firsttouch::Options& optio
     report::Outputs out(args.output.format, args.output.file);
     firsttouch::Result result = firsttouch::run(*comm, options, firsttouch::default_environment(), &control,
                                                 live_rows(out.screen(), comm->rank() == 0));
-    result.time_limit_s = args.stop.time_limit_s;
+    result.completion.time_limit_s = args.stop.time_limit_s;
     on_rank0(*comm, options.timeout_s, [&] { out.emit([&](report::Reporter& r) { r.first_touch(result, argv); }); });
-    if (!result.error.empty() && comm->rank() == 0) std::cerr << "xferbench: error: " << result.error << std::endl;
-    return firsttouch::exit_code_of(result);
+    if (!result.completion.error.empty() && comm->rank() == 0) std::cerr << "xferbench: error: " << result.completion.error << std::endl;
+    return ending(result.completion, firsttouch::any_failed(result)).exit_code;
   } catch (const Error& e) {
     return finish_with_agreed_error(*comm, e);
   }
@@ -132,9 +132,9 @@ int run_host(const FirstTouchArgs& args, const firsttouch::Options& options, con
   report::Outputs out(args.output.format, args.output.file);
   firsttouch::Result result =
       firsttouch::run_host_analogue(options, firsttouch::default_environment(), live_rows(out.screen(), true));
-  result.time_limit_s = args.stop.time_limit_s;
+  result.completion.time_limit_s = args.stop.time_limit_s;
   out.emit([&](report::Reporter& r) { r.first_touch(result, argv); });
-  return firsttouch::exit_code_of(result);
+  return ending(result.completion, firsttouch::any_failed(result)).exit_code;
 }
 
 }  // namespace

@@ -84,9 +84,9 @@ void keep_pair(pingpong::Result& r, const pingpong::PairResult& pair) {
 }
 
 void mark_interrupted(pingpong::Result& r, StopReason why) {
-  r.status = RunStatus::interrupted;
-  r.stop = why;
-  r.stop_reason = stop_message(why) + ", written by rank 0 before the other ranks agreed (sizes not run are not listed)";
+  r.completion.status = RunStatus::interrupted;
+  r.completion.stop = why;
+  r.completion.message = stop_message(why) + ", written by rank 0 before the other ranks agreed (sizes not run are not listed)";
 }
 
 // The live observer with its output made under the emergency writer's
@@ -148,12 +148,12 @@ int run_pingpong(const PingpongArgs& args, const StopOptions& stop, const pingpo
     pingpong::Result result = pingpong::run(*comm, options, pingpong::default_environment(), observer, &control);
     if (emergency) emergency->finished();
     live.progress.finish();
-    result.time_limit_s = stop.time_limit_s;
+    result.completion.time_limit_s = stop.time_limit_s;
     publish(*comm, result, out, ctx.argv, options.timeout_s);
     // Every rank holds the same result, so every rank reaches the same status.
-    if (result.stop == StopReason::none || result.stop == StopReason::time_limit)
+    if (result.completion.stop == StopReason::none || result.completion.stop == StopReason::time_limit)
       if (const auto failure = pingpong::first_failure(result)) throw *failure;
-    return pingpong::exit_code_of(result);
+    return ending(result.completion, pingpong::failure_kind(result)).exit_code;
   } catch (const Error& e) {
     return finish_with_agreed_error(*comm, e);
   }

@@ -100,7 +100,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
   }, controls);
   progress.finish();
   out.emit([&](report::Reporter& r) { r.run(run); });
-  return run_exit_code(run);
+  return ending(run.completion, !all_passed(run)).exit_code;
 }
 
 // The same cases, silent, for one node of a fleet (docs/fleet.md): under
@@ -114,7 +114,7 @@ fleet::NodeOutcome measure_node(const RunOptions& opts, const Context& ctx) {
   NodeControls node(opts.stop.time_limit_s);
   const auto source = ctx.open_source ? ctx.open_source(req.measure) : open_gpu_source(req.measure);
   const RunResult run = run_cases(*source, req, {}, node.controls());
-  return node_outcome(records::run_json(run), run.stop, run_exit_code(run));
+  return node_outcome(records::run_json(run), run.completion.stop, ending(run.completion, !all_passed(run)).exit_code);
 }
 
 }  // namespace

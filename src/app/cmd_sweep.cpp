@@ -205,7 +205,7 @@ int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, c
       run_sweep(*source, plan.req, on_size, RunControls{&budget, &faults, nullptr}, earlier ? &*earlier : nullptr);
   progress.finish();
   outputs.emit([&](report::Reporter& rep) { rep.sweep(r); });
-  return sweep_exit_code(r);
+  return ending(r.completion, r.status == SweepStatus::failed).exit_code;
 }
 
 // The same sweep, silent, for one node of a fleet (docs/fleet.md), as
@@ -218,7 +218,7 @@ fleet::NodeOutcome measure_node(SweepPlan plan, const StopOptions& stop, const C
   if (!plan.req.named_case)
     plan.req.scenario = expand_requests(plan.transfers, source->system().gpu_count(), plan.streams);
   const SweepResult r = run_sweep(*source, plan.req, {}, node.controls());
-  return node_outcome(records::sweep_json(r), r.stop, sweep_exit_code(r));
+  return node_outcome(records::sweep_json(r), r.completion.stop, ending(r.completion, r.status == SweepStatus::failed).exit_code);
 }
 
 }  // namespace

@@ -98,12 +98,9 @@ struct ScenarioResult {
   int max_concurrent = 0;
   double wall_s = 0;
   // complete, or interrupted / partial (a stop request abandoned the
-  // scenario: nothing above is measured); `error`: the measurement failed.
-  RunStatus status = RunStatus::complete;
-  StopReason stop = StopReason::none;
-  std::string stop_reason;
-  std::string error;
-  ErrorKind error_kind = ErrorKind::internal;
+  // scenario: nothing above is measured, not_run is {"scenario"}); `error`:
+  // the measurement failed.
+  Completion completion;
 };
 
 // True when no transfer failed verification or reported a bandwidth above

@@ -98,7 +98,7 @@ RunResult start_run(const SampleSource& src, const RunRequest& req, const RunCon
   run.settings.measure = req.measure;
   run.system = src.system();
   run.settings.pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, run.system);
-  if (controls.budget != nullptr) run.time_limit_s = controls.budget->limit_s();
+  if (controls.budget != nullptr) run.completion.time_limit_s = controls.budget->limit_s();
   if (controls.resume != nullptr) run.resumed_from = controls.resume->resumed_from;
   run.memory.planned = run_memory_need(req.cases, run.system, req.buffer_bytes);
   run.memory.budget_fixed = req.max_memory.has_value();
@@ -194,9 +194,7 @@ void judge_cells(CaseResult& c) {
 // A stop request ended the loop: the case in flight (if any) keeps what it
 // measured as not_run, the cases not started are listed.
 void record_stop(RunResult& run, const RunRequest& req, const Stopped& stop, bool in_case, const CaseCallback& on_case) {
-  run.status = stop.reason() == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
-  run.stop = stop.reason();
-  run.stop_reason = stop.what();
+  xb::record_stop(run.completion, stop);
   const std::size_t total = req.cases.size();
   if (in_case) {
     CaseResult& current = run.cases.back();
@@ -213,14 +211,14 @@ void record_stop(RunResult& run, const RunRequest& req, const Stopped& stop, boo
   }
 }
 
-// Lists the missing cells of case `i` in run.not_run (waived cells too) and
+// Lists the missing cells of case `i` in run.completion.not_run (waived cells too) and
 // settles its status; returns how many cells it waived for memory.
 std::size_t settle_case(RunResult& run, const RunRequest& req, std::size_t i) {
   CaseResult& c = run.cases[i];
-  for (const WaivedCell& w : c.waived_cells) run.not_run.push_back(fmt::format("{}[{},{}]", c.name, w.row, w.col));
+  for (const WaivedCell& w : c.waived_cells) run.completion.not_run.push_back(fmt::format("{}[{},{}]", c.name, w.row, w.col));
   if (c.status == CaseStatus::waived) return c.waived_cells.size();
   if (waive_reason(*req.cases[i], run.system)) {
-    if (c.status == CaseStatus::not_run) run.not_run.push_back(c.name);
+    if (c.status == CaseStatus::not_run) run.completion.not_run.push_back(c.name);
     return 0;
   }
   auto missing = missing_cells(*req.cases[i], run.system, req.buffer_bytes, c, &run.settings.pairs);
@@ -233,25 +231,25 @@ std::size_t settle_case(RunResult& run, const RunRequest& req, std::size_t i) {
     c.status = CaseStatus::not_run;
     c.message = fmt::format("{} of its cells not run", missing.size());
   }
-  for (auto& key : missing) run.not_run.push_back(std::move(key));
+  for (auto& key : missing) run.completion.not_run.push_back(std::move(key));
   return c.waived_cells.size();
 }
 
 // Statuses and the list of what is missing, once the loop is over. Both
 // kinds of partial (time limit, waived cells) are the one status partial.
 void finish(RunResult& run, const RunRequest& req, const RunControl& ctl) {
-  run.not_run.clear();
+  run.completion.not_run.clear();
   std::size_t waived = 0;
   for (std::size_t i = 0; i < run.cases.size() && i < req.cases.size(); ++i) waived += settle_case(run, req, i);
-  if (run.status != RunStatus::complete) return;
+  if (run.completion.status != RunStatus::complete) return;
   if (!ctl.skipped().empty()) {
-    run.status = RunStatus::partial;
-    run.stop = StopReason::time_limit;
-    run.stop_reason = fmt::format("time limit: {} cell(s) would not have ended in time", ctl.skipped().size());
+    run.completion.status = RunStatus::partial;
+    run.completion.stop = StopReason::time_limit;
+    run.completion.message = fmt::format("time limit: {} cell(s) would not have ended in time", ctl.skipped().size());
   } else if (waived > 0) {
-    run.status = RunStatus::partial;
-    run.stop = StopReason::memory;
-    run.stop_reason = fmt::format("{} cell(s) waived: their buffers did not fit in memory or --max-memory", waived);
+    run.completion.status = RunStatus::partial;
+    run.completion.stop = StopReason::memory;
+    run.completion.message = fmt::format("{} cell(s) waived: their buffers did not fit in memory or --max-memory", waived);
   }
 }
 

@@ -253,7 +253,7 @@ bool sweep_size(SampleSource& src, const SweepRequest& req, std::uint64_t bytes,
   const std::string key = std::to_string(bytes);
   const CellCost next{"sweep", static_cast<double>(bytes), 0};
   const auto decision = ctl.before_cell(key, next);
-  if (decision == RunControl::Decision::over_time) out.not_run.push_back(bytes);
+  if (decision == RunControl::Decision::over_time) out.completion.not_run.push_back(std::to_string(bytes));
   if (decision != RunControl::Decision::run) return true;
   const FaultKind fault = ctl.fault({key});
   const auto t0 = std::chrono::steady_clock::now();
@@ -293,7 +293,7 @@ SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCal
   out.statistic = to_string(req.measure.statistic);
   out.measure = req.measure;
   out.system = src.system();
-  if (controls.budget != nullptr) out.time_limit_s = controls.budget->limit_s();
+  if (controls.budget != nullptr) out.completion.time_limit_s = controls.budget->limit_s();
   RunControl ctl(controls.budget, controls.faults);
   if (resume != nullptr) {
     ctl.set_done_before([resume](const std::string& key) { return has_size(*resume, std::stoull(key)); });
@@ -307,29 +307,19 @@ SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCal
       if (on_size) on_size(out, i + 1, req.sizes.size());
     }
   } catch (const Stopped& stop) {
-    out.run_status = stop.reason() == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
-    out.stop = stop.reason();
-    out.stop_reason = stop.what();
+    record_stop(out.completion, stop);
     for (; i < req.sizes.size(); ++i)
-      if (resume == nullptr || !has_size(*resume, req.sizes[i])) out.not_run.push_back(req.sizes[i]);
+      if (resume == nullptr || !has_size(*resume, req.sizes[i])) out.completion.not_run.push_back(std::to_string(req.sizes[i]));
   }
-  if (out.run_status == RunStatus::complete && !out.not_run.empty()) {
-    out.run_status = RunStatus::partial;
-    out.stop = StopReason::time_limit;
-    out.stop_reason = fmt::format("time limit: {} size(s) would not have ended in time", out.not_run.size());
+  if (out.completion.status == RunStatus::complete && !out.completion.not_run.empty()) {
+    out.completion.status = RunStatus::partial;
+    out.completion.stop = StopReason::time_limit;
+    out.completion.message = fmt::format("time limit: {} size(s) would not have ended in time", out.completion.not_run.size());
   }
   if (resume != nullptr) merge_sweep(out, *resume);
   fit_series(out);
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
-}
-
-int sweep_exit_code(const SweepResult& r) {
-  if (is_interruption(r.stop))
-    return stop_exit_code(r.stop);
-  if (r.status == SweepStatus::failed) return 1;
-  if (r.run_status != RunStatus::complete) return stop_exit_code(StopReason::time_limit);
-  return 0;
 }
 
 }  // namespace xb

@@ -106,13 +106,10 @@ struct SweepResult {
   std::vector<SweepSeries> series;
   SweepTimeline timeline;       // specs only: at the largest size measured in this process
   // Whether every size ran (see RunResult): interrupted / partial list the
-  // sizes not measured; a resumed sweep names the file it completes.
-  RunStatus run_status = RunStatus::complete;
-  StopReason stop = StopReason::none;
-  std::string stop_reason;
-  std::vector<std::uint64_t> not_run;
+  // sizes not measured (in bytes, as decimal text); a resumed sweep names
+  // the file it completes.
+  Completion completion;
   std::string resumed_from;
-  double time_limit_s = 0;
 };
 
 // Called once before the first size (done 0: `partial` holds the request's
@@ -133,9 +130,6 @@ struct RunControls;
 // the fault hook names them in bytes.
 SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCallback& on_size,
                       const RunControls& controls, const SweepResult* resume = nullptr);
-
-// Exit code: 130 / 143 / 8 for a stop, 1 for a failed size, 10 partial, 0.
-int sweep_exit_code(const SweepResult& r);
 
 // --resume (the earlier sweep decoded by records::decode_sweep): adds the rows (and failures) of `old` to `fresh`, which skipped its sizes.
 void merge_sweep(SweepResult& fresh, const SweepResult& old);

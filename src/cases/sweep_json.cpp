@@ -130,7 +130,7 @@ constexpr auto sm_sweep_fields = [](auto& io, auto& r) {
 }  // namespace
 
 std::string sweep_status_text(const SweepResult& r) {
-  return r.run_status != RunStatus::complete ? to_string(r.run_status) : to_string(r.status);
+  return r.completion.status != RunStatus::complete ? to_string(r.completion.status) : to_string(r.status);
 }
 
 json sweep_json(const SweepResult& r) {
@@ -139,12 +139,13 @@ json sweep_json(const SweepResult& r) {
   j["schema_version"] = kSweepSchemaVersion;
   j["tool"] = tool_json();
   j["status"] = sweep_status_text(r);
-  json& stop = j["stop"] = {{"time_limit_seconds", r.time_limit_s > 0 ? json(r.time_limit_s) : json(nullptr)},
-                            {"resumed_from", r.resumed_from.empty() ? json(nullptr) : json(r.resumed_from)}};
-  if (r.run_status != RunStatus::complete) {
-    stop["reason"] = to_string(r.stop);
-    stop["message"] = r.stop_reason;
-    stop["not_run_bytes"] = r.not_run;
+  // The sizes not run are numbers, under their own key.
+  json& stop = j["stop"] = completion_json(r.completion);
+  stop["resumed_from"] = r.resumed_from.empty() ? json(nullptr) : json(r.resumed_from);
+  if (stop.contains("not_run")) {
+    stop["not_run_bytes"] = json::array();
+    for (const std::string& bytes : r.completion.not_run) stop["not_run_bytes"].push_back(std::stoull(bytes));
+    stop.erase("not_run");
   }
   j["environment"] = system_json(r.system);
   j["timeline"] = timeline_json(r.timeline);
@@ -158,8 +159,10 @@ SweepResult decode_sweep(const json& doc, const std::string& name) {
     Reader::into(d, r, sweep_fields);
     const std::string status = d.get<std::string>("status", "passed");
     r.status = status == "failed" ? SweepStatus::failed : status == "waived" ? SweepStatus::waived : SweepStatus::passed;
-    if (decode_stop(d, r.run_status, r.stop, r.stop_reason, r.time_limit_s))
-      r.not_run = d.object("stop").get("not_run_bytes", r.not_run);
+    decode_completion(d, r.completion);
+    if (d.has("stop"))
+      for (std::uint64_t bytes : d.object("stop").get("not_run_bytes", std::vector<std::uint64_t>{}))
+        r.completion.not_run.push_back(std::to_string(bytes));
     if (d.has("stop")) r.resumed_from = d.object("stop").get<std::string>("resumed_from", "");
     if (d.has("environment")) r.system = decode_system(doc.at("environment"), "environment", false);
     if (d.has("timeline")) r.timeline = decode_timeline(d.object("timeline"));

@@ -67,10 +67,10 @@ void remeasure(CheckResult& r, RunResult& run, SampleSource& src, const RunReque
       if (old.name == c.name) old = c;
     replaced.push_back(c.name);
   }
-  if (is_interruption(second.stop) || second.stop == StopReason::time_limit) {
-    run.stop = second.stop;
-    run.stop_reason = second.stop_reason;
-    run.status = second.status;
+  if (is_interruption(second.completion.stop) || second.completion.stop == StopReason::time_limit) {
+    run.completion.stop = second.completion.stop;
+    run.completion.message = second.completion.message;
+    run.completion.status = second.completion.status;
   }
   r.remeasured_cases = replaced;
   auto& t = r.telemetry;
@@ -125,26 +125,18 @@ FailReasons fail_reasons(const CheckResult& r) {
     if (r.problems[i].status != CaseStatus::waived && r.problems[i].status != CaseStatus::not_run)
       f.problems.push_back(i);
   f.nothing_judged = !judged_bandwidth;
-  f.incomplete = r.stop != StopReason::none;
+  f.incomplete = stopped(r);
   return f;
 }
 
-const char* check_verdict(const CheckResult& r) {
-  if (is_interruption(r.stop))
-    return "interrupted";
-  if (r.pass) return "pass";
-  FailReasons why = fail_reasons(r);
-  why.incomplete = false;
-  // Only the time limit keeps it from passing: partial.
-  if (r.stop == StopReason::time_limit && why.empty()) return "partial";
-  return "fail";
+bool stopped(const CheckResult& r) {
+  return r.run.completion.status != RunStatus::complete && r.run.completion.stop != StopReason::memory;
 }
 
-int check_exit_code(const CheckResult& r) {
-  const std::string v = check_verdict(r);
-  if (v == "interrupted") return stop_exit_code(r.stop);
-  if (v == "partial") return stop_exit_code(StopReason::time_limit);
-  return v == "pass" ? 0 : 1;
+Ending check_verdict(const CheckResult& r) {
+  FailReasons why = fail_reasons(r);
+  why.incomplete = false;
+  return ending(r.run.completion, !why.empty(), PartialMeans::time_limit_only);
 }
 
 JudgeOptions Expectations::judge_options(const CheckOptions& opts) const {
@@ -182,9 +174,6 @@ CheckResult judge_recorded(const CheckOptions& opts, RunResult run, const std::s
 void judge_result(CheckResult& r, const JudgeOptions& opts, const std::string& source) {
   // A run (live or recorded) that was interrupted or cut short is judged
   // as such; memory waivers alone are not a stop for a check.
-  const bool stopped = r.run.status != RunStatus::complete && r.run.stop != StopReason::memory;
-  r.stop = stopped ? r.run.stop : StopReason::none;
-  r.not_run = r.stop == StopReason::none ? std::vector<std::string>{} : r.run.not_run;
   if (opts.spec) r.spec_file = opts.spec->file;
   if (opts.baseline) r.baseline_file = opts.baseline->file;
   r.cells = extract_cells(r.run, source);
@@ -244,8 +233,8 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   req.on_cell = [&rec](const CaseDef& d, int row, int col, bool begin) { rec.on_cell(d, row, col, begin); };
   RunResult run = run_cases(*src, req, cb.on_case, controls);
   r.telemetry = rec.windows();
-  const bool stopped = run.stop != StopReason::none && run.stop != StopReason::memory;
-  if (opts.remeasure && !stopped) remeasure(r, run, *src, req, lin.nvml, cb, controls);
+  const bool cut_short = run.completion.stop != StopReason::none && run.completion.stop != StopReason::memory;
+  if (opts.remeasure && !cut_short) remeasure(r, run, *src, req, lin.nvml, cb, controls);
   r.run = std::move(run);  // judge_result reads the stop (also one during remeasure) from it
 
   recheck_pcie_under_load(r.lint, sys, pcie_gen_under_load(r.telemetry, sys.gpu_count()));

@@ -56,11 +56,6 @@ struct CheckResult {
   std::string spec_file, baseline_file;
   bool strict = false;
   bool pass = false;
-  // A check that did not measure everything (docs/interrupts.md): a signal
-  // (sigint / sigterm), an unusable GPU or the time limit; never a PASS.
-  // Set by judge_result from the run's stop.
-  StopReason stop = StopReason::none;
-  std::vector<std::string> not_run;  // cells and cases left out, as the run lists them
   double wall_seconds = 0;  // the whole check: lint, measurement, re-measurement
   const std::string& hostname() const { return run.system.hostname; }
 };
@@ -80,11 +75,16 @@ struct FailReasons {
 };
 FailReasons fail_reasons(const CheckResult& r);
 
-// "pass", "fail", "interrupted" (a signal or an unusable GPU) or "partial"
-// (the time limit left cells out, and nothing measured failed).
-const char* check_verdict(const CheckResult& r);
-// 0 PASS, 1 FAIL, 10 partial, 130 / 143 interrupted, 8 GPU unusable.
-int check_exit_code(const CheckResult& r);
+// The check did not measure everything (docs/interrupts.md): a signal, an
+// unusable GPU or the time limit stopped its run (cells waived for memory
+// alone are judged as waived); never a PASS.
+bool stopped(const CheckResult& r);
+
+// The exit-code rule (records/completion.hpp) for a check: passed (PASS),
+// failed (FAIL: a fail reason other than the stop), interrupted, or
+// partial (the time limit alone kept it from passing; memory waivers are
+// not partial for a check).
+Ending check_verdict(const CheckResult& r);
 
 // Judges r.run (live or recorded): cells, link verdicts, problems and
 // pass. `lint` and `telemetry` are taken as they are. `source` names the

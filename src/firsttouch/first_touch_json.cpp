@@ -74,15 +74,13 @@ constexpr auto first_touch_fields = [](auto& io, auto& r) {
   time(io, "connect_time_s", r.connect_s);
   io.text("time_definition",
           r.mode == "host" ? "host to GPU copy" : "send start to receiver acknowledgement, on the sender");
-  io.null_unless(!r.error.empty(), "error", r.error);
+  io.null_unless(!r.completion.error.empty(), "error", r.completion.error);
   io.need_list("variants", r.variants, variant_fields);
 };
 
 std::string status_of(const firsttouch::Result& r) {
-  if (r.status != RunStatus::complete) return to_string(r.status);
-  bool failed = !r.error.empty();
-  for (const auto& v : r.variants) failed = failed || !v.failed.empty();
-  return failed ? "failed" : "passed";
+  if (r.completion.status != RunStatus::complete) return to_string(r.completion.status);
+  return !r.completion.error.empty() || firsttouch::any_failed(r) ? "failed" : "passed";
 }
 
 }  // namespace
@@ -93,7 +91,7 @@ json first_touch_json(const firsttouch::Result& r, const std::vector<std::string
   j["schema_version"] = kFirstTouchSchemaVersion;
   j["command_line"] = argv;
   j["status"] = status_of(r);
-  j["stop"] = stop_section_json(r.status, r.stop, r.stop_reason, r.not_run, r.time_limit_s);
+  j["stop"] = completion_json(r.completion);
   return j;
 }
 
@@ -102,8 +100,7 @@ firsttouch::Result decode_first_touch(const json& doc, const std::string& name) 
     const Fields d(doc, "");
     firsttouch::Result r;
     Reader::into(d, r, first_touch_fields);
-    if (decode_stop(d, r.status, r.stop, r.stop_reason, r.time_limit_s))
-      r.not_run = d.object("stop").get("not_run", r.not_run);
+    decode_completion(d, r.completion);
     return r;
   });
 }

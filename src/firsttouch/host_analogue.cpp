@@ -147,8 +147,8 @@ Result run_host_analogue(const Options& o, const Environment& env, const Observe
       for (int i = 0; i < o.iterations; ++i) {
         // A stop request (signal, --time-limit) keeps the iterations done.
         if (const StopReason stop = stop_requested(); stop != StopReason::none) {
-          res.stop = stop;
-          res.not_run.push_back(fmt::format("{}/{}", vi, i));
+          res.completion.stop = stop;
+          res.completion.not_run.push_back(fmt::format("{}/{}", vi, i));
           continue;
         }
         run_iteration(t, kind, v.alloc_bytes(), o, res.variants.back());
@@ -158,9 +158,9 @@ Result run_host_analogue(const Options& o, const Environment& env, const Observe
       ++vi;
     }
   }
-  if (res.stop != StopReason::none) {
-    res.status = res.stop == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
-    res.stop_reason = stop_message(res.stop);
+  if (res.completion.stop != StopReason::none) {
+    res.completion.status = res.completion.stop == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
+    res.completion.message = stop_message(res.completion.stop);
   }
   return res;
 }

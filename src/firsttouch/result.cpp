@@ -68,13 +68,10 @@ Phases median_phases(const std::vector<Phases>& per_iteration) {
   return m;
 }
 
-int exit_code_of(const Result& r) {
-  if (is_interruption(r.stop))
-    return stop_exit_code(r.stop);
-  if (!r.error.empty()) return xb::exit_code(r.error_kind);
+bool any_failed(const Result& r) {
   for (const auto& v : r.variants)
-    if (!v.failed.empty()) return 1;
-  return r.status == RunStatus::complete ? 0 : stop_exit_code(StopReason::time_limit);
+    if (!v.failed.empty()) return true;
+  return false;
 }
 
 }  // namespace xb::firsttouch

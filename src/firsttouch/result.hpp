@@ -83,17 +83,11 @@ struct Result {
   // complete, or interrupted / partial (see xb::RunResult): why, and the
   // iterations ("VARIANT/ITERATION") not run. `error`: what ended the run
   // early after the iterations kept in variants.
-  RunStatus status = RunStatus::complete;
-  StopReason stop = StopReason::none;
-  std::string stop_reason;
-  std::vector<std::string> not_run;
-  double time_limit_s = 0;
-  std::string error;
-  ErrorKind error_kind = ErrorKind::internal;
+  Completion completion;
 };
 
-// Exit code: 130 / 143 / 8 for a stop, the error's code, 1 for a failed
-// iteration, 10 when iterations were left out for the time limit, else 0.
-int exit_code_of(const Result& r);
+// Some iteration of some variant failed (the `failed` of the exit-code
+// rule, records/completion.hpp).
+bool any_failed(const Result& r);
 
 }  // namespace xb::firsttouch

@@ -231,13 +231,13 @@ IterationGo agree_iteration(const Roles& r, const std::string& key, const CellCo
 }
 
 void set_completion(Result& res) {
-  if (res.stop == StopReason::none && !res.not_run.empty()) {
-    res.stop = StopReason::time_limit;
-    res.stop_reason = fmt::format("time limit: {} iteration(s) would not have ended in time", res.not_run.size());
+  if (res.completion.stop == StopReason::none && !res.completion.not_run.empty()) {
+    res.completion.stop = StopReason::time_limit;
+    res.completion.message = fmt::format("time limit: {} iteration(s) would not have ended in time", res.completion.not_run.size());
   }
-  if (res.stop != StopReason::none) {
-    res.status = res.stop == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
-    if (res.stop_reason.empty()) res.stop_reason = stop_message(res.stop);
+  if (res.completion.stop != StopReason::none) {
+    res.completion.status = res.completion.stop == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
+    if (res.completion.message.empty()) res.completion.message = stop_message(res.completion.stop);
   }
 }
 
@@ -261,11 +261,11 @@ bool run_variant(const Roles& r, const Options& options, const Variant& v, std::
     const IterationGo go = agree_iteration(r, key, cost, control);
     if (go.stop != StopReason::none) {
       acknowledge_stop();  // every rank stops at this iteration
-      res.stop = go.stop;
-      for (int k = i; k < options.iterations; ++k) res.not_run.push_back(fmt::format("{}/{}", vi, k));
+      res.completion.stop = go.stop;
+      for (int k = i; k < options.iterations; ++k) res.completion.not_run.push_back(fmt::format("{}/{}", vi, k));
       go_on = false;
     } else if (go.skip) {
-      res.not_run.push_back(key);
+      res.completion.not_run.push_back(key);
     } else if (go.error) {
       vr.failed.push_back(fmt::format("{}: {}", key, go.error->what()));
     } else {
@@ -335,15 +335,15 @@ Result run(comm::Communicator& comm, const Options& options, const Environment& 
     for (std::size_t vi = 0; vi < all.size(); ++vi) {
       if (run_variant(r, options, all[vi], vi, control, observer, res, mine)) continue;
       for (std::size_t rest = vi + 1; rest < all.size(); ++rest)
-        for (int k = 0; k < options.iterations; ++k) res.not_run.push_back(fmt::format("{}/{}", rest, k));
+        for (int k = 0; k < options.iterations; ++k) res.completion.not_run.push_back(fmt::format("{}/{}", rest, k));
       break;
     }
   } catch (const Error& e) {
     // Agreed by every rank inside an iteration: keep what was measured.
     // A peer that stopped answering cannot take part in the gathering.
     if (e.kind() == ErrorKind::timeout || e.kind() == ErrorKind::comm) throw;
-    res.error = e.what();
-    res.error_kind = e.kind();
+    res.completion.error = e.what();
+    res.completion.error_kind = e.kind();
   }
   gather_phases(r, res, mine);
   set_completion(res);

@@ -119,12 +119,12 @@ NodeResult read_node_result(const json& doc) {
     if (schema == records::kSchemaName) {
       const RunResult r = records::decode_run(doc, "the node's result");
       return {gpu_group_of(r.system), cells_of(r), run_failure(r),
-              fmt::format("{}, {} not run", r.stop_reason, r.not_run.size())};
+              fmt::format("{}, {} not run", r.completion.message, r.completion.not_run.size())};
     }
     if (schema == records::kSweepSchemaName) {
       const SweepResult r = records::decode_sweep(doc, "the node's result");
       return {gpu_group_of(r.system), cells_of(r), r.messages.empty() ? "" : r.messages.front(),
-              fmt::format("{}, {} not run", r.stop_reason, r.not_run.size())};
+              fmt::format("{}, {} not run", r.completion.message, r.completion.not_run.size())};
     }
     if (schema == "xferbench-scenario") return scenario_result(doc);
   } catch (const json::exception& e) {

@@ -88,8 +88,8 @@ json pingpong_json(const pingpong::Result& r, const std::vector<std::string>& ar
   j["schema"] = kPingpongSchema;
   j["schema_version"] = kPingpongSchemaVersion;
   j["command_line"] = argv;
-  j["status"] = r.status != RunStatus::complete ? to_string(r.status) : failure ? "failed" : "ok";
-  j["stop"] = stop_section_json(r.status, r.stop, r.stop_reason, r.not_run, r.time_limit_s);
+  j["status"] = r.completion.status != RunStatus::complete ? to_string(r.completion.status) : failure ? "failed" : "ok";
+  j["stop"] = completion_json(r.completion);
   j["failure"] = failure ? json(failure->what()) : json(nullptr);
   return j;
 }
@@ -99,8 +99,7 @@ pingpong::Result decode_pingpong(const json& doc, const std::string& name) {
     const Fields d(doc, "");
     pingpong::Result r;
     Reader::into(d, r, pingpong_fields);
-    if (decode_stop(d, r.status, r.stop, r.stop_reason, r.time_limit_s))
-      r.not_run = d.object("stop").get("not_run", r.not_run);
+    decode_completion(d, r.completion);
     return r;
   });
 }

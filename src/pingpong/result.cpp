@@ -57,11 +57,9 @@ std::optional<Error> first_failure(const Result& r) {
   return std::nullopt;
 }
 
-int exit_code_of(const Result& r) {
-  if (is_interruption(r.stop))
-    return stop_exit_code(r.stop);
-  if (const auto failure = first_failure(r)) return xb::exit_code(failure->kind());
-  return r.status == RunStatus::complete ? 0 : stop_exit_code(StopReason::time_limit);
+std::optional<ErrorKind> failure_kind(const Result& r) {
+  const auto failure = first_failure(r);
+  return failure ? std::optional(failure->kind()) : std::nullopt;
 }
 
 }  // namespace xb::pingpong

@@ -53,19 +53,11 @@ struct Result {
   std::vector<PairResult> pairs;  // sorted by (rank_a, rank_b)
   // complete, or interrupted / partial (see xb::RunResult): what ended the
   // run early and what it did not measure ("r0-r1 @ 4096 B", "r2-r3").
-  RunStatus status = RunStatus::complete;
-  StopReason stop = StopReason::none;
-  std::string stop_reason;
-  std::vector<std::string> not_run;
-  double time_limit_s = 0;
+  Completion completion;
 };
 
 // A Result with the run's settings and no pairs yet (what a report header needs).
 Result result_header(const Options& o, int world_size);
-
-// Exit code of a finished run: 130 / 143 / 8 for a stop, the first
-// failure's code, 10 when sizes were left out for the time limit, else 0.
-int exit_code_of(const Result& r);
 
 // Bytes one "one-way time" carries: bibw counts both directions, as osu_bibw.
 double bytes_per_one_way(Mode mode, std::uint64_t message_bytes);
@@ -77,5 +69,7 @@ SizeResult summarize_size(Mode mode, std::uint64_t bytes, int window, const std:
 // The error that decides the exit status: the first pair error, else the
 // first failed verification (ErrorKind::verification); nullopt when all passed.
 std::optional<Error> first_failure(const Result& r);
+// Its kind: the failure the exit-code rule (records/completion.hpp) takes.
+std::optional<ErrorKind> failure_kind(const Result& r);
 
 }  // namespace xb::pingpong

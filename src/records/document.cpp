@@ -60,28 +60,27 @@ json tool_json() {
   return t;
 }
 
-json stop_section_json(RunStatus status, StopReason stop, const std::string& message,
-                       const std::vector<std::string>& not_run, double time_limit_s) {
-  json j = {{"time_limit_seconds", time_limit_s > 0 ? json(time_limit_s) : json(nullptr)}};
-  if (status == RunStatus::complete) return j;
-  j["reason"] = to_string(stop);
-  j["message"] = message;
-  j["not_run"] = not_run;
+json completion_json(const Completion& c) {
+  json j = {{"time_limit_seconds", c.time_limit_s > 0 ? json(c.time_limit_s) : json(nullptr)}};
+  if (c.status == RunStatus::complete) return j;
+  j["reason"] = to_string(c.stop);
+  j["message"] = c.message;
+  j["not_run"] = c.not_run;
   return j;
 }
 
-bool decode_stop(const Fields& doc, RunStatus& status, StopReason& reason, std::string& message, double& time_limit_s) {
-  if (!doc.has("stop")) return false;
+void decode_completion(const Fields& doc, Completion& c) {
+  if (!doc.has("stop")) return;
   const Fields stop = doc.object("stop");
-  time_limit_s = stop.get("time_limit_seconds", 0.0);
-  if (!stop.has("reason")) return false;
-  status = doc.get<std::string>("status", "") == "interrupted" ? RunStatus::interrupted : RunStatus::partial;
-  reason = stop.get("reason",
+  c.time_limit_s = stop.get("time_limit_seconds", 0.0);
+  if (!stop.has("reason")) return;
+  c.status = doc.get<std::string>("status", "") == "interrupted" ? RunStatus::interrupted : RunStatus::partial;
+  c.stop = stop.get("reason",
                     {StopReason::none, StopReason::sigint, StopReason::sigterm, StopReason::time_limit,
                      StopReason::gpu_unusable, StopReason::memory},
                     StopReason::none);
-  message = stop.get<std::string>("message", "");
-  return true;
+  c.message = stop.get<std::string>("message", "");
+  c.not_run = stop.get("not_run", c.not_run);
 }
 
 }  // namespace xb::records

@@ -206,13 +206,13 @@ auto decode_document(const std::string& name, const char* schema, F decode) {
 // {"name", "version", "git"} of this build, in every result.
 nlohmann::json tool_json();
 
-// The time limit, and for an incomplete result its reason, message and
-// not_run: the "stop" section of every command's result.
-nlohmann::json stop_section_json(RunStatus status, StopReason stop, const std::string& message,
-                                 const std::vector<std::string>& not_run, double time_limit_s);
-// The "stop" section of `doc`, and the status it implies (interrupted or
-// partial, from `doc`'s "status"): false for a complete result.
-bool decode_stop(const Fields& doc, RunStatus& status, StopReason& reason, std::string& message, double& time_limit_s);
+// The "stop" section of every command's result: the time limit, and for
+// an incomplete result its reason, message and not_run.
+nlohmann::json completion_json(const Completion& c);
+// Reads the "stop" section of `doc` into `c`, with the status it implies
+// (interrupted or partial, from `doc`'s "status"); `c` stays complete
+// when the section names no reason.
+void decode_completion(const Fields& doc, Completion& c);
 
 // {"median_UNIT", "mean_UNIT", "min_UNIT", "max_UNIT", "stddev_UNIT", "cov"}
 // (the count is the record's own "samples").

@@ -11,7 +11,7 @@
 #include "machine/pairs.hpp"
 #include "records/stability.hpp"
 #include "base/stats.hpp"
-#include "base/stop.hpp"
+#include "records/completion.hpp"
 #include "machine/topology.hpp"
 
 namespace xb {
@@ -88,19 +88,11 @@ struct MemoryCost {
   PoolStats pool;
 };
 
-// complete: every selected cell ran; interrupted: a signal or an unusable
-// GPU stopped the run; partial: --time-limit left cells out, or cells were
-// waived because their buffers did not fit (memory, --max-memory). One
-// status for both kinds of partial: JSON "partial", exit 10.
-enum class RunStatus { complete, interrupted, partial };
-const char* to_string(RunStatus s) noexcept;
-
 struct RunResult {
-  RunStatus status = RunStatus::complete;
-  StopReason stop = StopReason::none;  // what ended it early or left cells out, if anything
-  std::string stop_reason;           // why the run is not complete ("interrupted by SIGINT", ...)
-  double time_limit_s = 0;           // --time-limit; 0: none
-  std::vector<std::string> not_run;  // cells ("CASE[ROW,COL]") and cases not measured, waived cells included
+  // not_run: cells ("CASE[ROW,COL]") and cases not measured, waived cells
+  // included. Waived cells make the run partial (stop memory), as the time
+  // limit does.
+  Completion completion;
   std::string resumed_from;          // --resume FILE this result completes
   std::vector<std::string> command_line;
   std::string start_time_utc;
@@ -112,22 +104,7 @@ struct RunResult {
   MemoryCost memory;
 };
 
-// How a run ended, as a verdict and an exit code: the one rule (docs/interrupts.md).
-// The process exit code for a run: 130 / 143 (interrupted by SIGINT /
-// SIGTERM), 8 (GPU unusable), 1 (a case failed or errored), 10 (partial:
-// cells left out by the time limit or waived for memory), 0.
-int run_exit_code(const RunResult& r);
-
-// The run's verdict, the one place JSON "status" and the text footer take
-// it from, in the order of the exit codes: "interrupted", "failed",
-// "partial", "passed".
-const char* run_verdict(const RunResult& r);
-// Partial: status partial, or (for results assembled elsewhere) waived cells.
-bool run_partial(const RunResult& r);
-
 // True when every case passed or was waived.
 bool all_passed(const RunResult& r);
-// True when cells were waived because their buffers did not fit (partial, exit 10).
-bool memory_partial(const RunResult& r);
 
 }  // namespace xb

@@ -175,9 +175,9 @@ json run_json(const RunResult& run) {
   j["schema"] = kSchemaName;
   j["schema_version"] = kSchemaVersion;
   j["tool"] = tool_json();
-  j["status"] = run_verdict(run);
+  j["status"] = to_string(ending(run.completion, !all_passed(run)).outcome);
   // Time limit, resume source and, for an incomplete run, why and what is missing.
-  j["stop"] = stop_section_json(run.status, run.stop, run.stop_reason, run.not_run, run.time_limit_s);
+  j["stop"] = completion_json(run.completion);
   j["stop"]["resumed_from"] = run.resumed_from.empty() ? json(nullptr) : json(run.resumed_from);
   j["environment"] = system_json(run.system);
   return j;
@@ -188,8 +188,7 @@ RunResult decode_run(const json& doc, const std::string& name) {
     const Fields d(doc, "");
     RunResult r;
     Reader::into(d, r, run_fields);
-    if (decode_stop(d, r.status, r.stop, r.stop_reason, r.time_limit_s))
-      r.not_run = d.object("stop").get("not_run", r.not_run);
+    decode_completion(d, r.completion);
     if (d.has("stop")) r.resumed_from = d.object("stop").get<std::string>("resumed_from", "");
     if (d.has("environment")) r.system = decode_system(doc.at("environment"), "environment", false);
     return r;

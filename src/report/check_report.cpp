@@ -105,16 +105,16 @@ std::string check_cell_reason(const CheckCell& c) {
 
 std::string check_summary_line(const CheckResult& r) {
   const FailReasons why = fail_reasons(r);
-  const std::string verdict = check_verdict(r);
-  if (verdict == "interrupted" || verdict == "partial") {
+  const Outcome verdict = check_verdict(r).outcome;
+  if (verdict == Outcome::interrupted || verdict == Outcome::partial) {
     int judged = 0, failed = 0;
     for (const auto& c : r.cells) {
       judged += c.verdict != CellVerdict::unjudged;
       failed += c.verdict == CellVerdict::fail;
     }
     return fmt::format("xferbench check: {} ({}) after {} of {} cells judged, {} failed, {} not run; not accepted",
-                       verdict == "partial" ? "PARTIAL" : "INTERRUPTED", stop_message(r.stop), judged, r.cells.size(),
-                       failed, r.not_run.size());
+                       verdict == Outcome::partial ? "PARTIAL" : "INTERRUPTED", stop_message(r.run.completion.stop),
+                       judged, r.cells.size(), failed, r.run.completion.not_run.size());
   }
   if (why.empty()) {
     int judged = 0;
@@ -175,9 +175,10 @@ void text_check(std::ostream& os, const CheckResult& r) {
   int unjudged = 0;
   for (const auto& c : r.cells) unjudged += c.verdict == CellVerdict::unjudged;
   if (unjudged) fmt::print(os, "# {} cell(s) not judged (see the reasons above; --spec or --baseline judges them)\n", unjudged);
-  if (!r.not_run.empty()) {
-    fmt::print(os, "# NOT RUN ({}): ", r.not_run.size());
-    for (std::size_t i = 0; i < r.not_run.size(); ++i) fmt::print(os, "{}{}", i ? ", " : "", r.not_run[i]);
+  const std::vector<std::string>& not_run = r.run.completion.not_run;
+  if (stopped(r) && !not_run.empty()) {
+    fmt::print(os, "# NOT RUN ({}): ", not_run.size());
+    for (std::size_t i = 0; i < not_run.size(); ++i) fmt::print(os, "{}{}", i ? ", " : "", not_run[i]);
     fmt::print(os, "\n");
   }
   fmt::print(os, "# {:.1f} s\n{}\n", r.wall_seconds, check_summary_line(r));
@@ -202,8 +203,11 @@ json check_section_json(const CheckResult& r) {
     problems.push_back({{"case", p.case_name}, {"status", to_string(p.status)}, {"message", p.message}});
   json telemetry = json::array();
   for (const auto& w : r.telemetry) telemetry.push_back(window_json(w));
-  return {{"verdict", check_verdict(r)},
-          {"exit_code", check_exit_code(r)},
+  const Ending v = check_verdict(r);
+  // The check's own words for passed and failed.
+  const char* word = v.outcome == Outcome::passed ? "pass" : v.outcome == Outcome::failed ? "fail" : to_string(v.outcome);
+  return {{"verdict", word},
+          {"exit_code", v.exit_code},
           {"summary", check_summary_line(r)},
           {"hostname", r.hostname()},
           {"wall_seconds", r.wall_seconds},
@@ -246,8 +250,7 @@ NodeLine node_line(const fleet::FleetNode& n) {
 json check_json(const CheckResult& r) {
   json doc = records::run_json(r.run);
   doc["check"] = check_section_json(r);
-  const std::string verdict = check_verdict(r);
-  doc["status"] = verdict == "pass" ? "passed" : verdict == "fail" ? "failed" : verdict;
+  doc["status"] = to_string(check_verdict(r).outcome);
   return doc;
 }
 

@@ -206,18 +206,18 @@ void cuts_result_text(std::ostream& os, const ScenarioResult& r) {
 
 void scenario_not_measured_text(std::ostream& os, const ScenarioResult& r) {
   text_header(os, r);
-  if (!r.error.empty()) fmt::print(os, "# ERROR: {}\n", r.error);
-  if (r.status != RunStatus::complete)
-    fmt::print(os, "# NOT RUN: {} before the scenario's samples were complete; nothing measured{}\n", r.stop_reason,
-               r.stop == StopReason::time_limit ? "" : " (add --resume FILE to the same command to run it)");
+  if (!r.completion.error.empty()) fmt::print(os, "# ERROR: {}\n", r.completion.error);
+  if (r.completion.status != RunStatus::complete)
+    fmt::print(os, "# NOT RUN: {} before the scenario's samples were complete; nothing measured{}\n", r.completion.message,
+               r.completion.stop == StopReason::time_limit ? "" : " (add --resume FILE to the same command to run it)");
   for (const TransferResult& t : r.transfers) fmt::print(os, "#   transfer {}: {}, {} bytes per copy, not measured\n", t.id, t.label, t.bytes);
 }
 
 namespace {
 
 std::string scenario_status(const ScenarioResult& r) {
-  if (r.status != RunStatus::complete) return to_string(r.status);
-  return all_valid(r) && r.error.empty() ? "passed" : "failed";
+  if (r.completion.status != RunStatus::complete) return to_string(r.completion.status);
+  return all_valid(r) && r.completion.error.empty() ? "passed" : "failed";
 }
 
 json scenario_json_measured(const ScenarioResult& r) {
@@ -277,10 +277,12 @@ void null_measured_fields(json& doc) {
 json scenario_json(const ScenarioResult& r) {
   json doc = scenario_json_measured(r);
   doc["status"] = scenario_status(r);
-  if (!r.error.empty()) doc["error"] = r.error;
-  if (r.status != RunStatus::complete || !r.error.empty()) null_measured_fields(doc);
-  if (r.status != RunStatus::complete)
-    doc["stop"] = {{"reason", to_string(r.stop)}, {"message", r.stop_reason}, {"not_run", {"scenario"}}};
+  if (!r.completion.error.empty()) doc["error"] = r.completion.error;
+  if (r.completion.status != RunStatus::complete || !r.completion.error.empty()) null_measured_fields(doc);
+  if (r.completion.status != RunStatus::complete) {
+    doc["stop"] = records::completion_json(r.completion);
+    doc["stop"].erase("time_limit_seconds");  // a scenario's result has no time limit of its own
+  }
   return doc;
 }
 
@@ -290,7 +292,7 @@ std::string scenario_csv(const ScenarioResult& r) {
       "bandwidth_gbps,median_gbps,mean_gbps,min_gbps,max_gbps,stddev_gbps,cov,link,peak_gbps,efficiency,"
       "verification,first_bad_offset,start_s,end_s,span_s,aggregate_bandwidth_gbps,sum_of_transfer_bandwidths_gbps,"
       "overlap_fraction,invalid,invalid_reason\n";
-  const bool measured = r.status == RunStatus::complete && r.error.empty();
+  const bool measured = r.completion.status == RunStatus::complete && r.completion.error.empty();
   for (const TransferResult& t : r.transfers) {
     if (!measured) {  // described only: the measured columns stay empty
       out += fmt::format("{},{},{},{},{},{},{},{},,,,,,,,,,,{},,,not_run,,,,,,,,,\n", t.id, csv_escape(t.label), t.device,
