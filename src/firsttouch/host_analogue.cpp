@@ -10,14 +10,13 @@
 #include "base/error.hpp"
 #include "memory/memory.hpp"
 #include "base/stop.hpp"
+#include "base/time_budget.hpp"
 #include "base/units.hpp"
 
 namespace xb::firsttouch {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 constexpr int kDevice = 0;
 

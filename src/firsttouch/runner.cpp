@@ -12,6 +12,7 @@
 #include "machine/cuda_check.hpp"
 #include "base/fault.hpp"
 #include "base/stop.hpp"
+#include "base/time_budget.hpp"
 #include "base/units.hpp"
 #include "firsttouch/path.hpp"
 #include "pingpong/nccl_api.hpp"
@@ -22,8 +23,6 @@ namespace xb::firsttouch {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::uint64_t free_bytes_of(int device) {
   if (device < 0) {
