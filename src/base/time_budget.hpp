@@ -40,6 +40,11 @@ double measured_cost_model(const std::vector<CellCost>& done, const CellCost& ne
 // included.
 std::chrono::steady_clock::time_point process_start() noexcept;
 
+// Seconds on the steady clock since `t0`.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 class TimeBudget {
  public:
   using Clock = std::chrono::steady_clock;

@@ -67,6 +67,14 @@ Matrix header(const std::string& name, const std::string& title, const std::vect
   return m;
 }
 
+// A new cell at (row, col), in the plan.
+CellPlan& add_cell(CasePlan& plan, int row, int col) {
+  CellPlan& c = plan.cells.emplace_back();
+  c.row = row;
+  c.col = col;
+  return c;
+}
+
 // host <-> GPU patterns, one cell per GPU (row 0 = host).
 void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
   const int n = sys.gpu_count();
@@ -87,8 +95,7 @@ void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CaseP
                               {"host"}, n));
   const Engine engine = split ? Engine::sm_split : def.engine;
   for (int g = 0; g < n; ++g) {
-    CellPlan c;
-    c.col = g;
+    CellPlan& c = add_cell(plan, 0, g);
     auto add = [&](int dev, bool h2d, int repeat) {
       const Location dl = device_memory(dev);
       c.scenario.transfers.push_back(h2d ? make_transfer(kHost, dl, engine, dev, bytes)
@@ -107,7 +114,6 @@ void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CaseP
     }
     c.outputs.push_back(host_output(sys.gpus[g]));
     if (split) c.outputs.back().scale = 0.5;
-    plan.cells.push_back(std::move(c));
   }
 }
 
@@ -134,9 +140,7 @@ void plan_pairs(const CaseDef& def, const System& sys, std::uint64_t bytes, Case
   for (int r = 0; r < n; ++r) {
     for (int c = 0; c < n; ++c) {
       if (r == c || !sys.link(r, c).peer_access) continue;
-      CellPlan cell;
-      cell.row = r;
-      cell.col = c;
+      CellPlan& cell = add_cell(plan, r, c);
       // Read: the row GPU pulls column memory into its own; write: it pushes.
       auto pair = [&](int issuer, int other) {
         return read ? make_transfer(device_memory(other), device_memory(issuer), def.engine, issuer, bytes)
@@ -161,7 +165,6 @@ void plan_pairs(const CaseDef& def, const System& sys, std::uint64_t bytes, Case
         cell.outputs.push_back(o2);
         cell.outputs.push_back(tot);
       }
-      plan.cells.push_back(std::move(cell));
     }
   }
 }
@@ -212,40 +215,26 @@ void plan_fan(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePl
   }
 }
 
+// Copies within each GPU's own memory, or read-only or write-only traffic
+// to it, whose peak is the memory's full figure (one direction of traffic,
+// not a copy's half).
 void plan_local(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
   const int n = sys.gpu_count();
-  plan.matrices.push_back(header("", fmt::format("memcpy {} local copy within GPU(column) bandwidth (GB/s)",
-                                                 engine_tag(def.engine)), {"local"}, n));
-  for (int g = 0; g < n; ++g) {
-    CellPlan cell;
-    cell.col = g;
-    cell.scenario.transfers.push_back(make_transfer(device_memory(g), device_memory(g), def.engine, g, bytes));
-    Output o;
-    o.link = "device memory";
-    o.peak = sys.link(g, g).peak;
-    cell.outputs.push_back(o);
-    plan.cells.push_back(std::move(cell));
-  }
-}
-
-// Read-only or write-only traffic to each GPU's own memory; the peak is the
-// memory's full figure (one direction of traffic, not a copy's half).
-void plan_local_one_way(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
-  const int n = sys.gpu_count();
-  const bool read = def.pattern == P::local_read;
-  plan.matrices.push_back(header("", fmt::format("SM {}-only kernel, GPU(column) {} its own memory, bandwidth (GB/s)",
-                                                 read ? "read" : "write", read ? "reads" : "writes"),
+  const bool copy = def.pattern == P::local_copy;
+  const char* dir = def.pattern == P::local_read ? "read" : "write";
+  plan.matrices.push_back(header("", copy ? fmt::format("memcpy {} local copy within GPU(column) bandwidth (GB/s)",
+                                                        engine_tag(def.engine))
+                                          : fmt::format("SM {}-only kernel, GPU(column) {}s its own memory, "
+                                                        "bandwidth (GB/s)", dir, dir),
                                  {"local"}, n));
   for (int g = 0; g < n; ++g) {
-    CellPlan cell;
-    cell.col = g;
+    CellPlan& cell = add_cell(plan, 0, g);
     cell.scenario.transfers.push_back(make_transfer(device_memory(g), device_memory(g), def.engine, g, bytes));
-    cell.scenario.transfers.back().label = fmt::format("gpu{} {}", g, read ? "read" : "write");
+    if (!copy) cell.scenario.transfers.back().label = fmt::format("gpu{} {}", g, dir);
     Output o;
     o.link = "device memory";
-    o.peak = sys.gpus[g].memory;
+    o.peak = copy ? sys.link(g, g).peak : sys.gpus[g].memory;
     cell.outputs.push_back(o);
-    plan.cells.push_back(std::move(cell));
   }
 }
 
@@ -263,16 +252,13 @@ void plan_latency(const CaseDef& def, const System& sys, CasePlan& plan) {
   for (int r = 0; r < (def.pattern == P::host_device_latency ? 1 : n); ++r) {
     for (int c = 0; c < n; ++c) {
       if (def.pattern == P::d2d_latency && (r == c || !sys.link(r, c).peer_access)) continue;
-      CellPlan cell;
-      cell.row = r;
-      cell.col = c;
+      CellPlan& cell = add_cell(plan, r, c);
       const int gpu = def.pattern == P::host_device_latency ? c : r;
       const Location target = def.pattern == P::host_device_latency ? kHost : device_memory(c);
       cell.scenario.transfers.push_back(make_transfer(target, target, def.engine, gpu, 0));
       Output o;
       o.link = def.pattern == P::host_device_latency ? pcie_link_label(sys.gpus[c]) : peer_link_label(sys.link(r, c));
       cell.outputs.push_back(o);
-      plan.cells.push_back(std::move(cell));
     }
   }
 }
@@ -295,8 +281,7 @@ void plan_migration(const CaseDef& def, const System& sys, std::uint64_t bytes, 
     plan.matrices.push_back(m);
   }
   for (int g = 0; g < n; ++g) {
-    CellPlan cell;
-    cell.col = g;
+    CellPlan& cell = add_cell(plan, 0, g);
     const Location managed{MemKind::managed, g, -1};
     cell.scenario.transfers.push_back(make_transfer(managed, managed, def.engine, g, bytes));
     for (int m = 0; m < 3; ++m) {
@@ -304,7 +289,6 @@ void plan_migration(const CaseDef& def, const System& sys, std::uint64_t bytes, 
       if (m > 0) o.peak = Peak{};
       cell.outputs.push_back(o);
     }
-    plan.cells.push_back(std::move(cell));
   }
 }
 
@@ -343,14 +327,11 @@ CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes) {
     case P::host_device_latency: case P::d2d_latency:
       plan_latency(def, sys, plan);
       break;
-    case P::local_copy:
+    case P::local_copy: case P::local_read: case P::local_write:
       plan_local(def, sys, bytes, plan);
       break;
     case P::managed_migration_to_device: case P::managed_migration_to_host:
       plan_migration(def, sys, bytes, plan);
-      break;
-    case P::local_read: case P::local_write:
-      plan_local_one_way(def, sys, bytes, plan);
       break;
     default:
       plan_host(def, sys, bytes, plan);
@@ -393,6 +374,12 @@ double output_value(const Output& out, const Scenario& sc, const ScenarioSamples
 }
 
 namespace {
+
+std::vector<double> output_values(const Output& out, const Scenario& sc, const ScenarioSamples& s) {
+  std::vector<double> values;
+  for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(output_value(out, sc, s, i));
+  return values;
+}
 
 Cell make_cell(const CellPlan& cp, const Output& o, std::vector<double> samples, Statistic statistic) {
   Cell cell;
@@ -486,9 +473,7 @@ std::vector<Cell> measure_cell(const CaseDef& def, const CasePlan& plan, const C
   });
   if (fail_check && !s.transfers.empty()) s.transfers[0].verification = {Verification::Status::failed, 0};
   for (const Output& o : cp.outputs) {
-    std::vector<double> values;
-    for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(output_value(o, cp.scenario, s, i));
-    Cell cell = make_cell(cp, o, std::move(values), src.options().statistic);
+    Cell cell = make_cell(cp, o, output_values(o, cp.scenario, s), src.options().statistic);
     cell.bytes_per_copy = cp.scenario.transfers[o.first].bytes;
     cell.copies_per_sample = s.copies_per_sample;
     cell.gated = s.gated;
@@ -567,11 +552,10 @@ double measure_one_cell(const CaseDef& def, SampleSource& src, std::uint64_t byt
   for (const CellPlan& cp : plan.cells) {
     if (cp.row != row || cp.col != col || plan.latency || plan.migration) continue;
     const Output& lead = cp.outputs[0];
-    auto value = [&](const ScenarioSamples& ss, std::size_t i) { return output_value(lead, cp.scenario, ss, i); };
-    const ScenarioSamples s = src.run(cp.scenario, value);
-    std::vector<double> values;
-    for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(value(s, i));
-    return median(values);
+    const ScenarioSamples s = src.run(cp.scenario, [&](const ScenarioSamples& ss, std::size_t i) {
+      return output_value(lead, cp.scenario, ss, i);
+    });
+    return median(output_values(lead, cp.scenario, s));
   }
   fail(ErrorKind::usage, fmt::format("{} has no bandwidth cell [{},{}] on this machine", def.name, row, col));
 }

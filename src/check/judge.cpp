@@ -6,6 +6,7 @@
 
 #include "cases/cases.hpp"
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "base/input_file.hpp"
 #include "base/stats.hpp"
 
@@ -193,25 +194,14 @@ void judge_peers(std::vector<CheckCell>& cells, const JudgeOptions& opts) {
 
 }  // namespace
 
-const char* to_string(CellVerdict v) noexcept {
-  switch (v) {
-    case CellVerdict::pass: return "pass";
-    case CellVerdict::fail: return "fail";
-    case CellVerdict::unjudged: return "unjudged";
-  }
-  return "?";
-}
+constexpr Named<CellVerdict> kVerdicts[] = {
+    {CellVerdict::pass, "pass"}, {CellVerdict::fail, "fail"}, {CellVerdict::unjudged, "unjudged"}};
+constexpr Named<Basis> kBases[] = {
+    {Basis::spec, "spec"}, {Basis::baseline, "baseline"}, {Basis::builtin, "built-in"}, {Basis::peers, "peers"},
+    {Basis::none, "none"}};
 
-const char* to_string(Basis b) noexcept {
-  switch (b) {
-    case Basis::spec: return "spec";
-    case Basis::baseline: return "baseline";
-    case Basis::builtin: return "built-in";
-    case Basis::peers: return "peers";
-    case Basis::none: return "none";
-  }
-  return "?";
-}
+const char* to_string(CellVerdict v) noexcept { return lookup_name(kVerdicts, v); }
+const char* to_string(Basis b) noexcept { return lookup_name(kBases, b); }
 
 std::string machine_model(const System& sys) {
   std::map<std::string, int> names;

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "base/error.hpp"
+#include "base/names.hpp"
 
 namespace xb::check {
 namespace {
@@ -47,31 +48,6 @@ bool nvml_missing(const LintInput& in, RuleOutcome& o) {
 
 std::string gpu_name(int g) { return fmt::format("gpu{}", g); }
 
-// Per-GPU NVML health, and the GPUs for which `has` finds no answer. The
-// outcome is skipped when no GPU answered, noted when some did not.
-struct Healths {
-  std::vector<NvmlHealth> h;
-  std::vector<bool> answered;
-};
-
-Healths collect(const LintInput& in, const std::function<bool(const NvmlHealth&)>& has, RuleOutcome& o,
-                const char* what) {
-  Healths out;
-  std::vector<std::string> silent;
-  for (const auto& g : in.sys->gpus) {
-    out.h.push_back(in.nvml->health(g.pci_bus_id));
-    out.answered.push_back(out.h.back().found && has(out.h.back()));
-    if (!out.answered.back()) silent.push_back(gpu_name(g.index));
-  }
-  if (silent.size() == in.sys->gpus.size()) {
-    o.status = RuleStatus::skipped;
-    o.note = fmt::format("NVML does not report {} on this machine", what);
-  } else if (!silent.empty()) {
-    o.note = fmt::format("NVML does not report {} for {}", what, fmt::join(silent, ", "));
-  }
-  return out;
-}
-
 void settle(RuleOutcome& o, std::size_t before, const std::vector<Finding>& out) {
   if (o.status == RuleStatus::skipped) return;
   if (out.size() > before) o.status = RuleStatus::findings;
@@ -85,32 +61,50 @@ Finding& add(std::vector<Finding>& out, const char* rule, Severity s, std::strin
   return out.back();
 }
 
+// A rule over every GPU's NVML health: skipped without NVML. `has` says
+// whether a GPU reports what the rule reads (`what`); `check` adds the
+// findings of each GPU that does. The outcome is skipped when no GPU
+// answered, noted when some did not.
+using GpuCheck = std::function<void(const NvmlHealth&, const std::string& gpu)>;
+
+RuleOutcome per_gpu(const LintInput& in, std::vector<Finding>& out, RuleOutcome o, const char* what,
+                    const std::function<bool(const NvmlHealth&)>& has, const GpuCheck& check) {
+  if (nvml_missing(in, o)) return o;
+  const std::size_t before = out.size();
+  std::vector<std::string> silent;
+  for (std::size_t g = 0; g < in.sys->gpus.size(); ++g) {
+    const NvmlHealth h = in.nvml->health(in.sys->gpus[g].pci_bus_id);
+    if (h.found && has(h)) {
+      check(h, gpu_name(static_cast<int>(g)));
+    } else {
+      silent.push_back(gpu_name(in.sys->gpus[g].index));
+    }
+  }
+  if (silent.size() == in.sys->gpus.size()) {
+    o.status = RuleStatus::skipped;
+    o.note = fmt::format("NVML does not report {} on this machine", what);
+  } else if (!silent.empty()) {
+    o.note = fmt::format("NVML does not report {} for {}", what, fmt::join(silent, ", "));
+  }
+  settle(o, before, out);
+  return o;
+}
+
 }  // namespace
 
-const char* to_string(Severity s) noexcept {
-  switch (s) {
-    case Severity::info: return "info";
-    case Severity::warn: return "warn";
-    case Severity::error: return "error";
-  }
-  return "?";
-}
+constexpr Named<Severity> kSeverities[] = {
+    {Severity::info, "info"}, {Severity::warn, "warn"}, {Severity::error, "error"}};
+constexpr Named<RuleStatus> kRuleStatuses[] = {{RuleStatus::passed, "passed"},
+                                               {RuleStatus::findings, "findings"},
+                                               {RuleStatus::not_applicable, "not_applicable"},
+                                               {RuleStatus::skipped, "skipped"}};
+
+const char* to_string(Severity s) noexcept { return lookup_name(kSeverities, s); }
+const char* to_string(RuleStatus s) noexcept { return lookup_name(kRuleStatuses, s); }
 
 Severity parse_severity(const std::string& text, const std::string& what) {
-  if (text == "info") return Severity::info;
-  if (text == "warn") return Severity::warn;
-  if (text == "error") return Severity::error;
+  if (const auto s = lookup_value(kSeverities, text)) return *s;
   fail(ErrorKind::usage, fmt::format("{}: unknown severity '{}' (expected info, warn or error)", what, text));
-}
-
-const char* to_string(RuleStatus s) noexcept {
-  switch (s) {
-    case RuleStatus::passed: return "passed";
-    case RuleStatus::findings: return "findings";
-    case RuleStatus::not_applicable: return "not_applicable";
-    case RuleStatus::skipped: return "skipped";
-  }
-  return "?";
 }
 
 bool LintReport::failed(bool strict) const {
@@ -141,30 +135,23 @@ LintReport run_lint(const LintInput& in) {
 }
 
 RuleOutcome lint_pcie_link(const LintInput& in, std::vector<Finding>& out) {
-  RuleOutcome o = outcome("pcie_link", "PCIe link trained at its maximum generation and width");
-  if (nvml_missing(in, o)) return o;
-  const std::size_t before = out.size();
-  const Healths hs = collect(in, [](const NvmlHealth& h) {
+  const auto has = [](const NvmlHealth& h) {
     return h.pcie_gen_current && h.pcie_gen_max && h.pcie_width_current && h.pcie_width_max;
-  }, o, "the PCIe link state");
-  for (std::size_t g = 0; g < hs.h.size(); ++g) {
-    if (!hs.answered[g]) continue;
-    const NvmlHealth& h = hs.h[g];
+  };
+  return per_gpu(in, out, outcome("pcie_link", "PCIe link trained at its maximum generation and width"),
+                 "the PCIe link state", has, [&](const NvmlHealth& h, const std::string& who) {
     const int gen = *h.pcie_gen_current, gen_max = *h.pcie_gen_max;
     const int width = *h.pcie_width_current, width_max = *h.pcie_width_max;
     if (width < width_max)
-      add(out, "pcie_link", Severity::error, gpu_name(static_cast<int>(g)),
-          fmt::format("PCIe trained Gen{} x{} < x{}", gen, width, width_max),
+      add(out, "pcie_link", Severity::error, who, fmt::format("PCIe trained Gen{} x{} < x{}", gen, width, width_max),
           "reseat the GPU or its riser/cable, check the slot's lane setting in the BIOS, then reboot");
     if (gen < gen_max)
-      add(out, "pcie_link", Severity::warn, gpu_name(static_cast<int>(g)),
+      add(out, "pcie_link", Severity::warn, who,
           fmt::format("PCIe at Gen{} < Gen{} before any transfer (links idle at a low generation; "
                       "rechecked under load)", gen, gen_max),
           "if it stays low under load: check the slot's generation setting in the BIOS and the riser/retimer")
           .provisional = true;
-  }
-  settle(o, before, out);
-  return o;
+  });
 }
 
 RuleOutcome lint_nvlink_count(const LintInput& in, std::vector<Finding>& out) {
@@ -175,27 +162,23 @@ RuleOutcome lint_nvlink_count(const LintInput& in, std::vector<Finding>& out) {
     o.note = "one GPU visible: its NVLinks have no peer here";
     return o;
   }
-  if (nvml_missing(in, o)) return o;
-  const std::size_t before = out.size();
-  const Healths hs = collect(in, [](const NvmlHealth& h) { return h.nvlinks_present && h.nvlinks_active; }, o,
-                             "NVLink states");
   bool any_links = in.settings.nvlinks_per_gpu.value_or(0) > 0;
-  for (std::size_t g = 0; g < hs.h.size(); ++g) {
-    if (!hs.answered[g]) continue;
-    const int active = *hs.h[g].nvlinks_active;
-    const int expected = in.settings.nvlinks_per_gpu.value_or(*hs.h[g].nvlinks_present);
+  const auto has = [](const NvmlHealth& h) { return h.nvlinks_present && h.nvlinks_active; };
+  o = per_gpu(in, out, o, "NVLink states", has, [&](const NvmlHealth& h, const std::string& who) {
+    const int active = *h.nvlinks_active;
+    const int expected = in.settings.nvlinks_per_gpu.value_or(*h.nvlinks_present);
     any_links = any_links || expected > 0;
     if (active < expected)
-      add(out, "nvlink_count", Severity::error, gpu_name(static_cast<int>(g)),
+      add(out, "nvlink_count", Severity::error, who,
           fmt::format("{} of {} NVLinks active{}", active, expected,
                       in.settings.nvlinks_per_gpu ? " (the spec's count for this model)" : ""),
           "run 'nvidia-smi nvlink -s' and the fabric manager log; reset the GPU or reseat the baseboard");
-  }
+  });
+  // No GPU has links to check (then none was found missing either).
   if (o.status != RuleStatus::skipped && !any_links) {
     o.status = RuleStatus::not_applicable;
     o.note = "no GPU has NVLinks";
   }
-  settle(o, before, out);
   return o;
 }
 
@@ -222,30 +205,19 @@ RuleOutcome lint_peer_access(const LintInput& in, std::vector<Finding>& out) {
 }
 
 RuleOutcome lint_persistence_mode(const LintInput& in, std::vector<Finding>& out) {
-  RuleOutcome o = outcome("persistence_mode", "persistence mode on");
-  if (nvml_missing(in, o)) return o;
-  const std::size_t before = out.size();
-  const Healths hs = collect(in, [](const NvmlHealth& h) { return h.persistence_mode.has_value(); }, o,
-                             "persistence mode");
-  for (std::size_t g = 0; g < hs.h.size(); ++g) {
-    if (hs.answered[g] && !*hs.h[g].persistence_mode)
-      add(out, "persistence_mode", Severity::warn, gpu_name(static_cast<int>(g)), "persistence mode off",
+  const auto has = [](const NvmlHealth& h) { return h.persistence_mode.has_value(); };
+  return per_gpu(in, out, outcome("persistence_mode", "persistence mode on"), "persistence mode", has,
+                 [&](const NvmlHealth& h, const std::string& who) {
+    if (!*h.persistence_mode)
+      add(out, "persistence_mode", Severity::warn, who, "persistence mode off",
           "enable nvidia-persistenced (or 'nvidia-smi -pm 1') so the driver stays initialised between jobs");
-  }
-  settle(o, before, out);
-  return o;
+  });
 }
 
 RuleOutcome lint_clocks(const LintInput& in, std::vector<Finding>& out) {
-  RuleOutcome o = outcome("clocks", "clocks not throttled, applications clocks not locked low");
-  if (nvml_missing(in, o)) return o;
-  const std::size_t before = out.size();
-  const Healths hs = collect(in, [](const NvmlHealth& h) { return h.clock_reasons.has_value(); }, o,
-                             "clock event reasons");
-  for (std::size_t g = 0; g < hs.h.size(); ++g) {
-    if (!hs.answered[g]) continue;
-    const NvmlHealth& h = hs.h[g];
-    const std::string who = gpu_name(static_cast<int>(g));
+  const auto has = [](const NvmlHealth& h) { return h.clock_reasons.has_value(); };
+  return per_gpu(in, out, outcome("clocks", "clocks not throttled, applications clocks not locked low"),
+                 "clock event reasons", has, [&](const NvmlHealth& h, const std::string& who) {
     const std::uint64_t slow = *h.clock_reasons & clock_reason::slowdown;
     if (slow)
       add(out, "clocks", Severity::error, who,
@@ -262,23 +234,16 @@ RuleOutcome lint_clocks(const LintInput& in, std::vector<Finding>& out) {
           fmt::format("applications memory clock locked at {} MHz < max {} MHz", *h.app_mem_clock_mhz,
                       *h.mem_clock_max_mhz),
           "reset with 'nvidia-smi -rac' (and 'nvidia-smi -rmc' for locked memory clocks)");
-  }
-  settle(o, before, out);
-  return o;
+  });
 }
 
 RuleOutcome lint_memory_errors(const LintInput& in, std::vector<Finding>& out) {
-  RuleOutcome o = outcome("memory_errors", "no pending ECC, retired-page or row-remap action");
-  if (nvml_missing(in, o)) return o;
-  const std::size_t before = out.size();
-  const Healths hs = collect(in, [](const NvmlHealth& h) {
+  const auto has = [](const NvmlHealth& h) {
     return h.ecc_enabled || h.ecc_uncorrected_volatile || h.retired_pages_pending || h.row_remap_pending;
-  }, o, "ECC or row-remap state");
+  };
   const char* reset = "drain the node and reset the GPU ('nvidia-smi -r'); if it recurs, RMA";
-  for (std::size_t g = 0; g < hs.h.size(); ++g) {
-    if (!hs.answered[g]) continue;
-    const NvmlHealth& h = hs.h[g];
-    const std::string who = gpu_name(static_cast<int>(g));
+  return per_gpu(in, out, outcome("memory_errors", "no pending ECC, retired-page or row-remap action"),
+                 "ECC or row-remap state", has, [&](const NvmlHealth& h, const std::string& who) {
     if (h.ecc_uncorrected_volatile.value_or(0) > 0)
       add(out, "memory_errors", Severity::error, who,
           fmt::format("{} uncorrected ECC errors since the last driver load", *h.ecc_uncorrected_volatile), reset);
@@ -293,29 +258,25 @@ RuleOutcome lint_memory_errors(const LintInput& in, std::vector<Finding>& out) {
       add(out, "memory_errors", Severity::warn, who,
           fmt::format("ECC mode change pending (now {})", h.ecc_enabled.value_or(false) ? "on" : "off"),
           "reboot or reset the GPU so the ECC mode takes effect");
-  }
-  settle(o, before, out);
-  return o;
+  });
 }
 
 RuleOutcome lint_mig_cc(const LintInput& in, std::vector<Finding>& out) {
   RuleOutcome o = outcome("mig_cc", "MIG and confidential-computing modes off");
   if (nvml_missing(in, o)) return o;
-  const std::size_t before = out.size();
   const std::optional<bool> cc = in.nvml->confidential_compute();
-  const Healths hs = collect(in, [cc](const NvmlHealth& h) { return h.mig_enabled.has_value() || cc.has_value(); },
-                             o, "MIG or confidential-computing mode");
-  for (std::size_t g = 0; g < hs.h.size(); ++g) {
-    if (hs.answered[g] && hs.h[g].mig_enabled.value_or(false))
-      add(out, "mig_cc", Severity::error, gpu_name(static_cast<int>(g)),
+  const auto has = [cc](const NvmlHealth& h) { return h.mig_enabled.has_value() || cc.has_value(); };
+  o = per_gpu(in, out, o, "MIG or confidential-computing mode", has, [&](const NvmlHealth& h, const std::string& who) {
+    if (h.mig_enabled.value_or(false))
+      add(out, "mig_cc", Severity::error, who,
           "MIG mode on: the GPU is partitioned and whole-GPU bandwidth cannot be measured",
           "disable with 'nvidia-smi -i N -mig 0' and reset the GPU, or check a node meant for MIG separately");
-  }
-  if (cc.value_or(false))
-    add(out, "mig_cc", Severity::error, "host",
-        "confidential-computing mode on: host<->GPU copies go through encrypted bounce buffers",
-        "turn CC mode off ('nvidia-smi conf-compute') for bandwidth acceptance, or judge with a CC-specific spec");
-  settle(o, before, out);
+  });
+  if (!cc.value_or(false)) return o;
+  add(out, "mig_cc", Severity::error, "host",
+      "confidential-computing mode on: host<->GPU copies go through encrypted bounce buffers",
+      "turn CC mode off ('nvidia-smi conf-compute') for bandwidth acceptance, or judge with a CC-specific spec");
+  settle(o, out.size() - 1, out);
   return o;
 }
 

@@ -11,6 +11,7 @@
 
 #include "cases/cases.hpp"
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "base/input_file.hpp"
 
 namespace xb::check {
@@ -157,22 +158,14 @@ void parse_peers(const toml::table& t, const std::string& file, CheckSpec& spec)
 
 }  // namespace
 
-const char* to_string(LinkClass c) noexcept {
-  switch (c) {
-    case LinkClass::pcie: return "pcie";
-    case LinkClass::pcie_bidir: return "pcie_bidir";
-    case LinkClass::nvlink: return "nvlink";
-    case LinkClass::pcie_peer: return "pcie_peer";
-    case LinkClass::memory: return "memory";
-  }
-  return "?";
-}
+constexpr Named<LinkClass> kLinkClasses[] = {{LinkClass::pcie, "pcie"},
+                                              {LinkClass::pcie_bidir, "pcie_bidir"},
+                                              {LinkClass::nvlink, "nvlink"},
+                                              {LinkClass::pcie_peer, "pcie_peer"},
+                                              {LinkClass::memory, "memory"}};
 
-std::optional<LinkClass> parse_link_class(const std::string& text) {
-  for (LinkClass c : {LinkClass::pcie, LinkClass::pcie_bidir, LinkClass::nvlink, LinkClass::pcie_peer, LinkClass::memory})
-    if (text == to_string(c)) return c;
-  return std::nullopt;
-}
+const char* to_string(LinkClass c) noexcept { return lookup_name(kLinkClasses, c); }
+std::optional<LinkClass> parse_link_class(const std::string& text) { return lookup_value(kLinkClasses, text); }
 
 Threshold parse_threshold(const std::string& raw, bool latency, const std::string& where) {
   const std::string text = trim(raw);

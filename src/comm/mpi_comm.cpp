@@ -32,8 +32,24 @@ namespace {
 
 static_assert(sizeof(MPI_Request) <= sizeof(Request::storage));
 
-// How long a blocked call may wait for a peer after a signal (Watchdog).
-double stop_wait_s(int rank) { return rank == 0 ? 2.0 : 0.3; }
+// After a signal, a call blocked on a peer for longer than this (Watchdog)
+// waits for a peer that has gone.
+bool abandoned_after_signal(int rank, double stuck_s) {
+  return signal_stop() != StopReason::none && !stop_relayed() && !stop_acknowledged() &&
+         stuck_s > (rank == 0 ? 2.0 : 0.3);
+}
+
+[[noreturn]] void exit_abandoned(int rank, int peer) {
+  std::fprintf(stderr, "xferbench: rank %d: stopping: rank %d stopped answering after the signal\n", rank, peer);
+  std::fflush(stderr);
+  _exit(stop_exit_code(signal_stop()));
+}
+
+// MPI counts are ints.
+int mpi_count(std::size_t bytes) {
+  if (bytes > INT_MAX) fail(ErrorKind::usage, fmt::format("message of {} bytes is above MPI's 2 GiB count", bytes));
+  return static_cast<int>(bytes);
+}
 
 std::string mpi_error_text(int code) {
   char text[MPI_MAX_ERROR_STRING];
@@ -116,12 +132,7 @@ class Watchdog {
       }
       const double limit = timeout_s_.load(std::memory_order_relaxed);
       const double stuck = std::chrono::duration<double>(Clock::now() - since).count();
-      if (abandoned_after_signal(stuck)) {
-        std::fprintf(stderr, "xferbench: rank %d: stopping: rank %d stopped answering after the signal\n", rank_,
-                     peer_.load(std::memory_order_relaxed));
-        std::fflush(stderr);
-        _exit(stop_exit_code(signal_stop()));
-      }
+      if (abandoned_after_signal(rank_, stuck)) exit_abandoned(rank_, peer_.load(std::memory_order_relaxed));
       if (stuck > limit) {
         std::fprintf(stderr, "xferbench: error: rank %d: rank %d did not answer within %.0f s\n", rank_,
                      peer_.load(std::memory_order_relaxed), limit);
@@ -129,10 +140,6 @@ class Watchdog {
         _exit(exit_code(ErrorKind::timeout));
       }
     }
-  }
-
-  bool abandoned_after_signal(double stuck_s) const {
-    return signal_stop() != StopReason::none && !stop_relayed() && !stop_acknowledged() && stuck_s > stop_wait_s(rank_);
   }
 
   int rank_;
@@ -259,10 +266,10 @@ MpiComm::~MpiComm() {
 
 template <typename Call>
 void MpiComm::guarded(int peer, std::size_t bytes, Seconds timeout, const char* what, Call call) {
-  if (bytes > INT_MAX) fail(ErrorKind::usage, fmt::format("message of {} bytes is above MPI's 2 GiB count", bytes));
+  const int n = mpi_count(bytes);
   if (!watchdog_) watchdog_ = std::make_unique<Watchdog>(rank_);
   watchdog_->begin(peer, timeout);
-  const int rc = call(static_cast<int>(bytes));
+  const int rc = call(n);
   watchdog_->end();
   check(rc, what);
 }
@@ -282,9 +289,8 @@ namespace {
 // Starts a nonblocking MPI call and wraps its request.
 template <typename Start>
 Request post(int peer, int tag, std::size_t bytes, const char* what, Start start) {
-  if (bytes > INT_MAX) fail(ErrorKind::usage, fmt::format("message of {} bytes is above MPI's 2 GiB count", bytes));
   MPI_Request m;
-  check(start(static_cast<int>(bytes), &m), what);
+  check(start(mpi_count(bytes), &m), what);
   Request r;
   std::memcpy(r.storage.data(), &m, sizeof m);
   r.peer = peer;
@@ -317,28 +323,15 @@ void MpiComm::wait_all(Request* requests, std::size_t count, Seconds timeout) {
   for (std::size_t i = 0; i < count; ++i) pending += requests[i].active ? 1 : 0;
   for (unsigned polls = 0; pending > 0; ++polls) {
     for (std::size_t i = 0; i < count; ++i) {
-      if (!requests[i].active) continue;
-      MPI_Request m = get(requests[i]);
-      int done = 0;
-      check(MPI_Test(&m, &done, MPI_STATUS_IGNORE), "MPI_Test");
-      std::memcpy(requests[i].storage.data(), &m, sizeof m);
-      if (done) {
-        requests[i].active = false;
-        --pending;
-      }
+      if (requests[i].active && test(requests[i])) --pending;
     }
     if (pending > 0 && (polls & 255U) == 255U) {
       const auto now = std::chrono::steady_clock::now();
       if (now > deadline) give_up(requests, count, timeout);
       // As the watchdog does for blocking calls: after a signal, a peer
       // that does not answer has gone.
-      if (signal_stop() != StopReason::none && !stop_relayed() && !stop_acknowledged() &&
-          std::chrono::duration<double>(now - started).count() > stop_wait_s(rank_)) {
-        std::fprintf(stderr, "xferbench: rank %d: stopping: rank %d stopped answering after the signal\n", rank_,
-                     requests[0].peer);
-        std::fflush(stderr);
-        _exit(stop_exit_code(signal_stop()));
-      }
+      if (abandoned_after_signal(rank_, std::chrono::duration<double>(now - started).count()))
+        exit_abandoned(rank_, requests[0].peer);
     }
   }
 }
@@ -372,11 +365,7 @@ void MpiComm::give_up(Request* requests, std::size_t count, Seconds timeout) {
       peer = requests[i].peer;
       tag = requests[i].tag;
     }
-    MPI_Request m = get(requests[i]);
-    // Cancel so a late message cannot land in a buffer the caller frees.
-    MPI_Cancel(&m);
-    MPI_Request_free(&m);
-    requests[i].active = false;
+    cancel(requests[i]);  // so a late message cannot land in a buffer the caller frees
   }
   fail(ErrorKind::timeout, timeout_message(rank_, peer, tag, timeout));
 }

@@ -8,16 +8,16 @@
 #include "machine/cuda_check.hpp"
 #include "machine/cuda_raii.hpp"
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "memory/memory.hpp"
 #include "base/stop.hpp"
+#include "base/time_budget.hpp"
 #include "base/units.hpp"
 
 namespace xb::firsttouch {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 constexpr int kDevice = 0;
 
@@ -103,14 +103,10 @@ void check_environment(const Options& o, const Environment& env) {
 
 }  // namespace
 
-const char* to_string(HostKind k) noexcept {
-  switch (k) {
-    case HostKind::pageable: return "pageable";
-    case HostKind::pinned: return "pinned";
-    case HostKind::registered: return "registered";
-  }
-  return "?";
-}
+constexpr Named<HostKind> kHostKinds[] = {
+    {HostKind::pageable, "pageable"}, {HostKind::pinned, "pinned"}, {HostKind::registered, "registered"}};
+
+const char* to_string(HostKind k) noexcept { return lookup_name(kHostKinds, k); }
 
 namespace {
 

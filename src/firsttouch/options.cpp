@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "base/units.hpp"
 
 namespace xb::firsttouch {
@@ -35,11 +36,7 @@ std::uint64_t parse_positive_size(const std::string& text, const char* name) {
   return v;
 }
 
-Memory parse_memory(const std::string& text) {
-  if (text == "gpu") return Memory::gpu;
-  if (text == "host") return Memory::host;
-  fail(ErrorKind::usage, fmt::format("invalid --memory '{}': use gpu or host", text));
-}
+constexpr Named<Memory> kMemories[] = {{Memory::gpu, "gpu"}, {Memory::host, "host"}};
 
 void check_positional_count(const RawArgs& raw) {
   const std::size_t n = raw.positional.size();
@@ -86,7 +83,7 @@ Options to_options(const RawArgs& raw) {
     o.overallocs = {parse_positive_size(raw.positional[4], kNames[4])};
   }
   o.host_analogue = raw.host;
-  o.memory = parse_memory(raw.memory);
+  o.memory = parse_named(kMemories, raw.memory, "--memory", "gpu or host");
   o.transport = pingpong::parse_transport(raw.transport);
   o.cuda_aware = pingpong::parse_cuda_aware(raw.cuda_aware);
   o.timeout_s = raw.timeout_s;

@@ -11,6 +11,7 @@
 
 #include "comm/communicator.hpp"
 #include "firsttouch/result.hpp"
+#include "memory/memory.hpp"
 #include "pingpong/options.hpp"
 
 namespace xb::firsttouch {
@@ -29,20 +30,27 @@ struct PathContext {
 
 class Path {
  public:
+  explicit Path(const PathContext& ctx) : ctx_(ctx) {}
   virtual ~Path() = default;
   // One-time setup with the peer (the NCCL communicator).
   virtual void connect() {}
-  // Frees the previous buffer, allocates a fresh one of `bytes` and returns
-  // the seconds the allocation took. The buffer is not written: a fill
-  // would be a first touch of its own, and the seed does not fill either.
-  virtual double allocate(std::uint64_t bytes) = 0;
+  // Frees the previous buffer, allocates a fresh one of `bytes` (on the
+  // GPU, or pageable host memory) and returns the seconds the allocation
+  // took. The buffer is not written: a fill would be a first touch of its
+  // own, and the seed does not fill either; host pages are left to the
+  // first send to fault in, as that is part of its cost.
+  virtual double allocate(std::uint64_t bytes);
   // Sub-iteration `sub`: the sender sends the first `bytes` of its buffer,
   // the receiver lands them in its own; each records the phases it does.
   virtual void transfer(std::size_t bytes, int sub, Phases& phases) = 0;
   // Drops what refers to the peer's buffer (an IPC mapping) before the
   // peer frees it.
   virtual void unmap() {}
-  virtual void free_buffer() = 0;
+  void free_buffer() { buf_ = Buffer(); }
+
+ protected:
+  PathContext ctx_;
+  Buffer buf_;  // this iteration's fresh buffer
 };
 
 // mpi, staged, ipc or nccl (already chosen: not automatic).

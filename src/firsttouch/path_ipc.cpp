@@ -4,22 +4,18 @@
 // maps the sender's whole allocation into its address space) and pulls the
 // message with a copy. The mapping is cached for the later sub-iterations,
 // as MPI's IPC cache does, so only the first pays export and open.
-#include <chrono>
-
 #include <fmt/format.h>
 
+#include "base/time_budget.hpp"
 #include "machine/cuda_check.hpp"
 #include "machine/cuda_raii.hpp"
 #include "base/error.hpp"
-#include "memory/memory.hpp"
 #include "firsttouch/path.hpp"
 
 namespace xb::firsttouch {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 int checked_device(const PathContext& ctx) {
   if (ctx.device < 0) fail(ErrorKind::usage, "--transport ipc needs GPU buffers (--memory gpu)");
@@ -28,16 +24,13 @@ int checked_device(const PathContext& ctx) {
 
 class IpcPath final : public Path {
  public:
-  explicit IpcPath(const PathContext& ctx) : ctx_(ctx), stream_(checked_device(ctx)) {}
+  explicit IpcPath(const PathContext& ctx) : Path(ctx), stream_(checked_device(ctx)) {}
 
   ~IpcPath() override { unmap_nothrow(); }
 
   double allocate(std::uint64_t bytes) override {
-    buf_ = Buffer();
     exported_ = false;
-    const auto t0 = Clock::now();
-    buf_ = Buffer(device_memory(ctx_.device), bytes);
-    return seconds_since(t0);
+    return Path::allocate(bytes);
   }
 
   void transfer(std::size_t bytes, int sub, Phases& phases) override {
@@ -55,8 +48,6 @@ class IpcPath final : public Path {
     mapped_ = nullptr;
     XB_CUDA_CHECK(cudaIpcCloseMemHandle(p));
   }
-
-  void free_buffer() override { buf_ = Buffer(); }
 
  private:
   // The handle goes with every sub-iteration: it is the "send" that starts
@@ -95,9 +86,7 @@ class IpcPath final : public Path {
     mapped_ = nullptr;
   }
 
-  PathContext ctx_;
   Stream stream_;
-  Buffer buf_;
   cudaIpcMemHandle_t handle_{};
   bool exported_ = false;
   void* mapped_ = nullptr;

@@ -4,37 +4,31 @@
 // inside the first copy: MPI does not expose it as a separate step. staged
 // copies GPU -> pinned host -> MPI -> pinned host -> GPU; the pinned
 // staging buffers are allocated once, as a staging user would.
-#include <chrono>
-
+#include "base/time_budget.hpp"
 #include "machine/cuda_check.hpp"
-#include "memory/memory.hpp"
 #include "firsttouch/path.hpp"
 
 namespace xb::firsttouch {
+
+double Path::allocate(std::uint64_t bytes) {
+  buf_ = Buffer();
+  const auto t0 = std::chrono::steady_clock::now();
+  buf_ = Buffer(ctx_.device >= 0 ? device_memory(ctx_.device) : host_memory(MemKind::pageable, kNoNumaPlacement),
+                bytes, FaultIn::on_first_use);
+  return seconds_since(t0);
+}
+
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 class MpiPath final : public Path {
  public:
-  MpiPath(const PathContext& ctx, bool staging) : ctx_(ctx), stage_(staging && ctx.device >= 0) {
+  MpiPath(const PathContext& ctx, bool staging) : Path(ctx), stage_(staging && ctx.device >= 0) {
     if (stage_) staging_ = Buffer(host_memory(MemKind::mapped, kNoNumaPlacement), ctx.p2p_bytes);
-  }
-
-  double allocate(std::uint64_t bytes) override {
-    buf_ = Buffer();
-    const auto t0 = Clock::now();
-    // Host pages are left to the first send to fault in: that is part of its cost.
-    buf_ = Buffer(ctx_.device >= 0 ? device_memory(ctx_.device) : host_memory(MemKind::pageable, kNoNumaPlacement),
-                  bytes, FaultIn::on_first_use);
-    return seconds_since(t0);
   }
 
   void transfer(std::size_t bytes, int sub, Phases& phases) override {
     if (ctx_.sender) {
-      const auto t0 = Clock::now();
+      const auto t0 = std::chrono::steady_clock::now();
       const void* src = buf_.ptr();
       if (stage_) {
         XB_CUDA_CHECK(cudaMemcpy(staging_.ptr(), buf_.ptr(), bytes, cudaMemcpyDeviceToHost));
@@ -48,12 +42,9 @@ class MpiPath final : public Path {
     if (stage_) XB_CUDA_CHECK(cudaMemcpy(buf_.ptr(), staging_.ptr(), bytes, cudaMemcpyHostToDevice));
   }
 
-  void free_buffer() override { buf_ = Buffer(); }
-
  private:
-  PathContext ctx_;
   bool stage_;
-  Buffer buf_, staging_;
+  Buffer staging_;
 };
 
 }  // namespace

@@ -3,24 +3,19 @@
 // each fresh buffer. NCCL copies through its own connection buffers unless
 // a buffer is registered, and it registers nothing by itself here, so any
 // per-buffer cost shows up in the first copy.
-#include <chrono>
-
 #include <fmt/format.h>
 
+#include "base/time_budget.hpp"
 #include "machine/cuda_check.hpp"
 #include "machine/cuda_raii.hpp"
 #include "base/error.hpp"
-#include "memory/memory.hpp"
 #include "firsttouch/path.hpp"
 #include "pingpong/nccl_pair.hpp"
 
 namespace xb::firsttouch {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 namespace nccl = pingpong::nccl;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 int checked_device(const PathContext& ctx) {
   if (ctx.device < 0) fail(ErrorKind::usage, "--transport nccl needs GPU buffers (--memory gpu)");
@@ -30,22 +25,15 @@ int checked_device(const PathContext& ctx) {
 
 class NcclPath final : public Path {
  public:
-  explicit NcclPath(const PathContext& ctx) : ctx_(ctx), stream_(checked_device(ctx)) {}
+  explicit NcclPath(const PathContext& ctx) : Path(ctx), stream_(checked_device(ctx)) {}
 
   void connect() override {
     pair_.connect(*ctx_.comm, ctx_.peer, kTagConnect, ctx_.sender, ctx_.device, ctx_.timeout);
   }
 
-  double allocate(std::uint64_t bytes) override {
-    buf_ = Buffer();
-    const auto t0 = Clock::now();
-    buf_ = Buffer(device_memory(ctx_.device), bytes);
-    return seconds_since(t0);
-  }
-
   void transfer(std::size_t bytes, int sub, Phases& phases) override {
     XB_CUDA_CHECK(cudaSetDevice(ctx_.device));
-    const auto t0 = Clock::now();
+    const auto t0 = std::chrono::steady_clock::now();
     const nccl::Api& f = pair_.fns();
     if (ctx_.sender) {
       nccl::check(f.Send(buf_.ptr(), bytes, nccl::kInt8, pair_.peer_rank(), pair_.get(), stream_.get()), "ncclSend");
@@ -56,12 +44,8 @@ class NcclPath final : public Path {
     if (ctx_.sender) record_copy(phases, sub, seconds_since(t0));
   }
 
-  void free_buffer() override { buf_ = Buffer(); }
-
  private:
-  PathContext ctx_;
   Stream stream_;
-  Buffer buf_;
   nccl::PairComm pair_;
 };
 

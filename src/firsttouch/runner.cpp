@@ -12,6 +12,7 @@
 #include "machine/cuda_check.hpp"
 #include "base/fault.hpp"
 #include "base/stop.hpp"
+#include "base/time_budget.hpp"
 #include "base/units.hpp"
 #include "firsttouch/path.hpp"
 #include "pingpong/nccl_api.hpp"
@@ -22,8 +23,6 @@ namespace xb::firsttouch {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::uint64_t free_bytes_of(int device) {
   if (device < 0) {
@@ -68,24 +67,10 @@ void check_fits(std::uint64_t need, std::uint64_t free, int device) {
        fmt::format("a buffer of {} bytes does not fit: {} has {} bytes ({}) free", need, where, free, bytes_label(free)));
 }
 
-comm::GpuBuffers effective_gpu_buffers(const Options& o, const comm::Communicator& c) {
-  switch (o.cuda_aware) {
-    case pingpong::CudaAware::yes: return comm::GpuBuffers::yes;
-    case pingpong::CudaAware::no: return comm::GpuBuffers::no;
-    case pingpong::CudaAware::automatic: break;
-  }
-  return c.gpu_buffers();
-}
-
-// This rank's announcement; only the sender and the receiver touch a GPU.
-pingpong::RankInfo local_info(const comm::Communicator& c, const Options& o, const Environment& env) {
-  pingpong::RankInfo info;
-  info.rank = c.rank();
-  info.host = c.host_name();
-  info.local_rank = c.local_rank();
-  info.mpi_gpu = effective_gpu_buffers(o, c);
+// This rank's GPU for announce(); only the sender and the receiver touch one.
+void local_gpu(pingpong::RankInfo& info, const comm::Communicator& c, const Options& o, const Environment& env) {
   const bool sender = c.rank() == 0;
-  if (!sender && c.rank() != c.size() - 1) return info;
+  if (!sender && c.rank() != c.size() - 1) return;
   int device = -1;
   if (o.memory == Memory::gpu) {
     device = pingpong::resolve_device(pingpong::Endpoint{true, -1}, info.local_rank, env.device_count());
@@ -93,17 +78,6 @@ pingpong::RankInfo local_info(const comm::Communicator& c, const Options& o, con
   }
   (sender ? info.gpu_as_dev1 : info.gpu_as_dev2) = device;
   check_fits(largest_allocation(o), env.free_bytes(device), device);
-  return info;
-}
-
-std::vector<pingpong::RankInfo> announce(const Roles& r, const Options& o, const Environment& env) {
-  pingpong::RankInfo mine;
-  step(r, [&] { mine = local_info(*r.comm, o, env); });
-  std::vector<pingpong::RankInfo> all;
-  for (const auto& text : r.comm->allgather(pingpong::to_json(mine), r.timeout)) {
-    all.push_back(pingpong::rank_info_from_json(text));
-  }
-  return all;
 }
 
 // One timed sub-iteration on the sender: from the start of the send until
@@ -319,7 +293,9 @@ Result run(comm::Communicator& comm, const Options& options, const Environment& 
   r.sender = comm.rank() == 0;
   r.peer = r.sender ? comm.size() - 1 : 0;
   r.timeout = comm::Seconds(options.timeout_s);
-  const auto infos = announce(r, options, env);
+  const auto infos = pingpong::announce(comm, options.cuda_aware, r.timeout, [&](pingpong::RankInfo& info) {
+    local_gpu(info, comm, options, env);
+  });
   // Every rank decides from the same announcements, so all throw alike.
   const auto kind = pingpong::choose_transport(options.transport, infos.front(), infos.front().gpu_as_dev1,
                                                infos.back(), infos.back().gpu_as_dev2);

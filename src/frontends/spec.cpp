@@ -5,10 +5,12 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "base/units.hpp"
 
 namespace xb {
@@ -41,27 +43,22 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 std::vector<std::string> split_whitespace(const std::string& text) {
+  std::istringstream in(text);
   std::vector<std::string> words;
-  std::string word;
-  for (char c : text) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      if (!word.empty()) words.push_back(word);
-      word.clear();
-    } else {
-      word += c;
-    }
-  }
-  if (!word.empty()) words.push_back(word);
+  for (std::string word; in >> word;) words.push_back(word);
   return words;
 }
 
+constexpr Named<Direction> kDirections[] = {{Direction::htod, "HtoD"},
+                                            {Direction::dtoh, "DtoH"},
+                                            {Direction::both, "both"},
+                                            {Direction::reverse, "reverse"},
+                                            {Direction::dtod, "DtoD"}};
+
+// Directions are spelled in any case.
 std::optional<Direction> direction_from(const std::string& word) {
-  const std::string w = lower(word);
-  if (w == "htod") return Direction::htod;
-  if (w == "dtoh") return Direction::dtoh;
-  if (w == "both") return Direction::both;
-  if (w == "reverse") return Direction::reverse;
-  if (w == "dtod") return Direction::dtod;
+  for (const auto& [d, name] : kDirections)
+    if (lower(name) == lower(word)) return d;
   return std::nullopt;
 }
 
@@ -74,16 +71,11 @@ bool looks_like_direction(const std::string& word) {
                      [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
 }
 
-std::optional<MemKind> memory_from(const std::string& word) {
-  const std::string w = lower(word);
-  if (w == "pinned") return MemKind::pinned;
-  if (w == "mapped") return MemKind::mapped;
-  if (w == "wc") return MemKind::write_combined;
-  if (w == "pageable") return MemKind::pageable;
-  if (w == "managed") return MemKind::managed;
-  if (w == "hugepages") return MemKind::hugepages;
-  return std::nullopt;
-}
+constexpr Named<MemKind> kMemKinds[] = {{MemKind::pinned, "pinned"},     {MemKind::mapped, "mapped"},
+                                        {MemKind::write_combined, "wc"}, {MemKind::pageable, "pageable"},
+                                        {MemKind::managed, "managed"},   {MemKind::hugepages, "hugepages"}};
+
+std::optional<MemKind> memory_from(const std::string& word) { return lookup_value(kMemKinds, lower(word)); }
 
 // Parses one spec. Remembers the text that set each field, so repeats and
 // conflicts are reported with both spellings.
@@ -340,16 +332,7 @@ void expand_one(const TransferRequest& req, int device_count, std::vector<Transf
 
 }  // namespace
 
-const char* to_string(Direction direction) noexcept {
-  switch (direction) {
-    case Direction::htod: return "HtoD";
-    case Direction::dtoh: return "DtoH";
-    case Direction::both: return "both";
-    case Direction::reverse: return "reverse";
-    case Direction::dtod: return "DtoD";
-  }
-  return "unknown";
-}
+const char* to_string(Direction direction) noexcept { return lookup_name(kDirections, direction, "unknown"); }
 
 std::vector<TransferRequest> parse_transfer_spec(const std::string& text) {
   const std::vector<std::string> specs = split_whitespace(text);
@@ -360,10 +343,10 @@ std::vector<TransferRequest> parse_transfer_spec(const std::string& text) {
 }
 
 StreamMode parse_stream_mode(const std::string& text) {
-  const std::string mode = lower(text);
-  if (mode == "per-transfer") return StreamMode::per_transfer;
-  if (mode == "per-device") return StreamMode::per_device;
-  if (mode == "only-one") return StreamMode::only_one;
+  constexpr Named<StreamMode> kModes[] = {{StreamMode::per_transfer, "per-transfer"},
+                                          {StreamMode::per_device, "per-device"},
+                                          {StreamMode::only_one, "only-one"}};
+  if (const auto mode = lookup_value(kModes, lower(text))) return *mode;
   fail(ErrorKind::usage,
        fmt::format("invalid stream mode '{}' (expected per-transfer, per-device, only-one)", text));
 }

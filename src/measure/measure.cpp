@@ -18,6 +18,7 @@
 #include "kernels/sm_shape.hpp"
 #include "base/stats.hpp"
 #include "base/stop.hpp"
+#include "base/time_budget.hpp"
 #include "base/units.hpp"
 
 namespace xb {
@@ -31,15 +32,7 @@ const char* to_string(Verification::Status s) noexcept {
   return "skipped";
 }
 
-namespace {
-
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-}  // namespace
 
 std::vector<double> sample_until_stable(const MeasureOptions& opts, const std::function<double()>& sample) {
   std::vector<double> values;

@@ -5,60 +5,35 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "base/units.hpp"
 
 namespace xb::pingpong {
 
-const char* to_string(TransportKind t) noexcept {
-  switch (t) {
-    case TransportKind::automatic: return "auto";
-    case TransportKind::mpi: return "mpi";
-    case TransportKind::staged: return "staged";
-    case TransportKind::ipc: return "ipc";
-    case TransportKind::nccl: return "nccl";
-    case TransportKind::device: return "device";
-  }
-  return "?";
-}
+namespace {
 
-const char* to_string(Mode m) noexcept {
-  switch (m) {
-    case Mode::pingpong: return "pingpong";
-    case Mode::bw: return "bw";
-    case Mode::bibw: return "bibw";
-  }
-  return "?";
-}
+constexpr Named<TransportKind> kTransports[] = {
+    {TransportKind::automatic, "auto"}, {TransportKind::mpi, "mpi"},   {TransportKind::staged, "staged"},
+    {TransportKind::ipc, "ipc"},        {TransportKind::nccl, "nccl"}, {TransportKind::device, "device"}};
+constexpr Named<Mode> kModes[] = {{Mode::pingpong, "pingpong"}, {Mode::bw, "bw"}, {Mode::bibw, "bibw"}};
+constexpr Named<CudaAware> kCudaAware[] = {
+    {CudaAware::automatic, "auto"}, {CudaAware::yes, "yes"}, {CudaAware::no, "no"}};
+constexpr Named<Buffers> kBuffers[] = {{Buffers::separate, "separate"}, {Buffers::echo, "echo"}};
+
+}  // namespace
+
+const char* to_string(TransportKind t) noexcept { return lookup_name(kTransports, t); }
+const char* to_string(Mode m) noexcept { return lookup_name(kModes, m); }
+const char* to_string(Buffers b) noexcept { return lookup_name(kBuffers, b); }
 
 TransportKind parse_transport(const std::string& text) {
-  for (auto t : {TransportKind::automatic, TransportKind::mpi, TransportKind::staged, TransportKind::ipc,
-                 TransportKind::nccl, TransportKind::device}) {
-    if (text == to_string(t)) return t;
-  }
-  fail(ErrorKind::usage, fmt::format("invalid transport '{}': use auto, mpi, staged, ipc, nccl or device", text));
+  return parse_named(kTransports, text, "transport", "auto, mpi, staged, ipc, nccl or device");
 }
-
-Mode parse_mode(const std::string& text) {
-  for (auto m : {Mode::pingpong, Mode::bw, Mode::bibw}) {
-    if (text == to_string(m)) return m;
-  }
-  fail(ErrorKind::usage, fmt::format("invalid mode '{}': use pingpong, bw or bibw", text));
-}
-
+Mode parse_mode(const std::string& text) { return parse_named(kModes, text, "mode", "pingpong, bw or bibw"); }
 CudaAware parse_cuda_aware(const std::string& text) {
-  if (text == "auto") return CudaAware::automatic;
-  if (text == "yes") return CudaAware::yes;
-  if (text == "no") return CudaAware::no;
-  fail(ErrorKind::usage, fmt::format("invalid --cuda-aware '{}': use yes, no or auto", text));
+  return parse_named(kCudaAware, text, "--cuda-aware", "yes, no or auto");
 }
-
-const char* to_string(Buffers b) noexcept { return b == Buffers::echo ? "echo" : "separate"; }
-
-Buffers parse_buffers(const std::string& text) {
-  if (text == "separate") return Buffers::separate;
-  if (text == "echo") return Buffers::echo;
-  fail(ErrorKind::usage, fmt::format("invalid --buffers '{}': use separate or echo", text));
-}
+Buffers parse_buffers(const std::string& text) { return parse_named(kBuffers, text, "--buffers", "separate or echo"); }
 
 Endpoint parse_endpoint(const std::string& text) {
   // "vh" (vector host) and "ve" (vector engine) are the seed tool's names.

@@ -30,56 +30,25 @@ namespace {
 
 comm::Seconds timeout_of(const Options& o) { return comm::Seconds(o.timeout_s); }
 
-comm::GpuBuffers effective_gpu_buffers(const Options& o, const comm::Communicator& c) {
-  switch (o.cuda_aware) {
-    case CudaAware::yes: return comm::GpuBuffers::yes;
-    case CudaAware::no: return comm::GpuBuffers::no;
-    case CudaAware::automatic: break;
-  }
-  return c.gpu_buffers();
-}
-
-// This rank's announcement. GPUs and NCCL are only probed when a GPU
-// endpoint is asked for, so host-only runs never initialize CUDA.
-RankInfo local_info(const comm::Communicator& c, const Options& o, const Environment& env) {
-  RankInfo info;
-  info.rank = c.rank();
-  info.host = c.host_name();
-  info.local_rank = c.local_rank();
-  info.mpi_gpu = effective_gpu_buffers(o, c);
+// This rank's GPUs for announce(). GPUs and NCCL are only probed when a
+// GPU endpoint is asked for, so host-only runs never initialize CUDA.
+void local_gpus(RankInfo& info, const comm::Communicator& c, const Options& o, const Environment& env) {
   const bool holds_dev1 = o.all_pairs || c.rank() == 0;
   const bool holds_dev2 = o.all_pairs || c.rank() == 1;
   const bool wants_gpu = (holds_dev1 && o.dev1.gpu) || (holds_dev2 && o.dev2.gpu);
-  if (!wants_gpu) return info;
+  if (!wants_gpu) return;
   const int count = env.device_count();
+  const auto identify = [&](int gpu, std::string& bus, std::vector<std::string>& peers) {
+    if (gpu < 0) return;
+    GpuIdentity id = env.gpu_identity(gpu);
+    bus = std::move(id.bus);
+    peers = std::move(id.peers);
+  };
   if (holds_dev1) info.gpu_as_dev1 = resolve_device(o.dev1, info.local_rank, count);
   if (holds_dev2) info.gpu_as_dev2 = resolve_device(o.dev2, info.local_rank, count);
-  if (info.gpu_as_dev1 >= 0) {
-    const GpuIdentity id = env.gpu_identity(info.gpu_as_dev1);
-    info.bus_as_dev1 = id.bus;
-    info.peers_as_dev1 = id.peers;
-  }
-  if (info.gpu_as_dev2 >= 0) {
-    const GpuIdentity id = env.gpu_identity(info.gpu_as_dev2);
-    info.bus_as_dev2 = id.bus;
-    info.peers_as_dev2 = id.peers;
-  }
+  identify(info.gpu_as_dev1, info.bus_as_dev1, info.peers_as_dev1);
+  identify(info.gpu_as_dev2, info.bus_as_dev2, info.peers_as_dev2);
   info.nccl = env.nccl_available();
-  return info;
-}
-
-std::vector<RankInfo> announce(comm::Communicator& c, const Options& o, const Environment& env) {
-  RankInfo mine;
-  std::optional<Error> err;
-  try {
-    mine = local_info(c, o, env);
-  } catch (const Error& e) {
-    err = e;
-  }
-  comm::agree_or_throw(c, err ? &*err : nullptr, timeout_of(o));
-  std::vector<RankInfo> all;
-  for (const auto& text : c.allgather(to_json(mine), timeout_of(o))) all.push_back(rank_info_from_json(text));
-  return all;
 }
 
 // Both ranks of a pair swap their local status; if either failed, both
@@ -450,7 +419,8 @@ Result run(comm::Communicator& comm, const Options& options, const Environment& 
            RunControl* control) {
   validate(options);
   const auto rounds = schedule(comm, options);
-  const auto infos = announce(comm, options, env);
+  const auto infos = announce(comm, options.cuda_aware, timeout_of(options),
+                              [&](RankInfo& info) { local_gpus(info, comm, options, env); });
   // --all-pairs: a signal to one rank stops the other pairs of the round
   // within a slice too (not only at the round's end): every rank relays
   // its signal to the others, looked at wherever this rank looks for a stop.

@@ -1,6 +1,7 @@
 #include "pingpong/select.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -42,6 +43,27 @@ RankInfo rank_info_from_json(const std::string& text) {
   info.peers_as_dev1 = j.at("peers_as_dev1").get<std::vector<std::string>>();
   info.peers_as_dev2 = j.at("peers_as_dev2").get<std::vector<std::string>>();
   return info;
+}
+
+std::vector<RankInfo> announce(comm::Communicator& c, CudaAware cuda_aware, comm::Seconds timeout,
+                               const std::function<void(RankInfo&)>& gpus) {
+  RankInfo mine;
+  mine.rank = c.rank();
+  mine.host = c.host_name();
+  mine.local_rank = c.local_rank();
+  mine.mpi_gpu = cuda_aware == CudaAware::yes  ? comm::GpuBuffers::yes
+                 : cuda_aware == CudaAware::no ? comm::GpuBuffers::no
+                                               : c.gpu_buffers();
+  std::optional<Error> err;
+  try {
+    gpus(mine);
+  } catch (const Error& e) {
+    err = e;
+  }
+  comm::agree_or_throw(c, err ? &*err : nullptr, timeout);
+  std::vector<RankInfo> all;
+  for (const auto& text : c.allgather(to_json(mine), timeout)) all.push_back(rank_info_from_json(text));
+  return all;
 }
 
 int device_count_or_zero() noexcept {

@@ -2,6 +2,7 @@
 // what every rank announced about itself (host, GPUs, NCCL, CUDA-aware MPI).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,13 @@ int device_count_or_zero() noexcept;
 
 std::string to_json(const RankInfo& info);
 RankInfo rank_info_from_json(const std::string& text);
+
+// Collective: every rank's announcement, in rank order. Each rank fills in
+// its rank, host and whether MPI takes GPU buffers (`cuda_aware`, or what
+// MPI says), then `gpus` adds the GPUs it holds; an error there is agreed
+// by all ranks and thrown on each.
+std::vector<RankInfo> announce(comm::Communicator& c, CudaAware cuda_aware, comm::Seconds timeout,
+                               const std::function<void(RankInfo&)>& gpus);
 
 // Resolves an endpoint on this rank: a GPU without id maps to
 // local_rank % device_count. Error(no_device) when a GPU is asked for and
