@@ -27,8 +27,6 @@
 #include "records/run_json.hpp"
 #include "report/nvbandwidth.hpp"
 #include "report/output_file.hpp"
-#include "report/plan_report.hpp"
-#include "report/report.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::app {
@@ -66,7 +64,7 @@ int execute(const RunOptions& opts, const Context& ctx) {
   report::Outputs out(opts.out.format, opts.out.file, {{opts.verbose}});
   if (out.screen().nvbandwidth_run()) return execute_nvbandwidth_format(opts, out, ctx);
   if (opts.list) {
-    report::text_cases(std::cout);
+    report::make_reporter("text", std::cout)->cases();
     return 0;
   }
   RunRequest req = build_request(opts, ctx.argv);  // validates before any GPU is touched

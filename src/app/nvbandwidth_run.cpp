@@ -15,7 +15,6 @@
 #include "cases/runner.hpp"
 #include "machine/topology.hpp"
 #include "report/output_file.hpp"
-#include "report/report.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::app {

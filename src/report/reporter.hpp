@@ -16,18 +16,8 @@
 #include <utility>
 #include <vector>
 
-// The formatting functions the reporters call, with the result types.
-#include "report/check_report.hpp"
-#include "report/compare_report.hpp"
-#include "report/first_touch_report.hpp"
-#include "report/fleet_report.hpp"
-#include "report/report.hpp"
+#include "report/formats.hpp"
 #include "report/nvbandwidth.hpp"
-#include "report/pingpong_report.hpp"
-#include "report/plan_report.hpp"
-#include "report/scenario_report.hpp"
-#include "report/seed_formats.hpp"
-#include "report/sweep_report.hpp"
 
 namespace xb::report {
 
