@@ -21,7 +21,7 @@
 #include "comm/inproc_comm.hpp"
 #include "fleet/per_node.hpp"
 #include "fleet/summary.hpp"
-#include "report/fleet_report.hpp"
+#include "report/reporter.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "check/node.hpp"
-#include "report/check_report.hpp"
+#include "report/reporter.hpp"
 
 namespace {
 

@@ -14,8 +14,8 @@
 #include "check/node.hpp"
 #include "comm/inproc_comm.hpp"
 #include "fake_source.hpp"
-#include "report/check_report.hpp"
-#include "report/fleet_report.hpp"
+#include "render.hpp"
+#include "report/reporter.hpp"
 #include "records/run_json.hpp"
 
 namespace {
@@ -56,7 +56,7 @@ TEST(CheckReport, XmlEscape) {
 TEST(CheckReport, JunitCountsAndEscapes) {
   const CheckResult r = recorded_with_findings();
   ASSERT_FALSE(r.pass);
-  const std::string x = xb::report::check_junit(r);
+  const std::string x = xb::testing::rendered("junit", [&](auto& f) { f.check(r); });
   EXPECT_EQ(x.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"xferbench check vm\"", 0), 0u) << x;
   // 3 lint rules + 7 links + 36 cells; failures: pcie_link, the two memory
   // links and their two cells; skipped: pcie_acs.
@@ -159,7 +159,7 @@ TEST(CheckFleet, ChecksUnderALaunchMakeOneFleetDocument) {
   std::ifstream f(file);
   ASSERT_TRUE(f) << "no fleet file";
   const json doc = json::parse(f);
-  EXPECT_EQ(doc["schema"], xb::report::kFleetSchemaName);
+  EXPECT_EQ(doc["schema"], "xferbench-fleet");
   EXPECT_EQ(doc["command"], "check");
   EXPECT_EQ(doc["status"], "failed");
   EXPECT_EQ(doc["exit_code"], 1);

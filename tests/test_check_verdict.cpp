@@ -7,7 +7,7 @@
 
 #include "check/node.hpp"
 #include "base/error.hpp"
-#include "report/check_report.hpp"
+#include "report/reporter.hpp"
 #include "records/run_json.hpp"
 
 namespace {

@@ -11,10 +11,8 @@
 #include "base/error.hpp"
 #include "cases/sweep.hpp"
 #include "fake_system.hpp"
-#include "report/compare_report.hpp"
+#include "report/reporter.hpp"
 #include "report/output_file.hpp"
-#include "report/report.hpp"
-#include "report/sweep_report.hpp"
 
 namespace {
 

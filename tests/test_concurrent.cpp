@@ -14,7 +14,7 @@
 #include "fake_system.hpp"
 #include "frontends/cuts.hpp"
 #include "frontends/spec.hpp"
-#include "report/scenario_report.hpp"
+#include "report/reporter.hpp"
 
 namespace xb {
 namespace {

@@ -9,10 +9,8 @@
 #include "cases/sweep.hpp"
 #include "fake_system.hpp"
 #include "pingpong/result.hpp"
-#include "report/compare_report.hpp"
-#include "report/report.hpp"
-#include "report/pingpong_report.hpp"
-#include "report/sweep_report.hpp"
+#include "render.hpp"
+#include "report/reporter.hpp"
 
 namespace {
 
@@ -106,7 +104,7 @@ TEST(CsvRoundTrip, RunCellsComeBackWithTheirValues) {
   m.cells[1].outlier = true;
   c.matrices.push_back(m);
   run.cases.push_back(c);
-  const auto rows = read_table(xb::report::run_csv(run));
+  const auto rows = read_table(xb::testing::rendered("csv", [&](auto& f) { f.run(run); }));
   ASSERT_EQ(rows.size(), 2u);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const xb::Cell& src = m.cells[i];
@@ -165,7 +163,7 @@ TEST(CsvRoundTrip, ListGpusLinksNumaAndCases) {
   xb::System sys = fake_system(2);
   sys.gpus[1].name = "Fake, \"quoted\" GPU";
   sys.numa.push_back({0, "0-15,32-47", 1ull << 36, 1ull << 35});
-  const auto rows = read_table(xb::report::system_csv(sys));
+  const auto rows = read_table(xb::testing::rendered("csv", [&](auto& f) { f.system(sys); }));
   std::vector<Row> gpus, links, numa;
   for (const auto& r : rows) (r.at("record") == "gpu" ? gpus : r.at("record") == "link" ? links : numa).push_back(r);
   ASSERT_EQ(gpus.size(), 2u);
@@ -185,7 +183,7 @@ TEST(CsvRoundTrip, ListGpusLinksNumaAndCases) {
   expect_close(num(links[4], "peak_gbps"), sys.link(0, 1).peak.gbps, 1e-8);
   EXPECT_EQ(numa[0].at("cpus"), "0-15,32-47");
   EXPECT_EQ(std::stoull(numa[0].at("free_bytes")), 1ull << 35);
-  const auto cases = read_table(xb::report::cases_csv());
+  const auto cases = read_table(xb::testing::rendered("csv", [](auto& f) { f.cases(); }));
   ASSERT_EQ(cases.size(), xb::case_catalogue().size());
   EXPECT_EQ(cases[34].at("name"), "device_local_copy");
   EXPECT_EQ(cases[34].at("description"), xb::case_catalogue()[34].description);

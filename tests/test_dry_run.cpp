@@ -13,7 +13,7 @@
 #include "cases/run_plan.hpp"
 #include "records/topology_file.hpp"
 #include "fake_system.hpp"
-#include "report/plan_report.hpp"
+#include "report/reporter.hpp"
 
 namespace {
 

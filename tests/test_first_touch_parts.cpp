@@ -15,7 +15,7 @@
 #include "firsttouch/options.hpp"
 #include "firsttouch/result.hpp"
 #include "firsttouch/first_touch_json.hpp"
-#include "report/first_touch_report.hpp"
+#include "render.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::firsttouch {
@@ -200,7 +200,7 @@ Result sample_result() {
 }
 
 TEST(FirstTouchReport, TextHasTheSeedsLinesAndTheSummary) {
-  const std::string text = report::first_touch_text(sample_result());
+  const std::string text = xb::testing::rendered("text", [&](auto& f) { f.first_touch(sample_result(), {}); });
   EXPECT_NE(text.find("p2p_size: 1024\nbuffer_size: 1073741824\noveralloc_size: 1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("[-1] time: 2.5\n"), std::string::npos);
   EXPECT_NE(text.find("Doing ipc send/recv from rank 0 to rank 1, of 1024 bytes from a buffer of 1073741825 bytes "
@@ -216,7 +216,7 @@ TEST(FirstTouchReport, TextHasTheSeedsLinesAndTheSummary) {
 TEST(FirstTouchReport, TheMpiPathPrintsTheSeedsDoingLine) {
   Result r = sample_result();
   r.transport = "mpi";
-  const std::string text = report::first_touch_text(r);
+  const std::string text = xb::testing::rendered("text", [&](auto& f) { f.first_touch(r, {}); });
   EXPECT_NE(text.find("\nDoing MPI_Send/Recv from rank 0 to rank 1, of 1024 bytes from a buffer of 1073741825 bytes "
                       "(with overalloc).\n[0:0] time: 0.5\n"),
             std::string::npos)
@@ -284,7 +284,7 @@ TEST(FirstTouchReport, TheStreamedPiecesMakeTheSameTextAndEachIterationComesAsIt
   r.variants[1].label = "without overalloc";
   r.variants[1].overalloc_bytes = 0;
   const auto pieces = stream_pieces(r);
-  EXPECT_EQ(joined(pieces), report::first_touch_text(r));
+  EXPECT_EQ(joined(pieces), xb::testing::rendered("text", [&](auto& f) { f.first_touch(r, {}); }));
   // Piece 0: the head and the first "Doing" line; 1 and 2: one iteration each.
   EXPECT_NE(pieces[0].find("[-1] time: 2.5\nDoing ipc send/recv"), std::string::npos) << pieces[0];
   EXPECT_EQ(pieces[1], "[0:0] time: 0.5\n[0:1] time: 2e-05\n");
@@ -301,7 +301,7 @@ TEST(FirstTouchReport, ASweepStreamsEachRowWhenItsVariantIsComplete) {
   r.variants.push_back(r.variants[0]);
   r.variants[1].overalloc_bytes = 4096;
   const auto pieces = stream_pieces(r);
-  EXPECT_EQ(joined(pieces), report::first_touch_text(r));
+  EXPECT_EQ(joined(pieces), xb::testing::rendered("text", [&](auto& f) { f.first_touch(r, {}); }));
   EXPECT_NE(pieces[0].find("ipc open (s)\n"), std::string::npos) << pieces[0];
   EXPECT_EQ(pieces[1] + pieces[2], "");  // iterations of an unfinished row
   EXPECT_NE(pieces[3].find("    1073741824             1    1073741825"), std::string::npos) << pieces[3];
@@ -317,7 +317,7 @@ TEST(FirstTouchReport, FinishingAfterAnUnfinishedVariantPrintsTheRest) {
   so_far.variants[0].times_s.resize(1);
   std::string out = stream.next(so_far, false);
   out += stream.finish(r);
-  EXPECT_EQ(out, report::first_touch_text(r));
+  EXPECT_EQ(out, xb::testing::rendered("text", [&](auto& f) { f.first_touch(r, {}); }));
 }
 
 }  // namespace

@@ -10,8 +10,7 @@
 #include "fake_system.hpp"
 #include "base/error.hpp"
 #include "fleet/summary.hpp"
-#include "report/fleet_report.hpp"
-#include "report/scenario_report.hpp"
+#include "report/reporter.hpp"
 
 namespace {
 

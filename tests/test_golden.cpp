@@ -44,7 +44,6 @@
 #include "fake_source.hpp"
 #include "in_process.hpp"
 #include "pingpong/pingpong_json.hpp"
-#include "report/pingpong_report.hpp"
 #include "report/reporter.hpp"
 
 namespace {

@@ -24,7 +24,7 @@
 #include "base/time_budget.hpp"
 #include "fake_source.hpp"
 #include "in_process.hpp"
-#include "report/report.hpp"
+#include "report/reporter.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "base/stop.hpp"
 #include "base/time_budget.hpp"
 #include "fake_source.hpp"
-#include "report/report.hpp"
+#include "report/reporter.hpp"
 
 namespace {
 
@@ -104,7 +104,7 @@ TEST_F(DriftCheckStops, ASignalDuringTheEndValuesKeepsEveryCellAndLeavesTheCheck
   EXPECT_TRUE(j["stability"]["references"][0]["end_gbps"].is_null()) << "no end value may read as measured";
   EXPECT_TRUE(j["stability"]["references"][0]["drift_pct"].is_null());
   std::ostringstream text;
-  xb::report::text_run_footer(text, run);
+  xb::report::make_reporter("text", text)->run(run);
   EXPECT_NE(text.str().find("# drift check: not completed: the run stopped"), std::string::npos) << text.str();
   EXPECT_EQ(text.str().find("# stable"), std::string::npos) << text.str();
 }

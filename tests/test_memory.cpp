@@ -21,7 +21,7 @@
 #include "base/pattern.hpp"
 #include "cases/runner.hpp"
 #include "fake_system.hpp"
-#include "report/report.hpp"
+#include "report/reporter.hpp"
 
 namespace {
 
@@ -341,7 +341,7 @@ TEST(MemoryResult, TextFooterPrintsTheCostInOneLine) {
   run.memory.host_peak_rss_bytes = 2200 * kMiB;
   run.memory.budget = budget({1024, 1024}, 2048);
   std::ostringstream os;
-  xb::report::text_run_footer(os, run);
+  xb::report::make_reporter("text", os)->run(run);
   const std::string text = os.str();
   EXPECT_NE(text.find("# memory: peak GPU gpu0 1600 MiB, gpu1 1500 MiB (rise of used memory, without the CUDA "
                       "context); peak host RSS 2200 MiB; buffer budget per GPU 1024 MiB, host 2048 MiB (largest cell)"),

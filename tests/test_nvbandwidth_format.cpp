@@ -27,7 +27,7 @@
 #include "base/error.hpp"
 #include "records/run_json.hpp"
 #include "report/nvbandwidth.hpp"
-#include "report/report.hpp"
+#include "report/reporter.hpp"
 
 namespace {
 

@@ -11,7 +11,6 @@
 #include "base/error.hpp"
 #include "report/output_file.hpp"
 #include "pingpong/pingpong_json.hpp"
-#include "report/pingpong_report.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::report {

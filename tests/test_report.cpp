@@ -3,7 +3,8 @@
 #include <sstream>
 
 #include "fake_system.hpp"
-#include "report/report.hpp"
+#include "render.hpp"
+#include "report/reporter.hpp"
 
 namespace {
 
@@ -53,7 +54,7 @@ TEST(Json, VersionedSchemaWithUnitsInNames) {
 TEST(Text, MatrixWithEfficiencyAndNoSum) {
   std::ostringstream os;
   const auto run = sample_run();
-  for (const auto& c : run.cases) xb::report::text_case(os, c);
+  for (const auto& c : run.cases) xb::report::make_reporter("text", os)->run_case(c);
   const std::string s = os.str();
   EXPECT_NE(s.find("55.50 (88%)"), std::string::npos) << s;
   EXPECT_NE(s.find("WAIVED: needs at least 2 GPUs"), std::string::npos);
@@ -61,7 +62,7 @@ TEST(Text, MatrixWithEfficiencyAndNoSum) {
 }
 
 TEST(Csv, OneRowPerCellWithHeader) {
-  const std::string csv = xb::report::run_csv(sample_run());
+  const std::string csv = xb::testing::rendered("csv", [&](auto& f) { f.run(sample_run()); });
   std::istringstream is(csv);
   std::string line;
   int rows = 0;
@@ -87,7 +88,7 @@ TEST(Text, ListNotesMemoryTheNumaNodesDoNotHold) {
   sys.numa = {node};
   sys.host_memory_bytes = 251ull << 30;
   std::ostringstream os;
-  xb::report::text_list(os, sys);
+  xb::report::make_reporter("text", os)->system(sys);
   EXPECT_NE(os.str().find("note: the NUMA nodes hold 4.6 GiB of the host's 251.0 GiB"), std::string::npos) << os.str();
   EXPECT_EQ(xb::records::system_json(sys)["host_memory_bytes"], 251ull << 30);
   // Nodes that hold (nearly) everything, or unknown figures: no note.

@@ -7,10 +7,8 @@
 
 #include "base/error.hpp"
 #include "fake_system.hpp"
-#include "report/check_report.hpp"
-#include "report/report.hpp"
+#include "render.hpp"
 #include "report/reporter.hpp"
-#include "report/sweep_report.hpp"
 
 namespace xb::report {
 namespace {
@@ -46,10 +44,10 @@ TEST(Reporter, FilesAreCsvByTheirNameElseJson) {
   text.add_file(dir + "xb_reporter_cases.json", "json");
   text.emit([](Reporter& r) { r.cases(); });
   std::ostringstream listing;
-  text_cases(listing);
+  make_reporter("text", listing)->cases();
   EXPECT_EQ(out.str(), listing.str());
-  EXPECT_EQ(slurp(dir + "xb_reporter_cases.csv"), cases_csv());
-  EXPECT_EQ(slurp(dir + "xb_reporter_cases.json"), cases_json().dump(2) + "\n");
+  EXPECT_EQ(slurp(dir + "xb_reporter_cases.csv"), xb::testing::rendered("csv", [](auto& f) { f.cases(); }));
+  EXPECT_EQ(slurp(dir + "xb_reporter_cases.json"), xb::testing::rendered("json", [](auto& f) { f.cases(); }));
   // check writes JSON whatever the name; with --summary, stdout has one line.
   ReportOptions check_options;
   check_options.csv_file = false;
@@ -61,7 +59,7 @@ TEST(Reporter, FilesAreCsvByTheirNameElseJson) {
   check.emit([&](Reporter& r) { r.check(verdict); });
   EXPECT_EQ(summary.str(), check_summary_line(verdict) + "\n");
   EXPECT_EQ(slurp(dir + "xb_reporter_check.csv"), check_json(verdict).dump(2) + "\n");
-  EXPECT_EQ(slurp(dir + "xb_reporter_check.xml"), check_junit(verdict));
+  EXPECT_EQ(slurp(dir + "xb_reporter_check.xml"), xb::testing::rendered("junit", [&](auto& f) { f.check(verdict); }));
 }
 
 TEST(Reporter, FormatsRefuseWhatTheyCannotRenderWithTheCommandsMessages) {

@@ -14,7 +14,6 @@
 #include "base/error.hpp"
 #include "machine/topology.hpp"
 #include "report/reporter.hpp"
-#include "report/seed_formats.hpp"
 #include "cli_parse.hpp"
 
 namespace {
@@ -228,7 +227,7 @@ TEST(SeedNames, BwtestTableAsItsReadmeShowsIt) {
   r.span_s = 698e-6;
   r.aggregate_bandwidth_gbps = 9.57682;
   std::ostringstream os;
-  xb::report::bwtest_text(os, r);
+  xb::report::make_reporter("bwtest", os)->scenario(r);
   const std::vector<std::string> want = {
       "Allocating buffers......DONE",
       "Allocating buffers......DONE",
@@ -271,7 +270,7 @@ TEST(SeedNames, BwtestListAsItsReadmeShowsIt) {
   gtx.copy_engines = 1;
   sys.gpus = {k40, gtx};
   std::ostringstream os;
-  xb::report::bwtest_list(os, sys);
+  xb::report::make_reporter("bwtest", os)->system(sys);
   const std::vector<std::string> want = {
       "",
       " ID   Device name       IO addr     Compute   Managed   Unified   Mappable    #",

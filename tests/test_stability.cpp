@@ -10,7 +10,8 @@
 #include "cases/runner.hpp"
 #include "records/stability.hpp"
 #include "fake_system.hpp"
-#include "report/report.hpp"
+#include "render.hpp"
+#include "report/reporter.hpp"
 
 namespace {
 
@@ -58,7 +59,7 @@ TEST(Stability, FlagsAPlantedDrift) {
   xb::RunResult run;
   run.stability = s;
   std::ostringstream text;
-  xb::report::text_run_footer(text, run);
+  xb::report::make_reporter("text", text)->run(run);
   EXPECT_NE(text.str().find("# UNSTABLE: the reference cells moved 7.58%"), std::string::npos) << text.str();
   const json j = xb::records::run_json(run);
   EXPECT_EQ(j["stability"]["stable"], false);
@@ -75,7 +76,7 @@ TEST(Stability, QuietOnASteadyRun) {
   xb::RunResult run;
   run.stability = s;
   std::ostringstream text;
-  xb::report::text_run_footer(text, run);
+  xb::report::make_reporter("text", text)->run(run);
   EXPECT_EQ(text.str().find("UNSTABLE"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("# stable:"), std::string::npos) << text.str();
   // The tolerance decides: the same 0.05% drift is unstable under 0.01%.
@@ -107,13 +108,13 @@ TEST(Invalid, ACellAboveItsLinksPeakIsInvalidAndFailsTheRun) {
   run.cases.push_back(c);
   EXPECT_FALSE(xb::all_passed(run));  // exit code 1 (cmd_run maps all_passed to 0 / 1)
   std::ostringstream text;
-  xb::report::text_case(text, c);
+  xb::report::make_reporter("text", text)->run_case(c);
   EXPECT_NE(text.str().find("INVALID"), std::string::npos);
   EXPECT_EQ(text.str().find("1491.80 ("), std::string::npos) << "an invalid value must not print as a plain cell";
   const json j = xb::records::run_json(run);
   EXPECT_EQ(j["cases"][0]["matrices"][0]["cells"][1]["invalid"], true);
   EXPECT_EQ(j["status"], "failed");
-  const std::string csv = xb::report::run_csv(run);
+  const std::string csv = xb::testing::rendered("csv", [&](auto& f) { f.run(run); });
   EXPECT_NE(csv.find(",true,\"1491.80 GB/s"), std::string::npos) << csv;
   // Peak unknown: nothing to judge against.
   EXPECT_EQ(xb::impossible_reason(1e6, xb::Peak{}), "");

@@ -12,7 +12,7 @@
 #include "base/error.hpp"
 #include "cases/sweep.hpp"
 #include "fake_system.hpp"
-#include "report/sweep_report.hpp"
+#include "report/reporter.hpp"
 #include "cli_parse.hpp"
 
 namespace {

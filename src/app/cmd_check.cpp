@@ -19,12 +19,9 @@
 #include "base/input_file.hpp"
 #include "base/stop.hpp"
 #include "base/units.hpp"
-#include "report/check_report.hpp"
-#include "report/fleet_report.hpp"
-#include "report/output_file.hpp"
-#include "report/report.hpp"
-#include "records/run_json.hpp"
 #include "report/reporter.hpp"
+#include "report/output_file.hpp"
+#include "records/run_json.hpp"
 
 namespace xb::app {
 namespace {

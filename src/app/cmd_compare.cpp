@@ -13,9 +13,8 @@
 #include "compare/compare.hpp"
 #include "base/error.hpp"
 #include "base/input_file.hpp"
-#include "report/compare_report.hpp"
-#include "report/output_file.hpp"
 #include "report/reporter.hpp"
+#include "report/output_file.hpp"
 
 namespace xb::app {
 namespace {

@@ -28,7 +28,6 @@
 #include "machine/topology.hpp"
 #include "report/output_file.hpp"
 #include "report/reporter.hpp"
-#include "report/scenario_report.hpp"
 
 namespace xb::app {
 namespace {

@@ -27,8 +27,6 @@
 #include "records/run_json.hpp"
 #include "report/nvbandwidth.hpp"
 #include "report/output_file.hpp"
-#include "report/plan_report.hpp"
-#include "report/report.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::app {
@@ -62,16 +60,9 @@ std::optional<RunResult> resumed_run(const RunOptions& opts, const std::optional
   return earlier;
 }
 
-int execute(const RunOptions& opts, const Context& ctx) {
-  report::Outputs out(opts.out.format, opts.out.file, {{opts.verbose}});
-  if (out.screen().nvbandwidth_run()) return execute_nvbandwidth_format(opts, out, ctx);
-  if (opts.list) {
-    report::text_cases(std::cout);
-    return 0;
-  }
-  RunRequest req = build_request(opts, ctx.argv);  // validates before any GPU is touched
-  if (opts.dry_run) return execute_dry_run(opts, req, out);
-  check_output_writable(opts.out);
+// Measures the cases, printing each as it ends (a piped run shows progress),
+// the whole result at the end.
+int run_named(const RunOptions& opts, RunRequest req, report::Outputs& out, const Context& ctx) {
   const auto resume_doc = read_resume_file(opts.stop.resume, records::kSchemaName);
   FaultPlan faults = FaultPlan::from_env();
   // From here a signal stops the run; the cells measured are still written.
@@ -100,7 +91,24 @@ int execute(const RunOptions& opts, const Context& ctx) {
   }, controls);
   progress.finish();
   out.emit([&](report::Reporter& r) { r.run(run); });
-  return ending(run.completion, !all_passed(run)).exit_code;
+  // nvbandwidth's rule: cases and cells waived (also for memory) keep 0; the
+  // time limit counts as in run.
+  return ending(run.completion, !all_passed(run),
+                screen.nvbandwidth_run() ? PartialMeans::time_limit_only : PartialMeans::partial)
+      .exit_code;
+}
+
+int execute(const RunOptions& opts, const Context& ctx) {
+  report::Outputs out(opts.out.format, opts.out.file, {{opts.verbose}});
+  if (opts.list) {
+    // --format nvbandwidth lists as nvbandwidth; any other format, as text.
+    (out.screen().nvbandwidth_run() ? out.screen() : *report::make_reporter("text", std::cout)).cases();
+    return 0;
+  }
+  RunRequest req = build_request(opts, ctx.argv);  // validates before any GPU is touched
+  if (opts.dry_run) return execute_dry_run(opts, req, out);
+  check_output_writable(opts.out);
+  return run_named(opts, std::move(req), out, ctx);
 }
 
 // The same cases, silent, for one node of a fleet (docs/fleet.md): under
@@ -118,6 +126,21 @@ fleet::NodeOutcome measure_node(const RunOptions& opts, const Context& ctx) {
 }
 
 }  // namespace
+
+int run_nvbandwidth(const NvbInvocation& inv, const Context& ctx) {
+  if (inv.list) {
+    report::nvb_text_list(std::cout, inv.listed);
+    return 0;
+  }
+  report::Outputs out(inv.json ? "nvbandwidth-json" : "nvbandwidth", "", {inv.print});
+  try {
+    return run_named(inv.options, inv.request, out, ctx);
+  } catch (const Error& e) {
+    // The one-line error and the exit code still come from run_action.
+    out.screen().run_failed(e.what());
+    throw;
+  }
+}
 
 void add_run_command(CLI::App& root, Context& ctx) {
   auto* cmd = root.add_subcommand("run", "Run named cases (default: the quick suite on every GPU), or concurrent "

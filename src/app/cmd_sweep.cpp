@@ -27,8 +27,6 @@
 #include "frontends/spec.hpp"
 #include "cases/sweep_json.hpp"
 #include "report/output_file.hpp"
-#include "report/report.hpp"
-#include "report/sweep_report.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::app {

@@ -15,10 +15,8 @@
 #include "cases/runner.hpp"
 #include "base/stop.hpp"
 #include "report/output_file.hpp"
-#include "report/fleet_report.hpp"
-#include "report/report.hpp"
-#include "fleet/summary.hpp"
 #include "report/reporter.hpp"
+#include "fleet/summary.hpp"
 
 #ifdef XFERBENCH_HAVE_MPI
 #include "comm/mpi_comm.hpp"

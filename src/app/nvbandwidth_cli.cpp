@@ -17,7 +17,7 @@
 #include "cases/cases.hpp"
 #include "base/error.hpp"
 #include "machine/topology.hpp"
-#include "report/report.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 namespace {

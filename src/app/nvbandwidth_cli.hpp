@@ -1,7 +1,7 @@
 // xferbench as nvbandwidth: nvbandwidth's command line (its options, their
 // defaults, its case selection and its error lines) turned into a
-// RunRequest, and a run printed in nvbandwidth's text or JSON. The same
-// printing serves 'xferbench run --format nvbandwidth|nvbandwidth-json'.
+// RunRequest, run as 'xferbench run --format nvbandwidth|nvbandwidth-json'
+// runs one (app/cmd_run.cpp).
 #pragma once
 
 #include <ostream>
@@ -33,10 +33,8 @@ struct NvbInvocation {
 // one of its 35 cases, 512 MiB, the median of at least 3 samples.
 int parse_nvbandwidth(const std::vector<std::string>& args, NvbInvocation& inv, std::ostream& out, std::ostream& err);
 
-// Runs a parsed invocation, printing nvbandwidth's text or JSON on stdout.
+// Runs a parsed invocation, printing nvbandwidth's text or JSON on stdout
+// (defined in cmd_run.cpp, with run's own path).
 int run_nvbandwidth(const NvbInvocation& inv, const Context& ctx);
-
-// 'xferbench run' with --format nvbandwidth or nvbandwidth-json (`out`).
-int execute_nvbandwidth_format(const RunOptions& opts, report::Outputs& out, const Context& ctx);
 
 }  // namespace xb::app

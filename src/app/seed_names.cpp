@@ -13,7 +13,7 @@
 #include "app/validators.hpp"
 #include "base/error.hpp"
 #include "machine/topology.hpp"
-#include "report/seed_formats.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 namespace {
@@ -44,7 +44,7 @@ int bwtest_main(Context& ctx, const std::vector<std::string>& args, std::ostream
   if (const int code = parse_seed_app(app, args, "bwtest", out, err); code >= 0) return code;
   if (list) {
     ctx.action = []() {
-      report::bwtest_list(std::cout, discover_system(false));
+      report::make_reporter("bwtest", std::cout)->system(discover_system(false));
       return 0;
     };
     return run_action(ctx, err);

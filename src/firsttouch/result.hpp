@@ -1,7 +1,7 @@
 // The record of a first-touch run and its summary arithmetic. SI units;
 // NaN marks a phase that does not apply to the path (an IPC open on the
 // mpi path) or that the library does not expose (MPI's registration).
-// Reporters (src/report/first_touch_report.hpp) only read these.
+// Reporters (src/report/first_touch_report.cpp) only read these.
 #pragma once
 
 #include <cstdint>

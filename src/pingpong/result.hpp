@@ -1,6 +1,6 @@
 // The result record of a process-to-process run: one PairResult per
 // measured pair of ranks, each with one SizeResult per message size. SI
-// units; reporters (src/report/pingpong_report.hpp) only read these.
+// units; reporters (src/report/pingpong_report.cpp) only read these.
 #pragma once
 
 #include <cstdint>

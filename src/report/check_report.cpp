@@ -1,9 +1,13 @@
-#include "report/check_report.hpp"
-
+// Reporters for 'xferbench check': text for the terminal (lint findings,
+// one verdict line per link, the failing cells, the verdict), the run JSON
+// with a "check" section, a one-line summary for node-health scripts, and
+// the fleet table that rank 0 writes under a launcher (JUnit is
+// junit_reporter.cpp's; the fleet's JSON fleet_json.cpp's, as for run and
+// sweep).
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "report/report.hpp"
+#include "report/formats.hpp"
 
 namespace xb::report {
 namespace {

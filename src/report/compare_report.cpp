@@ -1,10 +1,11 @@
-#include "report/compare_report.hpp"
-
+// Reporters for 'xferbench compare': a text table of every compared value
+// between `#` header and footer lines (the footer holds the summary and the
+// verdict), JSON (schema "xferbench-compare", version 1) and CSV.
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "report/report.hpp"
+#include "report/formats.hpp"
 
 namespace xb::report {
 namespace {

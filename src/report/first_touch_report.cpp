@@ -1,11 +1,12 @@
-#include "report/first_touch_report.hpp"
-
+// Reporters for first-touch results: the seed's per-sub-iteration lines
+// plus `#` summary tables (text) and CSV (one row per variant); the JSON is
+// firsttouch/first_touch_json's.
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "base/error.hpp"
-#include "report/report.hpp"
+#include "report/formats.hpp"
 
 namespace xb::report {
 
@@ -141,8 +142,6 @@ std::string FirstTouchTextStream::finish(const Result& r) {
   append_completion(out, r);
   return out;
 }
-
-std::string first_touch_text(const Result& r) { return FirstTouchTextStream().finish(r); }
 
 std::string without_annotations(const std::string& text) {
   std::string out;

@@ -1,17 +1,22 @@
-// JSON and CSV of a fleet (text: fleet_report.cpp).
+// JSON and CSV of a fleet (text: fleet_report.cpp): JSON (schema
+// "xferbench-fleet", version 1: every node's full result keyed by host
+// name, plus the fleet section); CSV (one row per node and cell, or per
+// failed node).
 #include <map>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "base/error.hpp"
-#include "report/fleet_report.hpp"
-#include "report/report.hpp"
+#include "report/formats.hpp"
 
 namespace xb::report {
 namespace {
 
 using json = nlohmann::json;
+
+constexpr const char* kFleetSchemaName = "xferbench-fleet";
+constexpr int kFleetSchemaVersion = 1;
 using fleet::Fleet;
 using fleet::FleetCell;
 using fleet::FleetNode;

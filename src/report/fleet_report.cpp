@@ -1,5 +1,6 @@
-#include "report/fleet_report.hpp"
-
+// The text table of a fleet (one launch measuring many nodes): a row per
+// node and the key tests as columns, outliers marked '!', grouped by GPU
+// model and count (JSON and CSV: fleet_json.cpp).
 #include <algorithm>
 #include <map>
 #include <set>
@@ -8,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "base/stats.hpp"
-#include "report/report.hpp"
+#include "report/formats.hpp"
 
 namespace xb::report {
 namespace {
@@ -150,6 +151,23 @@ std::string group_rows(const Fleet& f, const Layout& l, const std::string& group
   return out + row_text(l, "# median", mid, "");
 }
 
+// The tests shown as columns: the well-known cases first (host <-> GPU and
+// GPU <-> GPU copies, local copy, latencies), then others in the order the
+// results list them; at most `max_columns`.
+std::vector<std::string> fleet_columns(const Fleet& f, std::size_t max_columns) {
+  std::vector<std::string> seen;
+  for (const auto& n : f.nodes)
+    for (const auto& c : n.cells)
+      if (c.key && std::find(seen.begin(), seen.end(), c.test) == seen.end()) seen.push_back(c.test);
+  std::vector<std::string> out;
+  for (const auto& k : key_cases())
+    if (std::find(seen.begin(), seen.end(), k) != seen.end()) out.push_back(k);
+  for (const auto& t : seen)
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  if (out.size() > max_columns) out.resize(max_columns);
+  return out;
+}
+
 Layout make_layout(const Fleet& f) {
   Layout l;
   l.columns = fleet_columns(f, 9);
@@ -232,20 +250,6 @@ std::string footer_text(const Fleet& f) {
 }
 
 }  // namespace
-
-std::vector<std::string> fleet_columns(const Fleet& f, std::size_t max_columns) {
-  std::vector<std::string> seen;
-  for (const auto& n : f.nodes)
-    for (const auto& c : n.cells)
-      if (c.key && std::find(seen.begin(), seen.end(), c.test) == seen.end()) seen.push_back(c.test);
-  std::vector<std::string> out;
-  for (const auto& k : key_cases())
-    if (std::find(seen.begin(), seen.end(), k) != seen.end()) out.push_back(k);
-  for (const auto& t : seen)
-    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
-  if (out.size() > max_columns) out.resize(max_columns);
-  return out;
-}
 
 std::string fleet_text(const Fleet& f) {
   const Layout l = make_layout(f);

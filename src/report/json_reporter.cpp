@@ -1,11 +1,20 @@
 // The JSON format: each result's document, indented by two spaces, at the end.
 #include "report/reporter.hpp"
 
+#include "cases/cases.hpp"
 #include "firsttouch/first_touch_json.hpp"
 #include "pingpong/pingpong_json.hpp"
 
 namespace xb::report {
 namespace {
+
+nlohmann::json cases_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& d : case_catalogue())
+    out.push_back({{"index", d.index}, {"name", d.name}, {"engine", to_string(d.engine)}, {"description", d.description},
+                   {"name_origin", d.origin}});
+  return out;
+}
 
 class JsonReporter : public Reporter {
  public:

@@ -1,6 +1,7 @@
 // nvbandwidth's formats (report/nvbandwidth.hpp): its text, case by case as
 // each ends, and its JSON at the end. They render named cases only.
 #include "base/error.hpp"
+#include "cases/cases.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::report {
@@ -11,6 +12,11 @@ class NvbandwidthFormat : public Reporter {
   NvbandwidthFormat(const std::string& format, std::ostream& out) : Reporter(out), format_(format) {}
 
   bool nvbandwidth_run() const override { return true; }
+  void cases() override {
+    std::vector<const CaseDef*> all;
+    for (const CaseDef& d : case_catalogue()) all.push_back(&d);
+    nvb_text_list(out_, all);
+  }
   void require(Kind kind) const override {
     if (kind == Kind::plan) fail(ErrorKind::usage, "--dry-run writes its plan as text or JSON, not --format " + format_);
     if (kind == Kind::scenario)

@@ -1,11 +1,15 @@
-#include "report/pingpong_report.hpp"
-
+// Reporters for process-to-process results: the seed's table (text) and
+// CSV; the JSON (schema "xferbench-pingpong") is pingpong/pingpong_json's.
+// Two-rank runs: `#` header lines, the seed's columns plus min, median,
+// p99 and max one-way time, a `#` footer with the verification verdict.
+// --all-pairs: rank table with hosts and GPUs, then bandwidth (largest
+// size) and median and p99 one-way time (smallest size) matrices.
 #include <map>
 
 #include <fmt/format.h>
 
 #include "base/error.hpp"
-#include "report/report.hpp"
+#include "report/formats.hpp"
 
 namespace xb::report {
 

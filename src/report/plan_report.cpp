@@ -1,16 +1,19 @@
-#include "report/plan_report.hpp"
-
+// Reporters for `xferbench run --dry-run`: the planned cases and cells,
+// bytes moved and the time model's estimate, as text or JSON.
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "base/units.hpp"
-#include "report/report.hpp"
+#include "report/formats.hpp"
 
 namespace xb::report {
 namespace {
 
 using json = nlohmann::json;
+
+constexpr const char* kPlanSchemaName = "xferbench-plan";
+constexpr int kPlanSchemaVersion = 1;
 
 std::string pair_list(const PairSelection& p, std::size_t most) {
   std::string out;
@@ -22,7 +25,7 @@ std::string pair_list(const PairSelection& p, std::size_t most) {
 
 std::string gb_text(double bytes) { return fmt::format("{:.1f} GB", bytes / 1e9); }
 
-std::string duration_text(double s) {
+std::string estimate_text(double s) {
   if (s < 120) return fmt::format("{:.1f} s", s);
   if (s < 7200) return fmt::format("{:.1f} min", s / 60);
   return fmt::format("{:.1f} h", s / 3600);
@@ -89,13 +92,13 @@ std::string plan_text(const RunEstimate& e, const System& sys, const PlanContext
       continue;
     }
     out += fmt::format("{:>5}  {:<48} {:>6} {:>12} {:>10}\n", c.def->index, c.def->name, c.cells.size(),
-                       gb_text(c.bytes_moved), duration_text(c.seconds));
+                       gb_text(c.bytes_moved), estimate_text(c.seconds));
   }
   if (e.drift_cells > 0)
     out += fmt::format("# drift check: {} reference cell{} at the start and the end, {}\n", e.drift_cells,
-                       e.drift_cells == 1 ? "" : "s", duration_text(e.drift_check_s));
+                       e.drift_cells == 1 ? "" : "s", estimate_text(e.drift_check_s));
   out += fmt::format("# total: {} cases ({} waived), {} cells, {} moved, estimated {} (of which {:.1f} s start-up)\n",
-                     e.cases.size(), waived, e.cells, gb_text(e.bytes_moved), duration_text(e.seconds), e.start_s);
+                     e.cases.size(), waived, e.cells, gb_text(e.bytes_moved), estimate_text(e.seconds), e.start_s);
   out += fmt::format("# planned peak memory (the largest cell, the buffer pool's default budget): {}\n",
                      memory_text(e.peak_memory));
   out += "# estimate from the time model of docs/dry_run.md (fitted to recorded H200 runs)\n";

@@ -16,18 +16,8 @@
 #include <utility>
 #include <vector>
 
-// The formatting functions the reporters call, with the result types.
-#include "report/check_report.hpp"
-#include "report/compare_report.hpp"
-#include "report/first_touch_report.hpp"
-#include "report/fleet_report.hpp"
-#include "report/report.hpp"
+#include "report/formats.hpp"
 #include "report/nvbandwidth.hpp"
-#include "report/pingpong_report.hpp"
-#include "report/plan_report.hpp"
-#include "report/scenario_report.hpp"
-#include "report/seed_formats.hpp"
-#include "report/sweep_report.hpp"
 
 namespace xb::report {
 
@@ -50,8 +40,8 @@ class Reporter {
   virtual void require(Kind) const {}
   // Whether the row hooks print (and flush) rows as they are measured.
   virtual bool streams() const { return false; }
-  // nvbandwidth's output: the run follows nvbandwidth's rules too
-  // (app/nvbandwidth_run.cpp: this machine's GPUs, waivers keep exit 0).
+  // nvbandwidth's output: the run follows nvbandwidth's rules too (waived
+  // cases and cells keep exit 0; --list lists as nvbandwidth, app/cmd_run.cpp).
   virtual bool nvbandwidth_run() const { return false; }
 
   // Named cases: the header before the first case (the run's system and

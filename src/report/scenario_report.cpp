@@ -1,13 +1,19 @@
-#include "report/scenario_report.hpp"
-
+// Reporters for concurrent scenarios (xferbench run --do / CUts flags,
+// xferbench cuts): a text table with multi-gpu-bwtest's columns plus memory
+// kind, GB/s, % of peak and verification; the scenario figures, each with a
+// label that says what it divides by; an ASCII timeline; CUts' own lines;
+// JSON (schema "xferbench-scenario": status passed / failed, or interrupted
+// / partial with a "stop" section and every measured field null, or failed
+// with "error") and CSV (a header row, then one row per transfer; the
+// scenario figures repeat on every row so each row stands alone in a
+// spreadsheet).
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "report/report.hpp"
-#include "report/seed_formats.hpp"
+#include "report/formats.hpp"
 
 namespace xb::report {
 namespace {
@@ -15,6 +21,7 @@ namespace {
 using json = nlohmann::json;
 
 constexpr int kTimelineWidth = 60;
+constexpr int kScenarioSchemaVersion = 1;
 
 const char* stream_mode_name(StreamMode m) {
   switch (m) {

@@ -1,9 +1,10 @@
-#include "report/sweep_report.hpp"
-
+// The SM budget sweep (`xferbench sweep --sms`): a table per series (SM
+// count, GB/s, % of the link's peak, % of the all-SM figure) and the SM
+// counts reaching 90% / 95%; CSV.
 #include <fmt/format.h>
 
 #include "base/units.hpp"
-#include "report/report.hpp"
+#include "report/formats.hpp"
 
 namespace xb::report {
 namespace {

@@ -1,8 +1,11 @@
-#include "report/sweep_report.hpp"
-
+// Reporters for size sweeps: a text table (a row per series and size, in
+// the order measured) between `#` header and footer lines, JSON (schema
+// "xferbench-sweep", version 1, units in field names) and CSV (one row per
+// series and size, the series' fit repeated on each of its rows so every
+// row stands alone).
 #include <fmt/format.h>
 
-#include "report/report.hpp"
+#include "report/formats.hpp"
 
 namespace xb::report {
 namespace {
