@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 #include <thread>
 
 #include "comm/inproc_comm.hpp"
@@ -164,9 +165,9 @@ std::string run_both(const RunSpec& a, const Links& la, const RunSpec& b, const 
     }
   });
   try {
-    const HostSideRun r = run_host_side(a, la);
-    EXPECT_EQ(r.stamps.size(), a.reps + 1);
-    EXPECT_GT(r.seconds, 0);
+    const std::vector<double> times = run_host_side(a, la);
+    EXPECT_EQ(times.size(), a.reps);
+    EXPECT_GT(std::accumulate(times.begin(), times.end(), 0.0), 0);
   } catch (const Error& e) {
     errors += std::string("initiator: ") + e.what();
   }

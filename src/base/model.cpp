@@ -36,6 +36,15 @@ const char* to_string(Engine engine) noexcept {
   }
 }
 
+const char* to_string(StreamMode mode) noexcept {
+  switch (mode) {
+    case StreamMode::per_transfer: return "per-transfer";
+    case StreamMode::per_device: return "per-device";
+    case StreamMode::only_one: return "only-one";
+  }
+  return "?";
+}
+
 std::string location_label(const Location& loc) {
   if (loc.kind == MemKind::managed && loc.device < 0) return "managed(host)";
   if (!loc.on_host()) return fmt::format("gpu{}", loc.device);

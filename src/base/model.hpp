@@ -74,6 +74,7 @@ enum class StreamMode {
   per_device,    // transfers issued by the same GPU share a stream
   only_one,      // one stream for everything (on the first transfer's GPU)
 };
+const char* to_string(StreamMode mode) noexcept;  // "per-transfer", "per-device", "only-one"
 
 struct Scenario {
   std::vector<Transfer> transfers;

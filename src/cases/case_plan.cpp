@@ -80,8 +80,7 @@ void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CaseP
   const int n = sys.gpu_count();
   const bool to_dev = def.pattern == P::host_to_device || def.pattern == P::host_to_device_bidir ||
                       def.pattern == P::host_to_all || def.pattern == P::host_to_all_bidir;
-  const bool bidir = def.pattern == P::host_to_device_bidir || def.pattern == P::device_to_host_bidir ||
-                     def.pattern == P::all_to_host_bidir || def.pattern == P::host_to_all_bidir;
+  const bool bidir = is_host_bidir(def.pattern);
   const bool all = def.pattern == P::all_to_host || def.pattern == P::all_to_host_bidir ||
                    def.pattern == P::host_to_all || def.pattern == P::host_to_all_bidir;
   // SM bidirectional cases use one split-warp kernel per GPU (half the

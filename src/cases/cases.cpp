@@ -50,11 +50,6 @@ void add_xferbench_cases(std::vector<CaseDef>& c) {
                "each GPU writes its own memory with a write-only SM kernel: memory write bandwidth", XB});
 }
 
-bool is_host_bidir(Pattern p) {
-  return p == P::host_to_device_bidir || p == P::device_to_host_bidir || p == P::all_to_host_bidir ||
-         p == P::host_to_all_bidir;
-}
-
 bool is_all(Pattern p) { return p == P::all_to_host_bidir || p == P::host_to_all_bidir; }
 
 std::vector<CaseDef> make_catalogue() {
@@ -111,14 +106,7 @@ bool is_index(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char ch) { return std::isdigit(ch); });
 }
 
-bool needs_peers(Pattern p) {
-  switch (p) {
-    case P::all_to_one_write: case P::all_to_one_read: case P::one_to_all_write: case P::one_to_all_read:
-      return true;
-    default:
-      return is_pairwise(p);
-  }
-}
+bool needs_peers(Pattern p) { return is_fan(p) || is_pairwise(p); }
 
 // "0-44": the indices the catalogue has, as ranges.
 std::string index_ranges() {
@@ -216,6 +204,15 @@ bool is_pairwise(Pattern p) noexcept {
     default:
       return false;
   }
+}
+
+bool is_host_bidir(Pattern p) noexcept {
+  return p == P::host_to_device_bidir || p == P::device_to_host_bidir || p == P::all_to_host_bidir ||
+         p == P::host_to_all_bidir;
+}
+
+bool is_fan(Pattern p) noexcept {
+  return p == P::all_to_one_write || p == P::all_to_one_read || p == P::one_to_all_write || p == P::one_to_all_read;
 }
 
 std::optional<std::string> waive_reason(const CaseDef& def, const System& sys) {

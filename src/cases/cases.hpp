@@ -78,5 +78,9 @@ bool uses_host_memory(Pattern p) noexcept;
 bool is_host_copy(Pattern p) noexcept;
 // Whether its cells are GPU pairs (row, column) that --pair selects.
 bool is_pairwise(Pattern p) noexcept;
+// The four host copy patterns that run both ways at once.
+bool is_host_bidir(Pattern p) noexcept;
+// One GPU against all its peers at once (all_to_one, one_to_all).
+bool is_fan(Pattern p) noexcept;
 
 }  // namespace xb

@@ -17,13 +17,7 @@ namespace {
 // The GPU a location belongs to, or -1 for host memory (managed memory
 // standing on the host side has device -1 too).
 int gpu_of(const Location& loc) {
-  if (loc.kind == MemKind::device) return loc.device;
-  if (loc.kind == MemKind::managed) return loc.device;
-  return -1;
-}
-
-void describe_link(const System& sys, const Transfer& t, TransferResult& out) {
-  out.peak = transfer_peak(sys, t, &out.link);
+  return loc.kind == MemKind::device || loc.kind == MemKind::managed ? loc.device : -1;
 }
 
 void check_device(const System& sys, const Transfer& t, int id) {
@@ -133,7 +127,7 @@ ScenarioResult describe_scenario(const System& sys, const Scenario& scenario, co
     const Location& host = tr.src_gpu < 0 ? t.src : t.dst;
     tr.memory = tr.src_gpu >= 0 && tr.dst_gpu >= 0 ? t.src.kind : host.kind;
     if (tr.src_gpu < 0 || tr.dst_gpu < 0) tr.host_numa = resolve ? resolve(host, t.exec_device).numa : host.numa;
-    describe_link(sys, t, tr);
+    tr.peak = transfer_peak(sys, t, &tr.link);
     r.transfers.push_back(std::move(tr));
   }
   return r;

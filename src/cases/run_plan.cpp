@@ -98,8 +98,6 @@ double nvlink_bound_s(const System& sys, const std::vector<Transfer>& ts, const 
 
 CellEstimate estimate_cell(const System& sys, const CellPlan& cp, const MeasureOptions& o, const TimeModel& m) {
   CellEstimate e;
-  e.row = cp.row;
-  e.col = cp.col;
   const auto& ts = cp.scenario.transfers;
   e.transfers = static_cast<int>(ts.size());
   // A split-warp kernel moves both directions at once: two host transfers.
@@ -133,8 +131,6 @@ CellEstimate estimate_cell(const System& sys, const CellPlan& cp, const MeasureO
 CellEstimate estimate_latency_cell(const System& sys, const CellPlan& cp, const MeasureOptions& o,
                                    const TimeModel& m) {
   CellEstimate e;
-  e.row = cp.row;
-  e.col = cp.col;
   e.transfers = 1;
   const Transfer& t = cp.scenario.transfers.at(0);
   const double hops = kChaseHopsPerSm * sys.gpus.at(static_cast<std::size_t>(t.exec_device)).sm_count;
@@ -151,8 +147,6 @@ CellEstimate estimate_migration_cell(const System& sys, const CellPlan& cp, cons
                                      const TimeModel& m) {
   constexpr double kSmallRegion = 32.0 * 1024 * 1024;
   CellEstimate e;
-  e.row = cp.row;
-  e.col = cp.col;
   e.transfers = 1;
   e.host_transfers = 1;
   const Transfer& t = cp.scenario.transfers.at(0);
@@ -170,9 +164,12 @@ CellEstimate estimate_migration_cell(const System& sys, const CellPlan& cp, cons
 
 CellEstimate estimate_any_cell(const System& sys, const CasePlan& plan, const CellPlan& cp, const MeasureOptions& o,
                                const TimeModel& m) {
-  if (plan.latency) return estimate_latency_cell(sys, cp, o, m);
-  if (plan.migration) return estimate_migration_cell(sys, cp, o, m);
-  return estimate_cell(sys, cp, o, m);
+  CellEstimate e = plan.latency     ? estimate_latency_cell(sys, cp, o, m)
+                   : plan.migration ? estimate_migration_cell(sys, cp, o, m)
+                                    : estimate_cell(sys, cp, o, m);
+  e.row = cp.row;
+  e.col = cp.col;
+  return e;
 }
 
 // The drift check's reference cells, each measured at the start and the end.

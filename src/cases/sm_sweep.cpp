@@ -38,14 +38,6 @@ std::string qualifying_cases() {
 // column GPU of host and local cases.
 int kernel_gpu(const CaseDef& d, const Cell& c) { return is_pairwise(d.pattern) ? c.row : c.col; }
 
-SmSeries& series_for(SmSweepResult& out, const std::string& label) {
-  for (auto& s : out.series)
-    if (s.label == label) return s;
-  out.series.push_back(SmSeries{});
-  out.series.back().label = label;
-  return out.series.back();
-}
-
 }  // namespace
 
 const CaseDef* sm_sweep_case(const std::string& name) {
@@ -115,7 +107,7 @@ void add_sm_point(const CaseResult& c, int sms, SmSweepResult& out) {
     if (m.metric != Metric::bandwidth_gbps) continue;
     for (const Cell& cell : m.cells) {
       if (cell.invalid) continue;  // above the link's peak: the case failed naming it
-      SmSeries& s = series_for(out, fmt::format("{}[{},{}]", m.name, m.row_labels.at(static_cast<std::size_t>(cell.row)),
+      SmSeries& s = series_named(out.series, fmt::format("{}[{},{}]", m.name, m.row_labels.at(static_cast<std::size_t>(cell.row)),
                                                 m.col_labels.at(static_cast<std::size_t>(cell.col))));
       s.link = cell.link;
       s.peak = cell.peak;

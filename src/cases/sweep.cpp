@@ -101,23 +101,6 @@ LinearFit fit_startup_bandwidth(const std::vector<double>& bytes, const std::vec
 
 namespace {
 
-const char* stream_mode_name(StreamMode m) {
-  switch (m) {
-    case StreamMode::per_transfer: return "per-transfer";
-    case StreamMode::per_device: return "per-device";
-    case StreamMode::only_one: return "only-one";
-  }
-  return "?";
-}
-
-SweepSeries& series_for(SweepResult& out, const std::string& label) {
-  for (auto& s : out.series)
-    if (s.label == label) return s;
-  out.series.push_back(SweepSeries{});
-  out.series.back().label = label;
-  return out.series.back();
-}
-
 SweepRow make_row(std::uint64_t bytes, std::vector<double> samples, Statistic statistic, const Peak& peak) {
   SweepRow row;
   row.bytes = bytes;
@@ -146,7 +129,7 @@ void measure_spec_size(SampleSource& src, const SweepRequest& req, std::uint64_t
   const double copies = s.copies_per_sample;
   for (std::size_t t = 0; t < sc.transfers.size(); ++t) {
     const Transfer& tr = sc.transfers[t];
-    SweepSeries& series = series_for(out, tr.label);
+    SweepSeries& series = series_named(out.series, tr.label);
     series.peak = transfer_peak(src.system(), tr, &series.link);
     std::vector<double> samples;
     for (double sec : s.transfers[t].seconds) samples.push_back(gbps(static_cast<double>(bytes) * copies, sec));
@@ -194,7 +177,7 @@ void add_case_rows(const CaseResult& c, SweepResult& out) {
   for (const Matrix& m : c.matrices) {
     if (m.metric != Metric::bandwidth_gbps) continue;  // latency does not depend on size
     for (const Cell& cell : m.cells) {
-      SweepSeries& series = series_for(out, fmt::format("{}[{},{}]", m.name, m.row_labels.at(static_cast<std::size_t>(cell.row)),
+      SweepSeries& series = series_named(out.series, fmt::format("{}[{},{}]", m.name, m.row_labels.at(static_cast<std::size_t>(cell.row)),
                                                         m.col_labels.at(static_cast<std::size_t>(cell.col))));
       series.link = cell.link;
       series.peak = cell.peak;
@@ -288,7 +271,7 @@ SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCal
   out.start_time_utc = utc_now_iso8601();
   out.source = req.named_case ? "case" : "spec";
   out.what = req.named_case ? req.named_case->name : req.spec;
-  if (!req.named_case) out.stream_mode = stream_mode_name(req.scenario.streams);
+  if (!req.named_case) out.stream_mode = to_string(req.scenario.streams);
   out.sizes = req.sizes;
   out.statistic = to_string(req.measure.statistic);
   out.measure = req.measure;

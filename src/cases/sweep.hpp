@@ -137,6 +137,16 @@ void merge_sweep(SweepResult& fresh, const SweepResult& old);
 // Adds one size's measurement of a named case to `out` (series per cell).
 void add_case_rows(const CaseResult& c, SweepResult& out);
 
+// The series of `all` called `label`, appended when there is none yet
+// (sweeps and SM sweeps alike).
+template <typename Series>
+Series& series_named(std::vector<Series>& all, const std::string& label) {
+  for (auto& s : all)
+    if (s.label == label) return s;
+  all.emplace_back().label = label;
+  return all.back();
+}
+
 // Fits every series from its rows.
 void fit_series(SweepResult& out);
 

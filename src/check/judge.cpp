@@ -15,26 +15,6 @@ namespace {
 
 using P = Pattern;
 
-bool is_host_pattern(P p) {
-  switch (p) {
-    case P::host_to_device: case P::device_to_host: case P::host_to_device_bidir: case P::device_to_host_bidir:
-    case P::all_to_host: case P::all_to_host_bidir: case P::host_to_all: case P::host_to_all_bidir:
-    case P::host_device_latency:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_bidir_host(P p) {
-  return p == P::host_to_device_bidir || p == P::device_to_host_bidir || p == P::all_to_host_bidir ||
-         p == P::host_to_all_bidir;
-}
-
-bool is_fan(P p) {
-  return p == P::all_to_one_write || p == P::all_to_one_read || p == P::one_to_all_write || p == P::one_to_all_read;
-}
-
 int gpu_of(const std::string& label) {
   return label.rfind("gpu", 0) == 0 ? std::atoi(label.c_str() + 3) : -1;
 }
@@ -56,9 +36,9 @@ int first_peer(const System& sys, int g) {
 // Link class, link key and the GPU a cell is about, from its case's pattern.
 void place(CheckCell& c, P p, const System& sys) {
   const int r = gpu_of(c.row), col = gpu_of(c.col);
-  if (is_host_pattern(p)) {
+  if (is_host_copy(p) || p == P::host_device_latency) {
     c.gpu = col;
-    c.link = is_bidir_host(p) ? LinkClass::pcie_bidir : LinkClass::pcie;
+    c.link = is_host_bidir(p) ? LinkClass::pcie_bidir : LinkClass::pcie;
     c.link_key = fmt::format("host<->{}", c.col);
   } else if (p == P::local_copy) {
     c.gpu = col;

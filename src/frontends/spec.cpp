@@ -343,10 +343,8 @@ std::vector<TransferRequest> parse_transfer_spec(const std::string& text) {
 }
 
 StreamMode parse_stream_mode(const std::string& text) {
-  constexpr Named<StreamMode> kModes[] = {{StreamMode::per_transfer, "per-transfer"},
-                                          {StreamMode::per_device, "per-device"},
-                                          {StreamMode::only_one, "only-one"}};
-  if (const auto mode = lookup_value(kModes, lower(text))) return *mode;
+  for (StreamMode mode : {StreamMode::per_transfer, StreamMode::per_device, StreamMode::only_one})
+    if (lower(text) == to_string(mode)) return mode;
   fail(ErrorKind::usage,
        fmt::format("invalid stream mode '{}' (expected per-transfer, per-device, only-one)", text));
 }

@@ -69,39 +69,33 @@ __device__ void report_timeout(const DeviceRunArgs& a, WaitFor what, std::uint64
   __threadfence_system();
 }
 
+// This thread waits for *word >= target; false when it gave up (reported).
+__device__ bool wait_at_least(const DeviceRunArgs& a, const std::uint64_t* word, std::uint64_t target, WaitFor what,
+                              std::uint32_t rep) {
+  Patience patience(a.spec.timeout_ns);
+  std::uint64_t seen;
+  while ((seen = ld_acquire(word)) < target) {
+    if (patience.exhausted()) {
+      report_timeout(a, what, target, seen, rep);
+      return false;
+    }
+  }
+  return true;
+}
+
 // Thread 0 of every block waits for *word >= target; true on success, the
 // same answer in every thread of the block.
 __device__ bool block_wait_word(const DeviceRunArgs& a, const std::uint64_t* word, std::uint64_t target,
                                 WaitFor what, std::uint32_t rep) {
-  bool ok = true;
-  if (threadIdx.x == 0) {
-    Patience patience(a.spec.timeout_ns);
-    std::uint64_t seen;
-    while ((seen = ld_acquire(word)) < target) {
-      if (patience.exhausted()) {
-        report_timeout(a, what, target, seen, rep);
-        ok = false;
-        break;
-      }
-    }
-  }
+  const bool ok = threadIdx.x != 0 || wait_at_least(a, word, target, what, rep);
   return __syncthreads_and(ok) != 0;
 }
 
 // Every part flag of the incoming message must reach `seq`.
 __device__ bool block_wait_parts(const DeviceRunArgs& a, std::uint64_t seq, std::uint32_t rep) {
   bool ok = true;
-  for (std::uint32_t b = threadIdx.x; b < a.spec.peer_parts && ok; b += blockDim.x) {
-    Patience patience(a.spec.timeout_ns);
-    std::uint64_t seen;
-    while ((seen = ld_acquire(&a.links.in.flags->parts[b])) < seq) {
-      if (patience.exhausted()) {
-        report_timeout(a, WaitFor::message, seq, seen, rep);
-        ok = false;
-        break;
-      }
-    }
-  }
+  for (std::uint32_t b = threadIdx.x; b < a.spec.peer_parts && ok; b += blockDim.x)
+    ok = wait_at_least(a, &a.links.in.flags->parts[b], seq, WaitFor::message, rep);
   return __syncthreads_and(ok) != 0;
 }
 
@@ -232,8 +226,8 @@ __global__ void __launch_bounds__(kMaxThreads) device_run_kernel(DeviceRunArgs a
   if (lead_thread()) a.timer[1] = global_ns();
 }
 
-}  // namespace
-
+// Threads per block of a run: 512 for large messages; for LL, one thread per
+// pair of words, rounded up to a warp, at most 512.
 int device_run_threads(const RunSpec& spec) {
   if (!spec.ll) return kMaxThreads;
   const std::uint64_t pairs = ll_pairs(spec.bytes);
@@ -242,7 +236,7 @@ int device_run_threads(const RunSpec& spec) {
   return static_cast<int>(threads < kMaxThreads ? threads : kMaxThreads);
 }
 
-int device_run_blocks(const RunSpec& spec) { return spec.ll ? 1 : static_cast<int>(spec.my_parts); }
+}  // namespace
 
 std::uint32_t device_run_max_parts() {
   int device = 0, sms = 0, per_sm = 0;
@@ -259,7 +253,7 @@ void launch_device_run(const DeviceRunArgs& args, cudaStream_t stream) {
   // Cooperative: the launch fails instead of deadlocking when not every
   // block can be resident at once (blocks wait on each other's flags).
   XB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_run_kernel),
-                                            dim3(static_cast<unsigned>(device_run_blocks(args.spec))),
+                                            dim3(args.spec.ll ? 1U : args.spec.my_parts),  // blocks
                                             dim3(static_cast<unsigned>(device_run_threads(args.spec))), params, 0,
                                             stream));
 }

@@ -51,12 +51,6 @@ struct DeviceRunArgs {
   KernelStatus* status;    // device pointer to mapped host memory
 };
 
-// Threads per block of a run: 512 for large messages; for LL, one thread per
-// pair of words, rounded up to a warp, at most 512.
-int device_run_threads(const devproto::RunSpec& spec);
-// Blocks of a run: 1 for LL, spec.my_parts otherwise.
-int device_run_blocks(const devproto::RunSpec& spec);
-
 // Parts (blocks) one large message may use on the current device: one per
 // SM, as long as a block of the run's shape fits there.
 std::uint32_t device_run_max_parts();

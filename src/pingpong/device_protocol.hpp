@@ -19,6 +19,8 @@
 
 #include <cstdint>
 
+#include "pingpong/options.hpp"
+
 #if defined(__CUDACC__)
 #define XB_HD __host__ __device__ __forceinline__
 #else
@@ -60,7 +62,7 @@ struct Counters {
   std::uint64_t sent = 0, received = 0, acks_sent = 0, acks_received = 0;
 };
 
-enum class ModeCode : std::uint32_t { pingpong = 0, bw = 1, bibw = 2 };
+using ModeCode = Mode;  // the run's mode, as both sides' schedules see it
 
 struct RunSpec {
   ModeCode mode = ModeCode::pingpong;

@@ -45,9 +45,10 @@ class DeviceTransportBase : public Transport {
   bool is_ll(std::size_t bytes) const { return bytes <= ctx_.ll_max_bytes; }
   int my_box() const { return ctx_.initiator ? 0 : 1; }
 
-  // The initiator creates the shared segment (when a side is the host) and
-  // puts its name in `mine`; both sides then swap hellos; the responder maps
-  // the segment by name. Error(usage) when the sides disagree on --ll-max.
+  // Fills in this side's parts and --ll-max; the initiator creates the
+  // shared segment (when a side is the host) and puts its name in `mine`;
+  // both sides then swap hellos; the responder maps the segment by name.
+  // Error(usage) when the sides disagree on --ll-max.
   Hello connect_hello(Hello mine);
   // The spec of the next run; commit() after it succeeded.
   devproto::RunSpec next_spec(Mode mode, std::size_t bytes, int reps, int window);

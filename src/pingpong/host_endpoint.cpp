@@ -138,23 +138,16 @@ std::string describe_wait(WaitFor what, std::uint64_t seq) {
   return fmt::format("the peer to start run {}", seq);
 }
 
-HostSideRun run_host_side(const RunSpec& spec, const Links& links) {
+std::vector<double> run_host_side(const RunSpec& spec, const Links& links) {
   // Both sides announce the run and wait for each other, so the first
   // repetition does not include the peer's start-up (a kernel launch).
   store_release(&links.out.flags->ready, spec.run);
   wait_at_least(&links.in.flags->ready, spec.run, WaitFor::start, spec.timeout_ns);
-  HostSideRun out;
-  out.stamps.reserve(spec.reps + 1);
   const RepSteps steps = rep_steps(spec.mode, spec.initiator, spec.window, spec.echo);
   Counters c = spec.base;
-  const auto t0 = Clock::now();
-  out.stamps.push_back(cycle_counter());
-  for (std::uint32_t r = 0; r < spec.reps; ++r) {
+  return time_reps(static_cast<int>(spec.reps), [&] {
     for (int i = 0; i < steps.n; ++i) run_step(spec, links, steps.step[i], c);
-    out.stamps.push_back(cycle_counter());
-  }
-  out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  return out;
+  });
 }
 
 std::vector<double> ticks_to_seconds(const std::vector<std::uint64_t>& stamps, double total_seconds) {

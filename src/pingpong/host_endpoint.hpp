@@ -13,14 +13,10 @@
 
 namespace xb::pingpong {
 
-struct HostSideRun {
-  std::vector<std::uint64_t> stamps;  // CPU cycle counter at the start and after each repetition
-  double seconds = 0;                 // the same span on the steady clock
-};
-
-// Runs this side of `spec` through `links` (host pointers). Every wait gives
-// up after spec.timeout_ns and throws Error(timeout) saying what it waited for.
-HostSideRun run_host_side(const devproto::RunSpec& spec, const devproto::Links& links);
+// Runs this side of `spec` through `links` (host pointers) and returns each
+// repetition's seconds (time_reps). Every wait gives up after
+// spec.timeout_ns and throws Error(timeout) saying what it waited for.
+std::vector<double> run_host_side(const devproto::RunSpec& spec, const devproto::Links& links);
 
 // What a wait was for, for timeout messages ("message 12").
 std::string describe_wait(devproto::WaitFor what, std::uint64_t seq);

@@ -51,6 +51,14 @@ void local_gpus(RankInfo& info, const comm::Communicator& c, const Options& o, c
   info.nccl = env.nccl_available();
 }
 
+// The pair swaps `mine` for the peer's text: the initiator sends first.
+std::string swap_text(const PairContext& ctx, int tag, const std::string& mine) {
+  if (ctx.initiator) ctx.comm->send_string(ctx.peer, tag, mine, ctx.timeout);
+  std::string theirs = ctx.comm->recv_string(ctx.peer, tag, ctx.timeout);
+  if (!ctx.initiator) ctx.comm->send_string(ctx.peer, tag, mine, ctx.timeout);
+  return theirs;
+}
+
 // Both ranks of a pair swap their local status; if either failed, both
 // throw the same error, so neither waits for a peer that gave up.
 void pair_checkpoint(const PairContext& ctx, const std::optional<Error>& mine) {
@@ -138,17 +146,11 @@ int slice_length(const std::vector<double>& last, int left) {
 // first) and, from the initiator, the slice's length.
 StopReason agree_slice(const PairContext& ctx, int& reps) {
   const StopReason mine = polled_stop();
-  StopReason theirs = StopReason::none;
-  if (ctx.initiator) {
-    ctx.comm->send_string(ctx.peer, kTagSlice, fmt::format("{} {}", static_cast<int>(mine), reps), ctx.timeout);
-    theirs = static_cast<StopReason>(std::stoi(ctx.comm->recv_string(ctx.peer, kTagSlice, ctx.timeout)));
-  } else {
-    const std::string in = ctx.comm->recv_string(ctx.peer, kTagSlice, ctx.timeout);
-    int stop = 0;
-    std::sscanf(in.c_str(), "%d %d", &stop, &reps);
-    theirs = static_cast<StopReason>(stop);
-    ctx.comm->send_string(ctx.peer, kTagSlice, std::to_string(static_cast<int>(mine)), ctx.timeout);
-  }
+  const std::string in = swap_text(ctx, kTagSlice, fmt::format("{} {}", static_cast<int>(mine), reps));
+  int stop = 0, their_reps = reps;
+  std::sscanf(in.c_str(), "%d %d", &stop, &their_reps);
+  if (!ctx.initiator) reps = their_reps;
+  const auto theirs = static_cast<StopReason>(stop);
   return ctx.initiator ? first_stop(mine, theirs) : first_stop(theirs, mine);
 }
 
@@ -159,15 +161,7 @@ StopReason agree_slice(const PairContext& ctx, int& reps) {
 SizeResult measure_size(Transport& t, const PairContext& ctx, const Options& o, std::uint64_t bytes,
                         StopReason& stopped) {
   t.prepare(bytes, pattern_seed(o, ctx.initiator, bytes));
-  const char sync = 1;
-  char got = 0;
-  if (ctx.initiator) {
-    ctx.comm->send(ctx.peer, kTagSync, &sync, 1, ctx.timeout);
-    ctx.comm->recv(ctx.peer, kTagSync, &got, 1, ctx.timeout);
-  } else {
-    ctx.comm->recv(ctx.peer, kTagSync, &got, 1, ctx.timeout);
-    ctx.comm->send(ctx.peer, kTagSync, &sync, 1, ctx.timeout);
-  }
+  swap_text(ctx, kTagSync, "");
   std::vector<double> last;
   if (o.warmup > 0) last = t.run(o.mode, bytes, o.warmup, o.window);
   std::vector<double> times;
@@ -245,15 +239,8 @@ SizeState combine(const SizeState& first, const SizeState& second) {
 }
 
 SizeState handshake(const PairContext& ctx, const SizeState& mine) {
-  SizeState theirs;
-  if (ctx.initiator) {
-    ctx.comm->send_string(ctx.peer, kTagStatus, encode(mine), ctx.timeout);
-    theirs = decode(ctx.comm->recv_string(ctx.peer, kTagStatus, ctx.timeout), ctx.peer);
-    return combine(mine, theirs);
-  }
-  theirs = decode(ctx.comm->recv_string(ctx.peer, kTagStatus, ctx.timeout), ctx.peer);
-  ctx.comm->send_string(ctx.peer, kTagStatus, encode(mine), ctx.timeout);
-  return combine(theirs, mine);
+  const SizeState theirs = decode(swap_text(ctx, kTagStatus, encode(mine)), ctx.peer);
+  return ctx.initiator ? combine(mine, theirs) : combine(theirs, mine);
 }
 
 // This side's state before measuring `bytes`: stop request, time limit

@@ -13,37 +13,11 @@
 
 namespace xb::pingpong {
 
-std::string to_json(const RankInfo& info) {
-  const nlohmann::json j = {{"rank", info.rank},
-                            {"host", info.host},
-                            {"local_rank", info.local_rank},
-                            {"gpu_as_dev1", info.gpu_as_dev1},
-                            {"gpu_as_dev2", info.gpu_as_dev2},
-                            {"nccl", info.nccl},
-                            {"mpi_gpu", static_cast<int>(info.mpi_gpu)},
-                            {"bus_as_dev1", info.bus_as_dev1},
-                            {"bus_as_dev2", info.bus_as_dev2},
-                            {"peers_as_dev1", info.peers_as_dev1},
-                            {"peers_as_dev2", info.peers_as_dev2}};
-  return j.dump();
-}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankInfo, rank, host, local_rank, gpu_as_dev1, gpu_as_dev2, nccl, mpi_gpu,
+                                   bus_as_dev1, bus_as_dev2, peers_as_dev1, peers_as_dev2)
 
-RankInfo rank_info_from_json(const std::string& text) {
-  const auto j = nlohmann::json::parse(text);
-  RankInfo info;
-  info.rank = j.at("rank").get<int>();
-  info.host = j.at("host").get<std::string>();
-  info.local_rank = j.at("local_rank").get<int>();
-  info.gpu_as_dev1 = j.at("gpu_as_dev1").get<int>();
-  info.gpu_as_dev2 = j.at("gpu_as_dev2").get<int>();
-  info.nccl = j.at("nccl").get<bool>();
-  info.mpi_gpu = static_cast<comm::GpuBuffers>(j.at("mpi_gpu").get<int>());
-  info.bus_as_dev1 = j.at("bus_as_dev1").get<std::string>();
-  info.bus_as_dev2 = j.at("bus_as_dev2").get<std::string>();
-  info.peers_as_dev1 = j.at("peers_as_dev1").get<std::vector<std::string>>();
-  info.peers_as_dev2 = j.at("peers_as_dev2").get<std::vector<std::string>>();
-  return info;
-}
+std::string to_json(const RankInfo& info) { return nlohmann::json(info).dump(); }
+RankInfo rank_info_from_json(const std::string& text) { return nlohmann::json::parse(text).get<RankInfo>(); }
 
 std::vector<RankInfo> announce(comm::Communicator& c, CudaAware cuda_aware, comm::Seconds timeout,
                                const std::function<void(RankInfo&)>& gpus) {

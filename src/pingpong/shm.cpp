@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -73,21 +74,15 @@ SharedSegment SharedSegment::open(const std::string& name, std::size_t bytes) {
 
 SharedSegment::~SharedSegment() { release(); }
 
-SharedSegment::SharedSegment(SharedSegment&& other) noexcept
-    : data_(other.data_), bytes_(other.bytes_), name_(std::move(other.name_)), owner_(other.owner_) {
-  other.data_ = nullptr;
-  other.owner_ = false;
-}
+SharedSegment::SharedSegment(SharedSegment&& other) noexcept { *this = std::move(other); }
 
 SharedSegment& SharedSegment::operator=(SharedSegment&& other) noexcept {
   if (this != &other) {
     release();
-    data_ = other.data_;
+    data_ = std::exchange(other.data_, nullptr);
     bytes_ = other.bytes_;
     name_ = std::move(other.name_);
-    owner_ = other.owner_;
-    other.data_ = nullptr;
-    other.owner_ = false;
+    owner_ = std::exchange(other.owner_, false);
   }
   return *this;
 }

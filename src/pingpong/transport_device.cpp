@@ -15,7 +15,6 @@
 
 #include "base/error.hpp"
 #include "base/pattern.hpp"
-#include "pingpong/cycle_clock.hpp"
 #include "pingpong/device_transport_base.hpp"
 #include "pingpong/host_endpoint.hpp"
 
@@ -27,15 +26,6 @@ namespace {
 
 constexpr std::size_t kPage = 4096;
 std::size_t page_round(std::size_t n) { return (n + kPage - 1) / kPage * kPage; }
-
-ModeCode mode_code(Mode m) {
-  switch (m) {
-    case Mode::pingpong: return ModeCode::pingpong;
-    case Mode::bw: return ModeCode::bw;
-    case Mode::bibw: return ModeCode::bibw;
-  }
-  return ModeCode::pingpong;
-}
 
 }  // namespace
 
@@ -58,6 +48,8 @@ DeviceTransportBase::DeviceTransportBase(const PairContext& ctx, std::uint32_t m
     : ctx_(ctx), my_max_parts_(max_parts), layout_(shm_layout(ctx.ll_max_bytes, ctx.max_bytes)) {}
 
 Hello DeviceTransportBase::connect_hello(Hello mine) {
+  mine.max_parts = my_max_parts_;
+  mine.ll_max = ctx_.ll_max_bytes;
   if (uses_shm() && ctx_.initiator) {
     shm_ = SharedSegment::create(layout_.total);
     std::snprintf(mine.shm_name, sizeof mine.shm_name, "%s", shm_.name().c_str());
@@ -80,7 +72,7 @@ Hello DeviceTransportBase::connect_hello(Hello mine) {
 
 RunSpec DeviceTransportBase::next_spec(Mode mode, std::size_t bytes, int reps, int window) {
   RunSpec s;
-  s.mode = mode_code(mode);
+  s.mode = mode;
   s.initiator = ctx_.initiator;
   s.ll = is_ll(bytes);
   s.bytes = bytes;
@@ -114,10 +106,7 @@ class CpuSide final : public DeviceTransportBase {
   explicit CpuSide(const PairContext& ctx) : DeviceTransportBase(ctx, 1), send_(buffer_location(-1), ctx.max_bytes) {}
 
   void connect() override {
-    Hello mine;
-    mine.max_parts = 1;
-    mine.ll_max = ctx_.ll_max_bytes;
-    connect_hello(mine);
+    connect_hello(Hello{});
     links_.send = static_cast<const unsigned char*>(send_.ptr());
     links_.in = box_at(shm_.data(), layout_, my_box());
     links_.out = box_at(shm_.data(), layout_, 1 - my_box());
@@ -132,15 +121,15 @@ class CpuSide final : public DeviceTransportBase {
 
   std::vector<double> run(Mode mode, std::size_t bytes, int reps, int window) override {
     const RunSpec spec = next_spec(mode, bytes, reps, window);
-    HostSideRun r;
+    std::vector<double> times;
     try {
-      r = run_host_side(spec, links_);
+      times = run_host_side(spec, links_);
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::timeout) fail_late(fmt::format("this rank's CPU side {}", e.what()));
       throw;
     }
     commit(spec);
-    return ticks_to_seconds(r.stamps, r.seconds);
+    return times;
   }
 
   std::vector<unsigned char> received(std::size_t bytes) override {

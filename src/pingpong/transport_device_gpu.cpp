@@ -60,9 +60,7 @@ class GpuSide final : public DeviceTransportBase {
 
   void connect() override {
     Hello mine;
-    mine.max_parts = my_max_parts_;
     mine.gpu = 1;
-    mine.ll_max = ctx_.ll_max_bytes;
     XB_CUDA_CHECK(cudaSetDevice(ctx_.my_device));
     if (!uses_shm()) {
       XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.box, box_.ptr()));
