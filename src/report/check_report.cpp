@@ -2,7 +2,7 @@
 // one verdict line per link, the failing cells, the verdict), the run JSON
 // with a "check" section, a one-line summary for node-health scripts, and
 // the fleet table that rank 0 writes under a launcher (JUnit is
-// junit_reporter.cpp's; the fleet's JSON fleet_json.cpp's, as for run and
+// junit_reporter.cpp's; the fleet's JSON fleet_report.cpp's, as for run and
 // sweep).
 #include <fmt/format.h>
 #include <fmt/ostream.h>

@@ -57,7 +57,7 @@ std::string sweep_text_header(const SweepResult& r);
 std::string sweep_text_new_rows(const SweepResult& r, std::vector<std::size_t>& printed);
 std::string sweep_text_footer(const SweepResult& r);
 std::string sweep_csv(const SweepResult& r);
-// The SM budget sweep (sm_sweep_report.cpp).
+// The SM budget sweep (sweep_report.cpp).
 std::string sm_sweep_text(const SmSweepResult& r);
 std::string sm_sweep_csv(const SmSweepResult& r);
 
@@ -147,7 +147,7 @@ void text_fleet(std::ostream& os, const fleet::Fleet& f);
 // (junit_reporter.cpp).
 std::string xml_escape(const std::string& text);
 
-// A fleet (fleet_report.cpp, fleet_json.cpp).
+// A fleet (fleet_report.cpp).
 std::string fleet_text(const fleet::Fleet& f);
 nlohmann::json fleet_json(const fleet::Fleet& f);
 std::string fleet_csv(const fleet::Fleet& f);

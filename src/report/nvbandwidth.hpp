@@ -54,10 +54,6 @@ std::string nvb_description(const CaseResult& c, std::size_t index);
 std::string nvb_key(const CaseResult& c, std::size_t index);
 // "0000:00:06.0" -> "00000000:00:06", as nvbandwidth prints a PCI address.
 std::string nvb_pci_address(const std::string& bus_id);
-// The catalogue entry of a result's case; nullptr for a name it lacks.
-const CaseDef* nvb_case_def(const std::string& name);
-// What the version lines and JSON say the program is.
-std::string nvb_version_text();
 
 // --- text ------------------------------------------------------------------
 // Version, CUDA and driver lines, the host name and one line per GPU, the
