@@ -5,6 +5,7 @@
 // exit code it returned (pingpong and first-touch: test_interrupts_ranks.cpp).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -114,13 +115,17 @@ struct Written {
 };
 
 // Runs `args` (which write JSON to `out`) in-process on a fake source with
-// XFERBENCH_FAULT set to `fault`.
-Written run_command(std::vector<std::string> args, const std::string& out, const std::string& fault) {
+// XFERBENCH_FAULT set to `fault` (and at most `gpu_bytes` per GPU; 0: no limit).
+Written run_command(std::vector<std::string> args, const std::string& out, const std::string& fault,
+                    std::uint64_t gpu_bytes = 0) {
   std::remove(out.c_str());
   if (fault.empty()) unsetenv("XFERBENCH_FAULT");
   else setenv("XFERBENCH_FAULT", fault.c_str(), 1);
-  const InProcessRun run =
-      run_in_process(std::move(args), [](const MeasureOptions&) { return std::make_unique<FakeSource>(2); });
+  const InProcessRun run = run_in_process(std::move(args), [gpu_bytes](const MeasureOptions&) {
+    auto src = std::make_unique<FakeSource>(2);
+    src->max_gpu_bytes = gpu_bytes;
+    return src;
+  });
   unsetenv("XFERBENCH_FAULT");
   Written w;
   w.code = run.code;
@@ -138,52 +143,62 @@ Completion completion_of(const json& doc) {
 
 std::string temp_json(const std::string& name) { return ::testing::TempDir() + "xb_completion_" + name + ".json"; }
 
-const std::vector<std::string> kFaults = {"", "#1:verify", "#1:signal_int", "#1:signal_term", "#1:cuda_error",
-                                          "#1:cuda_sticky"};
+struct Case {
+  const char* fault;
+  int code;  // what the command returns: the rule's answer is checked against it
+};
 
 TEST(CompletionCommands, RunExitsAsItsCompletionSays) {
   const std::string out = temp_json("run");
-  for (const std::string& fault : kFaults) {
-    const Written w = run_command({"run", "-t", "host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "-o", out,
-                                   "--drift-check", "off"}, out, fault);
+  for (const Case& c : {Case{"", 0}, Case{"#1:verify", 1}, Case{"#1:cuda_error", 1}, Case{"#1:signal_int", 130},
+                        Case{"#1:signal_term", 143}, Case{"#1:cuda_sticky", 8}, Case{"memory", 10}}) {
+    const bool memory = std::string(c.fault) == "memory";  // local copies need 8 MiB of a GPU: waived
+    const Written w = run_command({"run", "-t", "host_to_device_memcpy_ce", "device_local_copy", "--buffer-size", "4M",
+                                   "-o", out, "--drift-check", "off"},
+                                  out, memory ? "" : c.fault, memory ? 5ull << 20 : 0);
+    EXPECT_EQ(w.code, c.code) << c.fault;
     const RunResult r = records::decode_run(w.doc, out);
-    EXPECT_EQ(ending(r.completion, !all_passed(r)).exit_code, w.code) << fault;
-    EXPECT_EQ(w.doc["status"], to_string(ending(r.completion, !all_passed(r)).outcome)) << fault;
+    EXPECT_EQ(ending(r.completion, !all_passed(r)).exit_code, w.code) << c.fault;
+    EXPECT_EQ(w.doc["status"], to_string(ending(r.completion, !all_passed(r)).outcome)) << c.fault;
   }
 }
 
 TEST(CompletionCommands, SweepExitsAsItsCompletionSays) {
   const std::string out = temp_json("sweep");
-  for (const char* fault : {"", "4K:verify", "4K:signal_int", "4K:cuda_error", "4K:cuda_sticky"}) {
-    const Written w =
-        run_command({"sweep", "--do", "0:HtoD", "--min", "1K", "--max", "64K", "-o", out}, out, fault);
-    EXPECT_EQ(ending(completion_of(w.doc), w.doc["status"] == "failed").exit_code, w.code) << fault;
+  for (const Case& c : {Case{"", 0}, Case{"4K:verify", 1}, Case{"4K:cuda_error", 1}, Case{"4K:signal_int", 130},
+                        Case{"4K:cuda_sticky", 8}}) {
+    const Written w = run_command({"sweep", "--do", "0:HtoD", "--min", "1K", "--max", "64K", "-o", out}, out, c.fault);
+    EXPECT_EQ(w.code, c.code) << c.fault;
+    EXPECT_EQ(ending(completion_of(w.doc), w.doc["status"] == "failed").exit_code, w.code) << c.fault;
   }
 }
 
 TEST(CompletionCommands, ScenarioExitsAsItsCompletionSays) {
   const std::string out = temp_json("scenario");
-  for (const char* fault : {"", "scenario:verify", "scenario:signal_int", "scenario:signal_term"}) {
+  for (const Case& c : {Case{"", 0}, Case{"scenario:verify", 1}, Case{"scenario:signal_int", 130},
+                        Case{"scenario:signal_term", 143}}) {
     for (const char* command : {"run", "cuts"}) {
       std::vector<std::string> args = {command, "--do", "0:HtoD:1M", "-o", out};
       if (std::string(command) == "cuts") args = {"cuts", "--htod", "0", "--size", "1M", "-o", out};
-      const Written w = run_command(args, out, fault);
-      const Completion c = completion_of(w.doc);
+      const Written w = run_command(args, out, c.fault);
+      EXPECT_EQ(w.code, c.code) << command << " " << c.fault;
       bool failed = false;
       for (const json& t : w.doc["transfers"]) failed = failed || t["verification"]["status"] == "failed";
-      EXPECT_EQ(ending(c, failed).exit_code, w.code) << command << " " << fault;
+      EXPECT_EQ(ending(completion_of(w.doc), failed).exit_code, w.code) << command << " " << c.fault;
     }
   }
 }
 
 TEST(CompletionCommands, CheckExitsAsItsRunsCompletionSays) {
   const std::string out = temp_json("check");
-  for (const char* fault : {"", "#3:signal_int", "#3:signal_term", "#3:verify"}) {
-    const Written w = run_command({"check", "-o", out, "--budget", "0.01"}, out, fault);
+  for (const Case& c : {Case{"#3:signal_int", 130}, Case{"#3:signal_term", 143}, Case{"#3:verify", 1},
+                        Case{"#3:cuda_sticky", 8}}) {
+    const Written w = run_command({"check", "-o", out, "--budget", "0.01"}, out, c.fault);
+    EXPECT_EQ(w.code, c.code) << c.fault;
     const RunResult run = records::decode_run(w.doc, out);
     const bool failed = w.doc["check"]["verdict"] == "fail";
-    EXPECT_EQ(ending(run.completion, failed, PartialMeans::time_limit_only).exit_code, w.code) << fault;
-    EXPECT_EQ(w.doc["check"]["exit_code"], w.code) << fault;
+    EXPECT_EQ(ending(run.completion, failed, PartialMeans::time_limit_only).exit_code, w.code) << c.fault;
+    EXPECT_EQ(w.doc["check"]["exit_code"], w.code) << c.fault;
   }
 }
 

@@ -117,7 +117,8 @@ int run_distributed(const FirstTouchArgs& args, const firsttouch::Options& optio
                                                 live_rows(out.screen(), comm->rank() == 0));
     result.completion.time_limit_s = args.stop.time_limit_s;
     on_rank0(*comm, options.timeout_s, [&] { out.emit([&](report::Reporter& r) { r.first_touch(result, argv); }); });
-    if (!result.completion.error.empty() && comm->rank() == 0) std::cerr << "xferbench: error: " << result.completion.error << std::endl;
+    const std::string& error = result.completion.error;
+    if (!error.empty() && comm->rank() == 0) std::cerr << "xferbench: error: " << error << std::endl;
     return ending(result.completion, firsttouch::any_failed(result)).exit_code;
   } catch (const Error& e) {
     return finish_with_agreed_error(*comm, e);

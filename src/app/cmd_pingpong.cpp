@@ -86,7 +86,8 @@ void keep_pair(pingpong::Result& r, const pingpong::PairResult& pair) {
 void mark_interrupted(pingpong::Result& r, StopReason why) {
   r.completion.status = RunStatus::interrupted;
   r.completion.stop = why;
-  r.completion.message = stop_message(why) + ", written by rank 0 before the other ranks agreed (sizes not run are not listed)";
+  r.completion.message =
+      stop_message(why) + ", written by rank 0 before the other ranks agreed (sizes not run are not listed)";
 }
 
 // The live observer with its output made under the emergency writer's

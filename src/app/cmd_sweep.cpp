@@ -216,7 +216,8 @@ fleet::NodeOutcome measure_node(SweepPlan plan, const StopOptions& stop, const C
   if (!plan.req.named_case)
     plan.req.scenario = expand_requests(plan.transfers, source->system().gpu_count(), plan.streams);
   const SweepResult r = run_sweep(*source, plan.req, {}, node.controls());
-  return node_outcome(records::sweep_json(r), r.completion.stop, ending(r.completion, r.status == SweepStatus::failed).exit_code);
+  const int code = ending(r.completion, r.status == SweepStatus::failed).exit_code;
+  return node_outcome(records::sweep_json(r), r.completion.stop, code);
 }
 
 }  // namespace

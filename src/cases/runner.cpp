@@ -211,14 +211,15 @@ void record_stop(RunResult& run, const RunRequest& req, const Stopped& stop, boo
   }
 }
 
-// Lists the missing cells of case `i` in run.completion.not_run (waived cells too) and
-// settles its status; returns how many cells it waived for memory.
+// Lists the missing cells of case `i` in the run's not_run (waived cells
+// too) and settles its status; returns how many cells it waived for memory.
 std::size_t settle_case(RunResult& run, const RunRequest& req, std::size_t i) {
   CaseResult& c = run.cases[i];
-  for (const WaivedCell& w : c.waived_cells) run.completion.not_run.push_back(fmt::format("{}[{},{}]", c.name, w.row, w.col));
+  std::vector<std::string>& not_run = run.completion.not_run;
+  for (const WaivedCell& w : c.waived_cells) not_run.push_back(fmt::format("{}[{},{}]", c.name, w.row, w.col));
   if (c.status == CaseStatus::waived) return c.waived_cells.size();
   if (waive_reason(*req.cases[i], run.system)) {
-    if (c.status == CaseStatus::not_run) run.completion.not_run.push_back(c.name);
+    if (c.status == CaseStatus::not_run) not_run.push_back(c.name);
     return 0;
   }
   auto missing = missing_cells(*req.cases[i], run.system, req.buffer_bytes, c, &run.settings.pairs);
@@ -231,25 +232,26 @@ std::size_t settle_case(RunResult& run, const RunRequest& req, std::size_t i) {
     c.status = CaseStatus::not_run;
     c.message = fmt::format("{} of its cells not run", missing.size());
   }
-  for (auto& key : missing) run.completion.not_run.push_back(std::move(key));
+  for (auto& key : missing) not_run.push_back(std::move(key));
   return c.waived_cells.size();
 }
 
 // Statuses and the list of what is missing, once the loop is over. Both
 // kinds of partial (time limit, waived cells) are the one status partial.
 void finish(RunResult& run, const RunRequest& req, const RunControl& ctl) {
-  run.completion.not_run.clear();
+  Completion& done = run.completion;
+  done.not_run.clear();
   std::size_t waived = 0;
   for (std::size_t i = 0; i < run.cases.size() && i < req.cases.size(); ++i) waived += settle_case(run, req, i);
-  if (run.completion.status != RunStatus::complete) return;
+  if (done.status != RunStatus::complete) return;
   if (!ctl.skipped().empty()) {
-    run.completion.status = RunStatus::partial;
-    run.completion.stop = StopReason::time_limit;
-    run.completion.message = fmt::format("time limit: {} cell(s) would not have ended in time", ctl.skipped().size());
+    done.status = RunStatus::partial;
+    done.stop = StopReason::time_limit;
+    done.message = fmt::format("time limit: {} cell(s) would not have ended in time", ctl.skipped().size());
   } else if (waived > 0) {
-    run.completion.status = RunStatus::partial;
-    run.completion.stop = StopReason::memory;
-    run.completion.message = fmt::format("{} cell(s) waived: their buffers did not fit in memory or --max-memory", waived);
+    done.status = RunStatus::partial;
+    done.stop = StopReason::memory;
+    done.message = fmt::format("{} cell(s) waived: their buffers did not fit in memory or --max-memory", waived);
   }
 }
 

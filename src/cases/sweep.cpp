@@ -292,13 +292,10 @@ SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCal
   } catch (const Stopped& stop) {
     record_stop(out.completion, stop);
     for (; i < req.sizes.size(); ++i)
-      if (resume == nullptr || !has_size(*resume, req.sizes[i])) out.completion.not_run.push_back(std::to_string(req.sizes[i]));
+      if (resume == nullptr || !has_size(*resume, req.sizes[i]))
+        out.completion.not_run.push_back(std::to_string(req.sizes[i]));
   }
-  if (out.completion.status == RunStatus::complete && !out.completion.not_run.empty()) {
-    out.completion.status = RunStatus::partial;
-    out.completion.stop = StopReason::time_limit;
-    out.completion.message = fmt::format("time limit: {} size(s) would not have ended in time", out.completion.not_run.size());
-  }
+  settle(out.completion, "size");
   if (resume != nullptr) merge_sweep(out, *resume);
   fit_series(out);
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

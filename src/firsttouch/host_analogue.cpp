@@ -154,10 +154,7 @@ Result run_host_analogue(const Options& o, const Environment& env, const Observe
       ++vi;
     }
   }
-  if (res.completion.stop != StopReason::none) {
-    res.completion.status = res.completion.stop == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
-    res.completion.message = stop_message(res.completion.stop);
-  }
+  settle(res.completion, "iteration");
   return res;
 }
 

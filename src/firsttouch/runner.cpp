@@ -204,17 +204,6 @@ IterationGo agree_iteration(const Roles& r, const std::string& key, const CellCo
   return all;
 }
 
-void set_completion(Result& res) {
-  if (res.completion.stop == StopReason::none && !res.completion.not_run.empty()) {
-    res.completion.stop = StopReason::time_limit;
-    res.completion.message = fmt::format("time limit: {} iteration(s) would not have ended in time", res.completion.not_run.size());
-  }
-  if (res.completion.stop != StopReason::none) {
-    res.completion.status = res.completion.stop == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
-    if (res.completion.message.empty()) res.completion.message = stop_message(res.completion.stop);
-  }
-}
-
 void notify(const Roles& r, const std::function<void(const Result&)>& fn, const Result& res) {
   if (fn && r.comm->rank() == 0) fn(res);
 }
@@ -322,7 +311,7 @@ Result run(comm::Communicator& comm, const Options& options, const Environment& 
     res.completion.error_kind = e.kind();
   }
   gather_phases(r, res, mine);
-  set_completion(res);
+  settle(res.completion, "iteration");
   return res;
 }
 

@@ -374,20 +374,14 @@ StopReason agree_stop(comm::Communicator& c, StopReason seen, comm::Seconds time
 }
 
 void set_completion(Result& result, StopReason stop, const std::vector<std::string>& pairs_not_run) {
-  result.completion.stop = stop;
+  Completion& c = result.completion;
+  c.stop = stop;
   for (const auto& p : result.pairs) {
-    if (result.completion.stop == StopReason::none && p.stop != StopReason::none) result.completion.stop = p.stop;
-    for (auto bytes : p.not_run) result.completion.not_run.push_back(fmt::format("r{}-r{} @ {} B", p.rank_a, p.rank_b, bytes));
+    if (c.stop == StopReason::none && p.stop != StopReason::none) c.stop = p.stop;
+    for (auto bytes : p.not_run) c.not_run.push_back(fmt::format("r{}-r{} @ {} B", p.rank_a, p.rank_b, bytes));
   }
-  result.completion.not_run.insert(result.completion.not_run.end(), pairs_not_run.begin(), pairs_not_run.end());
-  if (result.completion.stop != StopReason::none) {
-    result.completion.status = result.completion.stop == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
-    result.completion.message = stop_message(result.completion.stop);
-  } else if (!result.completion.not_run.empty()) {
-    result.completion.status = RunStatus::partial;
-    result.completion.stop = StopReason::time_limit;
-    result.completion.message = fmt::format("time limit: {} size(s) would not have ended in time", result.completion.not_run.size());
-  }
+  c.not_run.insert(c.not_run.end(), pairs_not_run.begin(), pairs_not_run.end());
+  settle(c, "size");
 }
 
 std::vector<std::vector<Pair>> schedule(const comm::Communicator& c, const Options& o) {

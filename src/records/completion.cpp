@@ -1,30 +1,33 @@
 #include "records/completion.hpp"
 
+#include <fmt/format.h>
+
 namespace xb {
 
 const char* to_string(RunStatus s) noexcept {
-  switch (s) {
-    case RunStatus::complete: return "complete";
-    case RunStatus::interrupted: return "interrupted";
-    case RunStatus::partial: return "partial";
-  }
-  return "complete";
+  static const char* const names[] = {"complete", "interrupted", "partial"};
+  return names[static_cast<int>(s)];
 }
 
 const char* to_string(Outcome o) noexcept {
-  switch (o) {
-    case Outcome::passed: return "passed";
-    case Outcome::partial: return "partial";
-    case Outcome::failed: return "failed";
-    case Outcome::interrupted: return "interrupted";
-  }
-  return "failed";
+  static const char* const names[] = {"passed", "partial", "failed", "interrupted"};
+  return names[static_cast<int>(o)];
 }
 
 void record_stop(Completion& c, const Stopped& stop) {
   c.status = stop.reason() == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
   c.stop = stop.reason();
   c.message = stop.what();
+}
+
+void settle(Completion& c, const char* unit) {
+  if (c.stop == StopReason::none && !c.not_run.empty()) {
+    c.stop = StopReason::time_limit;
+    c.message = fmt::format("time limit: {} {}(s) would not have ended in time", c.not_run.size(), unit);
+  }
+  if (c.stop == StopReason::none) return;
+  c.status = c.stop == StopReason::time_limit ? RunStatus::partial : RunStatus::interrupted;
+  if (c.message.empty()) c.message = stop_message(c.stop);
 }
 
 Ending ending(const Completion& c, std::optional<ErrorKind> failure, PartialMeans partial) {

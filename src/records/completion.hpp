@@ -32,6 +32,11 @@ struct Completion {
 
 // A stop request ended the measurement: interrupted, or partial for the time limit.
 void record_stop(Completion& c, const Stopped& stop);
+// Settles the status once a loop that recorded its stop and its not_run is
+// over: a stop makes it interrupted (partial for the time limit), and items
+// left out by the time limit's estimates alone make it partial ("time
+// limit: 3 size(s) would not have ended in time" for `unit` "size").
+void settle(Completion& c, const char* unit);
 
 // The verdict, in the order of precedence of the exit codes.
 enum class Outcome { passed, partial, failed, interrupted };

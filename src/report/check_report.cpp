@@ -209,7 +209,8 @@ json check_section_json(const CheckResult& r) {
   for (const auto& w : r.telemetry) telemetry.push_back(window_json(w));
   const Ending v = check_verdict(r);
   // The check's own words for passed and failed.
-  const char* word = v.outcome == Outcome::passed ? "pass" : v.outcome == Outcome::failed ? "fail" : to_string(v.outcome);
+  const char* word =
+      v.outcome == Outcome::passed ? "pass" : v.outcome == Outcome::failed ? "fail" : to_string(v.outcome);
   return {{"verdict", word},
           {"exit_code", v.exit_code},
           {"summary", check_summary_line(r)},

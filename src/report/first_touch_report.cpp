@@ -91,9 +91,10 @@ void append_phases(std::string& out, const Result& r) {
 void append_completion(std::string& out, const Result& r) {
   for (const auto& v : r.variants)
     for (const auto& f : v.failed) out += fmt::format("# iteration {} FAILED\n", f);
-  if (!r.completion.error.empty()) out += fmt::format("# ERROR (the iterations above are kept): {}\n", r.completion.error);
-  if (r.completion.status != RunStatus::complete)
-    out += fmt::format("# run {}: {}; {} iteration(s) not run\n", to_string(r.completion.status), r.completion.message, r.completion.not_run.size());
+  const Completion& c = r.completion;
+  if (!c.error.empty()) out += fmt::format("# ERROR (the iterations above are kept): {}\n", c.error);
+  if (c.status != RunStatus::complete)
+    out += fmt::format("# run {}: {}; {} iteration(s) not run\n", to_string(c.status), c.message, c.not_run.size());
 }
 
 // Up to "[-1] time" (a sweep: and its table's header).

@@ -136,9 +136,9 @@ void append_matrix(std::string& out, const Result& r, const std::string& title, 
 }  // namespace
 
 std::string pingpong_completion_line(const Result& r) {
-  if (r.completion.status == RunStatus::complete) return "";
-  return fmt::format("# run {}: {}; {} size(s) or pair(s) not run\n", to_string(r.completion.status), r.completion.message,
-                     r.completion.not_run.size());
+  const Completion& c = r.completion;
+  if (c.status == RunStatus::complete) return "";
+  return fmt::format("# run {}: {}; {} size(s) or pair(s) not run\n", to_string(c.status), c.message, c.not_run.size());
 }
 
 namespace {

@@ -77,7 +77,9 @@ class Reporter {
  protected:
   // A scenario stopped, or failed, before its samples were complete: no
   // text format prints a figure for it.
-  static bool measured(const ScenarioResult& r) { return r.completion.status == RunStatus::complete && r.completion.error.empty(); }
+  static bool measured(const ScenarioResult& r) {
+    return r.completion.status == RunStatus::complete && r.completion.error.empty();
+  }
   // CUts' "Launching ..." lines (flushed) for a scenario given by CUts' flags.
   void cuts_launch(const ScenarioResult& described);
 

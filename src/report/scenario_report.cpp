@@ -215,7 +215,8 @@ void scenario_not_measured_text(std::ostream& os, const ScenarioResult& r) {
   text_header(os, r);
   if (!r.completion.error.empty()) fmt::print(os, "# ERROR: {}\n", r.completion.error);
   if (r.completion.status != RunStatus::complete)
-    fmt::print(os, "# NOT RUN: {} before the scenario's samples were complete; nothing measured{}\n", r.completion.message,
+    fmt::print(os, "# NOT RUN: {} before the scenario's samples were complete; nothing measured{}\n",
+               r.completion.message,
                r.completion.stop == StopReason::time_limit ? "" : " (add --resume FILE to the same command to run it)");
   for (const TransferResult& t : r.transfers) fmt::print(os, "#   transfer {}: {}, {} bytes per copy, not measured\n", t.id, t.label, t.bytes);
 }

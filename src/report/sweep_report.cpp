@@ -71,9 +71,10 @@ std::string sweep_text_footer(const SweepResult& r) {
   out += fmt::format("# {}: {} series, wall time {:.1f} s\n", records::sweep_status_text(r), r.series.size(),
                      r.wall_seconds);
   if (!r.resumed_from.empty()) out += fmt::format("# resumed from {}: its sizes are kept, the others measured now\n", r.resumed_from);
-  if (r.completion.status != RunStatus::complete)
-    out += fmt::format("# sweep {}: {}; {} size(s) not run{}\n", to_string(r.completion.status), r.completion.message, r.completion.not_run.size(),
-                       is_signal(r.completion.stop)
+  const Completion& c = r.completion;
+  if (c.status != RunStatus::complete)
+    out += fmt::format("# sweep {}: {}; {} size(s) not run{}\n", to_string(c.status), c.message, c.not_run.size(),
+                       is_signal(c.stop)
                            ? " (add --resume FILE to the same command to measure them)"
                            : "");
   return out;
