@@ -1,12 +1,12 @@
 #include "cases/case_plan.hpp"
 
 #include <algorithm>
-#include <chrono>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "base/error.hpp"
+#include "base/time_budget.hpp"
 #include "machine/hugepages.hpp"
 #include "measure/latency.hpp"
 #include "memory/memory_plan.hpp"
@@ -521,7 +521,7 @@ void run_cell(const CaseDef& def, CasePlan& plan, const CellPlan& cp, SampleSour
       if (!why.empty()) throw Stopped(StopReason::gpu_unusable, fmt::format("the GPU is no longer usable: {}", why));
     }
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds = seconds_since(t0);
   if (ctl != nullptr) ctl->after_cell(CellCost{def.name, static_cast<double>(cp.scenario.transfers[0].bytes), seconds});
 }
 
@@ -645,7 +645,7 @@ void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, C
   struct WallTime {
     std::chrono::steady_clock::time_point t0;
     CaseResult& r;
-    ~WallTime() { r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+    ~WallTime() { r.wall_seconds = seconds_since(t0); }
   } wall{t0, r};
   try {
     run_case_plans(def, src, bytes, r, ctl, on_cell, pairs);

@@ -1,13 +1,13 @@
 #include "cases/sweep.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "cases/case_plan.hpp"
 #include "base/error.hpp"
+#include "base/time_budget.hpp"
 #include "base/fault.hpp"
 #include "base/run_control.hpp"
 #include "cases/runner.hpp"
@@ -256,8 +256,7 @@ bool sweep_size(SampleSource& src, const SweepRequest& req, std::uint64_t bytes,
       if (!why.empty()) throw Stopped(StopReason::gpu_unusable, fmt::format("the GPU is no longer usable: {}", why));
     }
   }
-  ctl.after_cell(CellCost{"sweep", static_cast<double>(bytes),
-                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+  ctl.after_cell(CellCost{"sweep", static_cast<double>(bytes), seconds_since(t0)});
   return more;
 }
 
@@ -303,7 +302,7 @@ SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCal
   }
   if (resume != nullptr) merge_sweep(out, *resume);
   fit_series(out);
-  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.wall_seconds = seconds_since(t0);
   return out;
 }
 

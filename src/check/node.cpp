@@ -250,7 +250,7 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
 
   recheck_pcie_under_load(r.lint, sys, pcie_gen_under_load(r.telemetry, sys.gpu_count()));
   judge_result(r, ex.judge_options(opts));
-  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.wall_seconds = seconds_since(t0);
   return r;
 }
 
