@@ -207,12 +207,6 @@ void fit_series(SweepResult& out) {
   }
 }
 
-SweepResult run_sweep(const System& sys, const SweepRequest& req, const SweepCallback& on_size) {
-  Measurer measurer(sys, req.measure);
-  GpuSource src(measurer);
-  return run_sweep(src, req, on_size, RunControls{});
-}
-
 namespace {
 
 bool has_size(const SweepResult& r, std::uint64_t bytes) {

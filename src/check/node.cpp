@@ -147,13 +147,22 @@ int check_exit_code(const CheckResult& r) {
   return v == "pass" ? 0 : 1;
 }
 
-JudgeOptions Expectations::judge_options(const CheckOptions& opts) const {
-  JudgeOptions jo;
-  jo.spec = opts.spec_file.empty() ? nullptr : &spec;
-  jo.baseline = opts.baseline ? &baseline : nullptr;
-  jo.compare = opts.compare;
-  return jo;
-}
+namespace {
+
+// Expectations from the options' spec and baseline, checked against the
+// machine the run was measured on.
+struct Expectations {
+  CheckSpec spec;
+  Baseline baseline;
+
+  JudgeOptions judge_options(const CheckOptions& opts) const {
+    JudgeOptions jo;
+    jo.spec = opts.spec_file.empty() ? nullptr : &spec;
+    jo.baseline = opts.baseline ? &baseline : nullptr;
+    jo.compare = opts.compare;
+    return jo;
+  }
+};
 
 Expectations load_expectations(const CheckOptions& opts, const System& machine) {
   Expectations e;
@@ -164,6 +173,8 @@ Expectations load_expectations(const CheckOptions& opts, const System& machine) 
   if (opts.baseline) e.baseline = load_baseline(*opts.baseline, opts.baseline_file, machine, opts.force);
   return e;
 }
+
+}  // namespace
 
 CheckResult judge_recorded(const CheckOptions& opts, RunResult run, const std::string& source) {
   CheckResult r;
