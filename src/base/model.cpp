@@ -2,20 +2,16 @@
 
 #include <fmt/format.h>
 
+#include "base/names.hpp"
+
 namespace xb {
 
-const char* to_string(MemKind kind) noexcept {
-  switch (kind) {
-    case MemKind::device: return "device";
-    case MemKind::pinned: return "pinned";
-    case MemKind::pageable: return "pageable";
-    case MemKind::write_combined: return "write_combined";
-    case MemKind::mapped: return "mapped";
-    case MemKind::managed: return "managed";
-    case MemKind::hugepages: return "hugepages";
-  }
-  return "unknown";
-}
+constexpr Named<MemKind> kMemKinds[] = {
+    {MemKind::device, "device"}, {MemKind::pinned, "pinned"},   {MemKind::pageable, "pageable"},
+    {MemKind::write_combined, "write_combined"}, {MemKind::mapped, "mapped"}, {MemKind::managed, "managed"},
+    {MemKind::hugepages, "hugepages"}};
+
+const char* to_string(MemKind kind) noexcept { return lookup_name(kMemKinds, kind, "unknown"); }
 
 bool is_host(MemKind kind) noexcept {
   return kind != MemKind::device && kind != MemKind::managed;
@@ -24,26 +20,16 @@ bool is_host(MemKind kind) noexcept {
 Location device_memory(int device) { return Location{MemKind::device, device, -1}; }
 Location host_memory(MemKind kind, int numa) { return Location{kind, -1, numa}; }
 
-const char* to_string(Engine engine) noexcept {
-  switch (engine) {
-    case Engine::sm: return "sm";
-    case Engine::sm_split: return "sm_split";
-    case Engine::cpu: return "cpu";
-    case Engine::tma: return "tma";
-    case Engine::sm_read: return "sm_read";
-    case Engine::sm_write: return "sm_write";
-    default: return "ce";
-  }
-}
+constexpr Named<Engine> kEngines[] = {{Engine::copy_engine, "ce"}, {Engine::sm, "sm"},   {Engine::sm_split, "sm_split"}, {Engine::cpu, "cpu"},
+                                      {Engine::tma, "tma"}, {Engine::sm_read, "sm_read"},   {Engine::sm_write, "sm_write"}};
 
-const char* to_string(StreamMode mode) noexcept {
-  switch (mode) {
-    case StreamMode::per_transfer: return "per-transfer";
-    case StreamMode::per_device: return "per-device";
-    case StreamMode::only_one: return "only-one";
-  }
-  return "?";
-}
+const char* to_string(Engine engine) noexcept { return lookup_name(kEngines, engine, "ce"); }
+
+constexpr Named<StreamMode> kStreamModes[] = {{StreamMode::per_transfer, "per-transfer"},
+                                              {StreamMode::per_device, "per-device"},
+                                              {StreamMode::only_one, "only-one"}};
+
+const char* to_string(StreamMode mode) noexcept { return lookup_name(kStreamModes, mode); }
 
 std::string location_label(const Location& loc) {
   if (loc.kind == MemKind::managed && loc.device < 0) return "managed(host)";

@@ -1,12 +1,12 @@
 #include "cases/case_plan.hpp"
 
 #include <algorithm>
-#include <chrono>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "base/error.hpp"
+#include "base/time_budget.hpp"
 #include "machine/hugepages.hpp"
 #include "measure/latency.hpp"
 #include "memory/memory_plan.hpp"
@@ -374,21 +374,34 @@ double output_value(const Output& out, const Scenario& sc, const ScenarioSamples
 
 namespace {
 
+// Samples of a bandwidth cell's scenario, gated on its first output.
+ScenarioSamples run_lead(SampleSource& src, const CellPlan& cp) {
+  return src.run(cp.scenario, [&cp](const ScenarioSamples& ss, std::size_t i) {
+    return output_value(cp.outputs[0], cp.scenario, ss, i);
+  });
+}
+
 std::vector<double> output_values(const Output& out, const Scenario& sc, const ScenarioSamples& s) {
   std::vector<double> values;
   for (std::size_t i = 0; i < s.total_seconds.size(); ++i) values.push_back(output_value(out, sc, s, i));
   return values;
 }
 
-Cell make_cell(const CellPlan& cp, const Output& o, std::vector<double> samples, Statistic statistic) {
+// A cell at `cp`'s place with `o`'s link and peak, nothing measured yet.
+Cell blank_cell(const CellPlan& cp, const Output& o) {
   Cell cell;
   cell.row = cp.row;
   cell.col = cp.col;
+  cell.link = o.link;
+  cell.peak = o.peak;
+  return cell;
+}
+
+Cell make_cell(const CellPlan& cp, const Output& o, std::vector<double> samples, Statistic statistic) {
+  Cell cell = blank_cell(cp, o);
   cell.stats = summarize(samples);
   cell.value = value_of(cell.stats, statistic);
   cell.samples = std::move(samples);
-  cell.link = o.link;
-  cell.peak = o.peak;
   cell.efficiency = o.peak.known() ? cell.value / o.peak.gbps : 0.0;
   return cell;
 }
@@ -466,10 +479,7 @@ std::vector<Cell> measure_cell(const CaseDef& def, const CasePlan& plan, const C
   if (plan.migration) return migration_cells(def, cp, src, bytes, fail_check, result);
   if (plan.latency) return {latency_cell(def, cp, src, fail_check, result)};
   std::vector<Cell> cells;
-  const Output& lead = cp.outputs[0];
-  ScenarioSamples s = src.run(cp.scenario, [&](const ScenarioSamples& ss, std::size_t i) {
-    return output_value(lead, cp.scenario, ss, i);
-  });
+  ScenarioSamples s = run_lead(src, cp);
   if (fail_check && !s.transfers.empty()) s.transfers[0].verification = {Verification::Status::failed, 0};
   for (const Output& o : cp.outputs) {
     Cell cell = make_cell(cp, o, output_values(o, cp.scenario, s), src.options().statistic);
@@ -487,11 +497,7 @@ std::vector<Cell> measure_cell(const CaseDef& def, const CasePlan& plan, const C
 // it reports to; the case is an error unless it already failed a check.
 void record_cell_error(CasePlan& plan, const CellPlan& cp, const std::string& message, CaseResult& result) {
   for (const Output& o : cp.outputs) {
-    Cell cell;
-    cell.row = cp.row;
-    cell.col = cp.col;
-    cell.link = o.link;
-    cell.peak = o.peak;
+    Cell cell = blank_cell(cp, o);
     cell.bytes_per_copy = cp.scenario.transfers[o.first].bytes;
     cell.error = message;
     plan.matrices[o.matrix].cells.push_back(std::move(cell));
@@ -521,8 +527,8 @@ void run_cell(const CaseDef& def, CasePlan& plan, const CellPlan& cp, SampleSour
       if (!why.empty()) throw Stopped(StopReason::gpu_unusable, fmt::format("the GPU is no longer usable: {}", why));
     }
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (ctl != nullptr) ctl->after_cell(CellCost{def.name, static_cast<double>(cp.scenario.transfers[0].bytes), seconds});
+  if (ctl != nullptr)
+    ctl->after_cell(CellCost{def.name, static_cast<double>(cp.scenario.transfers[0].bytes), seconds_since(t0)});
 }
 
 // A case whose every cell was waived is waived; otherwise the message
@@ -550,11 +556,7 @@ double measure_one_cell(const CaseDef& def, SampleSource& src, std::uint64_t byt
   const CasePlan plan = plan_case(def, src.system(), bytes);
   for (const CellPlan& cp : plan.cells) {
     if (cp.row != row || cp.col != col || plan.latency || plan.migration) continue;
-    const Output& lead = cp.outputs[0];
-    const ScenarioSamples s = src.run(cp.scenario, [&](const ScenarioSamples& ss, std::size_t i) {
-      return output_value(lead, cp.scenario, ss, i);
-    });
-    return median(output_values(lead, cp.scenario, s));
+    return median(output_values(cp.outputs[0], cp.scenario, run_lead(src, cp)));
   }
   fail(ErrorKind::usage, fmt::format("{} has no bandwidth cell [{},{}] on this machine", def.name, row, col));
 }
@@ -645,7 +647,7 @@ void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, C
   struct WallTime {
     std::chrono::steady_clock::time_point t0;
     CaseResult& r;
-    ~WallTime() { r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+    ~WallTime() { r.wall_seconds = seconds_since(t0); }
   } wall{t0, r};
   try {
     run_case_plans(def, src, bytes, r, ctl, on_cell, pairs);

@@ -136,18 +136,14 @@ std::vector<const CaseDef*> select_cases(const std::vector<std::string>& names,
     if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
   };
   for (const auto& n : names) {
-    if (is_index(n)) {
-      const std::int64_t idx = n.size() > 6 ? -1 : parse_int(n, "case index");
-      auto at = std::find_if(all.begin(), all.end(), [&](const CaseDef& d) { return d.index == idx; });
-      if (at == all.end())
-        fail(ErrorKind::usage, fmt::format("case index {} out of range (the catalogue has {}); see 'xferbench cases'",
-                                           n, index_ranges()));
-      add(&*at);
-      continue;
-    }
-    auto it = std::find_if(all.begin(), all.end(), [&](const CaseDef& d) { return d.name == n; });
-    if (it == all.end()) fail(ErrorKind::usage, fmt::format("unknown case '{}'; see 'xferbench cases'", n));
-    add(&*it);
+    const bool by_index = is_index(n);
+    const std::int64_t idx = !by_index || n.size() > 6 ? -1 : parse_int(n, "case index");
+    auto at = std::find_if(all.begin(), all.end(), [&](const CaseDef& d) { return by_index ? d.index == idx : d.name == n; });
+    if (at == all.end())
+      fail(ErrorKind::usage, by_index ? fmt::format("case index {} out of range (the catalogue has {}); see 'xferbench "
+                                                    "cases'", n, index_ranges())
+                                      : fmt::format("unknown case '{}'; see 'xferbench cases'", n));
+    add(&*at);
   }
   for (const auto& p : prefixes) {
     bool matched = false;

@@ -20,6 +20,16 @@ int gpu_of(const Location& loc) {
   return loc.kind == MemKind::device || loc.kind == MemKind::managed ? loc.device : -1;
 }
 
+// "HtoD", "DtoH", "DtoD" (two GPUs) or "local" (one GPU's own memory),
+// from where the source and destination live.
+std::string transfer_direction(const Transfer& t) {
+  const int src = gpu_of(t.src), dst = gpu_of(t.dst);
+  if (src >= 0 && dst >= 0) return src == dst ? "local" : "DtoD";
+  if (dst >= 0) return "HtoD";
+  if (src >= 0) return "DtoH";
+  return "HtoH";
+}
+
 void check_device(const System& sys, const Transfer& t, int id) {
   if (id >= 0 && id < sys.gpu_count()) return;
   fail(ErrorKind::usage, fmt::format("{}: gpu{} does not exist ({} GPU{})", t.label, id, sys.gpu_count(),
@@ -73,14 +83,6 @@ std::size_t median_index(const std::vector<double>& values) {
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
   return order[(values.size() - 1) / 2];
-}
-
-std::string transfer_direction(const Transfer& t) {
-  const int src = gpu_of(t.src), dst = gpu_of(t.dst);
-  if (src >= 0 && dst >= 0) return src == dst ? "local" : "DtoD";
-  if (dst >= 0) return "HtoD";
-  if (src >= 0) return "DtoH";
-  return "HtoH";
 }
 
 bool all_valid(const ScenarioResult& r) {

@@ -44,17 +44,13 @@ double overlap_fraction(const std::vector<Interval>& intervals, double span_s);
 // empty.
 std::size_t median_index(const std::vector<double>& values);
 
-// "HtoD", "DtoH", "DtoD" (two GPUs) or "local" (one GPU's own memory),
-// from where the source and destination live.
-std::string transfer_direction(const Transfer& t);
-
 struct TransferResult {
   int id = 0;                      // position in the scenario
   std::string label;               // "host->gpu0", "gpu0->gpu1"
   int device = 0;                  // GPU whose stream issues the copy
   std::string device_name;
   int src_gpu = -1, dst_gpu = -1;  // GPU of each side; -1 for a host side
-  std::string direction;           // transfer_direction()
+  std::string direction;           // "HtoD", "DtoH", "DtoD" or "local"
   std::uint64_t bytes = 0;         // per copy
   MemKind memory = MemKind::pinned;  // host-side kind; device/managed for DtoD
   int host_numa = kGpuNumaNode;    // node of the host buffer once resolved; kNoNumaPlacement: none

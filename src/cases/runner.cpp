@@ -1,6 +1,5 @@
 #include "cases/runner.hpp"
 
-#include <chrono>
 #include <ctime>
 #include <map>
 
@@ -9,6 +8,7 @@
 
 #include "machine/cuda_check.hpp"
 #include "base/error.hpp"
+#include "base/time_budget.hpp"
 #include "cases/case_plan.hpp"
 #include "measure/measure.hpp"
 #include "memory/memory_plan.hpp"
@@ -133,7 +133,7 @@ class DriftCheck {
     } catch (const Error& e) {
       run.stability.error = e.what();
     }
-    start_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    start_s_ = seconds_since(t0);
     start_done_ = true;
     if (req.on_stability_start) req.on_stability_start(run.stability.error.empty() ? check_.peek() : run.stability);
   }
@@ -290,7 +290,7 @@ RunResult run_cases(SampleSource& src, const RunRequest& req, const CaseCallback
   if (controls.resume != nullptr) merge_resumed(run, *controls.resume);
   finish(run, req, ctl);
   src.memory_cost(run.memory);
-  run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  run.wall_seconds = seconds_since(t0);
   return run;
 }
 

@@ -1,13 +1,13 @@
 #include "cases/sm_sweep.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 
 #include <fmt/format.h>
 
 #include "cases/case_plan.hpp"
 #include "base/error.hpp"
+#include "base/time_budget.hpp"
 #include "cases/runner.hpp"
 #include "measure/sample_source.hpp"
 #include "base/units.hpp"
@@ -159,7 +159,7 @@ SmSweepResult run_sm_sweep(const System& sys, const SmSweepRequest& req, const S
     if (on_point) on_point(n, i + 1, out.sms.size());
   }
   for (SmSeries& s : out.series) finish_series(s);
-  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.wall_seconds = seconds_since(t0);
   return out;
 }
 

@@ -1,13 +1,13 @@
 #include "cases/sweep.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "cases/case_plan.hpp"
 #include "base/error.hpp"
+#include "base/time_budget.hpp"
 #include "base/fault.hpp"
 #include "base/run_control.hpp"
 #include "cases/runner.hpp"
@@ -207,12 +207,6 @@ void fit_series(SweepResult& out) {
   }
 }
 
-SweepResult run_sweep(const System& sys, const SweepRequest& req, const SweepCallback& on_size) {
-  Measurer measurer(sys, req.measure);
-  GpuSource src(measurer);
-  return run_sweep(src, req, on_size, RunControls{});
-}
-
 namespace {
 
 bool has_size(const SweepResult& r, std::uint64_t bytes) {
@@ -256,8 +250,7 @@ bool sweep_size(SampleSource& src, const SweepRequest& req, std::uint64_t bytes,
       if (!why.empty()) throw Stopped(StopReason::gpu_unusable, fmt::format("the GPU is no longer usable: {}", why));
     }
   }
-  ctl.after_cell(CellCost{"sweep", static_cast<double>(bytes),
-                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+  ctl.after_cell(CellCost{"sweep", static_cast<double>(bytes), seconds_since(t0)});
   return more;
 }
 
@@ -298,7 +291,7 @@ SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCal
   settle(out.completion, "size");
   if (resume != nullptr) merge_sweep(out, *resume);
   fit_series(out);
-  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.wall_seconds = seconds_since(t0);
   return out;
 }
 

@@ -117,14 +117,12 @@ struct SweepResult {
 // progress and rows as they are measured.
 using SweepCallback = std::function<void(const SweepResult& partial, std::size_t done, std::size_t total)>;
 
-// Measures every size, then fits each series. Errors at one size become
-// messages (status failed) and the other sizes still run.
-SweepResult run_sweep(const System& sys, const SweepRequest& req, const SweepCallback& on_size = {});
-
 class SampleSource;
 struct RunControls;
-// The same through any source, under the run controls (time limit, faults,
-// resume; the resume result's rows are kept and those sizes skipped). A
+// Measures every size, then fits each series. Errors at one size become
+// messages (status failed) and the other sizes still run. Under the run
+// controls (time limit, faults, resume; the resume result's rows are kept
+// and those sizes skipped). A
 // stop request ends the loop with the sizes measured so far kept, the rest
 // in not_run and run_status interrupted or partial. Sizes are the cells:
 // the fault hook names them in bytes.

@@ -139,13 +139,22 @@ Ending check_verdict(const CheckResult& r) {
   return ending(r.run.completion, !why.empty(), PartialMeans::time_limit_only);
 }
 
-JudgeOptions Expectations::judge_options(const CheckOptions& opts) const {
-  JudgeOptions jo;
-  jo.spec = opts.spec_file.empty() ? nullptr : &spec;
-  jo.baseline = opts.baseline ? &baseline : nullptr;
-  jo.compare = opts.compare;
-  return jo;
-}
+namespace {
+
+// Expectations from the options' spec and baseline, checked against the
+// machine the run was measured on.
+struct Expectations {
+  CheckSpec spec;
+  Baseline baseline;
+
+  JudgeOptions judge_options(const CheckOptions& opts) const {
+    JudgeOptions jo;
+    jo.spec = opts.spec_file.empty() ? nullptr : &spec;
+    jo.baseline = opts.baseline ? &baseline : nullptr;
+    jo.compare = opts.compare;
+    return jo;
+  }
+};
 
 Expectations load_expectations(const CheckOptions& opts, const System& machine) {
   Expectations e;
@@ -156,6 +165,8 @@ Expectations load_expectations(const CheckOptions& opts, const System& machine) 
   if (opts.baseline) e.baseline = load_baseline(*opts.baseline, opts.baseline_file, machine, opts.force);
   return e;
 }
+
+}  // namespace
 
 CheckResult judge_recorded(const CheckOptions& opts, RunResult run, const std::string& source) {
   CheckResult r;
@@ -239,7 +250,7 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
 
   recheck_pcie_under_load(r.lint, sys, pcie_gen_under_load(r.telemetry, sys.gpu_count()));
   judge_result(r, ex.judge_options(opts));
-  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.wall_seconds = seconds_since(t0);
   return r;
 }
 

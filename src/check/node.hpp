@@ -91,15 +91,6 @@ Ending check_verdict(const CheckResult& r);
 // run in messages about a malformed cell.
 void judge_result(CheckResult& r, const JudgeOptions& opts, const std::string& source = "this run");
 
-// Expectations from the options' spec and baseline, checked against the
-// machine the run was measured on.
-struct Expectations {
-  CheckSpec spec;
-  Baseline baseline;
-  JudgeOptions judge_options(const CheckOptions& opts) const;
-};
-Expectations load_expectations(const CheckOptions& opts, const System& machine);
-
 // Judges a recorded run (`xferbench check --judge RUN.json`, decoded by the
 // command; `source` names the file): no lint, no telemetry (both reported as
 // not done), the same verdicts as a live check.

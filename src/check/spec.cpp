@@ -57,6 +57,50 @@ void check_case_name(const std::string& name, const std::string& where) {
   bad(where, fmt::format("key 'case': unknown case '{}' (see 'xferbench cases')", name));
 }
 
+// The number `text` starts with; `used` = how many characters it took (0:
+// none).
+double leading_number(const std::string& text, std::size_t& used) {
+  used = 0;
+  try {
+    return std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+    return 0;
+  }
+}
+
+constexpr Named<LinkClass> kLinkClasses[] = {{LinkClass::pcie, "pcie"},
+                                              {LinkClass::pcie_bidir, "pcie_bidir"},
+                                              {LinkClass::nvlink, "nvlink"},
+                                              {LinkClass::pcie_peer, "pcie_peer"},
+                                              {LinkClass::memory, "memory"}};
+
+// "52 GB/s", "80%", "1300 ns", "1.3 us". Throws Error(usage) with `where`.
+Threshold parse_threshold(const std::string& raw, bool latency, const std::string& where) {
+  const std::string text = trim(raw);
+  std::size_t used = 0;
+  const double v = leading_number(text, used);
+  std::string unit = trim(text.substr(used));
+  for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (used == 0 || !(v > 0) || v > 1e9)
+    bad(where, fmt::format("'{}' is not a positive number with a unit", raw));
+  Threshold t;
+  t.value = v;
+  if (unit == "%" && !latency) {
+    t.unit = Threshold::Unit::percent_of_peak;
+    if (v > 100) bad(where, fmt::format("'{}': a threshold above 100% of the theoretical peak cannot be met", raw));
+  } else if (unit == "gb/s" && !latency) {
+    t.unit = Threshold::Unit::gbps;
+  } else if ((unit == "ns" || unit == "us") && latency) {
+    t.unit = Threshold::Unit::ns;
+    if (unit == "us") t.value = v * 1e3;
+  } else {
+    bad(where, fmt::format("'{}': unknown unit '{}' (expected {})", raw, unit,
+                           latency ? "ns or us, for a latency" : "GB/s or %, for a bandwidth"));
+  }
+  return t;
+}
+
 Expectation parse_expect(const toml::table& t, const std::string& file) {
   only_keys(t, {"case", "link", "matrix", "min", "max", "why"}, file, "[expect]");
   Expectation e;
@@ -68,7 +112,7 @@ Expectation parse_expect(const toml::table& t, const std::string& file) {
   if (auto* n = t.get("link")) {
     const std::string text = need_string(*n, at(file, n->source()), "link");
     if (text != "*") {
-      e.link = parse_link_class(text);
+      e.link = lookup_value(kLinkClasses, text);
       if (!e.link)
         bad(at(file, n->source()), fmt::format("key 'link': unknown link kind '{}' (expected pcie, pcie_bidir, "
                                                "nvlink, pcie_peer, memory or *)", text));
@@ -121,18 +165,6 @@ void parse_lint(const toml::table& t, const std::string& file, CheckSpec& spec) 
   }
 }
 
-// The number `text` starts with; `used` = how many characters it took (0:
-// none).
-double leading_number(const std::string& text, std::size_t& used) {
-  used = 0;
-  try {
-    return std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-    return 0;
-  }
-}
-
 // A percentage of the peers' median. A bandwidth floor is above 0 and at
 // most 100%, a latency ceiling from 100% to 1000%: past 100% the wrong way
 // even the median cell would fail, so every cell of every node would.
@@ -158,39 +190,7 @@ void parse_peers(const toml::table& t, const std::string& file, CheckSpec& spec)
 
 }  // namespace
 
-constexpr Named<LinkClass> kLinkClasses[] = {{LinkClass::pcie, "pcie"},
-                                              {LinkClass::pcie_bidir, "pcie_bidir"},
-                                              {LinkClass::nvlink, "nvlink"},
-                                              {LinkClass::pcie_peer, "pcie_peer"},
-                                              {LinkClass::memory, "memory"}};
-
 const char* to_string(LinkClass c) noexcept { return lookup_name(kLinkClasses, c); }
-std::optional<LinkClass> parse_link_class(const std::string& text) { return lookup_value(kLinkClasses, text); }
-
-Threshold parse_threshold(const std::string& raw, bool latency, const std::string& where) {
-  const std::string text = trim(raw);
-  std::size_t used = 0;
-  const double v = leading_number(text, used);
-  std::string unit = trim(text.substr(used));
-  for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (used == 0 || !(v > 0) || v > 1e9)
-    bad(where, fmt::format("'{}' is not a positive number with a unit", raw));
-  Threshold t;
-  t.value = v;
-  if (unit == "%" && !latency) {
-    t.unit = Threshold::Unit::percent_of_peak;
-    if (v > 100) bad(where, fmt::format("'{}': a threshold above 100% of the theoretical peak cannot be met", raw));
-  } else if (unit == "gb/s" && !latency) {
-    t.unit = Threshold::Unit::gbps;
-  } else if ((unit == "ns" || unit == "us") && latency) {
-    t.unit = Threshold::Unit::ns;
-    if (unit == "us") t.value = v * 1e3;
-  } else {
-    bad(where, fmt::format("'{}': unknown unit '{}' (expected {})", raw, unit,
-                           latency ? "ns or us, for a latency" : "GB/s or %, for a bandwidth"));
-  }
-  return t;
-}
 
 const Expectation* find_expectation(const CheckSpec& spec, const std::string& case_name, const std::string& matrix,
                                     LinkClass link, bool latency) {

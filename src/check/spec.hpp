@@ -29,16 +29,12 @@ namespace xb::check {
 // pcie_bidir: a host link carrying traffic both ways at once.
 enum class LinkClass { pcie, pcie_bidir, nvlink, pcie_peer, memory };
 const char* to_string(LinkClass c) noexcept;
-std::optional<LinkClass> parse_link_class(const std::string& text);
 
 struct Threshold {
   enum class Unit { percent_of_peak, gbps, ns };
   Unit unit = Unit::percent_of_peak;
   double value = 0;  // percent, GB/s or ns
 };
-
-// "52 GB/s", "80%", "1300 ns", "1.3 us". Throws Error(usage) with `where`.
-Threshold parse_threshold(const std::string& text, bool latency, const std::string& where);
 
 struct Expectation {
   std::string case_name = "*";       // catalogue name or "*"
