@@ -171,9 +171,10 @@ void text_run_footer(std::ostream& os, const RunResult& run) {
   fmt::print(os, "; wall time {:.1f} s\n", run.wall_seconds);
   text_memory_line(os, run.memory);
   if (!run.resumed_from.empty()) fmt::print(os, "# resumed from {}: its cells are kept, the others measured now\n", run.resumed_from);
-  if (run.completion.status != RunStatus::complete)
-    fmt::print(os, "# run {}: {}; {} cell(s) not run{}\n", to_string(run.completion.status), run.completion.message, run.completion.not_run.size(),
-               run.completion.status == RunStatus::partial || run.completion.stop == StopReason::gpu_unusable
+  const Completion& c = run.completion;
+  if (c.status != RunStatus::complete)
+    fmt::print(os, "# run {}: {}; {} cell(s) not run{}\n", to_string(c.status), c.message, c.not_run.size(),
+               c.status == RunStatus::partial || c.stop == StopReason::gpu_unusable
                    ? ""
                    : " (add --resume FILE to the same command to measure them)");
 }
