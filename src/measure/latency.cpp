@@ -7,7 +7,6 @@
 #include "machine/cuda_check.hpp"
 #include "machine/cuda_raii.hpp"
 #include "kernels/kernels.hpp"
-#include "kernels/kernels.hpp"
 #include "measure/measure.hpp"
 #include "base/stats.hpp"
 #include "machine/topology.hpp"
