@@ -110,11 +110,9 @@ double nvlink_speed_gbps(const Nvml::Api& api, nvmlDevice_t dev, unsigned link, 
   return 0.0;
 }
 
-// The GPU with this PCI bus id, when NVML knows it.
-std::optional<nvmlDevice_t> find_device(const Nvml::Api& api, const std::string& pci_bus_id) {
-  nvmlDevice_t dev{};
-  if (!api.by_bus_id || api.by_bus_id(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return std::nullopt;
-  return dev;
+// The GPU with this PCI bus id into `dev`; false when NVML does not know it.
+bool find_device(const Nvml::Api& api, const std::string& pci_bus_id, nvmlDevice_t& dev) {
+  return api.by_bus_id && api.by_bus_id(pci_bus_id.c_str(), &dev) == NVML_SUCCESS;
 }
 
 void resolve_health(Nvml::Api& api) {
@@ -262,9 +260,8 @@ std::string Nvml::driver_version() const {
 
 NvmlLinkInfo Nvml::link_info(const std::string& pci_bus_id) const {
   NvmlLinkInfo info;
-  const auto found = find_device(*api_, pci_bus_id);
-  if (!found) return info;
-  const nvmlDevice_t dev = *found;
+  nvmlDevice_t dev{};
+  if (!find_device(*api_, pci_bus_id, dev)) return info;
   info.pcie_gen_current = as_int(ask<unsigned>(api_->pcie_gen, dev)).value_or(-1);
   info.pcie_gen_max = as_int(ask<unsigned>(api_->pcie_gen_max, dev)).value_or(-1);
   info.pcie_width_current = as_int(ask<unsigned>(api_->pcie_width, dev)).value_or(-1);
@@ -296,9 +293,9 @@ NvmlLinkInfo Nvml::link_info(const std::string& pci_bus_id) const {
 }
 
 bool Nvml::nvlink_p2p(const std::string& bus_a, const std::string& bus_b) const {
-  const auto a = find_device(*api_, bus_a), b = find_device(*api_, bus_b);
-  if (!a || !b) return false;
-  return ask<nvmlGpuP2PStatus_t>(api_->p2p_status, *a, *b, NVML_P2P_CAPS_INDEX_NVLINK) == NVML_P2P_STATUS_OK;
+  nvmlDevice_t a{}, b{};
+  if (!find_device(*api_, bus_a, a) || !find_device(*api_, bus_b, b)) return false;
+  return ask<nvmlGpuP2PStatus_t>(api_->p2p_status, a, b, NVML_P2P_CAPS_INDEX_NVLINK) == NVML_P2P_STATUS_OK;
 }
 
 std::string clock_reason_names(std::uint64_t mask) {
@@ -320,9 +317,8 @@ std::string clock_reason_names(std::uint64_t mask) {
 
 NvmlHealth Nvml::health(const std::string& pci_bus_id) const {
   NvmlHealth h;
-  const auto found = find_device(*api_, pci_bus_id);
-  if (!found) return h;
-  const nvmlDevice_t dev = *found;
+  nvmlDevice_t dev{};
+  if (!find_device(*api_, pci_bus_id, dev)) return h;
   h.found = true;
   h.pcie_gen_current = as_int(ask<unsigned>(api_->pcie_gen, dev));
   h.pcie_gen_max = as_int(ask<unsigned>(api_->pcie_gen_max, dev));
@@ -340,9 +336,8 @@ NvmlHealth Nvml::health(const std::string& pci_bus_id) const {
 
 NvmlSample Nvml::sample(const std::string& pci_bus_id) const {
   NvmlSample s;
-  const auto found = find_device(*api_, pci_bus_id);
-  if (!found) return s;
-  const nvmlDevice_t dev = *found;
+  nvmlDevice_t dev{};
+  if (!find_device(*api_, pci_bus_id, dev)) return s;
   s.sm_clock_mhz = ask<unsigned>(api_->clock, dev, NVML_CLOCK_SM);
   s.mem_clock_mhz = ask<unsigned>(api_->clock, dev, NVML_CLOCK_MEM);
   s.clock_reasons = ask<unsigned long long>(api_->clock_reasons, dev);
@@ -359,15 +354,15 @@ std::optional<bool> Nvml::confidential_compute() const {
 }
 
 std::optional<std::uint64_t> Nvml::process_memory(const std::string& pci_bus_id, unsigned pid) const {
-  const auto dev = find_device(*api_, pci_bus_id);
-  if (!dev || !api_->processes) return std::nullopt;
+  nvmlDevice_t dev{};
+  if (!find_device(*api_, pci_bus_id, dev) || !api_->processes) return std::nullopt;
   std::vector<nvmlProcessInfo_t> infos(64);
   unsigned count = static_cast<unsigned>(infos.size());
-  nvmlReturn_t rc = api_->processes(*dev, &count, infos.data());
+  nvmlReturn_t rc = api_->processes(dev, &count, infos.data());
   if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
     infos.resize(count + 16);  // processes may start between the calls
     count = static_cast<unsigned>(infos.size());
-    rc = api_->processes(*dev, &count, infos.data());
+    rc = api_->processes(dev, &count, infos.data());
   }
   if (rc != NVML_SUCCESS) return std::nullopt;
   for (unsigned i = 0; i < count && i < infos.size(); ++i) {

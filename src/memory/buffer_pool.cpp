@@ -3,6 +3,13 @@
 namespace xb {
 namespace {
 
+// Page-locked host memory, which also counts against RLIMIT_MEMLOCK
+// (huge-page buffers are registered with CUDA, so they count too).
+bool is_page_locked(const Location& loc) noexcept {
+  return loc.kind == MemKind::pinned || loc.kind == MemKind::write_combined || loc.kind == MemKind::mapped ||
+         loc.kind == MemKind::hugepages;
+}
+
 // The message of a request set that exceeds a fixed budget.
 std::string over_budget_message(int group, std::uint64_t need, std::uint64_t budget) {
   const std::string where = group == kHostGroup ? "host memory" : fmt::format("gpu{}", group);
