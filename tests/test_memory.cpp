@@ -104,7 +104,7 @@ TEST(Pool, EvictsLeastRecentlyUsedFirstToStayInsideTheBudget) {
   const std::vector<std::string> expected = {"free gpu0:10M", "free gpu0:12M", "alloc gpu0:14M"};
   EXPECT_EQ(f.log, expected);
   EXPECT_EQ(f.pool.held(0), 22 * kMiB);
-  EXPECT_EQ(f.pool.evictions(), 2u);
+  EXPECT_EQ(f.pool.stats().evictions, 2u);
   EXPECT_EQ(f.pool.stats().gpu_allocations, 4u);
   EXPECT_EQ(f.pool.stats().host_allocations, 0u);
 }

@@ -41,16 +41,4 @@ constexpr int kMaxInputDepth = 64;
 // nlohmann's message without its "[json.exception.type_error.302] " tag.
 std::string json_error_text(const nlohmann::json::exception& e);
 
-// Runs `read`, which takes fields out of a parsed input file: a field
-// missing or of another type (nlohmann's exception) becomes Error(usage)
-// "LABEL is malformed: ..." instead of escaping as an internal error.
-template <class Read>
-auto read_input_fields(const std::string& path, const std::string& what, Read&& read) -> decltype(read()) {
-  try {
-    return read();
-  } catch (const nlohmann::json::exception& e) {
-    fail(ErrorKind::usage, fmt::format("{} is malformed: {}", input_label(what, path), json_error_text(e)));
-  }
-}
-
 }  // namespace xb

@@ -10,11 +10,6 @@ int memory_group(const Location& loc) noexcept {
   return kHostGroup;
 }
 
-bool is_page_locked(const Location& loc) noexcept {
-  return loc.kind == MemKind::pinned || loc.kind == MemKind::write_combined || loc.kind == MemKind::mapped ||
-         loc.kind == MemKind::hugepages;
-}
-
 std::uint64_t footprint_bytes(const Location& loc, std::uint64_t bytes) noexcept {
   const bool small_pages = memory_group(loc) == kHostGroup && loc.kind != MemKind::hugepages;
   const std::uint64_t unit = small_pages ? 4096 : 2ull << 20;

@@ -15,9 +15,6 @@ namespace xb {
 // against the host.
 constexpr int kHostGroup = -1;
 int memory_group(const Location& loc) noexcept;
-// Page-locked host memory, which also counts against RLIMIT_MEMLOCK
-// (huge-page buffers are registered with CUDA, so they count too).
-bool is_page_locked(const Location& loc) noexcept;
 
 // What an allocation of `bytes` really takes: cudaMalloc hands out 2 MiB
 // units, huge-page host buffers whole 2 MiB pages, other host allocations

@@ -35,6 +35,14 @@ double median_standard_error(double stddev, int samples) {
   return 1.2533141373155003 * stddev / std::sqrt(static_cast<double>(samples));
 }
 
+CompareEntry note_entry(const std::string& key, Verdict verdict, const std::string& note) {
+  CompareEntry e;
+  e.key = key;
+  e.verdict = verdict;
+  e.note = note;
+  return e;
+}
+
 CompareEntry compare_values(const std::string& key, const std::string& unit, double old_value, double old_stddev,
                             int old_samples, double new_value, double new_stddev, int new_samples,
                             const CompareOptions& opts) {
@@ -76,26 +84,12 @@ struct Flat {
   std::map<std::string, bool> group_incomplete;            // case -> not_run: some cells were never measured
   std::map<std::string, Value> values;
   std::map<std::string, std::string> units;
-  // The run's drift check: link -> worst |drift| in percent of its reference
-  // cells, and the worst over all of them (for cells on other links).
-  std::map<std::string, double> drift_by_link;
-  double drift_any = 0;
+  Stability stability;  // the run's drift check (none for a sweep)
 };
 
 // Percent by which this run's reference cells moved on `link`.
 double drift_of(const Flat& f, const std::string& link) {
-  const auto it = f.drift_by_link.find(link);
-  return it != f.drift_by_link.end() ? it->second : f.drift_any;
-}
-
-void read_stability(const Stability& s, Flat& f) {
-  if (!s.checked) return;
-  for (const StabilityEntry& e : s.entries) {
-    const double d = std::fabs(e.drift_pct);
-    double& slot = f.drift_by_link[e.ref.link];
-    slot = std::max(slot, d);
-    f.drift_any = std::max(f.drift_any, d);
-  }
+  return f.stability.checked ? drift_for_link(f.stability, link) : 0.0;
 }
 
 [[noreturn]] void bad(const std::string& message) { fail(ErrorKind::usage, message); }
@@ -119,7 +113,7 @@ void add_value(Flat& f, std::vector<std::string>& keys, const std::string& key, 
 }
 
 void flatten_run(const RunResult& r, Flat& f) {
-  read_stability(r.stability, f);
+  f.stability = r.stability;
   for (const CaseResult& c : r.cases) {
     f.group_order.push_back(c.name);
     auto& keys = f.groups[c.name];
@@ -181,12 +175,9 @@ void compare_group(const std::string& group, const Flat& o, const Flat& n, const
                    const std::string& old_name, const std::string& new_name, CompareResult& out) {
   const bool old_has = !o.group_failure.count(group), new_has = !n.group_failure.count(group);
   if (!old_has || !new_has) {
-    CompareEntry e;
-    e.key = group;
-    e.verdict = old_has ? Verdict::failed : Verdict::skipped;
-    e.note = old_has ? fmt::format("{} in {}", n.group_failure.at(group), new_name)
-                     : fmt::format("{} in {}", o.group_failure.at(group), old_name);
-    out.entries.push_back(e);
+    out.entries.push_back(
+        old_has ? note_entry(group, Verdict::failed, fmt::format("{} in {}", n.group_failure.at(group), new_name))
+                : note_entry(group, Verdict::skipped, fmt::format("{} in {}", o.group_failure.at(group), old_name)));
     return;
   }
   const auto& okeys = o.groups.at(group);
@@ -194,11 +185,7 @@ void compare_group(const std::string& group, const Flat& o, const Flat& n, const
   // A cell missing from an incomplete (not_run) case was never measured:
   // skipped, not a mismatch of the files.
   const auto skipped = [&](const std::string& k, const std::string& where) {
-    CompareEntry e;
-    e.key = k;
-    e.verdict = Verdict::skipped;
-    e.note = fmt::format("not run in {}", where);
-    out.entries.push_back(e);
+    out.entries.push_back(note_entry(k, Verdict::skipped, fmt::format("not run in {}", where)));
   };
   for (const auto& k : nkeys) {
     if (o.values.count(k)) continue;

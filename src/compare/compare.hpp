@@ -51,6 +51,10 @@ struct CompareResult {
   bool regression() const { return count(Verdict::slower) + count(Verdict::failed) > 0; }
 };
 
+// An entry that carries no values, only a verdict and why (a case that
+// failed, a cell or node not measured).
+CompareEntry note_entry(const std::string& key, Verdict verdict, const std::string& note);
+
 // Standard error of a median from the sample stddev and count; 0 for n < 2.
 double median_standard_error(double stddev, int samples);
 

@@ -27,14 +27,6 @@ std::string why_no_result(const json& node) {
   return "no result";
 }
 
-CompareEntry node_entry(const std::string& node, Verdict verdict, const std::string& note) {
-  CompareEntry e;
-  e.key = node;
-  e.verdict = verdict;
-  e.note = note;
-  return e;
-}
-
 }  // namespace
 
 bool is_fleet_document(const json& doc) {
@@ -55,16 +47,16 @@ CompareResult compare_fleets(const json& old_doc, const json& new_doc, const Com
   out.options = opts;
   for (const auto& [node, o] : old_nodes.items()) {
     if (!has_result(o)) {
-      out.entries.push_back(node_entry(node, Verdict::skipped, fmt::format("no result in {}: {}", old_name, why_no_result(o))));
+      out.entries.push_back(note_entry(node, Verdict::skipped, fmt::format("no result in {}: {}", old_name, why_no_result(o))));
       continue;
     }
     if (!new_nodes.contains(node)) {
-      out.entries.push_back(node_entry(node, Verdict::failed, fmt::format("node missing from {}", new_name)));
+      out.entries.push_back(note_entry(node, Verdict::failed, fmt::format("node missing from {}", new_name)));
       continue;
     }
     const json& n = new_nodes[node];
     if (!has_result(n)) {
-      out.entries.push_back(node_entry(node, Verdict::failed, fmt::format("no result in {}: {}", new_name, why_no_result(n))));
+      out.entries.push_back(note_entry(node, Verdict::failed, fmt::format("no result in {}: {}", new_name, why_no_result(n))));
       continue;
     }
     const CompareResult r = compare_documents(o["result"], n["result"], opts, fmt::format("{} node {}", old_name, node),
@@ -76,7 +68,7 @@ CompareResult compare_fleets(const json& old_doc, const json& new_doc, const Com
   }
   for (const auto& [node, n] : new_nodes.items()) {
     if (!old_nodes.contains(node))
-      out.entries.push_back(node_entry(node, Verdict::skipped, fmt::format("node not in {}", old_name)));
+      out.entries.push_back(note_entry(node, Verdict::skipped, fmt::format("node not in {}", old_name)));
   }
   return out;
 }

@@ -34,6 +34,16 @@ std::string run_failure(const RunResult& run) {
   return "";
 }
 
+// "2 x NVIDIA H200", "1 x NVIDIA A100 + 1 x NVIDIA H100", or "no GPU".
+std::string gpu_group_of(const System& sys) {
+  std::map<std::string, int> models;
+  for (const GpuInfo& g : sys.gpus) ++models[g.name];
+  if (models.empty()) return "no GPU";
+  std::string out;
+  for (const auto& [name, count] : models) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", count, name);
+  return out;
+}
+
 // Scenario results have no decoder (nothing else reads them back): their
 // few fields are read here. A stopped scenario has null values: an error.
 NodeResult scenario_result(const json& doc) {
@@ -131,15 +141,6 @@ NodeResult read_node_result(const json& doc) {
     fail(ErrorKind::usage, fmt::format("malformed {} result: {}", schema, e.what()));
   }
   fail(ErrorKind::usage, fmt::format("a fleet compares run, sweep or scenario results, not '{}'", schema));
-}
-
-std::string gpu_group_of(const System& sys) {
-  std::map<std::string, int> models;
-  for (const GpuInfo& g : sys.gpus) ++models[g.name];
-  if (models.empty()) return "no GPU";
-  std::string out;
-  for (const auto& [name, count] : models) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", count, name);
-  return out;
 }
 
 }  // namespace xb::fleet

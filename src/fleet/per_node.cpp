@@ -249,10 +249,6 @@ std::vector<NodeRecord> Session::gather(const MeasureNode& measure) {
   return out;
 }
 
-void Session::post_final() {
-  if (!final_request_.active) final_request_ = comm_.irecv(0, kTagFinal, &final_code_, sizeof final_code_);
-}
-
 int Session::finish(int code) {
   if (comm_.rank() == 0) {
     std::vector<comm::Request> reqs;
@@ -264,7 +260,7 @@ int Session::finish(int code) {
     }
     return code;
   }
-  post_final();
+  if (!final_request_.active) final_request_ = comm_.irecv(0, kTagFinal, &final_code_, sizeof final_code_);
   // Rank 0 on this node can be watched, and then no deadline applies: a
   // single-node run takes as long as a single-process run.
   const bool watch = leader_ == 0;

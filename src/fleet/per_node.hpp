@@ -113,7 +113,6 @@ class Session {
   void watch_leader();
   NodeRecord receive_node(const Node& node);
   comm::IdleWait wait_for(const std::string& what, comm::Clock::time_point deadline, bool watch) const;
-  void post_final();
 
   comm::Communicator& comm_;
   Options options_;

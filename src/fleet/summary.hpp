@@ -77,8 +77,6 @@ const nlohmann::json& member(const nlohmann::json& obj, const std::string& key);
 // their value means nothing.
 std::vector<FleetCell> cells_of(const RunResult& run);
 std::vector<FleetCell> cells_of(const SweepResult& sweep);
-// "2 x NVIDIA H200", "1 x NVIDIA A100 + 1 x NVIDIA H100", or "no GPU".
-std::string gpu_group_of(const System& sys);
 
 // What the fleet reads of a node's result.
 struct NodeResult {

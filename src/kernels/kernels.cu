@@ -4,7 +4,6 @@
 
 #include "machine/cuda_check.hpp"
 #include "base/error.hpp"
-#include "kernels/kernels.hpp"
 #include "base/pattern.hpp"
 
 namespace xb {
@@ -308,20 +307,13 @@ void launch_bulk_variant(int blocks, std::uint32_t chunk, cudaStream_t stream, c
   bulk_copy_kernel<S><<<blocks, 32, smem, stream>>>(dst, src, nchunks, chunk, reps);
 }
 
-bool bulk_supported() {
-  int dev = 0, major = 0;
-  XB_CUDA_CHECK(cudaGetDevice(&dev));
-  XB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  return major >= 9;
-}
-
 }  // namespace
 
 void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count,
                     cudaStream_t stream, int reps) {
   if (reps < 1) fail(ErrorKind::internal, "sm copy repetitions must be at least 1");
   const auto passes = static_cast<std::uint32_t>(reps);
-  if (cfg.method == SmCopyConfig::Method::bulk && bulk_supported()) {
+  if (cfg.method == SmCopyConfig::Method::bulk && tma_supported()) {
     const std::uint32_t chunk = static_cast<std::uint32_t>((cfg.chunk_kib > 0 ? cfg.chunk_kib : 32) * 1024);
     const std::uint64_t nchunks = bytes / chunk;
     const int per_sm = cfg.one_block_per_sm ? 1 : (cfg.blocks_per_sm > 0 ? cfg.blocks_per_sm : 1);
@@ -447,28 +439,11 @@ void launch_chase(const void* buf, std::uint64_t steps, unsigned long long* sink
 }
 
 void preload_kernels() {
-  cudaFuncAttributes attr{};
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, fill_kernel));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, verify_kernel));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, gate_kernel));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, chase_kernel));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<1, 0>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<2, 0>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, 0>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<8, 0>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, 1>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, 2>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, sm_copy_kernel<4, 3>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<1>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<2>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<4>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_kernel<8>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, split_copy_in_place_kernel));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, touch_kernel));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, poison_chunks_kernel));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<2>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<3>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, bulk_copy_kernel<4>));
+  load_kernels(fill_kernel, verify_kernel, gate_kernel, chase_kernel, sm_copy_kernel<1, 0>, sm_copy_kernel<2, 0>,
+               sm_copy_kernel<4, 0>, sm_copy_kernel<8, 0>, sm_copy_kernel<4, 1>, sm_copy_kernel<4, 2>,
+               sm_copy_kernel<4, 3>, split_copy_kernel<1>, split_copy_kernel<2>, split_copy_kernel<4>,
+               split_copy_kernel<8>, split_copy_in_place_kernel, touch_kernel, poison_chunks_kernel,
+               bulk_copy_kernel<2>, bulk_copy_kernel<3>, bulk_copy_kernel<4>);
   preload_tma_kernels();
 }
 

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 
 #include <cuda_runtime_api.h>
 
 #include "kernels/sm_copy_config.hpp"
+#include "machine/cuda_check.hpp"
 
 namespace xb {
 
@@ -126,5 +128,13 @@ void launch_verify_written(const void* dst, std::uint64_t bytes, std::uint32_t b
 
 // Loads the kernels above on the current device (see preload_kernels).
 void preload_tma_kernels();
+
+// What the two preload functions do for each of their kernels: asking for
+// its attributes loads its module on the current device.
+template <class... Kernel>
+void load_kernels(Kernel*... kernels) {
+  cudaFuncAttributes attr{};
+  for (const void* k : {reinterpret_cast<const void*>(kernels)...}) XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, k));
+}
 
 }  // namespace xb

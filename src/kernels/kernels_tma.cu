@@ -296,13 +296,8 @@ void launch_verify_written(const void* dst, std::uint64_t bytes, std::uint32_t b
 }
 
 void preload_tma_kernels() {
-  cudaFuncAttributes attr{};
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tma_chase_kernel));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, read_only_kernel<4, false>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, read_only_kernel<4, true>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, write_only_kernel<4>));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, pattern_checksum_kernel));
-  XB_CUDA_CHECK(cudaFuncGetAttributes(&attr, verify_written_kernel));
+  load_kernels(tma_chase_kernel, read_only_kernel<4, false>, read_only_kernel<4, true>, write_only_kernel<4>,
+               pattern_checksum_kernel, verify_written_kernel);
 }
 
 }  // namespace xb

@@ -27,16 +27,12 @@ namespace xb {
 const char* deferred_cuda_error() noexcept;
 }  // namespace xb
 
-#define XB_CUDA_CHECK(expr)                                                  \
+// The call is stringified here, before its macros (cudaStreamNonBlocking)
+// would be expanded by passing it on.
+#define XB_CUDA_CHECK(expr) XB_CUDA_CHECK_WITH_(expr, #expr, throw_cuda_error)
+#define XB_CUDA_CHECK_NOTHROW(expr) XB_CUDA_CHECK_WITH_(expr, #expr, report_cuda_error_nothrow)
+#define XB_CUDA_CHECK_WITH_(expr, text, handler)                             \
   do {                                                                       \
     const cudaError_t xb_err_ = (expr);                                      \
-    if (xb_err_ != cudaSuccess)                                              \
-      ::xb::detail::throw_cuda_error(xb_err_, #expr, __FILE__, __LINE__);    \
-  } while (0)
-
-#define XB_CUDA_CHECK_NOTHROW(expr)                                               \
-  do {                                                                            \
-    const cudaError_t xb_err_ = (expr);                                           \
-    if (xb_err_ != cudaSuccess)                                                   \
-      ::xb::detail::report_cuda_error_nothrow(xb_err_, #expr, __FILE__, __LINE__); \
+    if (xb_err_ != cudaSuccess) ::xb::detail::handler(xb_err_, text, __FILE__, __LINE__); \
   } while (0)

@@ -14,58 +14,50 @@
 
 namespace xb {
 
-class Stream {
+namespace detail {
+// A CUDA handle destroyed on the device that created it; Stream and Event
+// differ only in how they create it.
+template <typename Handle, cudaError_t (*destroy)(Handle)>
+class DeviceHandle {
  public:
-  Stream() = default;
-  explicit Stream(int device) : device_(device) {
-    XB_CUDA_CHECK(cudaSetDevice(device));
-    XB_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
-  }
-  ~Stream() {
-    if (s_) {
+  DeviceHandle() = default;
+  ~DeviceHandle() {
+    if (h_) {
       XB_CUDA_CHECK_NOTHROW(cudaSetDevice(device_));
-      XB_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s_));
+      XB_CUDA_CHECK_NOTHROW(destroy(h_));
     }
   }
-  Stream(Stream&& o) noexcept : device_(o.device_), s_(std::exchange(o.s_, nullptr)) {}
-  Stream& operator=(Stream&& o) noexcept {
+  DeviceHandle(DeviceHandle&& o) noexcept : device_(o.device_), h_(std::exchange(o.h_, nullptr)) {}
+  DeviceHandle& operator=(DeviceHandle&& o) noexcept {
     std::swap(device_, o.device_);
-    std::swap(s_, o.s_);
+    std::swap(h_, o.h_);
     return *this;
   }
-  cudaStream_t get() const noexcept { return s_; }
+  Handle get() const noexcept { return h_; }
   int device() const noexcept { return device_; }
 
- private:
+ protected:
+  explicit DeviceHandle(int device) : device_(device) { XB_CUDA_CHECK(cudaSetDevice(device)); }
   int device_ = 0;
-  cudaStream_t s_ = nullptr;
+  Handle h_ = nullptr;
+};
+}  // namespace detail
+
+class Stream : public detail::DeviceHandle<cudaStream_t, cudaStreamDestroy> {
+ public:
+  Stream() = default;
+  explicit Stream(int device) : DeviceHandle(device) {
+    XB_CUDA_CHECK(cudaStreamCreateWithFlags(&h_, cudaStreamNonBlocking));
+  }
 };
 
-class Event {
+class Event : public detail::DeviceHandle<cudaEvent_t, cudaEventDestroy> {
  public:
   Event() = default;
   // flags: cudaEventDisableTiming for events that only order or poll work.
-  explicit Event(int device, unsigned flags = cudaEventDefault) : device_(device) {
-    XB_CUDA_CHECK(cudaSetDevice(device));
-    XB_CUDA_CHECK(cudaEventCreateWithFlags(&e_, flags));
+  explicit Event(int device, unsigned flags = cudaEventDefault) : DeviceHandle(device) {
+    XB_CUDA_CHECK(cudaEventCreateWithFlags(&h_, flags));
   }
-  ~Event() {
-    if (e_) {
-      XB_CUDA_CHECK_NOTHROW(cudaSetDevice(device_));
-      XB_CUDA_CHECK_NOTHROW(cudaEventDestroy(e_));
-    }
-  }
-  Event(Event&& o) noexcept : device_(o.device_), e_(std::exchange(o.e_, nullptr)) {}
-  Event& operator=(Event&& o) noexcept {
-    std::swap(device_, o.device_);
-    std::swap(e_, o.e_);
-    return *this;
-  }
-  cudaEvent_t get() const noexcept { return e_; }
-
- private:
-  int device_ = 0;
-  cudaEvent_t e_ = nullptr;
 };
 
 // Milliseconds between two recorded events on the same device.

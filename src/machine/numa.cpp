@@ -11,9 +11,9 @@
 
 namespace xb {
 
-bool numa_available_here() noexcept { return numa_available() >= 0; }
-
 namespace {
+
+bool numa_available_here() noexcept { return numa_available() >= 0; }
 
 std::string cpu_ranges(const std::vector<int>& cpus) {
   std::string out;

@@ -14,7 +14,6 @@ struct NumaNode {
   std::uint64_t free_bytes = 0;
 };
 
-bool numa_available_here() noexcept;
 std::vector<NumaNode> numa_nodes();
 // Physical memory of the host (sysconf), 0 when unknown.
 std::uint64_t host_memory_bytes() noexcept;

@@ -110,6 +110,11 @@ double nvlink_speed_gbps(const Nvml::Api& api, nvmlDevice_t dev, unsigned link, 
   return 0.0;
 }
 
+// The GPU with this PCI bus id into `dev`; false when NVML does not know it.
+bool find_device(const Nvml::Api& api, const std::string& pci_bus_id, nvmlDevice_t& dev) {
+  return api.by_bus_id && api.by_bus_id(pci_bus_id.c_str(), &dev) == NVML_SUCCESS;
+}
+
 void resolve_health(Nvml::Api& api) {
   resolve(api.handle, api.persistence, "nvmlDeviceGetPersistenceMode");
   resolve(api.handle, api.clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
@@ -125,111 +130,6 @@ void resolve_health(Nvml::Api& api) {
   resolve(api.handle, api.cc_state, "nvmlSystemGetConfComputeState");
 }
 
-}  // namespace
-
-std::shared_ptr<Nvml> Nvml::load() {
-  const char* env = std::getenv("XFERBENCH_NVML_LIBRARY");
-  const std::string lib = env && *env ? env : "libnvidia-ml.so.1";
-  auto api = std::make_unique<Api>();
-  api->handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!api->handle) fail(ErrorKind::nvml, fmt::format("nvml unavailable: {}", dlerror()));
-  resolve(api->handle, api->init, "nvmlInit_v2");
-  resolve(api->handle, api->shutdown, "nvmlShutdown");
-  resolve(api->handle, api->error_string, "nvmlErrorString");
-  if (!api->init || !api->shutdown || !api->error_string) {
-    dlclose(api->handle);
-    fail(ErrorKind::nvml, fmt::format("nvml unavailable: {} lacks nvmlInit_v2", lib));
-  }
-  const nvmlReturn_t rc = api->init();
-  if (rc != NVML_SUCCESS) {
-    const std::string why = api->error_string(rc);
-    dlclose(api->handle);
-    fail(ErrorKind::nvml, fmt::format("nvml unavailable: nvmlInit failed: {}", why));
-  }
-  resolve(api->handle, api->driver_version, "nvmlSystemGetDriverVersion");
-  resolve(api->handle, api->by_bus_id, "nvmlDeviceGetHandleByPciBusId_v2");
-  resolve(api->handle, api->pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration");
-  resolve(api->handle, api->pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration");
-  resolve(api->handle, api->pcie_width, "nvmlDeviceGetCurrPcieLinkWidth");
-  resolve(api->handle, api->pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth");
-  resolve(api->handle, api->nvlink_state, "nvmlDeviceGetNvLinkState");
-  resolve(api->handle, api->nvlink_version, "nvmlDeviceGetNvLinkVersion");
-  resolve(api->handle, api->nvlink_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
-  resolve(api->handle, api->nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
-  resolve(api->handle, api->field_values, "nvmlDeviceGetFieldValues");
-  resolve(api->handle, api->max_clock, "nvmlDeviceGetMaxClockInfo");
-  resolve(api->handle, api->p2p_status, "nvmlDeviceGetP2PStatus");
-  resolve_health(*api);
-  resolve(api->handle, api->processes, "nvmlDeviceGetComputeRunningProcesses_v3");
-  resolve(api->handle, api->bus_width, "nvmlDeviceGetMemoryBusWidth");
-  resolve(api->handle, api->uuid, "nvmlDeviceGetUUID");
-  return std::shared_ptr<Nvml>(new Nvml(std::move(api)));
-}
-
-Nvml::Nvml(std::unique_ptr<Api> api) : api_(std::move(api)) {}
-
-Nvml::~Nvml() {
-  api_->shutdown();
-  dlclose(api_->handle);
-}
-
-std::string Nvml::driver_version() const {
-  char buf[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
-  if (!api_->driver_version || api_->driver_version(buf, sizeof(buf)) != NVML_SUCCESS) return "unknown";
-  return buf;
-}
-
-NvmlLinkInfo Nvml::link_info(const std::string& pci_bus_id) const {
-  NvmlLinkInfo info;
-  nvmlDevice_t dev{};
-  if (!api_->by_bus_id || api_->by_bus_id(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return info;
-  unsigned v = 0;
-  if (api_->pcie_gen && api_->pcie_gen(dev, &v) == NVML_SUCCESS) info.pcie_gen_current = static_cast<int>(v);
-  if (api_->pcie_gen_max && api_->pcie_gen_max(dev, &v) == NVML_SUCCESS) info.pcie_gen_max = static_cast<int>(v);
-  if (api_->pcie_width && api_->pcie_width(dev, &v) == NVML_SUCCESS) info.pcie_width_current = static_cast<int>(v);
-  if (api_->pcie_width_max && api_->pcie_width_max(dev, &v) == NVML_SUCCESS) info.pcie_width_max = static_cast<int>(v);
-  if (api_->max_clock && api_->max_clock(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS) info.max_mem_clock_mhz = v;
-  if (api_->bus_width && api_->bus_width(dev, &v) == NVML_SUCCESS) info.memory_bus_width_bits = v;
-  char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {};
-  if (api_->uuid && api_->uuid(dev, uuid, sizeof(uuid)) == NVML_SUCCESS) info.uuid = uuid;
-  unsigned first_active = 0;
-  for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS && api_->nvlink_state; ++link) {
-    nvmlEnableState_t state{};
-    if (api_->nvlink_state(dev, link, &state) != NVML_SUCCESS || state != NVML_FEATURE_ENABLED) continue;
-    if (info.nvlink_active++ == 0) first_active = link;
-    if (info.nvlink_version == 0 && api_->nvlink_version &&
-        api_->nvlink_version(dev, link, &v) == NVML_SUCCESS) {
-      info.nvlink_version = static_cast<int>(v);
-    }
-    nvmlPciInfo_t remote{};
-    std::string bus = api_->nvlink_remote && api_->nvlink_remote(dev, link, &remote) == NVML_SUCCESS
-                          ? std::string(remote.busId) : std::string();
-    nvmlIntNvLinkDeviceType_t type{};
-    const bool is_switch = api_->nvlink_remote_type && api_->nvlink_remote_type(dev, link, &type) == NVML_SUCCESS &&
-                           type == NVML_NVLINK_DEVICE_TYPE_SWITCH;
-    info.nvlink_remote_bus_ids.push_back(bus);
-    info.nvlink_remote_is_switch.push_back(is_switch);
-  }
-  if (info.nvlink_active > 0) {
-    info.nvlink_gbps_per_link = nvlink_speed_gbps(*api_, dev, first_active, info.nvlink_rate_source);
-    if (info.nvlink_gbps_per_link <= 0) {
-      info.nvlink_gbps_per_link = nominal_nvlink_gbps(info.nvlink_version);
-      info.nvlink_rate_source = fmt::format("nominal rate of NVLink {}", nvlink_version_name(info.nvlink_version));
-    }
-  }
-  return info;
-}
-
-bool Nvml::nvlink_p2p(const std::string& bus_a, const std::string& bus_b) const {
-  nvmlDevice_t a{}, b{};
-  if (!api_->by_bus_id || !api_->p2p_status || api_->by_bus_id(bus_a.c_str(), &a) != NVML_SUCCESS ||
-      api_->by_bus_id(bus_b.c_str(), &b) != NVML_SUCCESS)
-    return false;
-  nvmlGpuP2PStatus_t status{};
-  return api_->p2p_status(a, b, NVML_P2P_CAPS_INDEX_NVLINK, &status) == NVML_SUCCESS && status == NVML_P2P_STATUS_OK;
-}
-
-namespace {
 
 // One NVML getter with a single output value: empty when the entry point is
 // missing or NVML answers anything but success (not supported, no permission).
@@ -306,6 +206,98 @@ void memory_errors(const Nvml::Api& api, nvmlDevice_t dev, NvmlHealth& h) {
 
 }  // namespace
 
+std::shared_ptr<Nvml> Nvml::load() {
+  const char* env = std::getenv("XFERBENCH_NVML_LIBRARY");
+  const std::string lib = env && *env ? env : "libnvidia-ml.so.1";
+  auto api = std::make_unique<Api>();
+  api->handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!api->handle) fail(ErrorKind::nvml, fmt::format("nvml unavailable: {}", dlerror()));
+  resolve(api->handle, api->init, "nvmlInit_v2");
+  resolve(api->handle, api->shutdown, "nvmlShutdown");
+  resolve(api->handle, api->error_string, "nvmlErrorString");
+  if (!api->init || !api->shutdown || !api->error_string) {
+    dlclose(api->handle);
+    fail(ErrorKind::nvml, fmt::format("nvml unavailable: {} lacks nvmlInit_v2", lib));
+  }
+  const nvmlReturn_t rc = api->init();
+  if (rc != NVML_SUCCESS) {
+    const std::string why = api->error_string(rc);
+    dlclose(api->handle);
+    fail(ErrorKind::nvml, fmt::format("nvml unavailable: nvmlInit failed: {}", why));
+  }
+  resolve(api->handle, api->driver_version, "nvmlSystemGetDriverVersion");
+  resolve(api->handle, api->by_bus_id, "nvmlDeviceGetHandleByPciBusId_v2");
+  resolve(api->handle, api->pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration");
+  resolve(api->handle, api->pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration");
+  resolve(api->handle, api->pcie_width, "nvmlDeviceGetCurrPcieLinkWidth");
+  resolve(api->handle, api->pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth");
+  resolve(api->handle, api->nvlink_state, "nvmlDeviceGetNvLinkState");
+  resolve(api->handle, api->nvlink_version, "nvmlDeviceGetNvLinkVersion");
+  resolve(api->handle, api->nvlink_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+  resolve(api->handle, api->nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
+  resolve(api->handle, api->field_values, "nvmlDeviceGetFieldValues");
+  resolve(api->handle, api->max_clock, "nvmlDeviceGetMaxClockInfo");
+  resolve(api->handle, api->p2p_status, "nvmlDeviceGetP2PStatus");
+  resolve_health(*api);
+  resolve(api->handle, api->processes, "nvmlDeviceGetComputeRunningProcesses_v3");
+  resolve(api->handle, api->bus_width, "nvmlDeviceGetMemoryBusWidth");
+  resolve(api->handle, api->uuid, "nvmlDeviceGetUUID");
+  return std::shared_ptr<Nvml>(new Nvml(std::move(api)));
+}
+
+Nvml::Nvml(std::unique_ptr<Api> api) : api_(std::move(api)) {}
+
+Nvml::~Nvml() {
+  api_->shutdown();
+  dlclose(api_->handle);
+}
+
+std::string Nvml::driver_version() const {
+  char buf[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
+  if (!api_->driver_version || api_->driver_version(buf, sizeof(buf)) != NVML_SUCCESS) return "unknown";
+  return buf;
+}
+
+NvmlLinkInfo Nvml::link_info(const std::string& pci_bus_id) const {
+  NvmlLinkInfo info;
+  nvmlDevice_t dev{};
+  if (!find_device(*api_, pci_bus_id, dev)) return info;
+  info.pcie_gen_current = as_int(ask<unsigned>(api_->pcie_gen, dev)).value_or(-1);
+  info.pcie_gen_max = as_int(ask<unsigned>(api_->pcie_gen_max, dev)).value_or(-1);
+  info.pcie_width_current = as_int(ask<unsigned>(api_->pcie_width, dev)).value_or(-1);
+  info.pcie_width_max = as_int(ask<unsigned>(api_->pcie_width_max, dev)).value_or(-1);
+  info.max_mem_clock_mhz = ask<unsigned>(api_->max_clock, dev, NVML_CLOCK_MEM).value_or(0);
+  info.memory_bus_width_bits = ask<unsigned>(api_->bus_width, dev).value_or(0);
+  char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {};
+  if (api_->uuid && api_->uuid(dev, uuid, sizeof(uuid)) == NVML_SUCCESS) info.uuid = uuid;
+  unsigned first_active = 0;
+  for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS && api_->nvlink_state; ++link) {
+    nvmlEnableState_t state{};
+    if (api_->nvlink_state(dev, link, &state) != NVML_SUCCESS || state != NVML_FEATURE_ENABLED) continue;
+    if (info.nvlink_active++ == 0) first_active = link;
+    if (info.nvlink_version == 0)
+      info.nvlink_version = as_int(ask<unsigned>(api_->nvlink_version, dev, link)).value_or(0);
+    const auto remote = ask<nvmlPciInfo_t>(api_->nvlink_remote, dev, link);
+    info.nvlink_remote_bus_ids.push_back(remote ? remote->busId : "");
+    info.nvlink_remote_is_switch.push_back(ask<nvmlIntNvLinkDeviceType_t>(api_->nvlink_remote_type, dev, link) ==
+                                           NVML_NVLINK_DEVICE_TYPE_SWITCH);
+  }
+  if (info.nvlink_active > 0) {
+    info.nvlink_gbps_per_link = nvlink_speed_gbps(*api_, dev, first_active, info.nvlink_rate_source);
+    if (info.nvlink_gbps_per_link <= 0) {
+      info.nvlink_gbps_per_link = nominal_nvlink_gbps(info.nvlink_version);
+      info.nvlink_rate_source = fmt::format("nominal rate of NVLink {}", nvlink_version_name(info.nvlink_version));
+    }
+  }
+  return info;
+}
+
+bool Nvml::nvlink_p2p(const std::string& bus_a, const std::string& bus_b) const {
+  nvmlDevice_t a{}, b{};
+  if (!find_device(*api_, bus_a, a) || !find_device(*api_, bus_b, b)) return false;
+  return ask<nvmlGpuP2PStatus_t>(api_->p2p_status, a, b, NVML_P2P_CAPS_INDEX_NVLINK) == NVML_P2P_STATUS_OK;
+}
+
 std::string clock_reason_names(std::uint64_t mask) {
   static const std::pair<std::uint64_t, const char*> names[] = {
       {clock_reason::gpu_idle, "gpu_idle"},         {clock_reason::app_clocks, "applications_clocks_setting"},
@@ -326,7 +318,7 @@ std::string clock_reason_names(std::uint64_t mask) {
 NvmlHealth Nvml::health(const std::string& pci_bus_id) const {
   NvmlHealth h;
   nvmlDevice_t dev{};
-  if (!api_->by_bus_id || api_->by_bus_id(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return h;
+  if (!find_device(*api_, pci_bus_id, dev)) return h;
   h.found = true;
   h.pcie_gen_current = as_int(ask<unsigned>(api_->pcie_gen, dev));
   h.pcie_gen_max = as_int(ask<unsigned>(api_->pcie_gen_max, dev));
@@ -345,7 +337,7 @@ NvmlHealth Nvml::health(const std::string& pci_bus_id) const {
 NvmlSample Nvml::sample(const std::string& pci_bus_id) const {
   NvmlSample s;
   nvmlDevice_t dev{};
-  if (!api_->by_bus_id || api_->by_bus_id(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return s;
+  if (!find_device(*api_, pci_bus_id, dev)) return s;
   s.sm_clock_mhz = ask<unsigned>(api_->clock, dev, NVML_CLOCK_SM);
   s.mem_clock_mhz = ask<unsigned>(api_->clock, dev, NVML_CLOCK_MEM);
   s.clock_reasons = ask<unsigned long long>(api_->clock_reasons, dev);
@@ -357,15 +349,13 @@ NvmlSample Nvml::sample(const std::string& pci_bus_id) const {
 }
 
 std::optional<bool> Nvml::confidential_compute() const {
-  nvmlConfComputeSystemState_t state{};
-  if (!api_->cc_state || api_->cc_state(&state) != NVML_SUCCESS) return std::nullopt;
-  return state.ccFeature == NVML_CC_SYSTEM_FEATURE_ENABLED;
+  const auto state = ask<nvmlConfComputeSystemState_t>(api_->cc_state);
+  return state ? std::optional<bool>(state->ccFeature == NVML_CC_SYSTEM_FEATURE_ENABLED) : std::nullopt;
 }
 
 std::optional<std::uint64_t> Nvml::process_memory(const std::string& pci_bus_id, unsigned pid) const {
   nvmlDevice_t dev{};
-  if (!api_->by_bus_id || !api_->processes || api_->by_bus_id(pci_bus_id.c_str(), &dev) != NVML_SUCCESS)
-    return std::nullopt;
+  if (!find_device(*api_, pci_bus_id, dev) || !api_->processes) return std::nullopt;
   std::vector<nvmlProcessInfo_t> infos(64);
   unsigned count = static_cast<unsigned>(infos.size());
   nvmlReturn_t rc = api_->processes(dev, &count, infos.data());

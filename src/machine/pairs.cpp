@@ -140,7 +140,6 @@ PairSelection sample_pairs(int n, std::uint64_t seed, const System& sys) {
   sel.available = static_cast<int>(all.size());
   if (n >= sel.available) {
     sel.mode = PairSelection::Mode::all;
-    sel.pairs.clear();
     sel.note = fmt::format("--sample-pairs {} is not below the {} ordered GPU pairs with peer access: using all of them",
                            n, sel.available);
     return sel;

@@ -53,6 +53,9 @@ Peak pcie_peak(int generation, int width) {
   return p;
 }
 
+namespace {
+
+// Peak of device memory: clock x 2 (DDR) x bus width / 8; unknown for zeros.
 Peak memory_peak(double clock_mhz, int bus_width_bits, const std::string& source) {
   Peak p;
   if (clock_mhz <= 0 || bus_width_bits <= 0) return p;
@@ -62,8 +65,6 @@ Peak memory_peak(double clock_mhz, int bus_width_bits, const std::string& source
   p.source = source;
   return p;
 }
-
-namespace {
 
 int attr(cudaDeviceAttr a, int dev) {
   int v = 0;

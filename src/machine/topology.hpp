@@ -87,8 +87,6 @@ System discover_system(bool require_nvml);
 
 // Peak of a PCIe link per direction; unknown for generation < 1.
 Peak pcie_peak(int generation, int width);
-// Peak of device memory: clock x 2 (DDR) x bus width / 8; unknown for zeros.
-Peak memory_peak(double clock_mhz, int bus_width_bits, const std::string& source);
 
 // Link names used in every report: "PCIe Gen5 x16", "NVLink x18",
 // "PCIe peer", "device memory", "no peer link".

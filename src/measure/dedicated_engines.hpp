@@ -16,7 +16,7 @@
 
 namespace xb {
 
-// Engines handled by enqueue_dedicated / verify_dedicated.
+// Engines handled by enqueue_dedicated (verify_dedicated: the last two).
 inline bool is_dedicated_engine(Engine e) noexcept {
   return e == Engine::tma || e == Engine::sm_read || e == Engine::sm_write;
 }
@@ -46,8 +46,8 @@ void prepare_dedicated(Engine e, Buffer* dst, int device);
 // After the timed region: a read-only transfer passes when the kernel's
 // checksum of src equals the checksum of the pattern src was filled with
 // (first_bad_offset is then 0: a checksum cannot say where); a write-only
-// one when every byte of dst holds what the kernel writes; a TMA copy as
-// any copy (dst holds src's pattern). `sm_count`: all of the GPU's SMs
+// one when every byte of dst holds what the kernel writes (a TMA copy is
+// verified as any copy, by the Measurer). `sm_count`: all of the GPU's SMs
 // (the check runs at full width whatever the timed budget was).
 Verification verify_dedicated(Engine e, Buffer* src, Buffer* dst, std::uint64_t bytes, const SmCopyConfig& cfg,
                          int sm_count, int device);

@@ -7,7 +7,6 @@
 #include "machine/cuda_check.hpp"
 #include "machine/cuda_raii.hpp"
 #include "kernels/kernels.hpp"
-#include "kernels/kernels.hpp"
 #include "measure/measure.hpp"
 #include "base/stats.hpp"
 #include "machine/topology.hpp"
@@ -46,15 +45,10 @@ LatencySamples measure_latency(Measurer& measurer, int gpu, const Location& targ
   out.accesses_per_sample = kAccessesPerSm * static_cast<std::uint64_t>(sms);
   out.buffer_bytes = kChaseBytes;
   out.host_page_bytes = ring.page_bytes();
+  const auto chase = kind == ChaseKind::tma ? launch_tma_chase : launch_chase;
   auto run_once = [&]() {
     XB_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
-    for (int b = 0; b < sms; ++b) {
-      if (kind == ChaseKind::tma) {
-        launch_tma_chase(ring.kernel_ptr(), kAccessesPerSm, sink.get(), sms, b, stream.get());
-      } else {
-        launch_chase(ring.kernel_ptr(), kAccessesPerSm, sink.get(), sms, b, stream.get());
-      }
-    }
+    for (int b = 0; b < sms; ++b) chase(ring.kernel_ptr(), kAccessesPerSm, sink.get(), sms, b, stream.get());
     XB_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
     XB_CUDA_CHECK(cudaEventSynchronize(stop.get()));
     return elapsed_seconds(start, stop) * 1e9 / static_cast<double>(out.accesses_per_sample);

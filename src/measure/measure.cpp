@@ -38,7 +38,7 @@ std::vector<double> sample_until_stable(const MeasureOptions& opts, const std::f
   std::vector<double> values;
   const auto t0 = Clock::now();
   for (int n = 1; n <= std::max(opts.min_samples, opts.max_samples); ++n) {
-    throw_if_stopped();  // a stop request abandons the cell between samples
+    throw_if_stopped();  // a stop request (signal, time limit) abandons the cell between samples
     values.push_back(sample());
     if (n < opts.min_samples) continue;
     if (n >= opts.max_samples || seconds_since(t0) > opts.budget_s) break;
@@ -210,11 +210,8 @@ void Measurer::enqueue_copy(const Plan& plan, std::size_t i, int reps) {
 void Measurer::place_managed(const Plan& plan) {
   for (Buffer* b : plan.managed) {
     const Location& loc = b->location();
-    cudaMemLocation where{};
-    where.type = loc.device >= 0 ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-    where.id = loc.device >= 0 ? loc.device : 0;
     XB_CUDA_CHECK(cudaSetDevice(loc.device >= 0 ? loc.device : plan.streams[0].device()));
-    XB_CUDA_CHECK(cudaMemPrefetchAsync(b->ptr(), b->bytes(), where, 0, nullptr));
+    XB_CUDA_CHECK(cudaMemPrefetchAsync(b->ptr(), b->bytes(), prefetch_location(loc.device), 0, nullptr));
     XB_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   }
 }
@@ -321,7 +318,7 @@ void Measurer::verify(Plan& plan, ScenarioSamples& out) {
       continue;
     }
     const Transfer& t = plan.t(i);
-    if (is_dedicated_engine(t.engine)) {
+    if (t.engine == Engine::sm_read || t.engine == Engine::sm_write) {
       v = verify_dedicated(t.engine, plan.src[i], plan.dst[i], t.bytes, plan.sm[i], sys_.gpus[t.exec_device].sm_count,
                       t.exec_device);
       continue;
@@ -381,16 +378,10 @@ ScenarioSamples Measurer::run(const Scenario& scenario, const SampleMetric& metr
   out.gated = plan.gated;
   out.host_page_bytes = plan.host_page_bytes;
   out.transfers.resize(plan.size());
-  const auto sampling_start = Clock::now();
-  std::vector<double> values;
-  for (int n = 1; n <= std::max(opts_.min_samples, opts_.max_samples); ++n) {
-    throw_if_stopped();  // a stop request (signal, time limit) abandons the cell between samples
+  sample_until_stable(opts_, [&] {
     run_sample(plan, out);
-    values.push_back(metric(out, static_cast<std::size_t>(n - 1)));
-    if (n < opts_.min_samples) continue;
-    if (n >= opts_.max_samples || seconds_since(sampling_start) > opts_.budget_s) break;
-    if (median_relative_error(summarize(values)) <= opts_.target_rel_error) break;
-  }
+    return metric(out, out.total_seconds.size() - 1);
+  });
   verify(plan, out);
   out.wall_seconds = seconds_since(t0);
   return out;

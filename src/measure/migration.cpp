@@ -14,10 +14,8 @@ namespace xb {
 namespace {
 
 void place(const Buffer& buf, MigrationDirection dir, int gpu) {
-  cudaMemLocation where{};
   // The pages start on the side the touch does not run on.
-  where.type = dir == MigrationDirection::to_device ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
-  where.id = dir == MigrationDirection::to_device ? 0 : gpu;
+  const cudaMemLocation where = prefetch_location(dir == MigrationDirection::to_device ? -1 : gpu);
   XB_CUDA_CHECK(cudaSetDevice(gpu));
   XB_CUDA_CHECK(cudaMemPrefetchAsync(buf.ptr(), buf.bytes(), where, 0, nullptr));
   XB_CUDA_CHECK(cudaStreamSynchronize(nullptr));

@@ -35,30 +35,21 @@ void GpuSource::check_fits(std::uint64_t bytes) {
   }
 }
 
-void GpuSource::enable_peers(const Scenario& scenario) {
-  for (const Transfer& t : scenario.transfers) {
-    // Managed memory standing on the host side has device -1.
-    if (t.src.on_host() || t.dst.on_host() || t.src.device < 0 || t.dst.device < 0 || t.src.device == t.dst.device)
-      continue;
-    const auto pair = std::make_pair(std::min(t.src.device, t.dst.device), std::max(t.src.device, t.dst.device));
-    if (peers_.insert(pair).second) enable_peer_access(pair.first, pair.second);
-  }
+void GpuSource::enable_peers(int a, int b) {
+  // Managed memory standing on the host side has device -1.
+  if (a < 0 || b < 0 || a == b) return;
+  const auto pair = std::make_pair(std::min(a, b), std::max(a, b));
+  if (peers_.insert(pair).second) enable_peer_access(pair.first, pair.second);
 }
 
 ScenarioSamples GpuSource::run(const Scenario& scenario, const SampleMetric& metric) {
-  enable_peers(scenario);
+  for (const Transfer& t : scenario.transfers)
+    if (!t.src.on_host() && !t.dst.on_host()) enable_peers(t.src.device, t.dst.device);
   return measurer_->run(scenario, metric);
 }
 
 LatencySamples GpuSource::latency(int gpu, const Location& target, ChaseKind kind) {
-  if (!target.on_host() && target.device != gpu) {
-    Scenario s;
-    Transfer t;
-    t.src = target;
-    t.dst = device_memory(gpu);
-    s.transfers.push_back(t);
-    enable_peers(s);
-  }
+  if (!target.on_host()) enable_peers(target.device, gpu);
   return measure_latency(*measurer_, gpu, target, kind);
 }
 

@@ -83,7 +83,7 @@ class GpuSource final : public SampleSource {
   Measurer& measurer() { return *measurer_; }
 
  private:
-  void enable_peers(const Scenario& scenario);
+  void enable_peers(int a, int b);  // both ways, once per pair
   std::unique_ptr<System> own_sys_;  // when owned here: the Measurer keeps a reference
   std::unique_ptr<Measurer> own_measurer_;
   Measurer* measurer_ = nullptr;

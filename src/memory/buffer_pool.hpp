@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,9 +77,7 @@ class BasicBufferPool {
       if (e.loc.kind == kind) sum += e.footprint;
     return sum;
   }
-  std::size_t size() const noexcept { return entries_.size(); }
   std::uint64_t allocations() const noexcept { return stats_.host_allocations + stats_.gpu_allocations; }
-  std::uint64_t evictions() const noexcept { return stats_.evictions; }
   const PoolStats& stats() const noexcept { return stats_; }
   void clear() noexcept { entries_.clear(); }
 
@@ -108,17 +107,13 @@ class BasicBufferPool {
   PoolStats stats_;
 };
 
-// The message of a request set that exceeds a fixed budget.
-std::string over_budget_message(int group, std::uint64_t need, std::uint64_t budget);
+// Why `need` exceeds a --max-memory budget; nullopt when it fits.
+std::optional<std::string> budget_shortfall(const MemoryAmount& need, const MemoryAmount& budget);
 
 template <class Buf>
 void BasicBufferPool<Buf>::check_budget(const MemoryAmount& need) {
-  const int gpus = static_cast<int>(std::max(need.gpu.size(), budget_.gpu.size()));
-  for (int g = kHostGroup; g < gpus; ++g) {
-    if (fixed_ && need.get(g) > budget_.get(g))
-      fail(ErrorKind::resources, over_budget_message(g, need.get(g), budget_.get(g)));
-  }
   if (!fixed_) budget_ = max_of(budget_, need);
+  else if (auto why = budget_shortfall(need, budget_)) fail(ErrorKind::resources, *why);
 }
 
 template <class Buf>
@@ -186,18 +181,13 @@ std::vector<Buf*> BasicBufferPool<Buf>::acquire(const std::vector<BufferRequest>
   for (auto& e : entries_) e.in_use = false;
   ++clock_;
   // Reuse first, so no buffer this set could reuse is freed to make room.
-  std::vector<std::size_t> found(requests.size(), SIZE_MAX);
+  std::vector<Buf*> out(requests.size(), nullptr);
   for (std::size_t i = 0; i < requests.size(); ++i) {
     if (Entry* e = match(requests[i])) {
       e->in_use = true;
-      found[i] = static_cast<std::size_t>(e - entries_.data());
+      e->last_use = clock_;
+      out[i] = e->buf.get();
     }
-  }
-  std::vector<Buf*> out(requests.size(), nullptr);
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    if (found[i] == SIZE_MAX) continue;
-    entries_[found[i]].last_use = clock_;
-    out[i] = entries_[found[i]].buf.get();
   }
   // Entries move while others are erased or added; pointers to buffers do not.
   for (std::size_t i = 0; i < requests.size(); ++i) {

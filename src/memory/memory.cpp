@@ -67,18 +67,13 @@ Buffer::Buffer(const Location& loc, std::uint64_t bytes, FaultIn fault_in)
     // host when no GPU owns it (device < 0).
     XB_CUDA_CHECK(cudaSetDevice(loc.device >= 0 ? loc.device : 0));
     check_alloc(cudaMallocManaged(&ptr_, bytes), loc, bytes);
-    cudaMemLocation where{};
-    where.type = loc.device >= 0 ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-    where.id = loc.device >= 0 ? loc.device : 0;
-    XB_CUDA_CHECK(cudaMemPrefetchAsync(ptr_, bytes, where, 0, nullptr));
+    XB_CUDA_CHECK(cudaMemPrefetchAsync(ptr_, bytes, prefetch_location(loc.device), 0, nullptr));
     XB_CUDA_CHECK(cudaDeviceSynchronize());
     kernel_ptr_ = ptr_;
     return;
   }
   XB_CUDA_CHECK(cudaSetDevice(loc.device));
-  {
-    check_alloc(cudaMalloc(&ptr_, bytes), loc, bytes);
-  }
+  check_alloc(cudaMalloc(&ptr_, bytes), loc, bytes);
   kernel_ptr_ = ptr_;
 }
 
@@ -141,10 +136,7 @@ void Buffer::allocate_hugepages() {
 
 Buffer::~Buffer() { release(); }
 
-Buffer::Buffer(Buffer&& other) noexcept
-    : loc_(other.loc_), bytes_(other.bytes_), ptr_(std::exchange(other.ptr_, nullptr)),
-      kernel_ptr_(std::exchange(other.kernel_ptr_, nullptr)), numa_allocated_(other.numa_allocated_),
-      page_bytes_(other.page_bytes_), seed_(other.seed_), content_seed_(other.content_seed_) {}
+Buffer::Buffer(Buffer&& other) noexcept { *this = std::move(other); }
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
@@ -178,14 +170,13 @@ void Buffer::release() noexcept {
 }
 
 void fill_buffer(Buffer& buf, std::uint64_t bytes, std::uint64_t seed, int device) {
-  if (!buf.kernel_ptr()) {
+  if (buf.kernel_ptr()) {
+    XB_CUDA_CHECK(cudaSetDevice(device));
+    launch_fill_pattern(buf.kernel_ptr(), bytes, seed, nullptr);
+    XB_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  } else {
     fill_pattern_host(buf.ptr(), bytes, seed);
-    buf.set_content_seed(bytes == buf.bytes() ? seed : 0);
-    return;
   }
-  XB_CUDA_CHECK(cudaSetDevice(device));
-  launch_fill_pattern(buf.kernel_ptr(), bytes, seed, nullptr);
-  XB_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   buf.set_content_seed(bytes == buf.bytes() ? seed : 0);
 }
 

@@ -71,6 +71,12 @@ void fill_bytes(Buffer& buf, std::uint64_t bytes, unsigned char value);
 // Copies the first `bytes` of `buf` to host memory at `out`. Synchronous.
 void copy_to_host(const Buffer& buf, void* out, std::uint64_t bytes);
 
+// Where cudaMemPrefetchAsync moves managed pages: GPU `device`, or the host for device < 0.
+inline cudaMemLocation prefetch_location(int device) {
+  return device >= 0 ? cudaMemLocation{cudaMemLocationTypeDevice, device}
+                     : cudaMemLocation{cudaMemLocationTypeHost, 0};
+}
+
 // The pool of real buffers (buffer_pool.hpp); allocate_buffer is its allocator.
 using BufferPool = BasicBufferPool<Buffer>;
 std::unique_ptr<Buffer> allocate_buffer(const Location& loc, std::uint64_t bytes);

@@ -13,10 +13,6 @@ namespace {
 std::string up_to_mib(std::uint64_t bytes) { return bytes_label((bytes + (1ull << 20) - 1) >> 20 << 20); }
 std::string down_to_mib(std::uint64_t bytes) { return bytes_label(bytes >> 20 << 20); }
 
-int group_count(const MemoryAmount& a, const MemoryAmount& b) {
-  return static_cast<int>(std::max(a.gpu.size(), b.gpu.size()));
-}
-
 }  // namespace
 
 std::vector<BufferRequest> scenario_requests(const Scenario& sc, const LocationResolver& resolve) {
@@ -31,7 +27,7 @@ std::vector<BufferRequest> scenario_requests(const Scenario& sc, const LocationR
 }
 
 std::optional<std::string> memory_shortfall(const MemoryAmount& need, const MemoryAvailable& avail) {
-  for (int g = 0; g < group_count(need, avail.free); ++g) {
+  for (int g = 0; g < static_cast<int>(std::max(need.gpu.size(), avail.free.gpu.size())); ++g) {
     if (need.get(g) > avail.free.get(g))
       return fmt::format("needs {} of gpu{} memory at once, {} free; lower -b or free memory on gpu{}",
                          up_to_mib(need.get(g)), g, down_to_mib(avail.free.get(g)), g);
@@ -46,12 +42,6 @@ std::optional<std::string> memory_shortfall(const MemoryAmount& need, const Memo
     return fmt::format("needs {} of page-locked host memory, above the locked-memory limit of {}; raise it "
                        "(ulimit -l) or lower -b",
                        up_to_mib(need.host_locked), down_to_mib(avail.locked_limit));
-  return std::nullopt;
-}
-
-std::optional<std::string> budget_shortfall(const MemoryAmount& need, const MemoryAmount& budget) {
-  for (int g = kHostGroup; g < group_count(need, budget); ++g)
-    if (need.get(g) > budget.get(g)) return over_budget_message(g, need.get(g), budget.get(g));
   return std::nullopt;
 }
 

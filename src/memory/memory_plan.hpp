@@ -24,8 +24,7 @@ std::vector<BufferRequest> scenario_requests(const Scenario& sc, const LocationR
 // Why `need` cannot be met, naming needed and free bytes and the option
 // that would help; nullopt when it fits.
 std::optional<std::string> memory_shortfall(const MemoryAmount& need, const MemoryAvailable& avail);
-// Why `need` exceeds a --max-memory budget; nullopt when it fits.
-std::optional<std::string> budget_shortfall(const MemoryAmount& need, const MemoryAmount& budget);
+// budget_shortfall (why a need exceeds a --max-memory budget): buffer_pool.hpp.
 
 // /proc parsing, separate from the reads so it is tested with fixed text.
 // MemAvailable of /proc/meminfo in bytes; nullopt when absent.

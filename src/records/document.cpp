@@ -18,12 +18,6 @@ namespace xb::records {
 
 using json = nlohmann::json;
 
-std::string problem_of(const json::exception& e) {
-  const std::string what = e.what();
-  const auto tag = what.find("] ");
-  return what.rfind("[json.exception", 0) == 0 && tag != std::string::npos ? what.substr(tag + 2) : what;
-}
-
 Fields::Fields(const json& j, std::string path) : j_(j), path_(std::move(path)) {
   if (!j_.is_object()) throw DecodeError(path_.empty() ? "not an object" : path_ + ": not an object");
 }

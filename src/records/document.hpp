@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.hpp"
+#include "base/input_file.hpp"
 #include "records/measure_options.hpp"
 #include "records/result.hpp"
 #include "base/stop.hpp"
@@ -37,9 +38,6 @@ namespace xb::records {
 struct DecodeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-// A JSON library error without its "[json.exception...]" tag.
-std::string problem_of(const nlohmann::json::exception& e);
 
 // One JSON object of a document and its path in it, for error messages.
 class Fields {
@@ -74,7 +72,7 @@ class Fields {
     try {
       return j_.at(key).get<T>();
     } catch (const nlohmann::json::exception& e) {
-      bad(key, problem_of(e));
+      bad(key, json_error_text(e));
     }
   }
   std::string path_of(const std::string& key) const;
@@ -199,7 +197,7 @@ auto decode_document(const std::string& name, const char* schema, F decode) {
   } catch (const DecodeError& e) {
     fail(ErrorKind::usage, fmt::format("{} is a malformed {} result: {}", name, schema, e.what()));
   } catch (const nlohmann::json::exception& e) {
-    fail(ErrorKind::usage, fmt::format("{} is a malformed {} result: {}", name, schema, problem_of(e)));
+    fail(ErrorKind::usage, fmt::format("{} is a malformed {} result: {}", name, schema, json_error_text(e)));
   }
 }
 
