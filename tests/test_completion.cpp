@@ -50,14 +50,14 @@ struct Row {
 };
 
 TEST(Completion, OneRuleForEveryOutcome) {
-  const auto P = PartialMeans::partial, T = PartialMeans::time_limit_only, Z = PartialMeans::passed;
+  const auto P = PartialMeans::partial, T = PartialMeans::time_limit_only;
   const RunStatus complete = RunStatus::complete, interrupted = RunStatus::interrupted, partial = RunStatus::partial;
   const std::vector<Row> table = {
       {"complete", {}, false, P, Outcome::passed, 0},
       {"failed", {}, true, P, Outcome::failed, 1},
       {"SIGINT", stopped(interrupted, StopReason::sigint), true, P, Outcome::interrupted, 130},
       {"SIGTERM", stopped(interrupted, StopReason::sigterm), false, P, Outcome::interrupted, 143},
-      {"GPU unusable", stopped(interrupted, StopReason::gpu_unusable), true, Z, Outcome::interrupted, 8},
+      {"GPU unusable", stopped(interrupted, StopReason::gpu_unusable), true, T, Outcome::interrupted, 8},
       {"time limit", stopped(partial, StopReason::time_limit), false, P, Outcome::partial, 10},
       {"memory", stopped(partial, StopReason::memory), false, P, Outcome::partial, 10},
       {"partial and failed", stopped(partial, StopReason::time_limit), true, P, Outcome::failed, 1},
@@ -65,9 +65,10 @@ TEST(Completion, OneRuleForEveryOutcome) {
       {"timeout error outranks failed", errored(ErrorKind::timeout), true, P, Outcome::failed, 9},
       {"check: time limit", stopped(partial, StopReason::time_limit), false, T, Outcome::partial, 10},
       {"check: memory is not partial", stopped(partial, StopReason::memory), false, T, Outcome::passed, 0},
-      {"nvbandwidth: time limit", stopped(partial, StopReason::time_limit), false, Z, Outcome::passed, 0},
-      {"nvbandwidth: memory", stopped(partial, StopReason::memory), true, Z, Outcome::failed, 1},
-      {"nvbandwidth: SIGINT", stopped(interrupted, StopReason::sigint), false, Z, Outcome::interrupted, 130},
+      {"nvbandwidth: time limit", stopped(partial, StopReason::time_limit), false, T, Outcome::partial, 10},
+      {"nvbandwidth: memory waivers keep 0", stopped(partial, StopReason::memory), false, T, Outcome::passed, 0},
+      {"nvbandwidth: memory and failed", stopped(partial, StopReason::memory), true, T, Outcome::failed, 1},
+      {"nvbandwidth: SIGINT", stopped(interrupted, StopReason::sigint), false, T, Outcome::interrupted, 130},
       {"no stop", stopped(complete, StopReason::none), false, T, Outcome::passed, 0},
   };
   for (const Row& row : table) {

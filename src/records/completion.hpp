@@ -42,11 +42,10 @@ void settle(Completion& c, const char* unit);
 enum class Outcome { passed, partial, failed, interrupted };
 const char* to_string(Outcome o) noexcept;
 
-// What a partial completion means to a command: exit 10 (most), only
-// when the time limit left cells out (check: cells waived for memory are
-// judged as waived), or nothing (nvbandwidth, whose exit code follows
-// NVIDIA's tool: waived cases keep 0).
-enum class PartialMeans { partial, time_limit_only, passed };
+// What a partial completion means to a command: exit 10 (most), or 10
+// only when the time limit left cells out (check: cells waived for memory
+// are judged as waived; nvbandwidth: waived cases keep 0, as NVIDIA's tool).
+enum class PartialMeans { partial, time_limit_only };
 
 struct Ending {
   Outcome outcome = Outcome::passed;
