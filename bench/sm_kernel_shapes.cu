@@ -38,6 +38,12 @@
 // registers do not let B blocks share an SM gets a NOFIT row.
 // launch=plain: one row at all SMs, an ordinary launch of SMs x B blocks
 // without the shared-memory reservation (what a named case does).
+// --pick: which SMs work in a pinned row: `arrival` (default) the first
+// SMs to start a block; `low` the lowest %smid; `spread` SM ids spread
+// evenly over the sorted ids (a census kernel, one block per SM, finds them).
+//   bulkw_sS_cC (write only): the block's 32 threads compute each chunk of
+//              the write pattern in shared memory and thread 0 stores it with
+//              cp.async.bulk (shared -> global), S chunks in flight.
 //
 // Verification after the timed launches: copies and writes check every
 // word of the destination on the GPU (the destination is poisoned before
@@ -51,13 +57,14 @@
 // Build: nvcc -O3 -arch=sm_90 -std=c++17 bench/sm_kernel_shapes.cu -o sm_kernel_shapes
 // Usage: sm_kernel_shapes [--mib 512] [--ops h2d,d2h,read,write,copy]
 //          [--sms 1,2,4,8,16,32,64,96,all] [--only SUBSTRING] [--budget-s 170]
-//          [--passes 1] [--list]
+//          [--passes 1] [--pick arrival|low|spread] [--list]
 // CSV on stdout (op,shape,threads,blocks_per_sm,sms,gbps,verified,launch),
 // progress and warnings on stderr.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -91,6 +98,7 @@ struct Claim {
   std::uint32_t next;                // SMs claimed so far
   std::uint32_t local[kMaxSmId];     // blocks seen on each SM
   std::uint32_t rank1[kMaxSmId];     // 1 + rank of each SM, 0 until known
+  std::int32_t chosen[kMaxSmId];     // --pick low/spread: rank of each SM, -1 not chosen
 };
 
 struct Args {
@@ -104,6 +112,7 @@ struct Args {
   int sms;              // pinned: SMs that work
   int per_sm;           // pinned: blocks per SM
   int pinned;
+  int pick;    // 0: the first SMs to arrive; 1: by the chosen[] table
   int passes;  // walks over the buffer per launch
 };
 
@@ -168,7 +177,10 @@ __device__ __forceinline__ bool place(const Args& a, std::uint32_t& block, std::
     if (smid >= kMaxSmId) __trap();
     const std::uint32_t local = atomicAdd(&a.claim->local[smid], 1u);
     std::uint32_t rank;
-    if (local == 0) {
+    if (a.pick) {
+      const std::int32_t r = a.claim->chosen[smid];
+      rank = r < 0 ? ~0u : static_cast<std::uint32_t>(r);
+    } else if (local == 0) {
       rank = atomicAdd(&a.claim->next, 1u);
       atomicExch(&a.claim->rank1[smid], rank + 1u);
     } else {
@@ -335,6 +347,49 @@ __global__ void __launch_bounds__(32, 1) bulk_kernel(Args a) {
 #endif
 }
 
+// Write through the TMA: the block's 32 threads compute a chunk of the
+// write pattern into a shared-memory stage, and thread 0 stores the stage
+// with cp.async.bulk (shared -> global), Stages chunks in flight.
+template <int Stages>
+__global__ void __launch_bounds__(32, 1) bulk_write_kernel(Args a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) unsigned char stage_mem[];
+  std::uint32_t block = 0, blocks = 0;
+  if (!place(a, block, blocks)) return;
+  const std::uint64_t bytes = a.nvec * 16, chunk = a.chunk;
+  const std::uint64_t nchunks = (bytes + chunk - 1) / chunk;
+  const std::uint64_t mine = block < nchunks ? (nchunks - block + blocks - 1) / blocks : 0;
+  const std::uint64_t total = mine * static_cast<std::uint64_t>(a.passes);
+  for (std::uint64_t k = 0; k < total; ++k) {
+    const std::uint64_t off = (block + k % mine * blocks) * chunk;
+    const std::uint64_t left = bytes - off;
+    const auto size = static_cast<std::uint32_t>(left < chunk ? left : chunk);
+    auto* st = reinterpret_cast<uint4*>(stage_mem + k % Stages * chunk);
+    if (threadIdx.x == 0 && k >= Stages) asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Stages - 1) : "memory");
+    __syncwarp();
+    for (std::uint32_t v = threadIdx.x; v < size / 16; v += 32) st[v] = expected(true, a.base, off / 16 + v);
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncwarp();
+    if (threadIdx.x == 0) {
+      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(reinterpret_cast<char*>(a.dst) +
+                                                                                       off),
+                   "r"(smem_addr(st)), "r"(size)
+                   : "memory");
+      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    }
+  }
+  if (threadIdx.x == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
+__global__ void census_kernel(std::uint32_t* smids) {
+  std::uint32_t smid;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  if (threadIdx.x == 0) smids[blockIdx.x] = smid;
+}
+
 __global__ void fill_kernel(uint4* buf, std::uint64_t nvec, bool indexed, std::uint32_t seed) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < nvec; k += stride)
@@ -403,6 +458,10 @@ std::vector<Variant> variants() {
     v.insert(v.begin() + 1, named);
     v.push_back(vec<O, Loop::grid, 8, 1024, 1, Ld::plain, St::cs>("grid_u8_cs"));
     v.push_back(vec<O, Loop::grid, 8, 512, 2, Ld::plain, St::cs>("grid_u8_cs"));
+    v.push_back(Variant{"bulkw_s3_c32", &bulk_write_kernel<3>, 32, 2, 3, 32});
+    v.push_back(Variant{"bulkw_s4_c16", &bulk_write_kernel<4>, 32, 2, 4, 16});
+    v.push_back(Variant{"bulkw_s6_c16", &bulk_write_kernel<6>, 32, 1, 6, 16});
+    v.push_back(Variant{"bulkw_s3_c64", &bulk_write_kernel<3>, 32, 1, 3, 64});
   } else {
     if constexpr (O == Op::read) {
       Variant named = vec<O, kXbLoop, 4, 512, 4, kXbLoad, St::plain, 1024, 1>("xb_named");
@@ -446,6 +505,7 @@ struct Options {
   std::string only;
   double budget_s = 170;
   int passes = 1;
+  std::string pick = "arrival";  // which SMs work: arrival, low (lowest %smid), spread (evenly over %smid)
   bool list = false;  // print the shapes and exit (needs no GPU)
 };
 
@@ -466,6 +526,9 @@ struct Buffers {
   Claim* claim = nullptr;
   unsigned long long* bad = nullptr;
   std::uint32_t read_sum = 0;  // sum of every source word, mod 2^32
+  std::vector<std::uint32_t> smids;  // every SM's %smid, sorted
+  std::int32_t* claim_chosen_host = nullptr;  // pinned host staging of Claim::chosen
+  std::string pick;
 };
 
 // One row's launch: grid, block, dynamic shared memory; ok false: no fit.
@@ -496,7 +559,7 @@ Options parse(int argc, char** argv) {
       continue;
     }
     if (i + 1 >= argc) {
-      std::fprintf(stderr, "usage: %s [--mib N] [--ops LIST] [--sms LIST] [--only SUBSTRING] [--budget-s S] [--passes N] "
+      std::fprintf(stderr, "usage: %s [--mib N] [--ops LIST] [--sms LIST] [--only SUBSTRING] [--budget-s S] [--passes N] [--pick arrival|low|spread] "
                    "[--list]\n",
                    argv[0]);
       std::exit(2);
@@ -512,6 +575,8 @@ Options parse(int argc, char** argv) {
       o.only = val;
     } else if (arg == "--budget-s") {
       o.budget_s = std::strtod(val.c_str(), nullptr);
+    } else if (arg == "--pick") {
+      o.pick = val;
     } else if (arg == "--passes") {
       o.passes = std::atoi(val.c_str());
     } else {
@@ -684,6 +749,14 @@ Row run_row(const XferInfo& xi, const Variant& v, const Fit& f, int sms, bool pi
   a.passes = passes;
   a.per_sm = v.per_sm;
   a.pinned = pinned ? 1 : 0;
+  a.pick = pinned && b.pick != "arrival" ? 1 : 0;
+  if (a.pick) {
+    std::vector<std::int32_t> chosen(kMaxSmId, -1);
+    const auto all = static_cast<int>(b.smids.size());
+    for (int i = 0; i < sms; ++i)
+      chosen[b.smids[static_cast<std::size_t>(b.pick == "low" ? i : static_cast<int>(static_cast<long>(i) * all / sms))]] = i;
+    CK(cudaMemcpy(b.claim_chosen_host, chosen.data(), kMaxSmId * sizeof(std::int32_t), cudaMemcpyHostToHost));
+  }
   if (a.dst) fill(a.dst, b.nvec, true, kPoison, d, s);
   if (xi.op == Op::read) CK(cudaMemsetAsync(b.out, 0, kMaxOut * sizeof(std::uint32_t), s));
   constexpr int kLaunches = 6;  // the first warms up
@@ -691,7 +764,8 @@ Row run_row(const XferInfo& xi, const Variant& v, const Fit& f, int sms, bool pi
   for (cudaEvent_t& e : ev) CK(cudaEventCreate(&e));
   void* params[] = {&a};
   for (int r = 0; r < kLaunches; ++r) {
-    if (pinned) CK(cudaMemsetAsync(b.claim, 0, sizeof(Claim), s));
+    if (pinned) CK(cudaMemsetAsync(b.claim, 0, offsetof(Claim, chosen), s));
+    if (a.pick) CK(cudaMemcpyAsync(b.claim->chosen, b.claim_chosen_host, kMaxSmId * sizeof(std::int32_t), cudaMemcpyHostToDevice, s));
     CK(cudaEventRecord(ev[2 * r], s));
     if (pinned) {
       CK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(v.fn), f.grid, v.threads, params, f.smem, s));
@@ -736,6 +810,23 @@ Buffers allocate(std::uint64_t bytes, const Device& d, cudaStream_t s) {
   CK(cudaMalloc(&b.out, kMaxOut * sizeof(std::uint32_t)));
   CK(cudaMalloc(&b.claim, sizeof(Claim)));
   CK(cudaMalloc(&b.bad, sizeof(unsigned long long)));
+  CK(cudaHostAlloc(&b.claim_chosen_host, kMaxSmId * sizeof(std::int32_t), 0));
+  // Census: one block per SM (each takes more than half the shared memory), cooperative.
+  {
+    std::uint32_t* ids = nullptr;
+    CK(cudaMalloc(&ids, d.sms * sizeof(std::uint32_t)));
+    const int smem = d.smem_per_sm / 2 + 1024;
+    CK(cudaFuncSetAttribute(census_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    void* params[] = {&ids};
+    CK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(census_kernel), d.sms, 32, params, smem, s));
+    b.smids.resize(static_cast<std::size_t>(d.sms));
+    CK(cudaMemcpyAsync(b.smids.data(), ids, d.sms * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
+    CK(cudaStreamSynchronize(s));
+    std::sort(b.smids.begin(), b.smids.end());
+    std::fprintf(stderr, "smids: %u..%u, %zu distinct\n", b.smids.front(), b.smids.back(),
+                 static_cast<std::size_t>(std::unique(b.smids.begin(), b.smids.end()) - b.smids.begin()));
+    CK(cudaFree(ids));
+  }
   fill(b.dev_src, b.nvec, false, kSeed, d, s);
   fill(b.host_src, b.nvec, false, kSeed, d, s);
   CK(cudaStreamSynchronize(s));
@@ -776,7 +867,8 @@ int main(int argc, char** argv) {
   const std::vector<int> counts = sm_counts(o.sms, d.sms);
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  const Buffers b = allocate(o.mib << 20, d, s);
+  Buffers b = allocate(o.mib << 20, d, s);
+  b.pick = o.pick;
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   std::printf("op,shape,threads,blocks_per_sm,sms,gbps,verified,launch\n");

@@ -43,7 +43,7 @@ class FakeSource : public xb::SampleSource {
       double last = 0;
       for (std::size_t t = 0; t < sc.transfers.size(); ++t) {
         const xb::Transfer& tr = sc.transfers[t];
-        const double gbps = tr.src.on_host() || tr.dst.on_host() ? 50.0 : 350.0;
+        const double gbps = limited(tr.src.on_host() || tr.dst.on_host() ? 50.0 : 350.0);
         // Deterministic, slightly different samples: runs can be compared exactly.
         const double sec = static_cast<double>(tr.bytes) * s.copies_per_sample / (gbps * 1e9) * (1.0 + 0.001 * static_cast<double>(i));
         s.transfers[t].seconds.push_back(sec);
@@ -56,6 +56,14 @@ class FakeSource : public xb::SampleSource {
     }
     for (auto& t : s.transfers) t.verification.status = xb::Verification::Status::passed;
     return s;
+  }
+
+  // An SM budget scales a link's figure with the SMs until it saturates: a
+  // host link from 4 SMs, a GPU's memory or peer from 64.
+  void set_sm_limit(int sms) override { sm_limit_ = sms; }
+  virtual double limited(double gbps) const {
+    const double saturating = gbps < 100 ? 4 : 64;
+    return sm_limit_ > 0 ? gbps * std::min(1.0, sm_limit_ / saturating) : gbps;
   }
 
   xb::LatencySamples latency(int, const xb::Location& target, xb::ChaseKind = xb::ChaseKind::load) override {
@@ -109,4 +117,5 @@ class FakeSource : public xb::SampleSource {
   xb::MeasureOptions opts_;
   double sample_s_;
   std::atomic<int>* cells_;
+  int sm_limit_ = 0;
 };

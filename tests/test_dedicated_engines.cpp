@@ -10,6 +10,7 @@
 #include "machine/pairs.hpp"
 #include "cases/runner.hpp"
 #include "cases/sm_sweep.hpp"
+#include "fake_source.hpp"
 #include "fake_system.hpp"
 #include "frontends/spec.hpp"
 
@@ -168,6 +169,65 @@ TEST(SmSweep, ThresholdsAreTheSmallestCountsReachingThem) {
   EXPECT_EQ(s.sms_for_90, 32);  // 340 >= 337.5
   EXPECT_EQ(s.sms_for_95, 64);  // 370 >= 356.25
   EXPECT_NEAR(s.points[4].of_all, 280.0 / 375, 1e-12);
+}
+
+// The SM-limited sweep on the fake source: a host link saturates from 4 SMs,
+// a GPU's memory from 64 (fake_source.hpp); the curve, its marks, the GB/s
+// per SM and the named case measured again.
+TEST(SmSweep, FakeSourceCurveMarksAndNamedCase) {
+  FakeSource src(1);
+  xb::SmSweepRequest req;
+  req.bytes = 64ull << 20;
+  req.def = xb::sm_sweep_case("host_to_device_memcpy_sm");
+  const xb::SmSweepResult host = xb::sweep_sms(src, req);
+  ASSERT_EQ(host.status, xb::SweepStatus::passed) << (host.messages.empty() ? "" : host.messages[0]);
+  EXPECT_EQ(host.sms, (std::vector<int>{1, 2, 4, 8, 16, 32, 64, 128, 0}));
+  ASSERT_EQ(host.series.size(), 1u);
+  const xb::SmSeries& h = host.series[0];
+  ASSERT_EQ(h.points.size(), 9u);
+  EXPECT_EQ(h.points.back().sms, 132);
+  EXPECT_NEAR(h.points[0].value_gbps, 12.5, 0.1);
+  EXPECT_NEAR(h.points[1].of_all, 0.5, 0.01);
+  EXPECT_EQ(h.sms_for_90, 4);
+  EXPECT_EQ(h.sms_for_95, 4);
+  EXPECT_NEAR(h.per_sm_gbps, 12.5, 0.1);
+  EXPECT_NEAR(h.named_gbps, h.all_sm_gbps, 1e-9);
+  EXPECT_FALSE(h.disagrees);
+  req.def = xb::sm_sweep_case("device_local_read_sm");
+  req.sms_text = "16,32,48,64,all";
+  const xb::SmSweepResult local = xb::sweep_sms(src, req);
+  ASSERT_EQ(local.series.size(), 1u);
+  EXPECT_EQ(local.series[0].sms_for_90, 64);  // 48 SMs give 75%
+  EXPECT_EQ(local.series[0].sms_for_95, 64);
+  EXPECT_NEAR(local.series[0].per_sm_gbps, 350.0 / 64, 0.05);
+}
+
+// A GPU that slows down during the sweep: the named case measured again
+// no longer matches the all-SM point, and the sweep fails naming the curve.
+TEST(SmSweep, AllSmPointThatDisagreesWithTheNamedCaseFails) {
+  class Drifting : public FakeSource {
+   public:
+    Drifting() : FakeSource(1) {}
+    void set_sm_limit(int sms) override {
+      FakeSource::set_sm_limit(sms);
+      unlimited_ += sms == 0 ? 1 : 0;
+    }
+    double limited(double gbps) const override { return FakeSource::limited(gbps) * (unlimited_ > 1 ? 0.9 : 1.0); }
+
+   private:
+    int unlimited_ = 0;
+  } src;
+  xb::SmSweepRequest req;
+  req.bytes = 64ull << 20;
+  req.def = xb::sm_sweep_case("device_local_write_sm");
+  req.sms_text = "1,all";
+  const xb::SmSweepResult r = xb::sweep_sms(src, req);
+  EXPECT_EQ(r.status, xb::SweepStatus::failed);
+  ASSERT_EQ(r.series.size(), 1u);
+  EXPECT_TRUE(r.series[0].disagrees);
+  EXPECT_NEAR(r.series[0].named_gbps / r.series[0].all_sm_gbps, 0.9, 1e-6);
+  ASSERT_EQ(r.messages.size(), 1u);
+  EXPECT_NE(r.messages[0].find("differs from the named case"), std::string::npos) << r.messages[0];
 }
 
 // A cell above its link's peak is marked invalid by the runner's check and

@@ -169,7 +169,8 @@ TEST(PingpongSelect, AutomaticPicksTheBestPathPerPair) {
   EXPECT_EQ(choose_transport(auto_, a, 0, b_same, 1), TransportKind::ipc);
   EXPECT_EQ(choose_transport(auto_, a, 0, b_far, 0), TransportKind::nccl);
   EXPECT_EQ(choose_transport(auto_, a, 0, b_far_no_nccl, 0), TransportKind::staged);
-  EXPECT_EQ(choose_transport(auto_, a, -1, b_same, 0), TransportKind::staged);
+  EXPECT_EQ(choose_transport(auto_, a, -1, b_same, 0), TransportKind::device);
+  EXPECT_EQ(choose_transport(auto_, a, -1, b_far, 0), TransportKind::staged);
   const auto aware = info(0, "n0", false, GpuBuffers::yes);
   const auto aware_b = info(1, "n1", false, GpuBuffers::yes);
   EXPECT_EQ(choose_transport(auto_, aware, 0, aware_b, 0), TransportKind::mpi);
@@ -197,8 +198,8 @@ TEST(PingpongSelect, AutomaticPicksTheDevicePathWhereThePeersReachEachOther) {
   const auto [c, d] = gpu_pair(false);
   EXPECT_FALSE(peer_access(c, d));
   EXPECT_EQ(choose_transport(TransportKind::automatic, c, 0, d, 1), TransportKind::ipc);
-  // Host buffers keep their paths: the device path is asked for by name.
-  EXPECT_EQ(choose_transport(TransportKind::automatic, a, -1, b, 1), TransportKind::staged);
+  // A host buffer and a GPU buffer on one host: the device path too.
+  EXPECT_EQ(choose_transport(TransportKind::automatic, a, -1, b, 1), TransportKind::device);
   EXPECT_EQ(choose_transport(TransportKind::device, a, -1, b, 1), TransportKind::device);
   EXPECT_EQ(choose_transport(TransportKind::device, a, -1, b, -1), TransportKind::device);
 }

@@ -35,8 +35,20 @@ TEST(SmShape, BulkChunkFollowsTheSharedMemoryOfTheGpu) {
   EXPECT_EQ(xb::choose_sm_config({}, xb::SmCopySite{true, 9, 0, 1}).method, Method::vector);
 }
 
-TEST(SmShape, PcieLocalAndPreHopperUseTheVectorKernel) {
-  for (const xb::SmCopySite site : {xb::SmCopySite{false, 9, 228, 1}, xb::SmCopySite{true, 8, 164, 1}}) {
+TEST(SmShape, PcieAndLocalOnHopperUseTwoBulkBlocksPerSmWhenTheyFit) {
+  const xb::SmCopyConfig c = xb::choose_sm_config({}, xb::SmCopySite{false, 9, 228, 1});
+  EXPECT_EQ(c.method, Method::bulk);
+  EXPECT_EQ(c.chunk_kib, 32);
+  EXPECT_EQ(c.stages, 3);
+  EXPECT_EQ(c.blocks_per_sm, 2);
+  EXPECT_LE(2 * (c.stages * c.chunk_kib + 1), 228);
+}
+
+TEST(SmShape, SharedSmsMigratingPagesAndPreHopperUseTheVectorKernel) {
+  xb::SmCopySite migrating{false, 9, 228, 1};
+  migrating.migrating = true;
+  for (const xb::SmCopySite site : {xb::SmCopySite{false, 9, 228, 2}, migrating, xb::SmCopySite{true, 8, 164, 1},
+                                    xb::SmCopySite{false, 8, 164, 1}}) {
     const xb::SmCopyConfig c = xb::choose_sm_config({}, site);
     EXPECT_EQ(c.method, Method::vector);
     EXPECT_EQ(c.blocks_per_sm, 1);

@@ -1,7 +1,7 @@
 #include "cases/sm_sweep.hpp"
 
 #include <algorithm>
-#include <climits>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -94,6 +94,8 @@ void finish_series(SmSeries& s) {
   std::vector<SmPoint> sorted = s.points;
   std::sort(sorted.begin(), sorted.end(), [](const SmPoint& a, const SmPoint& b) { return a.sms < b.sms; });
   for (SmPoint& p : s.points) p.of_all = s.all_sm_gbps > 0 ? p.value_gbps / s.all_sm_gbps : 0.0;
+  s.per_sm_gbps = sorted.empty() ? 0.0 : sorted.front().value_gbps / std::max(1, sorted.front().sms);
+  s.disagrees = s.named_gbps > 0 && std::abs(s.all_sm_gbps / s.named_gbps - 1.0) > kNamedTolerance;
   for (const SmPoint& p : sorted) {
     const double f = s.all_sm_gbps > 0 ? p.value_gbps / s.all_sm_gbps : 0.0;
     if (s.sms_for_90 == 0 && f >= 0.9) s.sms_for_90 = p.sms;
@@ -101,7 +103,11 @@ void finish_series(SmSeries& s) {
   }
 }
 
-void add_sm_point(const CaseResult& c, int sms, SmSweepResult& out) {
+namespace {
+
+// Calls fn(series, cell) for every valid bandwidth cell of a case's result.
+template <typename Fn>
+void for_each_series_cell(const CaseResult& c, SmSweepResult& out, Fn fn) {
   const CaseDef* def = select_cases({c.name}, {}).at(0);
   for (const Matrix& m : c.matrices) {
     if (m.metric != Metric::bandwidth_gbps) continue;
@@ -109,23 +115,53 @@ void add_sm_point(const CaseResult& c, int sms, SmSweepResult& out) {
       if (cell.invalid) continue;  // above the link's peak: the case failed naming it
       SmSeries& s = series_named(out.series, fmt::format("{}[{},{}]", m.name, m.row_labels.at(static_cast<std::size_t>(cell.row)),
                                                 m.col_labels.at(static_cast<std::size_t>(cell.col))));
-      s.link = cell.link;
-      s.peak = cell.peak;
       s.gpu_sms = out.system.gpus.at(static_cast<std::size_t>(kernel_gpu(*def, cell))).sm_count;
-      SmPoint p;
-      p.sms = sms > 0 ? std::min(sms, s.gpu_sms) : s.gpu_sms;
-      p.value_gbps = cell.value;
-      p.stats = cell.stats;
-      p.samples_gbps = cell.samples;
-      p.copies_per_sample = cell.copies_per_sample;
-      p.efficiency = cell.efficiency;
-      p.verification = cell.verification.status;
-      s.points.push_back(std::move(p));
+      fn(s, cell);
     }
   }
 }
 
-SmSweepResult run_sm_sweep(const System& sys, const SmSweepRequest& req, const SmSweepCallback& on_point) {
+}  // namespace
+
+void add_sm_point(const CaseResult& c, int sms, SmSweepResult& out) {
+  for_each_series_cell(c, out, [&](SmSeries& s, const Cell& cell) {
+    s.link = cell.link;
+    s.peak = cell.peak;
+    SmPoint p;
+    p.sms = sms > 0 ? std::min(sms, s.gpu_sms) : s.gpu_sms;
+    p.value_gbps = cell.value;
+    p.stats = cell.stats;
+    p.samples_gbps = cell.samples;
+    p.copies_per_sample = cell.copies_per_sample;
+    p.efficiency = cell.efficiency;
+    p.verification = cell.verification.status;
+    s.points.push_back(std::move(p));
+  });
+}
+
+namespace {
+
+// One measurement of the case under the source's current SM limit; false
+// when the case was waived (the sweep stops).
+bool measure_case(SampleSource& src, const SmSweepRequest& req, const std::string& at, CaseResult& c,
+                  SmSweepResult& out) {
+  run_case_into(*req.def, src, req.bytes, c);
+  mark_impossible_cells(c);
+  if (c.status == CaseStatus::waived) {
+    out.status = SweepStatus::waived;
+    out.messages.push_back(c.message);
+    return false;
+  }
+  if (c.status != CaseStatus::passed) {
+    out.status = SweepStatus::failed;
+    out.messages.push_back(fmt::format("{}: {}", at, c.message));
+  }
+  return true;
+}
+
+}  // namespace
+
+SmSweepResult sweep_sms(SampleSource& src, const SmSweepRequest& req, const SmSweepCallback& on_point) {
   const auto t0 = std::chrono::steady_clock::now();
   SmSweepResult out;
   out.command_line = req.command_line;
@@ -134,33 +170,40 @@ SmSweepResult run_sm_sweep(const System& sys, const SmSweepRequest& req, const S
   out.bytes = req.bytes;
   out.statistic = to_string(req.measure.statistic);
   out.measure = req.measure;
-  out.system = sys;
+  out.system = src.system();
   std::vector<int> gpu_sms;
-  for (const auto& g : sys.gpus) gpu_sms.push_back(g.sm_count);
+  for (const auto& g : out.system.gpus) gpu_sms.push_back(g.sm_count);
   out.sms = sm_counts(req.sms_text, gpu_sms);
-  Measurer measurer(out.system, req.measure);
-  GpuSource src(measurer);
-  for (std::size_t i = 0; i < out.sms.size(); ++i) {
+  bool measured = true;
+  for (std::size_t i = 0; i < out.sms.size() && measured; ++i) {
     const int n = out.sms[i];
-    measurer.set_sm_limit(n > 0 ? n : INT_MAX);
+    src.set_sm_limit(n);
     CaseResult c;
-    run_case_into(*req.def, src, req.bytes, c);
-    mark_impossible_cells(c);
-    if (c.status == CaseStatus::waived) {
-      out.status = SweepStatus::waived;
-      out.messages.push_back(c.message);
-      break;
-    }
-    if (c.status != CaseStatus::passed) {
-      out.status = SweepStatus::failed;
-      out.messages.push_back(fmt::format("at {} SMs: {}", n > 0 ? std::to_string(n) : "all", c.message));
-    }
+    measured = measure_case(src, req, fmt::format("at {} SMs", n > 0 ? std::to_string(n) : "all"), c, out);
+    if (!measured) break;
     add_sm_point(c, n, out);
     if (on_point) on_point(n, i + 1, out.sms.size());
   }
-  for (SmSeries& s : out.series) finish_series(s);
+  src.set_sm_limit(0);
+  CaseResult named;
+  if (measured && measure_case(src, req, "the named case", named, out))
+    for_each_series_cell(named, out, [](SmSeries& s, const Cell& cell) { s.named_gbps = cell.value; });
+  for (SmSeries& s : out.series) {
+    finish_series(s);
+    if (!s.disagrees) continue;
+    out.status = SweepStatus::failed;
+    out.messages.push_back(fmt::format("{}: the all-SM point ({:.2f} GB/s) differs from the named case measured "
+                                       "again ({:.2f} GB/s) by more than {:.0f}%",
+                                       s.label, s.all_sm_gbps, s.named_gbps, kNamedTolerance * 100));
+  }
   out.wall_seconds = seconds_since(t0);
   return out;
+}
+
+SmSweepResult run_sm_sweep(const System& sys, const SmSweepRequest& req, const SmSweepCallback& on_point) {
+  Measurer measurer(sys, req.measure);
+  GpuSource src(measurer);
+  return sweep_sms(src, req, on_point);
 }
 
 }  // namespace xb

@@ -1,9 +1,12 @@
 // The SM budget curve (`xferbench sweep --sms`): an SM or TMA copy case
-// measured with its kernel limited to 1, 2, 4, ... SMs up to all of them,
-// each block alone on its SM (SmCopyConfig::one_block_per_sm), giving per
-// link the bandwidth against the SMs a copy is allowed, and the smallest
-// SM count that reaches 90% and 95% of the all-SM figure: how many SMs a
-// communication kernel needs, and so how many it can leave to compute.
+// measured with its kernel pinned to 1, 2, 4, ... SMs (kernels.hpp, SM
+// pinning: the case's own blocks per SM, on SMs spread over the GPU) up to
+// all of them, giving per link the bandwidth against the SMs a copy is
+// allowed, the GB/s one SM sustains, and the smallest SM count that reaches
+// 90% and 95% of the all-SM figure: how many SMs a communication kernel
+// needs, and so how many it can leave to compute. The named case is then
+// measured once more, as `run` measures it, and a curve whose all-SM point
+// differs from it by more than 2% is flagged.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +16,7 @@
 
 #include "cases/cases.hpp"
 #include "measure/measure.hpp"
+#include "measure/sample_source.hpp"
 #include "records/result.hpp"
 #include "cases/sweep.hpp"
 #include "machine/topology.hpp"
@@ -53,9 +57,15 @@ struct SmSeries {
   double all_sm_gbps = 0;   // the point at every SM
   int sms_for_90 = 0;       // smallest measured SM count reaching 90% of all_sm_gbps; 0: none measured
   int sms_for_95 = 0;
+  double per_sm_gbps = 0;   // GB/s per SM at the fewest SMs measured
+  double named_gbps = 0;    // the named case measured again after the curve; 0: not measured
+  bool disagrees = false;   // all_sm_gbps and named_gbps differ by more than kNamedTolerance
 };
 
-// Fills of_all and the 90% / 95% thresholds from the points (pure).
+constexpr double kNamedTolerance = 0.02;
+
+// Fills of_all, the 90% / 95% thresholds, the GB/s per SM and the
+// disagreement with the named case from the points (pure).
 void finish_series(SmSeries& s);
 
 struct SmSweepRequest {
@@ -87,7 +97,11 @@ void add_sm_point(const CaseResult& c, int sms, SmSweepResult& out);
 using SmSweepCallback = std::function<void(int sms, std::size_t done, std::size_t total)>;
 
 // Checks the SM counts against the GPUs (Error(usage) before measuring),
-// then measures every budget; an error at one budget becomes a message.
+// then measures every budget and the named case; an error at one budget
+// becomes a message, and a curve that disagrees with its named case makes
+// the sweep fail naming it.
+SmSweepResult sweep_sms(SampleSource& src, const SmSweepRequest& req, const SmSweepCallback& on_point = {});
+// sweep_sms on this machine's GPUs (req.measure's options).
 SmSweepResult run_sm_sweep(const System& sys, const SmSweepRequest& req, const SmSweepCallback& on_point = {});
 
 }  // namespace xb

@@ -110,6 +110,9 @@ constexpr auto sm_series_fields = [](auto& io, auto& s) {
   io("all_sm_gbps", s.all_sm_gbps);
   io.null_unless(s.sms_for_90 > 0, "sms_for_90pct", s.sms_for_90);
   io.null_unless(s.sms_for_95 > 0, "sms_for_95pct", s.sms_for_95);
+  io("per_sm_gbps", s.per_sm_gbps);
+  io.null_unless(s.named_gbps > 0, "named_case_gbps", s.named_gbps);
+  io("disagrees_with_named_case", s.disagrees);
   io.need_list("points", s.points, [&s](auto& p, auto& x) { sm_point_fields(p, x, s.peak); });
 };
 
@@ -122,7 +125,7 @@ constexpr auto sm_sweep_fields = [](auto& io, auto& r) {
   io.object("settings", r, [](auto& s, auto& x) {
     measure_fields(s, x.measure);
     s("statistic", x.statistic);
-    s.text("one_block_per_sm", true);
+    s.text("sm_pinning", "spread");
   });
   io.need_list("series", r.series, sm_series_fields);
 };

@@ -72,15 +72,21 @@ void launch_chase(const void* buf, std::uint64_t steps, unsigned long long* sink
 // happens inside a timed region or while another device waits on a gate.
 void preload_kernels();
 
-// The TMA copy and pointer chase, and the read-only and write-only memory
-// kernels (kernels_tma.cu).
-// True when the current device has a Tensor Memory Accelerator (sm_90+).
+// True when the current device has a Tensor Memory Accelerator (sm_90+);
+// require_tma() throws Error(usage) naming the device when it has none.
 bool tma_supported();
+void require_tma();
 
-// Dynamic shared memory that keeps a second block of any kernel off an SM
-// that already runs one (more than half of the SM's shared memory), so N
-// blocks occupy N distinct SMs: the SM budget of `sweep --sms`.
-int exclusive_sm_smem_bytes();
+// SM pinning, the SM budget of `sweep --sms`. The SM copy, TMA copy,
+// read-only and write-only kernels below (sm_kernels.cu), given an sm_count
+// below the GPU's SM count, run their usual blocks per SM on exactly
+// sm_count SMs spread evenly over the GPU's SM ids: the launch is
+// cooperative, with shared memory sized so that exactly that many blocks
+// fit on every SM; each block reads its SM's id (%smid), and the blocks of
+// the SMs not chosen return at once. prepare_sm_pinning(n) must have run on
+// the current device first (it launches a census kernel and copies, so
+// never call it inside a timed region). One pinned kernel at a time per GPU.
+void prepare_sm_pinning(int sm_count);
 
 // A copy through the TMA: the bulk copy kernel of launch_sm_copy with its
 // configuration (cfg.method must be bulk). Unlike launch_sm_copy it never
@@ -105,7 +111,9 @@ void launch_tma_chase(const void* buf, std::uint64_t steps, unsigned long long* 
 // compiler cannot know), so no load can be optimised away and almost
 // nothing is written; with check = true every thread XORs its checksum into
 // *out (preset to 0), giving read_checksum of the buffer. Shape from cfg
-// (vector fields; zero: 4 blocks of 512 threads per SM, unroll 4).
+// (vector fields; zero: 4 blocks of 512 threads per SM, unroll 4). A bulk
+// cfg reads without check through the TMA instead: whole chunks land in
+// shared memory (nothing to fold), the rest goes through the vector kernel.
 void launch_read_only(const void* src, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count, bool check,
                       unsigned long long* out, unsigned long long sentinel, cudaStream_t stream, int reps = 1);
 
@@ -126,8 +134,8 @@ void launch_write_only(void* dst, std::uint64_t bytes, std::uint32_t base, const
 void launch_verify_written(const void* dst, std::uint64_t bytes, std::uint32_t base, unsigned long long* first_bad,
                            cudaStream_t stream);
 
-// Loads the kernels above on the current device (see preload_kernels).
-void preload_tma_kernels();
+// Loads the kernels of sm_kernels.cu on the current device (see preload_kernels).
+void preload_sm_kernels();
 
 // What the two preload functions do for each of their kernels: asking for
 // its attributes loads its module on the current device.

@@ -20,10 +20,6 @@ struct SmCopyConfig {
   bool l2_only = false;    // loads and stores cached in L2 only, .cg (vector)
   int chunk_kib = 0;  // bulk
   int stages = 0;     // bulk: 2, 3 or 4
-  // Each block reserves more than half an SM's shared memory, so no two
-  // blocks share an SM and `sm_count` blocks run on that many SMs (the SM
-  // budget of `sweep --sms`); implies one block per SM.
-  bool one_block_per_sm = false;
 };
 
 }  // namespace xb

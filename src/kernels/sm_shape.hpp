@@ -11,21 +11,24 @@ struct SmCopySite {
   int cc_major = 0;                  // of the executing GPU
   int shared_memory_per_sm_kib = 0;  // of the executing GPU; 0: unknown
   int sm_copies_on_gpu = 1;          // SM copy kernels of the same scenario on the executing GPU
+  bool migrating = false;            // managed or pageable memory on a side: pages move on demand
 };
 
 // Defaults, from the H200 sweeps in bench/results/:
-//  - GPU <-> GPU over NVLink on sm_90 and later: the bulk asynchronous copy,
-//    3 stages, one block per SM, with the largest chunk of 64, 32 or 16 KiB
-//    at which one block of every SM copy sharing the GPU fits in an SM's
-//    shared memory (each block also takes 1 KiB the driver reserves), so
-//    concurrent copies really run together. On an H200 (228 KiB): 64 KiB
-//    alone, 32 for two, 16 for three or four. When not even 16 KiB fits,
-//    the vector kernel.
-//  - everything else (PCIe, local memory): the vector kernel, one 512-thread
-//    block per SM, 4 loads in flight per thread, no cache hints (one block
-//    per SM leaves room for a second copy kernel on the same GPU).
-// A bulk configuration from the user is taken as given; vector fields the
-// user set override the vector default and select the vector kernel.
+//  - on sm_90 and later, unless a side's pages migrate: the bulk
+//    asynchronous copy (TMA), 3 stages, if every SM copy sharing the GPU
+//    fits an SM's shared memory (each block also takes 1 KiB the driver
+//    reserves), so concurrent copies really run together:
+//    - GPU <-> GPU over NVLink: one block per SM, with the largest chunk of
+//      64, 32 or 16 KiB that fits. On an H200 (228 KiB): 64 KiB alone, 32
+//      for two, 16 for three or four;
+//    - everything else (PCIe, local memory): two blocks per SM of 32 KiB
+//      chunks. From one H200 SM it moves 42 GB/s host -> GPU where the
+//      vector kernel moves 15, and 95% of the local copy's all-SM figure
+//      comes from 64 SMs, where the vector kernel gives 76%
+//      (bench/results/2026-11-25-h200-sm-pinning);
+//  - otherwise the vector kernel, one 512-thread block per SM, 4 loads in
+//    flight per thread, no cache hints.
 SmCopyConfig choose_sm_config(const SmCopyConfig& user, const SmCopySite& site);
 
 // True when the user set any field of `c` (a default-constructed config

@@ -49,13 +49,21 @@ Verification verify_written(Buffer& dst, std::uint64_t bytes, int device) {
 SmCopyConfig dedicated_config(Engine e, const SmCopyConfig& user, SmCopySite site) {
   if (e == Engine::tma) {
     if (user.method == SmCopyConfig::Method::bulk) return user;
-    site.nvlink_peer = true;
     site.cc_major = 9;  // asks for the bulk kernel; a GPU without a TMA is refused when launched
-    const SmCopyConfig c = choose_sm_config(SmCopyConfig{}, site);
+    SmCopyConfig c = choose_sm_config(SmCopyConfig{}, site);
+    site.nvlink_peer = true;  // the smaller chunks of the NVLink shape, when two 32 KiB blocks do not fit
+    if (c.method != SmCopyConfig::Method::bulk) c = choose_sm_config(SmCopyConfig{}, site);
     if (c.method != SmCopyConfig::Method::bulk)
       fail(ErrorKind::usage, fmt::format("TMA copy: no bulk chunk of 16 KiB or more fits {} KiB of shared memory per SM "
                                          "for {} concurrent copies", site.shared_memory_per_sm_kib, site.sm_copies_on_gpu));
     return c;
+  }
+  if (e == Engine::sm_read && !sm_config_given(user)) {
+    // Bulk reads: 185 GB/s from one H200 SM, where vector loads reach 74
+    // (bench/results/2026-11-25-h200-sm-shapes), and 95% of HBM from 48 SMs.
+    site.nvlink_peer = false;
+    const SmCopyConfig c = choose_sm_config(user, site);
+    if (c.method == SmCopyConfig::Method::bulk) return c;
   }
   if (user.method == SmCopyConfig::Method::bulk) return SmCopyConfig{};
   return user;
@@ -88,9 +96,7 @@ Verification verify_dedicated(Engine e, Buffer* src, Buffer* dst, std::uint64_t 
   XB_CUDA_CHECK(cudaSetDevice(device));
   if (e == Engine::sm_write) return verify_written(*dst, bytes, device);
   if (e != Engine::sm_read) fail(ErrorKind::internal, "verify_dedicated: a TMA copy is verified as any copy");
-  SmCopyConfig full = cfg;
-  full.one_block_per_sm = false;
-  return verify_read(*src, bytes, full, sm_count, device);
+  return verify_read(*src, bytes, cfg, sm_count, device);
 }
 
 }  // namespace xb

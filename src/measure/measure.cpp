@@ -100,6 +100,8 @@ SmCopySite Measurer::sm_site(const Plan& plan, std::size_t i) const {
                      sys_.link(t.src.device, t.dst.device).kind == LinkKind::nvlink;
   site.cc_major = sys_.gpus[t.exec_device].cc_major;
   site.shared_memory_per_sm_kib = sys_.gpus[t.exec_device].shared_memory_per_sm_kib;
+  site.migrating = t.src.kind == MemKind::managed || t.dst.kind == MemKind::managed ||
+                   t.src.kind == MemKind::pageable || t.dst.kind == MemKind::pageable;
   site.sm_copies_on_gpu = 0;
   for (std::size_t j = 0; j < plan.size(); ++j)
     if (plan.t(j).engine != Engine::copy_engine && plan.t(j).exec_device == t.exec_device) ++site.sm_copies_on_gpu;
@@ -157,10 +159,17 @@ void Measurer::prepare_buffers(Plan& plan) {
 
 SmCopyConfig Measurer::kernel_config(const Plan& plan, std::size_t i) const {
   const Transfer& t = plan.t(i);
-  SmCopyConfig c = is_dedicated_engine(t.engine) ? dedicated_config(t.engine, opts_.sm, sm_site(plan, i))
-                                            : choose_sm_config(opts_.sm, sm_site(plan, i));
-  if (opts_.sm_limit > 0) c.one_block_per_sm = true;
-  return c;
+  return is_dedicated_engine(t.engine) ? dedicated_config(t.engine, opts_.sm, sm_site(plan, i))
+                                      : choose_sm_config(opts_.sm, sm_site(plan, i));
+}
+
+void Measurer::set_sm_limit(int sms) {
+  opts_.sm_limit = sms;
+  for (const GpuInfo& g : sys_.gpus) {
+    if (sms <= 0 || sms >= g.sm_count) continue;
+    XB_CUDA_CHECK(cudaSetDevice(g.index));
+    prepare_sm_pinning(sms);
+  }
 }
 
 int Measurer::sm_budget(int device) const {

@@ -59,8 +59,9 @@ class Measurer {
   ScenarioSamples run(const Scenario& scenario, const SampleMetric& metric);
 
   const MeasureOptions& options() const noexcept { return opts_; }
-  // The SM budget of later scenarios (sweep --sms keeps its buffers across budgets).
-  void set_sm_limit(int sms) noexcept { opts_.sm_limit = sms; }
+  // The SM budget of later scenarios (sweep --sms keeps its buffers across
+  // budgets); prepares SM pinning (kernels.hpp) on every GPU it limits.
+  void set_sm_limit(int sms);
   const System& system() const noexcept { return sys_; }
   BufferPool& pool() noexcept { return pool_; }
   // Buffers for one set of requests (buffer_pool.hpp); samples the memory

@@ -55,6 +55,8 @@ class SampleSource {
   // memory_cost() reads them. A source without buffers has nothing to do.
   virtual void start_memory_accounting(const MemoryAmount& /*budget*/, bool /*fixed*/) {}
   virtual void memory_cost(MemoryCost& /*cost*/) {}
+  // The SM budget of later cells (Measurer::set_sm_limit); 0: every SM.
+  virtual void set_sm_limit(int sms) = 0;
   // After a cell failed with a CUDA error: why no further cell can run (a
   // sticky error poisons the context), or "" when the GPUs still work.
   virtual std::string unusable_reason() = 0;
@@ -80,6 +82,7 @@ class GpuSource final : public SampleSource {
   void start_memory_accounting(const MemoryAmount& budget, bool fixed) override;
   void memory_cost(MemoryCost& cost) override;
   std::string unusable_reason() override;
+  void set_sm_limit(int sms) override { measurer_->set_sm_limit(sms); }
   Measurer& measurer() { return *measurer_; }
 
  private:

@@ -121,6 +121,47 @@ __device__ void copy_range(unsigned char* dst, const unsigned char* src, std::ui
   for (std::uint64_t o = begin + nvec * 16 + threadIdx.x; o < end; o += nt) dst[o] = src[o];
 }
 
+// A pull: this block's part of a large message fetched from the host's
+// memory into this GPU's receive buffer. Loads are .cv (fetched again, never
+// served from a cached line), so a window of one message crosses PCIe each
+// time; 4 vectors in flight per thread, as copy_range.
+__device__ void pull_range(unsigned char* dst, const unsigned char* src, std::uint64_t begin, std::uint64_t end) {
+  const std::uint64_t nvec = (end - begin) / 16;
+  const auto* s = reinterpret_cast<const uint4*>(src + begin);
+  auto* d = reinterpret_cast<uint4*>(dst + begin);
+  const std::uint64_t nt = blockDim.x;
+  for (std::uint64_t i = threadIdx.x; i < nvec; i += 4 * nt) {
+    uint4 v[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if (i + k * nt < nvec) v[k] = __ldcv(s + i + k * nt);
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if (i + k * nt < nvec) d[i + k * nt] = v[k];
+    }
+  }
+  for (std::uint64_t o = begin + nvec * 16 + threadIdx.x; o < end; o += nt)
+    dst[o] = *static_cast<const volatile unsigned char*>(src + o);
+}
+
+// Pull mode's receive: the host raised the flag of the window's last
+// message (its one part); every block then fetches its part of each
+// message, the host's message or, when the host answers with what it
+// received (echo), the data this GPU stored there.
+__device__ bool pull_messages(const DeviceRunArgs& a, std::uint32_t count, std::uint64_t last, std::uint32_t rep) {
+  const RunSpec& s = a.spec;
+  if (!block_wait_word(a, &a.links.in.flags->parts[0], last, WaitFor::message, rep)) return false;
+  const bool host_echoes = s.mode == ModeCode::pingpong && s.initiator && s.echo;
+  const unsigned char* src = host_echoes ? a.links.out.data : a.links.peer_send;
+  std::uint64_t begin = 0, end = 0;
+  part_range(s.bytes, s.my_parts, blockIdx.x, begin, end);
+  for (std::uint32_t m = 0; m < count; ++m) pull_range(a.links.in.data, src, begin, end);
+  __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(a.pulled, 1ull);
+  return true;
+}
+
 __device__ void flag_send(const DeviceRunArgs& a, const unsigned char* src, std::uint64_t seq) {
   std::uint64_t begin = 0, end = 0;
   part_range(a.spec.bytes, a.spec.my_parts, blockIdx.x, begin, end);
@@ -173,8 +214,10 @@ __device__ bool ll_receive(const DeviceRunArgs& a, std::uint64_t seq, std::uint3
 }
 
 // Runs one step; every thread keeps its own copy of the counters, so all
-// agree without sharing them. False when a wait gave up.
-__device__ bool run_step(const DeviceRunArgs& a, const Step& st, Counters& c, std::uint32_t rep) {
+// agree without sharing them (`pulls` counts pull-mode receives of this
+// run). False when a wait gave up.
+__device__ bool run_step(const DeviceRunArgs& a, const Step& st, Counters& c, std::uint32_t rep,
+                         unsigned long long& pulls) {
   const RunSpec& s = a.spec;
   switch (st.kind) {
     case StepKind::send:
@@ -192,11 +235,26 @@ __device__ bool run_step(const DeviceRunArgs& a, const Step& st, Counters& c, st
     }
     case StepKind::receive:
       c.received += st.count;  // a window is complete when its last message is
-      return s.ll ? ll_receive(a, c.received, rep) : block_wait_parts(a, c.received, rep);
-    case StepKind::send_ack:
+      if (s.ll) return ll_receive(a, c.received, rep);
+      if (!s.pull) return block_wait_parts(a, c.received, rep);
+      ++pulls;
+      return pull_messages(a, st.count, c.received, rep);
+    case StepKind::send_ack: {
       ++c.acks_sent;
-      if (lead_thread()) st_release(&a.links.out.flags->ack, c.acks_sent);
-      return true;
+      bool ok = true;
+      if (lead_thread()) {
+        // Pull mode: the window is received when every block has fetched it.
+        Patience patience(s.timeout_ns);
+        while (ok && s.pull && !s.ll && atomicAdd(a.pulled, 0ull) < pulls * s.my_parts) {
+          if (patience.exhausted()) {
+            report_timeout(a, WaitFor::message, c.received, atomicAdd(a.pulled, 0ull), rep);
+            ok = false;
+          }
+        }
+        if (ok) st_release(&a.links.out.flags->ack, c.acks_sent);
+      }
+      return blockIdx.x != 0 || __syncthreads_and(ok) != 0;
+    }
     case StepKind::receive_ack:
       ++c.acks_received;
       return block_wait_word(a, &a.links.in.flags->ack, c.acks_received, WaitFor::ack, rep);
@@ -216,10 +274,11 @@ __global__ void __launch_bounds__(kMaxThreads) device_run_kernel(DeviceRunArgs a
   }
   const RepSteps steps = rep_steps(s.mode, s.initiator, s.window, s.echo);
   Counters c = s.base;
+  unsigned long long pulls = 0;
   for (std::uint32_t r = 0; r < s.reps; ++r) {
 #pragma unroll
     for (int i = 0; i < 2; ++i) {  // unrolled, so the steps stay in registers
-      if (i < steps.n && !run_step(a, steps.step[i], c, r)) return;
+      if (i < steps.n && !run_step(a, steps.step[i], c, r, pulls)) return;
     }
     if (lead_thread()) a.clocks[r + 1] = static_cast<std::uint64_t>(clock64());
   }

@@ -49,6 +49,7 @@ struct DeviceRunArgs {
   std::uint64_t* clocks;   // spec.reps + 1 SM-cycle stamps (device memory)
   std::uint64_t* timer;    // 2 %globaltimer stamps: start and end (device memory)
   KernelStatus* status;    // device pointer to mapped host memory
+  unsigned long long* pulled;  // pull: blocks' finished fetches in this run (device memory, zeroed per run)
 };
 
 // Parts (blocks) one large message may use on the current device: one per

@@ -13,6 +13,10 @@
 //    and the low 32 bits of the message's sequence number, so one store
 //    moves data and flag at once and the reader needs no fence;
 //  - data: where large messages land (the receive buffer).
+// Between a host rank and a GPU rank (RunSpec::pull) the GPU fetches each
+// large message from the host's memory itself: the host only raises the
+// message's flag, and the data crosses PCIe once, in the GPU's kernel, in
+// both directions (stores to the host, loads from it).
 // Sequence numbers only grow (64-bit flags, never reset): a run continues
 // where the previous one stopped, so a stale flag can never look new.
 #pragma once
@@ -52,6 +56,7 @@ struct BoxView {
 // What one side works on. `in` is its own mailbox, `out` the peer's.
 struct Links {
   const unsigned char* send;  // this side's message
+  const unsigned char* peer_send;  // pull: the host peer's message (in shared memory)
   unsigned char* recv_ll;     // LL messages are unpacked here
   BoxView in, out;            // large messages arrive in in.data
 };
@@ -76,6 +81,7 @@ struct RunSpec {
   std::uint64_t timeout_ns = 0;   // longest wait for any flag
   Counters base;                  // counters before this run
   bool echo = false;              // pingpong: the responder sends back what it received (--buffers echo)
+  bool pull = false;              // host <-> GPU: the GPU side fetches large messages from the host side
 };
 
 // One step of a repetition. A repetition is at most two steps.

@@ -17,11 +17,13 @@ namespace xb::pingpong {
 
 // Two mailboxes in one shared segment: box 0 is the initiator's inbound
 // one, box 1 the responder's. Each: flags, LL words, a data area for the
-// largest message; every section starts on a page.
+// largest message; every section starts on a page. With `host_send` (a
+// host <-> GPU pair) the host side's send buffer follows, where the GPU
+// fetches its messages.
 struct ShmLayout {
-  std::size_t ll_offset = 0, data_offset = 0, box_bytes = 0, total = 0;
+  std::size_t ll_offset = 0, data_offset = 0, box_bytes = 0, send_offset = 0, total = 0;
 };
-ShmLayout shm_layout(std::uint64_t ll_max_bytes, std::uint64_t max_bytes);
+ShmLayout shm_layout(std::uint64_t ll_max_bytes, std::uint64_t max_bytes, bool host_send = false);
 devproto::BoxView box_at(unsigned char* base, const ShmLayout& layout, int index);
 
 // What each side tells the other when connecting.
@@ -42,6 +44,8 @@ class DeviceTransportBase : public Transport {
   DeviceTransportBase(const PairContext& ctx, std::uint32_t max_parts);
 
   bool uses_shm() const { return ctx_.my_device < 0 || ctx_.peer_device < 0; }
+  // A host side and a GPU side: the GPU fetches the host's large messages.
+  bool pulls() const { return (ctx_.my_device < 0) != (ctx_.peer_device < 0); }
   bool is_ll(std::size_t bytes) const { return bytes <= ctx_.ll_max_bytes; }
   int my_box() const { return ctx_.initiator ? 0 : 1; }
 

@@ -98,8 +98,8 @@ void send_messages(const RunSpec& s, const Links& l, const unsigned char* src, s
     if (s.ll) {
       ll_send(src, s.bytes, l.out.ll, seq);
     } else {
-      std::memcpy(l.out.data, src, s.bytes);
-      store_release(&l.out.flags->parts[0], seq);  // a CPU sender is one part
+      if (!s.pull) std::memcpy(l.out.data, src, s.bytes);  // else the GPU peer fetches it from `src`
+      store_release(&l.out.flags->parts[0], seq);          // a CPU sender is one part
     }
   }
 }

@@ -152,6 +152,8 @@ TransportKind choose_transport(TransportKind requested, const RankInfo& a, int g
   switch (requested) {
     case TransportKind::automatic: {
       if (!any_gpu) return TransportKind::mpi;
+      // A host and a GPU on one host: the GPU's kernel moves the data through shared memory.
+      if (!both_gpu && same_host) return TransportKind::device;
       if (both_gpu && same_host)
         return peer_access(a, b) && !same_gpu(a, gpu_a, b, gpu_b) ? TransportKind::device : TransportKind::ipc;
       if (both_gpu && a.nccl && b.nccl) return TransportKind::nccl;

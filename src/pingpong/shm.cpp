@@ -52,7 +52,7 @@ SharedSegment SharedSegment::create(std::size_t bytes) {
     s.unlink();
     fail(ErrorKind::resources,
          fmt::format("cannot reserve {} bytes of shared memory in /dev/shm for the device transport's host "
-                     "mailboxes: {}; use fewer sizes (-n) or a larger /dev/shm",
+                     "mailboxes: {}; use fewer sizes (-n), a larger /dev/shm or --transport staged",
                      bytes, std::strerror(rc)));
   }
   s.bytes_ = bytes;

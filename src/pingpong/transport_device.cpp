@@ -29,12 +29,14 @@ std::size_t page_round(std::size_t n) { return (n + kPage - 1) / kPage * kPage; 
 
 }  // namespace
 
-ShmLayout shm_layout(std::uint64_t ll_max_bytes, std::uint64_t max_bytes) {
+ShmLayout shm_layout(std::uint64_t ll_max_bytes, std::uint64_t max_bytes, bool host_send) {
   ShmLayout l;
+  const std::size_t data = page_round(max_bytes == 0 ? 1 : max_bytes);
   l.ll_offset = page_round(sizeof(BoxFlags));
   l.data_offset = l.ll_offset + page_round(ll_area_bytes(ll_max_bytes));
-  l.box_bytes = l.data_offset + page_round(max_bytes == 0 ? 1 : max_bytes);
-  l.total = 2 * l.box_bytes;
+  l.box_bytes = l.data_offset + data;
+  l.send_offset = 2 * l.box_bytes;
+  l.total = l.send_offset + (host_send ? data : 0);
   return l;
 }
 
@@ -45,7 +47,7 @@ BoxView box_at(unsigned char* base, const ShmLayout& layout, int index) {
 }
 
 DeviceTransportBase::DeviceTransportBase(const PairContext& ctx, std::uint32_t max_parts)
-    : ctx_(ctx), my_max_parts_(max_parts), layout_(shm_layout(ctx.ll_max_bytes, ctx.max_bytes)) {}
+    : ctx_(ctx), my_max_parts_(max_parts), layout_(shm_layout(ctx.ll_max_bytes, ctx.max_bytes, pulls())) {}
 
 Hello DeviceTransportBase::connect_hello(Hello mine) {
   mine.max_parts = my_max_parts_;
@@ -84,6 +86,7 @@ RunSpec DeviceTransportBase::next_spec(Mode mode, std::size_t bytes, int reps, i
   s.timeout_ns = static_cast<std::uint64_t>(ctx_.timeout.count() * 1e9);
   s.base = counters_;
   s.echo = ctx_.echo;
+  s.pull = pulls();
   return s;
 }
 
@@ -107,7 +110,9 @@ class CpuSide final : public DeviceTransportBase {
 
   void connect() override {
     connect_hello(Hello{});
-    links_.send = static_cast<const unsigned char*>(send_.ptr());
+    // Facing a GPU, the message lives in shared memory, where the GPU fetches it.
+    message_ = pulls() ? shm_.data() + layout_.send_offset : static_cast<unsigned char*>(send_.ptr());
+    links_.send = message_;
     links_.in = box_at(shm_.data(), layout_, my_box());
     links_.out = box_at(shm_.data(), layout_, 1 - my_box());
     links_.recv_ll = links_.in.data;
@@ -115,7 +120,7 @@ class CpuSide final : public DeviceTransportBase {
 
   void prepare(std::size_t bytes, std::uint64_t seed) override {
     shm_.unlink();  // both sides have mapped it by now (the runner checked connect)
-    fill_pattern_host(send_.ptr(), bytes, seed);
+    fill_pattern_host(message_, bytes, seed);
     std::memset(links_.in.data, kFiller, bytes);
   }
 
@@ -138,6 +143,10 @@ class CpuSide final : public DeviceTransportBase {
   }
 
   std::string describe() const override {
+    if (pulls())
+      return fmt::format("a CPU thread raises flags in shared memory (LL words up to {} B); above that the GPU "
+                         "rank's kernel fetches the message from this rank's shared memory and stores its own there",
+                         ctx_.ll_max_bytes);
     return fmt::format("a CPU thread stores into the peer's mailbox in shared memory (LL words up to {} B, above "
                        "that a copy and a release flag)",
                        ctx_.ll_max_bytes);
@@ -145,6 +154,7 @@ class CpuSide final : public DeviceTransportBase {
 
  private:
   Buffer send_;
+  unsigned char* message_ = nullptr;  // send_, or the send area of shared memory (pulls())
   Links links_{};
 };
 

@@ -1,9 +1,9 @@
 // The GPU side of the device transport: one persistent kernel per run
 // (device_kernels.hpp documents its memory orders and timeout). The peer is
 // another GPU (its mailbox and receive buffer mapped over CUDA IPC) or a
-// host-side rank (both mailboxes in shared memory, registered as mapped
-// pinned memory here).
-#include <cstring>
+// host-side rank (both mailboxes and the host's message in shared memory,
+// registered as mapped pinned memory here; the kernel fetches the host's
+// large messages into this GPU's receive buffer itself).
 
 #include <fmt/format.h>
 
@@ -43,6 +43,7 @@ class GpuSide final : public DeviceTransportBase {
       : DeviceTransportBase(ctx, max_parts_on(ctx.my_device)), stream_(ctx.my_device),
         send_(device_memory(ctx.my_device), ctx.max_bytes), recv_(device_memory(ctx.my_device), ctx.max_bytes),
         timer_(device_memory(ctx.my_device), 2 * sizeof(std::uint64_t)),
+        pulled_(device_memory(ctx.my_device), sizeof(unsigned long long)),
         status_(host_memory(MemKind::mapped, kNoNumaPlacement), sizeof(KernelStatus)) {
     if (!uses_shm()) {
       box_ = Buffer(device_memory(ctx.my_device), layout_.data_offset);  // flags and LL words
@@ -79,7 +80,6 @@ class GpuSide final : public DeviceTransportBase {
   void prepare(std::size_t bytes, std::uint64_t seed) override {
     shm_.unlink();  // both sides have mapped it by now (the runner checked connect)
     load_pattern(send_, recv_, bytes, seed);
-    if (host_in_ != nullptr) std::memset(host_in_, kFiller, bytes);
     XB_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
@@ -91,8 +91,9 @@ class GpuSide final : public DeviceTransportBase {
     }
     XB_CUDA_CHECK(cudaSetDevice(ctx_.my_device));
     const DeviceRunArgs args{spec, links_, static_cast<std::uint64_t*>(clocks_.ptr()),
-                             static_cast<std::uint64_t*>(timer_.ptr()),
-                             static_cast<KernelStatus*>(status_.kernel_ptr())};
+                             static_cast<std::uint64_t*>(timer_.ptr()), static_cast<KernelStatus*>(status_.kernel_ptr()),
+                             static_cast<unsigned long long*>(pulled_.ptr())};
+    XB_CUDA_CHECK(cudaMemsetAsync(pulled_.ptr(), 0, sizeof(unsigned long long), stream_.get()));
     launch_device_run(args, stream_.get());
     // Every wait inside the kernel gives up after the timeout, so this bound
     // is only a safety net for a GPU that stopped answering altogether.
@@ -107,18 +108,17 @@ class GpuSide final : public DeviceTransportBase {
     return ticks_to_seconds(clocks, static_cast<double>(timer[1] - timer[0]) * 1e-9);
   }
 
-  std::vector<unsigned char> received(std::size_t bytes) override {
-    // Large messages from the host land in shared memory.
-    if (host_in_ != nullptr && !is_ll(bytes)) return std::vector<unsigned char>(host_in_, host_in_ + bytes);
-    return host_copy(recv_, bytes);
-  }
+  std::vector<unsigned char> received(std::size_t bytes) override { return host_copy(recv_, bytes); }
 
   std::string describe() const override {
-    const std::string peer = uses_shm() ? "mapped pinned host memory (shared with the host rank)"
-                                        : fmt::format("gpu {}'s memory over a CUDA IPC peer mapping", ctx_.peer_device);
-    return fmt::format("a persistent kernel on gpu {} stores into {}; LL words up to {} B, above that stores "
-                       "and a release flag per block (up to {} blocks)",
-                       ctx_.my_device, peer, ctx_.ll_max_bytes, my_max_parts_);
+    if (uses_shm())
+      return fmt::format("a persistent kernel on gpu {} exchanges LL words up to {} B with the host rank through "
+                         "its shared memory (mapped pinned); above that it fetches the host's message from there "
+                         "and stores its own there, up to {} blocks, a flag per block",
+                         ctx_.my_device, ctx_.ll_max_bytes, my_max_parts_);
+    return fmt::format("a persistent kernel on gpu {} stores into gpu {}'s memory over a CUDA IPC peer mapping; LL "
+                       "words up to {} B, above that stores and a release flag per block (up to {} blocks)",
+                       ctx_.my_device, ctx_.peer_device, ctx_.ll_max_bytes, my_max_parts_);
   }
 
  private:
@@ -136,10 +136,10 @@ class GpuSide final : public DeviceTransportBase {
   void connect_host_peer() {
     XB_CUDA_CHECK(cudaHostRegister(shm_.data(), shm_.size(), cudaHostRegisterMapped | cudaHostRegisterPortable));
     registered_ = true;
-    const BoxView in = box_at(shm_.data(), layout_, my_box());
-    host_in_ = in.data;
-    links_.in = to_device(in);
+    links_.in = to_device(box_at(shm_.data(), layout_, my_box()));
+    links_.in.data = static_cast<unsigned char*>(recv_.ptr());  // fetched messages land in gpu memory
     links_.out = to_device(box_at(shm_.data(), layout_, 1 - my_box()));
+    links_.peer_send = device_pointer(shm_.data() + layout_.send_offset);
   }
 
   void check_status(const RunSpec& spec) const {
@@ -152,11 +152,10 @@ class GpuSide final : public DeviceTransportBase {
   }
 
   Stream stream_;
-  Buffer send_, recv_, timer_, clocks_, box_;
+  Buffer send_, recv_, timer_, pulled_, clocks_, box_;
   Buffer status_;  // mapped host memory: the kernel reports a timeout here
   void* peer_box_ = nullptr;
   void* peer_recv_ = nullptr;
-  unsigned char* host_in_ = nullptr;  // host view of the inbound data area (host peer)
   bool registered_ = false;
   Links links_{};
 };

@@ -32,8 +32,8 @@ struct MeasureOptions {
   // Memory kind of the named cases' host buffers (they ask for pinned):
   // pinned, or hugepages (--host-mem hugepages).
   MemKind host_kind = MemKind::pinned;
-  // SM budget (sweep --sms): SM kernels run this many blocks, each alone on
-  // its SM (SmCopyConfig::one_block_per_sm); 0: every SM, as chosen.
+  // SM budget (sweep --sms): SM kernels run pinned to this many SMs
+  // (kernels.hpp, SM pinning); 0: every SM.
   int sm_limit = 0;
   Statistic statistic = Statistic::median;  // what a cell reports
 };

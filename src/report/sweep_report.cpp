@@ -120,8 +120,12 @@ std::string series_text(const SmSeries& s) {
     out += fmt::format("{:>8} {:>12.2f} {:>8} {:>9.1f} {:>8} {:>8.2f}  {}\n", p.sms, p.value_gbps,
                        s.peak.known() ? fmt::format("{:.1f}", p.efficiency * 100) : "-", p.of_all * 100,
                        p.stats.count, p.stats.cov * 100, to_string(p.verification));
-  out += fmt::format("# {}: {:.2f} GB/s with all {} SMs; 90% of it from {}, 95% from {}\n", s.label, s.all_sm_gbps,
-                     s.gpu_sms, threshold(s.sms_for_90), threshold(s.sms_for_95));
+  out += fmt::format("# {}: {:.2f} GB/s with all {} SMs, {:.2f} GB/s per SM at the fewest; 90% of it from {}, 95% "
+                     "from {}\n",
+                     s.label, s.all_sm_gbps, s.gpu_sms, s.per_sm_gbps, threshold(s.sms_for_90), threshold(s.sms_for_95));
+  if (s.named_gbps > 0)
+    out += fmt::format("# {}: the named case measured again: {:.2f} GB/s{}\n", s.label, s.named_gbps,
+                       s.disagrees ? ", DISAGREES with the all-SM point" : ", the all-SM point agrees within 2%");
   return out;
 }
 
@@ -137,7 +141,7 @@ std::string sm_sweep_text(const SmSweepResult& r) {
   const System& sys = r.system;
   std::string out = fmt::format("# xferbench {} SM budget sweep on {} ({} GPU{}), driver {}\n", XFERBENCH_VERSION,
                                 sys.hostname, sys.gpu_count(), sys.gpu_count() == 1 ? "" : "s", sys.driver_version);
-  out += fmt::format("# case {}, {} per copy, {} of samples; SM counts: {} (each block alone on its SM)\n", r.case_name,
+  out += fmt::format("# case {}, {} per copy, {} of samples; SM counts: {} (pinned, spread over the SM ids)\n", r.case_name,
                      bytes_label(r.bytes), r.statistic, counts_text(r.sms));
   out += "# GB/s = 1e9 bytes/s; % all-SM: of the same kernel on every SM; the marks are the smallest measured counts\n";
   for (const auto& s : r.series) out += series_text(s);
@@ -149,16 +153,18 @@ std::string sm_sweep_text(const SmSweepResult& r) {
 
 std::string sm_sweep_csv(const SmSweepResult& r) {
   std::string out = "series,link,gpu_sms,sms,value_gbps,median_gbps,mean_gbps,min_gbps,max_gbps,stddev_gbps,cov,samples,"
-                    "copies_per_sample,peak_gbps,efficiency,of_all_sms,verification,sms_for_90pct,sms_for_95pct\n";
+                    "copies_per_sample,peak_gbps,efficiency,of_all_sms,verification,sms_for_90pct,sms_for_95pct,per_sm_gbps,"
+                    "named_case_gbps\n";
   for (const SmSeries& s : r.series)
     for (const SmPoint& p : s.points)
-      out += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{:.9g},{},{},{}\n",
+      out += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{:.9g},{},{},{},{:.9g},{}\n",
                          csv_escape(s.label), csv_escape(s.link), s.gpu_sms, p.sms, p.value_gbps, p.stats.median,
                          p.stats.mean, p.stats.min, p.stats.max, p.stats.stddev, p.stats.cov, p.stats.count,
                          p.copies_per_sample, s.peak.known() ? fmt::format("{:.9g}", s.peak.gbps) : "",
                          s.peak.known() ? fmt::format("{:.9g}", p.efficiency) : "", p.of_all, to_string(p.verification),
                          s.sms_for_90 > 0 ? std::to_string(s.sms_for_90) : "",
-                         s.sms_for_95 > 0 ? std::to_string(s.sms_for_95) : "");
+                         s.sms_for_95 > 0 ? std::to_string(s.sms_for_95) : "", s.per_sm_gbps,
+                         s.named_gbps > 0 ? fmt::format("{:.9g}", s.named_gbps) : "");
   return out;
 }
 
