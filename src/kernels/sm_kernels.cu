@@ -5,6 +5,7 @@
 // the chosen SMs work.
 #include <algorithm>
 #include <map>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -443,34 +444,26 @@ struct VectorCopy {
   std::uint32_t reps;
 };
 
-template <int U, int S>
-void launch_copy_variant(const Launch& l, cudaStream_t stream, const VectorCopy& a) {
-  launch_budgeted(sm_copy_kernel<U, S>, l, stream, a.dst, a.src, a.nvec, a.dst_tail, a.src_tail, a.tail, a.reps);
-}
-
-template <int S>
-void launch_copy_unroll(int unroll, const Launch& l, cudaStream_t stream, const VectorCopy& a) {
+// Calls fn(std::integral_constant<int, U>) for the unroll U of a vector
+// kernel (loads in flight per thread); Error(usage) naming `what` otherwise.
+template <typename Fn>
+void with_unroll(int unroll, const char* what, Fn fn) {
   switch (unroll) {
-    case 1: launch_copy_variant<1, S>(l, stream, a); break;
-    case 2: launch_copy_variant<2, S>(l, stream, a); break;
-    case 4: launch_copy_variant<4, S>(l, stream, a); break;
-    case 8: launch_copy_variant<8, S>(l, stream, a); break;
-    case 16: launch_copy_variant<16, S>(l, stream, a); break;
-    default: fail(ErrorKind::usage, "sm copy unroll must be 1, 2, 4, 8 or 16");
+    case 1: fn(std::integral_constant<int, 1>{}); break;
+    case 2: fn(std::integral_constant<int, 2>{}); break;
+    case 4: fn(std::integral_constant<int, 4>{}); break;
+    case 8: fn(std::integral_constant<int, 8>{}); break;
+    case 16: fn(std::integral_constant<int, 16>{}); break;
+    default: fail(ErrorKind::usage, fmt::format("{} unroll must be 1, 2, 4, 8 or 16", what));
   }
 }
 
-template <bool Check>
-void launch_read_unroll(int unroll, const Launch& l, cudaStream_t stream, const uint4* src, std::uint64_t nvec,
-                        std::uint64_t bytes, unsigned long long* out, unsigned long long sentinel, std::uint32_t reps) {
-  switch (unroll) {
-    case 1: launch_budgeted(read_only_kernel<1, Check>, l, stream, src, nvec, bytes, out, sentinel, reps); break;
-    case 2: launch_budgeted(read_only_kernel<2, Check>, l, stream, src, nvec, bytes, out, sentinel, reps); break;
-    case 4: launch_budgeted(read_only_kernel<4, Check>, l, stream, src, nvec, bytes, out, sentinel, reps); break;
-    case 8: launch_budgeted(read_only_kernel<8, Check>, l, stream, src, nvec, bytes, out, sentinel, reps); break;
-    case 16: launch_budgeted(read_only_kernel<16, Check>, l, stream, src, nvec, bytes, out, sentinel, reps); break;
-    default: fail(ErrorKind::usage, "read-only kernel unroll must be 1, 2, 4, 8 or 16");
-  }
+template <int Hint>
+void launch_copy(int unroll, const Launch& l, cudaStream_t stream, const VectorCopy& a) {
+  with_unroll(unroll, "sm copy", [&](auto u) {
+    launch_budgeted(sm_copy_kernel<decltype(u)::value, Hint>, l, stream, a.dst, a.src, a.nvec, a.dst_tail, a.src_tail,
+                    a.tail, a.reps);
+  });
 }
 
 constexpr int kCheckThreads = 512;
@@ -541,13 +534,13 @@ void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCop
   const Launch l = vector_launch(cfg, sm_count, nvec, 2);
   const int unroll = cfg.unroll > 0 ? cfg.unroll : 4;
   if (cfg.l2_only) {
-    launch_copy_unroll<3>(unroll, l, stream, args);
+    launch_copy<3>(unroll, l, stream, args);
   } else if (cfg.l2_256b) {
-    launch_copy_unroll<2>(unroll, l, stream, args);
+    launch_copy<2>(unroll, l, stream, args);
   } else if (cfg.streaming) {
-    launch_copy_unroll<1>(unroll, l, stream, args);
+    launch_copy<1>(unroll, l, stream, args);
   } else {
-    launch_copy_unroll<0>(unroll, l, stream, args);
+    launch_copy<0>(unroll, l, stream, args);
   }
   XB_CUDA_CHECK(cudaGetLastError());
 }
@@ -578,12 +571,14 @@ void launch_read_only(const void* src, std::uint64_t bytes, const SmCopyConfig& 
   bytes -= done;
   const std::uint64_t nvec = bytes / 16;
   const Launch l = vector_launch(cfg.method == SmCopyConfig::Method::bulk ? SmCopyConfig{} : cfg, sm_count, nvec, 4);
-  const int unroll = cfg.unroll > 0 ? cfg.unroll : 4;
-  if (check) {
-    launch_read_unroll<true>(unroll, l, stream, v, nvec, bytes, out, sentinel, passes);
-  } else {
-    launch_read_unroll<false>(unroll, l, stream, v, nvec, bytes, out, sentinel, passes);
-  }
+  with_unroll(cfg.unroll > 0 ? cfg.unroll : 4, "read-only kernel", [&](auto u) {
+    constexpr int kUnroll = decltype(u)::value;
+    if (check) {
+      launch_budgeted(read_only_kernel<kUnroll, true>, l, stream, v, nvec, bytes, out, sentinel, passes);
+    } else {
+      launch_budgeted(read_only_kernel<kUnroll, false>, l, stream, v, nvec, bytes, out, sentinel, passes);
+    }
+  });
   XB_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -600,14 +595,9 @@ void launch_write_only(void* dst, std::uint64_t bytes, std::uint32_t base, const
   const Launch l = vector_launch(cfg, sm_count, nvec, 4);
   auto* v = static_cast<uint4*>(dst);
   const auto passes = static_cast<std::uint32_t>(reps);
-  switch (cfg.unroll > 0 ? cfg.unroll : 4) {
-    case 1: launch_budgeted(write_only_kernel<1>, l, stream, v, nvec, bytes, base, passes); break;
-    case 2: launch_budgeted(write_only_kernel<2>, l, stream, v, nvec, bytes, base, passes); break;
-    case 4: launch_budgeted(write_only_kernel<4>, l, stream, v, nvec, bytes, base, passes); break;
-    case 8: launch_budgeted(write_only_kernel<8>, l, stream, v, nvec, bytes, base, passes); break;
-    case 16: launch_budgeted(write_only_kernel<16>, l, stream, v, nvec, bytes, base, passes); break;
-    default: fail(ErrorKind::usage, "write-only kernel unroll must be 1, 2, 4, 8 or 16");
-  }
+  with_unroll(cfg.unroll > 0 ? cfg.unroll : 4, "write-only kernel", [&](auto u) {
+    launch_budgeted(write_only_kernel<decltype(u)::value>, l, stream, v, nvec, bytes, base, passes);
+  });
   XB_CUDA_CHECK(cudaGetLastError());
 }
 

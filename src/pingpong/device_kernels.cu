@@ -101,7 +101,11 @@ __device__ bool block_wait_parts(const DeviceRunArgs& a, std::uint64_t seq, std:
 
 // This block's part of a large message, 4 vectors of 16 bytes in flight per
 // thread; `begin` is 16-byte aligned, a tail shorter than 16 bytes goes byte
-// by byte. Plain (weak) loads and stores: the release flag orders them.
+// by byte. Plain (weak) loads and stores: the release flag orders them. A
+// pull (Fresh) fetches from the host's memory with .cv loads (fetched
+// again, never served from a cached line), so a window of one message
+// crosses PCIe each time.
+template <bool Fresh = false>
 __device__ void copy_range(unsigned char* dst, const unsigned char* src, std::uint64_t begin, std::uint64_t end) {
   const std::uint64_t nvec = (end - begin) / 16;
   const auto* s = reinterpret_cast<const uint4*>(src + begin);
@@ -111,30 +115,7 @@ __device__ void copy_range(unsigned char* dst, const unsigned char* src, std::ui
     uint4 v[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      if (i + k * nt < nvec) v[k] = s[i + k * nt];
-    }
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      if (i + k * nt < nvec) d[i + k * nt] = v[k];
-    }
-  }
-  for (std::uint64_t o = begin + nvec * 16 + threadIdx.x; o < end; o += nt) dst[o] = src[o];
-}
-
-// A pull: this block's part of a large message fetched from the host's
-// memory into this GPU's receive buffer. Loads are .cv (fetched again, never
-// served from a cached line), so a window of one message crosses PCIe each
-// time; 4 vectors in flight per thread, as copy_range.
-__device__ void pull_range(unsigned char* dst, const unsigned char* src, std::uint64_t begin, std::uint64_t end) {
-  const std::uint64_t nvec = (end - begin) / 16;
-  const auto* s = reinterpret_cast<const uint4*>(src + begin);
-  auto* d = reinterpret_cast<uint4*>(dst + begin);
-  const std::uint64_t nt = blockDim.x;
-  for (std::uint64_t i = threadIdx.x; i < nvec; i += 4 * nt) {
-    uint4 v[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      if (i + k * nt < nvec) v[k] = __ldcv(s + i + k * nt);
+      if (i + k * nt < nvec) v[k] = Fresh ? __ldcv(s + i + k * nt) : s[i + k * nt];
     }
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
@@ -142,7 +123,7 @@ __device__ void pull_range(unsigned char* dst, const unsigned char* src, std::ui
     }
   }
   for (std::uint64_t o = begin + nvec * 16 + threadIdx.x; o < end; o += nt)
-    dst[o] = *static_cast<const volatile unsigned char*>(src + o);
+    dst[o] = Fresh ? *static_cast<const volatile unsigned char*>(src + o) : src[o];
 }
 
 // Pull mode's receive: the host raised the flag of the window's last
@@ -156,7 +137,7 @@ __device__ bool pull_messages(const DeviceRunArgs& a, std::uint32_t count, std::
   const unsigned char* src = host_echoes ? a.links.out.data : a.links.peer_send;
   std::uint64_t begin = 0, end = 0;
   part_range(s.bytes, s.my_parts, blockIdx.x, begin, end);
-  for (std::uint32_t m = 0; m < count; ++m) pull_range(a.links.in.data, src, begin, end);
+  for (std::uint32_t m = 0; m < count; ++m) copy_range<true>(a.links.in.data, src, begin, end);
   __syncthreads();
   if (threadIdx.x == 0) atomicAdd(a.pulled, 1ull);
   return true;
