@@ -57,7 +57,7 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_option("--max", o.max_size, "Largest size in bytes (always measured); required unless --sms");
   cmd.add_option("--sms", o.sms,
                  "SM budget sweep of the -t case: its kernel on 1, 2, 4, ... and all SMs (or the counts given, "
-                 "e.g. --sms 1,8,32,all), one block alone per SM")
+                 "e.g. --sms 1,8,32,all), on SMs spread over the GPU, then the named case again")
       ->expected(0, 1);
   cmd.add_option("--buffer-size", o.buffer_size, "With --sms: bytes per copy (default 512M)");
   cmd.add_option("--factor", o.factor, "Multiply the size by F each step")->capture_default_str();
