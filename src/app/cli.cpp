@@ -39,6 +39,12 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
   return app;
 }
 
+void finish_command(CLI::App& cmd, std::function<void()> callback) {
+  set_exit_code_footer(cmd);
+  reject_empty_values(cmd);
+  cmd.callback(std::move(callback));
+}
+
 int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::ostream& out, std::ostream& err) {
   ctx.argv.insert(ctx.argv.end(), args.begin(), args.end());
   // multi-gpu-bwtest's "--list" lists devices: "xferbench --list" is
@@ -61,6 +67,8 @@ int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::
   std::reverse(args.begin(), args.end());  // CLI11 consumes the vector from the back
   try {
     app.parse(args);
+    // No subcommand: the default suite, exactly as 'xferbench run'.
+    if (!ctx.action) app.get_subcommand("run")->parse(std::vector<std::string>{});
   } catch (const CLI::CallForHelp&) {
     out << app.help();
     return 0;
@@ -77,16 +85,6 @@ int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::
     // Semantic checks done inside option callbacks (case names, sizes).
     fmt::print(err, "xferbench: error: {}\n", e.what());
     return exit_code(e.kind());
-  }
-  if (!ctx.action) {
-    // No subcommand: the default suite, exactly as 'xferbench run'.
-    CLI::App* run = app.get_subcommand("run");
-    try {
-      run->parse(std::vector<std::string>{});
-    } catch (const Error& e) {
-      fmt::print(err, "xferbench: error: {}\n", e.what());
-      return exit_code(e.kind());
-    }
   }
   return ctx.action ? -1 : exit_code(ErrorKind::internal);
 }

@@ -13,7 +13,6 @@
 #include "app/interrupt.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
-#include "app/validators.hpp"
 #include "check/node.hpp"
 #include "base/error.hpp"
 #include "base/input_file.hpp"
@@ -64,9 +63,7 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
 
 void check_writable(const CheckArgs& a) {
   check_output_writable(a.out);
-  OutputOptions junit;
-  junit.file = a.junit_file;
-  check_output_writable(junit);
+  if (!a.junit_file.empty()) report::check_output_file(a.junit_file);
 }
 
 // A run file the user hands in (--judge, --baseline), decoded once into
@@ -90,29 +87,25 @@ check::CheckOptions with_baseline(check::CheckOptions opts) {
   return opts;
 }
 
-// Stdout (--summary: one line), -o (always JSON) and --junit.
-report::Outputs outputs(const CheckArgs& a) {
+// Stdout (a node's --summary: one line), -o (always JSON) and --junit.
+report::Outputs outputs(const CheckArgs& a, bool summary, std::ostream& out = std::cout) {
   report::ReportOptions o;
-  o.summary = a.summary_only;
+  o.summary = summary;
   o.csv_file = false;
-  report::Outputs out(a.out.format, a.out.file, o);
-  out.add_file(a.junit_file, "junit");
-  return out;
+  report::Outputs outs(a.out.format, a.out.file, o, out);
+  outs.add_file(a.junit_file, "junit");
+  return outs;
 }
 
 void publish_node(const CheckArgs& a, const check::CheckResult& r) {
-  outputs(a).emit([&](report::Reporter& rep) { rep.check(r); });
+  outputs(a, a.summary_only).emit([&](report::Reporter& rep) { rep.check(r); });
 }
 
 // Rank 0 of several nodes: one row per node (or the fleet JSON), the fleet
 // file and JUnit; every node must pass (fleet::acceptance_exit_code).
 int publish_fleet(const CheckArgs& a, fleet::Fleet& f, std::ostream& out) {
   f.exit_code = fleet::acceptance_exit_code(f.nodes);
-  report::ReportOptions o;
-  o.csv_file = false;
-  report::Outputs outs(a.out.format, a.out.file, o, out);
-  outs.add_file(a.junit_file, "junit");
-  outs.emit([&](report::Reporter& rep) { rep.check_fleet(f); });
+  outputs(a, false, out).emit([&](report::Reporter& rep) { rep.check_fleet(f); });
   return f.exit_code;
 }
 
@@ -187,9 +180,7 @@ void add_check_command(CLI::App& root, Context& ctx) {
       "minimums of the theoretical peak (PCIe 75%, PCIe both ways 65%, NVLink 70%, PCIe P2P 70%, device\n"
       "memory 70%). A cell below 85% of identical GPUs' median (latency above 115%) fails too.\n"
       "An interrupted check writes what was judged. See docs/check.md and docs/interrupts.md.");
-  set_exit_code_footer(*cmd);
-  reject_empty_values(*cmd);
-  cmd->callback([&ctx, a, alias]() {
+  finish_command(*cmd, [&ctx, a, alias]() {
     a->timeout_alias = alias->count() > 0;
     validate(*a, ctx.argv);
     ctx.action = [a, &ctx]() { return execute(*a, ctx); };

@@ -177,9 +177,7 @@ void add_cuts_command(CLI::App& root, Context& ctx) {
       "Same as 'xferbench run --htod/--dtoh/--dtod'. See docs/concurrent.md.\n"
       "The -o file is checked before measuring. An interrupted run is written as not measured; --resume FILE\n"
       "runs it again. See docs/interrupts.md.");
-  set_exit_code_footer(*cmd);
-  reject_empty_values(*cmd);
-  cmd->callback([&ctx, opts, cmd]() {
+  finish_command(*cmd, [&ctx, opts, cmd]() {
     validate_stop_options(opts->stop);
     record_cuts_order(*cmd, opts->cuts_flags, opts->concurrent);
     // run's own hint names --do, which cuts does not take.

@@ -74,8 +74,6 @@ struct RunOptions {
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& opts);
-// Registers the options of the block above on `cmd` (called by add_run_options).
-void add_dedicated_engine_options(CLI::App& cmd, RunOptions& opts);
 
 // --max-memory GPU,HOST: two sizes with K/M/G/T suffixes ("8G,16G").
 // Throws Error(usage) naming the text.

@@ -172,6 +172,15 @@ void judge_peers(std::vector<CheckCell>& cells, const JudgeOptions& opts) {
   }
 }
 
+// The GPUs of a machine by name and count ("2 x NVIDIA H200", "no GPU").
+std::string machine_model(const System& sys) {
+  std::map<std::string, int> names;
+  for (const GpuInfo& g : sys.gpus) ++names[g.name];
+  std::string out;
+  for (const auto& [name, n] : names) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", n, name);
+  return out.empty() ? "no GPU" : out;
+}
+
 }  // namespace
 
 constexpr Named<CellVerdict> kVerdicts[] = {
@@ -182,14 +191,6 @@ constexpr Named<Basis> kBases[] = {
 
 const char* to_string(CellVerdict v) noexcept { return lookup_name(kVerdicts, v); }
 const char* to_string(Basis b) noexcept { return lookup_name(kBases, b); }
-
-std::string machine_model(const System& sys) {
-  std::map<std::string, int> names;
-  for (const GpuInfo& g : sys.gpus) ++names[g.name];
-  std::string out;
-  for (const auto& [name, n] : names) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", n, name);
-  return out.empty() ? "no GPU" : out;
-}
 
 double builtin_min_pct(LinkClass link) noexcept {
   switch (link) {

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "records/run_json.hpp"
 #include "cases/sweep_json.hpp"
 
@@ -15,16 +16,11 @@ namespace xb {
 
 using json = nlohmann::json;
 
-const char* to_string(Verdict v) noexcept {
-  switch (v) {
-    case Verdict::faster: return "faster";
-    case Verdict::slower: return "slower";
-    case Verdict::same: return "same";
-    case Verdict::failed: return "failed";
-    case Verdict::skipped: return "skipped";
-  }
-  return "?";
-}
+constexpr Named<Verdict> kVerdicts[] = {{Verdict::faster, "faster"}, {Verdict::slower, "slower"},
+                                        {Verdict::same, "same"},     {Verdict::failed, "failed"},
+                                        {Verdict::skipped, "skipped"}};
+
+const char* to_string(Verdict v) noexcept { return lookup_name(kVerdicts, v); }
 
 int CompareResult::count(Verdict v) const {
   return static_cast<int>(std::count_if(entries.begin(), entries.end(), [v](const CompareEntry& e) { return e.verdict == v; }));
