@@ -12,6 +12,7 @@
 #include "base/build_info.hpp"
 #include "machine/cuda_check.hpp"
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "base/stop.hpp"
 
 namespace xb::app {
@@ -123,24 +124,18 @@ int parse_seed_app(CLI::App& app, const std::vector<std::string>& args, const ch
   return -1;
 }
 
+constexpr Named<SeedTool> kSeedTools[] = {{SeedTool::nvbandwidth, "nvbandwidth"},
+                                          {SeedTool::bwtest, "bwtest"},
+                                          {SeedTool::cuts, "cuts"},
+                                          {SeedTool::overalloc, "gpudirect_p2p_overalloc"}};
+
 SeedTool seed_tool_of(const std::string& argv0) {
   const auto slash = argv0.find_last_of('/');
   const std::string base = slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
-  for (SeedTool t : {SeedTool::nvbandwidth, SeedTool::bwtest, SeedTool::cuts, SeedTool::overalloc})
-    if (base == seed_tool_name(t)) return t;
-  return SeedTool::none;
+  return lookup_value(kSeedTools, base).value_or(SeedTool::none);
 }
 
-const char* seed_tool_name(SeedTool tool) {
-  switch (tool) {
-    case SeedTool::nvbandwidth: return "nvbandwidth";
-    case SeedTool::bwtest: return "bwtest";
-    case SeedTool::cuts: return "cuts";
-    case SeedTool::overalloc: return "gpudirect_p2p_overalloc";
-    case SeedTool::none: break;
-  }
-  return "xferbench";
-}
+const char* seed_tool_name(SeedTool tool) { return lookup_name(kSeedTools, tool, "xferbench"); }
 
 std::string version_text(SeedTool tool) {
   // The commit says which build this is between releases ("-dirty": built

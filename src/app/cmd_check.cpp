@@ -13,11 +13,11 @@
 #include "app/interrupt.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
+#include "app/validators.hpp"
 #include "check/node.hpp"
 #include "base/error.hpp"
 #include "base/input_file.hpp"
 #include "base/stop.hpp"
-#include "base/units.hpp"
 #include "report/reporter.hpp"
 #include "report/output_file.hpp"
 #include "records/run_json.hpp"
@@ -47,11 +47,7 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
     fail(ErrorKind::usage, fmt::format("invalid --noise-k '{}': must be 0 or more", a.opts.compare.noise_k));
   check_fleet_timeout(a.fleet.timeout_s, a.timeout_alias ? "--timeout" : "--fleet-timeout");
   validate_stop_options(a.stop);
-  if (!a.buffer_size.empty()) {
-    a.opts.buffer_bytes = parse_size(a.buffer_size, "--buffer-size");
-    if (a.opts.buffer_bytes == 0)
-      fail(ErrorKind::usage, fmt::format("invalid --buffer-size '{}': must be greater than 0", a.buffer_size));
-  }
+  if (!a.buffer_size.empty()) a.opts.buffer_bytes = positive_size(a.buffer_size, "--buffer-size");
   a.opts.time_limit_s = a.stop.time_limit_s;
   a.opts.measure.budget_s = a.budget_s;
   a.opts.remeasure = !a.no_remeasure;
@@ -59,11 +55,6 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
   // A spec's errors (syntax, unknown case / link / unit) are usage errors:
   // report them now, before any GPU is touched.
   if (!a.opts.spec_file.empty()) (void)check::parse_spec_file(a.opts.spec_file);
-}
-
-void check_writable(const CheckArgs& a) {
-  check_output_writable(a.out);
-  if (!a.junit_file.empty()) report::check_output_file(a.junit_file);
 }
 
 // A run file the user hands in (--judge, --baseline), decoded once into
@@ -123,7 +114,8 @@ check::CheckResult measure_node(const CheckArgs& a, const Context& ctx) {
 }
 
 int execute(const CheckArgs& a, const Context& ctx) {
-  check_writable(a);
+  check_output_writable(a.out);
+  if (!a.junit_file.empty()) report::check_output_file(a.junit_file);
   if (!a.judge_file.empty()) {
     RunResult run = read_run_file(a.judge_file, "--judge file");
     const check::CheckResult r =

@@ -139,11 +139,9 @@ void add_first_touch_command(CLI::App& root, Context& ctx) {
     ctx.plan = options;
     validate_stop_options(args->stop);
     (void)FaultPlan::from_env();  // a malformed XFERBENCH_FAULT is a usage error here too
-    if (options.host_analogue) {
-      ctx.action = [args, options, &ctx] { return run_host(*args, options, ctx.argv); };
-    } else {
-      ctx.action = [args, options, &ctx] { return run_distributed(*args, options, ctx.argv); };
-    }
+    ctx.action = [args, options, &ctx] {
+      return options.host_analogue ? run_host(*args, options, ctx.argv) : run_distributed(*args, options, ctx.argv);
+    };
   });
 }
 

@@ -101,8 +101,7 @@ SweepPlan build_sms_plan(const SweepOptions& o, const std::vector<std::string>& 
   SmSweepRequest& r = plan.sms_req;
   r.def = sm_sweep_case(o.testcase);
   r.sms_text = o.sms;
-  if (!o.buffer_size.empty()) r.bytes = parse_size(o.buffer_size, "--buffer-size");
-  if (r.bytes == 0) fail(ErrorKind::usage, fmt::format("invalid --buffer-size '{}': must be greater than 0", o.buffer_size));
+  if (!o.buffer_size.empty()) r.bytes = positive_size(o.buffer_size, "--buffer-size");
   const RunRequest sampling = build_request(o.sampling, argv);
   r.measure = sampling.measure;
   r.command_line = argv;
@@ -125,10 +124,7 @@ SweepPlan build_plan(const SweepOptions& o, const std::vector<std::string>& argv
   range.min_bytes = parse_size(o.min_size, "--min");
   range.max_bytes = parse_size(o.max_size, "--max");
   range.factor = o.factor;
-  if (!o.step.empty()) {
-    range.step_bytes = parse_size(o.step, "--step");
-    if (range.step_bytes == 0) fail(ErrorKind::usage, fmt::format("invalid --step '{}': must be greater than 0", o.step));
-  }
+  if (!o.step.empty()) range.step_bytes = positive_size(o.step, "--step");
   plan.req.sizes = sweep_sizes(range);
   const RunRequest sampling = build_request(o.sampling, argv);
   plan.req.measure = sampling.measure;

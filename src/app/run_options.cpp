@@ -10,6 +10,7 @@
 #include "machine/pairs.hpp"
 #include "base/units.hpp"
 #include "frontends/cuts.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 namespace {
@@ -248,6 +249,19 @@ CutsOptions cuts_options(const ConcurrentOptions& c) {
   out.no_numa_affinity = c.no_numa_affinity;
   out.order = c.order;
   return out;
+}
+
+// Error(usage) for an option that applies only to named cases given with
+// transfers (-v, --format nvbandwidth), or a format that cannot write a plan
+// (CSV, nvbandwidth's) with --dry-run.
+void check_run_features(const RunOptions& o) {
+  const bool transfers = o.concurrent.any_transfer();
+  if (transfers && o.verbose)
+    fail(ErrorKind::usage, "-v/--verbose applies to named cases (-t, -p, --suite), not to transfers (--do, --htod, "
+                           "--dtoh, --dtod)");
+  const report::Outputs out(o.out.format, o.out.file);
+  if (transfers) out.require(report::Kind::scenario);
+  if (o.dry_run) out.require(report::Kind::plan);
 }
 
 }  // namespace

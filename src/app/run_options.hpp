@@ -82,10 +82,6 @@ MemoryLimit parse_max_memory(const std::string& text);
 // --useMean, --loopCount = --copies, ...), -v/--verbose, -H and -P.
 // Defined in run_spellings.cpp.
 void add_nvbandwidth_spellings(CLI::App& cmd, RunOptions& opts);
-// Error(usage) for an option that applies only to named cases given with
-// transfers (-v, --format nvbandwidth), or a format that cannot write a plan
-// (CSV, nvbandwidth's) with --dry-run.
-void check_run_features(const RunOptions& opts);
 
 // Named cases. Throws Error(usage) naming the bad value, also for options
 // that only apply to concurrent transfers (--streams, --size, ...).

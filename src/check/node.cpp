@@ -91,6 +91,31 @@ bool judged_case(const std::string& name, const JudgeOptions& opts) {
                      [&](const Expectation& e) { return e.case_name == name; });
 }
 
+// Expectations from the options' spec and baseline, checked against the
+// machine the run was measured on.
+struct Expectations {
+  CheckSpec spec;
+  Baseline baseline;
+
+  JudgeOptions judge_options(const CheckOptions& opts) const {
+    JudgeOptions jo;
+    jo.spec = opts.spec_file.empty() ? nullptr : &spec;
+    jo.baseline = opts.baseline ? &baseline : nullptr;
+    jo.compare = opts.compare;
+    return jo;
+  }
+};
+
+Expectations load_expectations(const CheckOptions& opts, const System& machine) {
+  Expectations e;
+  if (!opts.spec_file.empty()) {
+    e.spec = parse_spec_file(opts.spec_file);
+    check_spec_model(e.spec, machine, opts.force);
+  }
+  if (opts.baseline) e.baseline = load_baseline(*opts.baseline, opts.baseline_file, machine, opts.force);
+  return e;
+}
+
 }  // namespace
 
 std::vector<const CaseDef*> check_suite() {
@@ -138,35 +163,6 @@ Ending check_verdict(const CheckResult& r) {
   why.incomplete = false;
   return ending(r.run.completion, !why.empty(), PartialMeans::time_limit_only);
 }
-
-namespace {
-
-// Expectations from the options' spec and baseline, checked against the
-// machine the run was measured on.
-struct Expectations {
-  CheckSpec spec;
-  Baseline baseline;
-
-  JudgeOptions judge_options(const CheckOptions& opts) const {
-    JudgeOptions jo;
-    jo.spec = opts.spec_file.empty() ? nullptr : &spec;
-    jo.baseline = opts.baseline ? &baseline : nullptr;
-    jo.compare = opts.compare;
-    return jo;
-  }
-};
-
-Expectations load_expectations(const CheckOptions& opts, const System& machine) {
-  Expectations e;
-  if (!opts.spec_file.empty()) {
-    e.spec = parse_spec_file(opts.spec_file);
-    check_spec_model(e.spec, machine, opts.force);
-  }
-  if (opts.baseline) e.baseline = load_baseline(*opts.baseline, opts.baseline_file, machine, opts.force);
-  return e;
-}
-
-}  // namespace
 
 CheckResult judge_recorded(const CheckOptions& opts, RunResult run, const std::string& source) {
   CheckResult r;
