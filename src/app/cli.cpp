@@ -12,6 +12,7 @@
 #include "base/build_info.hpp"
 #include "machine/cuda_check.hpp"
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "base/stop.hpp"
 
 namespace xb::app {
@@ -39,6 +40,12 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
   return app;
 }
 
+void finish_command(CLI::App& cmd, std::function<void()> callback) {
+  set_exit_code_footer(cmd);
+  reject_empty_values(cmd);
+  cmd.callback(std::move(callback));
+}
+
 int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::ostream& out, std::ostream& err) {
   ctx.argv.insert(ctx.argv.end(), args.begin(), args.end());
   // multi-gpu-bwtest's "--list" lists devices: "xferbench --list" is
@@ -61,6 +68,8 @@ int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::
   std::reverse(args.begin(), args.end());  // CLI11 consumes the vector from the back
   try {
     app.parse(args);
+    // No subcommand: the default suite, exactly as 'xferbench run'.
+    if (!ctx.action) app.get_subcommand("run")->parse(std::vector<std::string>{});
   } catch (const CLI::CallForHelp&) {
     out << app.help();
     return 0;
@@ -77,16 +86,6 @@ int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::
     // Semantic checks done inside option callbacks (case names, sizes).
     fmt::print(err, "xferbench: error: {}\n", e.what());
     return exit_code(e.kind());
-  }
-  if (!ctx.action) {
-    // No subcommand: the default suite, exactly as 'xferbench run'.
-    CLI::App* run = app.get_subcommand("run");
-    try {
-      run->parse(std::vector<std::string>{});
-    } catch (const Error& e) {
-      fmt::print(err, "xferbench: error: {}\n", e.what());
-      return exit_code(e.kind());
-    }
   }
   return ctx.action ? -1 : exit_code(ErrorKind::internal);
 }
@@ -125,24 +124,18 @@ int parse_seed_app(CLI::App& app, const std::vector<std::string>& args, const ch
   return -1;
 }
 
+constexpr Named<SeedTool> kSeedTools[] = {{SeedTool::nvbandwidth, "nvbandwidth"},
+                                          {SeedTool::bwtest, "bwtest"},
+                                          {SeedTool::cuts, "cuts"},
+                                          {SeedTool::overalloc, "gpudirect_p2p_overalloc"}};
+
 SeedTool seed_tool_of(const std::string& argv0) {
   const auto slash = argv0.find_last_of('/');
   const std::string base = slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
-  for (SeedTool t : {SeedTool::nvbandwidth, SeedTool::bwtest, SeedTool::cuts, SeedTool::overalloc})
-    if (base == seed_tool_name(t)) return t;
-  return SeedTool::none;
+  return lookup_value(kSeedTools, base).value_or(SeedTool::none);
 }
 
-const char* seed_tool_name(SeedTool tool) {
-  switch (tool) {
-    case SeedTool::nvbandwidth: return "nvbandwidth";
-    case SeedTool::bwtest: return "bwtest";
-    case SeedTool::cuts: return "cuts";
-    case SeedTool::overalloc: return "gpudirect_p2p_overalloc";
-    case SeedTool::none: break;
-  }
-  return "xferbench";
-}
+const char* seed_tool_name(SeedTool tool) { return lookup_name(kSeedTools, tool, "xferbench"); }
 
 std::string version_text(SeedTool tool) {
   // The commit says which build this is between releases ("-dirty": built

@@ -18,7 +18,6 @@
 #include "base/error.hpp"
 #include "base/input_file.hpp"
 #include "base/stop.hpp"
-#include "base/units.hpp"
 #include "report/reporter.hpp"
 #include "report/output_file.hpp"
 #include "records/run_json.hpp"
@@ -48,11 +47,7 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
     fail(ErrorKind::usage, fmt::format("invalid --noise-k '{}': must be 0 or more", a.opts.compare.noise_k));
   check_fleet_timeout(a.fleet.timeout_s, a.timeout_alias ? "--timeout" : "--fleet-timeout");
   validate_stop_options(a.stop);
-  if (!a.buffer_size.empty()) {
-    a.opts.buffer_bytes = parse_size(a.buffer_size, "--buffer-size");
-    if (a.opts.buffer_bytes == 0)
-      fail(ErrorKind::usage, fmt::format("invalid --buffer-size '{}': must be greater than 0", a.buffer_size));
-  }
+  if (!a.buffer_size.empty()) a.opts.buffer_bytes = positive_size(a.buffer_size, "--buffer-size");
   a.opts.time_limit_s = a.stop.time_limit_s;
   a.opts.measure.budget_s = a.budget_s;
   a.opts.remeasure = !a.no_remeasure;
@@ -60,13 +55,6 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
   // A spec's errors (syntax, unknown case / link / unit) are usage errors:
   // report them now, before any GPU is touched.
   if (!a.opts.spec_file.empty()) (void)check::parse_spec_file(a.opts.spec_file);
-}
-
-void check_writable(const CheckArgs& a) {
-  check_output_writable(a.out);
-  OutputOptions junit;
-  junit.file = a.junit_file;
-  check_output_writable(junit);
 }
 
 // A run file the user hands in (--judge, --baseline), decoded once into
@@ -90,29 +78,25 @@ check::CheckOptions with_baseline(check::CheckOptions opts) {
   return opts;
 }
 
-// Stdout (--summary: one line), -o (always JSON) and --junit.
-report::Outputs outputs(const CheckArgs& a) {
+// Stdout (a node's --summary: one line), -o (always JSON) and --junit.
+report::Outputs outputs(const CheckArgs& a, bool summary, std::ostream& out = std::cout) {
   report::ReportOptions o;
-  o.summary = a.summary_only;
+  o.summary = summary;
   o.csv_file = false;
-  report::Outputs out(a.out.format, a.out.file, o);
-  out.add_file(a.junit_file, "junit");
-  return out;
+  report::Outputs outs(a.out.format, a.out.file, o, out);
+  outs.add_file(a.junit_file, "junit");
+  return outs;
 }
 
 void publish_node(const CheckArgs& a, const check::CheckResult& r) {
-  outputs(a).emit([&](report::Reporter& rep) { rep.check(r); });
+  outputs(a, a.summary_only).emit([&](report::Reporter& rep) { rep.check(r); });
 }
 
 // Rank 0 of several nodes: one row per node (or the fleet JSON), the fleet
 // file and JUnit; every node must pass (fleet::acceptance_exit_code).
 int publish_fleet(const CheckArgs& a, fleet::Fleet& f, std::ostream& out) {
   f.exit_code = fleet::acceptance_exit_code(f.nodes);
-  report::ReportOptions o;
-  o.csv_file = false;
-  report::Outputs outs(a.out.format, a.out.file, o, out);
-  outs.add_file(a.junit_file, "junit");
-  outs.emit([&](report::Reporter& rep) { rep.check_fleet(f); });
+  outputs(a, false, out).emit([&](report::Reporter& rep) { rep.check_fleet(f); });
   return f.exit_code;
 }
 
@@ -130,7 +114,8 @@ check::CheckResult measure_node(const CheckArgs& a, const Context& ctx) {
 }
 
 int execute(const CheckArgs& a, const Context& ctx) {
-  check_writable(a);
+  check_output_writable(a.out);
+  if (!a.junit_file.empty()) report::check_output_file(a.junit_file);
   if (!a.judge_file.empty()) {
     RunResult run = read_run_file(a.judge_file, "--judge file");
     const check::CheckResult r =
@@ -187,9 +172,7 @@ void add_check_command(CLI::App& root, Context& ctx) {
       "minimums of the theoretical peak (PCIe 75%, PCIe both ways 65%, NVLink 70%, PCIe P2P 70%, device\n"
       "memory 70%). A cell below 85% of identical GPUs' median (latency above 115%) fails too.\n"
       "An interrupted check writes what was judged. See docs/check.md and docs/interrupts.md.");
-  set_exit_code_footer(*cmd);
-  reject_empty_values(*cmd);
-  cmd->callback([&ctx, a, alias]() {
+  finish_command(*cmd, [&ctx, a, alias]() {
     a->timeout_alias = alias->count() > 0;
     validate(*a, ctx.argv);
     ctx.action = [a, &ctx]() { return execute(*a, ctx); };

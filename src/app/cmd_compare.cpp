@@ -9,7 +9,6 @@
 
 #include "app/command.hpp"
 #include "app/output.hpp"
-#include "app/validators.hpp"
 #include "compare/compare.hpp"
 #include "base/error.hpp"
 #include "base/input_file.hpp"
@@ -51,9 +50,7 @@ void add_compare_command(CLI::App& root, Context& ctx) {
       "A cell is slower/faster only if the change exceeds both --tolerance and --noise-k x\n"
       "sqrt(se_old^2 + se_new^2), se = sqrt(pi/2) x stddev / sqrt(samples) from each file's cell stats.\n"
       "A case that errored or was waived in NEW but measured in OLD, or a failed data check in NEW, is 'failed'.");
-  set_exit_code_footer(*cmd);
-  reject_empty_values(*cmd);
-  cmd->callback([&ctx, args]() {
+  finish_command(*cmd, [&ctx, args]() {
     if (!(args->options.tolerance_pct >= 0))
       fail(ErrorKind::usage, fmt::format("invalid --tolerance '{}': must be 0 or more", args->options.tolerance_pct));
     if (!(args->options.noise_k >= 0))

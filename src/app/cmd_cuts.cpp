@@ -103,16 +103,13 @@ bool resume_complete(const ScenarioPlan& plan, const std::optional<nlohmann::jso
   return true;
 }
 
-// Measures under the stop state and the fault hook; a stop or an error
-// becomes the result's status, so the result is always written.
-ScenarioResult measure(SampleSource& src, const ScenarioRequest& req, const SampleCallback& on_sample) {
+// Measures under the stop state and the fault hook, starting from the
+// scenario as described (`r`); a stop or an error becomes the result's
+// status, so the result is always written.
+ScenarioResult measure(SampleSource& src, const ScenarioRequest& req, ScenarioResult r, const SampleCallback& on_sample) {
   FaultPlan faults = FaultPlan::from_env();
   const FaultKind fault = faults.match({"scenario"}, 0);
-  ScenarioResult r = describe_scenario(src.system(), req.scenario, [&src](const Location& l, int gpu) {
-    return src.resolve(l, gpu);
-  });
   r.command_line = req.command_line;
-  r.front_end = req.front_end;
   r.measure = src.options();
   try {
     throw_if_stopped();
@@ -158,7 +155,7 @@ int execute_scenario(const ScenarioPlan& plan, const OutputOptions& out, const C
   Progress progress(progress_enabled(ctx), std::cerr);
   const std::string what = scenario_progress(plan, req.scenario.transfers.size());
   progress.update(what, 0);
-  const ScenarioResult r = measure(*src, req, [&](int samples) { progress.update(what, samples); });
+  const ScenarioResult r = measure(*src, req, described, [&](int samples) { progress.update(what, samples); });
   progress.finish();
   outputs.emit([&](report::Reporter& rep) { rep.scenario(r); });
   return ending(r.completion, !all_valid(r)).exit_code;
@@ -177,9 +174,7 @@ void add_cuts_command(CLI::App& root, Context& ctx) {
       "Same as 'xferbench run --htod/--dtoh/--dtod'. See docs/concurrent.md.\n"
       "The -o file is checked before measuring. An interrupted run is written as not measured; --resume FILE\n"
       "runs it again. See docs/interrupts.md.");
-  set_exit_code_footer(*cmd);
-  reject_empty_values(*cmd);
-  cmd->callback([&ctx, opts, cmd]() {
+  finish_command(*cmd, [&ctx, opts, cmd]() {
     validate_stop_options(opts->stop);
     record_cuts_order(*cmd, opts->cuts_flags, opts->concurrent);
     // run's own hint names --do, which cuts does not take.

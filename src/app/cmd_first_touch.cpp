@@ -6,15 +6,11 @@
 // (one process); this file parses, launches, and decides who prints.
 #include <iostream>
 #include <memory>
-#include <optional>
-
-#include <fmt/format.h>
 
 #include "app/command.hpp"
 #include "app/interrupt.hpp"
 #include "app/mpi_errors.hpp"
 #include "app/output.hpp"
-#include "app/validators.hpp"
 #include "comm/mpi_comm.hpp"
 #include "base/error.hpp"
 #include "base/fault.hpp"
@@ -86,20 +82,6 @@ std::unique_ptr<comm::Communicator> make_communicator() {
   }
 }
 
-// Rank 0 checks the output file first and writes the results last; each
-// outcome is agreed so every rank exits alike.
-void on_rank0(comm::Communicator& comm, double timeout_s, const std::function<void()>& fn) {
-  std::optional<Error> err;
-  if (comm.rank() == 0) {
-    try {
-      fn();
-    } catch (const Error& e) {
-      err = e;
-    }
-  }
-  comm::agree_or_throw(comm, err ? &*err : nullptr, comm::Seconds(timeout_s));
-}
-
 int run_distributed(const FirstTouchArgs& args, const firsttouch::Options& options,
                     const std::vector<std::string>& argv) {
   TimeBudget budget(args.stop.time_limit_s);  // counts from the start, MPI start-up included
@@ -150,20 +132,16 @@ void add_first_touch_command(CLI::App& root, Context& ctx) {
   cmd->footer("A SIGINT/SIGTERM to any rank stops every rank before the next iteration and rank 0 writes the\n"
               "iterations measured. XFERBENCH_FAULT=VARIANT/ITERATION:KIND injects a failure for tests\n"
               "(docs/interrupts.md).");
-  set_exit_code_footer(*cmd);
-  reject_empty_values(*cmd);
-  cmd->callback([&ctx, args, sweep] {
+  finish_command(*cmd, [&ctx, args, sweep] {
     args->raw.sweep = sweep->count() > 0;
     // Converting here reports bad values before MPI or any GPU starts.
     const firsttouch::Options options = firsttouch::to_options(args->raw);
     ctx.plan = options;
     validate_stop_options(args->stop);
     (void)FaultPlan::from_env();  // a malformed XFERBENCH_FAULT is a usage error here too
-    if (options.host_analogue) {
-      ctx.action = [args, options, &ctx] { return run_host(*args, options, ctx.argv); };
-    } else {
-      ctx.action = [args, options, &ctx] { return run_distributed(*args, options, ctx.argv); };
-    }
+    ctx.action = [args, options, &ctx] {
+      return options.host_analogue ? run_host(*args, options, ctx.argv) : run_distributed(*args, options, ctx.argv);
+    };
   });
 }
 

@@ -1,6 +1,5 @@
 #include "app/command.hpp"
 #include "app/output.hpp"
-#include "app/validators.hpp"
 #include "machine/topology.hpp"
 #include "report/output_file.hpp"
 #include "report/reporter.hpp"
@@ -14,9 +13,7 @@ namespace {
 void add_listing(CLI::App* cmd, Context& ctx, std::function<void(const OutputOptions&)> print) {
   auto out = std::make_shared<OutputOptions>();
   add_output_options(*cmd, *out, true);
-  set_exit_code_footer(*cmd);
-  reject_empty_values(*cmd);
-  cmd->callback([&ctx, out, print]() {
+  finish_command(*cmd, [&ctx, out, print]() {
     ctx.action = [out, print]() {
       check_output_writable(*out);
       print(*out);

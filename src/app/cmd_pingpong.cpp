@@ -4,7 +4,6 @@
 // the same status.
 #include <iostream>
 #include <memory>
-#include <optional>
 
 #include <fmt/format.h>
 
@@ -14,7 +13,6 @@
 #include "app/mpi_errors.hpp"
 #include "app/progress.hpp"
 #include "app/seed_args.hpp"
-#include "app/validators.hpp"
 #include "comm/mpi_comm.hpp"
 #include "base/error.hpp"
 #include "base/fault.hpp"
@@ -26,22 +24,6 @@
 
 namespace xb::app {
 namespace {
-
-// Rank 0 writes stdout and the --output file (a text table whose rows are
-// already out gets its footers only); the outcome (say a file that cannot be
-// written) is agreed so all ranks exit alike.
-void publish(comm::Communicator& comm, const pingpong::Result& result, report::Outputs& out,
-             const std::vector<std::string>& argv, double timeout_s) {
-  std::optional<Error> err;
-  if (comm.rank() == 0) {
-    try {
-      out.emit([&](report::Reporter& r) { r.pingpong(result, argv); });
-    } catch (const Error& e) {
-      err = e;
-    }
-  }
-  comm::agree_or_throw(comm, err ? &*err : nullptr, comm::Seconds(timeout_s));
-}
 
 // A two-rank text table is printed row by row as sizes are measured (as OSU
 // and nccl-tests do), so a piped or long run shows its progress; rank 0 is
@@ -123,15 +105,7 @@ int run_pingpong(const PingpongArgs& args, const StopOptions& stop, const pingpo
   FaultPlan faults = FaultPlan::from_env(comm->rank());
   RunControl control(&budget, &faults);
   try {
-    std::optional<Error> err;
-    if (comm->rank() == 0) {
-      try {
-        check_output_writable(args.output);
-      } catch (const Error& e) {
-        err = e;
-      }
-    }
-    comm::agree_or_throw(*comm, err ? &*err : nullptr, comm::Seconds(options.timeout_s));
+    on_rank0(*comm, options.timeout_s, [&] { check_output_writable(args.output); });
     const bool rank0 = comm->rank() == 0;
     report::Outputs out(args.output.format, args.output.file);
     LiveOutput live(rank0 && progress_enabled(ctx), out.screen());
@@ -150,7 +124,9 @@ int run_pingpong(const PingpongArgs& args, const StopOptions& stop, const pingpo
     if (emergency) emergency->finished();
     live.progress.finish();
     result.completion.time_limit_s = stop.time_limit_s;
-    publish(*comm, result, out, ctx.argv, options.timeout_s);
+    // Rank 0 writes stdout and the --output file (a text table whose rows
+    // are already out gets its footers only).
+    on_rank0(*comm, options.timeout_s, [&] { out.emit([&](report::Reporter& r) { r.pingpong(result, ctx.argv); }); });
     // Every rank holds the same result, so every rank reaches the same status.
     if (result.completion.stop == StopReason::none || result.completion.stop == StopReason::time_limit)
       if (const auto failure = pingpong::first_failure(result)) throw *failure;
@@ -180,9 +156,7 @@ void add_pingpong_command(CLI::App& root, Context& ctx) {
               "A SIGINT/SIGTERM to any rank stops every rank within about 0.1 s; rank 0 writes the sizes measured\n"
               "(status interrupted, exit 130/143). --time-limit skips sizes that would not end in time (exit 10).\n"
               "XFERBENCH_FAULT=SIZE:KIND[@RANK] injects a failure for tests (docs/interrupts.md).");
-  set_exit_code_footer(*cmd);
-  reject_empty_values(*cmd);
-  cmd->callback([&ctx, args, buffers, stop] {
+  finish_command(*cmd, [&ctx, args, buffers, stop] {
     // Converting here reports bad values before MPI or any GPU starts.
     pingpong::Options options = to_options(*args);
     options.buffers = pingpong::parse_buffers(*buffers);

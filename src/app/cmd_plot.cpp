@@ -143,18 +143,10 @@ class LeaveTerminalSignalsToChild {
 int killed_by(const std::string& python, int signal_number) {
   const std::string what =
       fmt::format("{} -m xferbench_plot was ended by signal {} ({})", python, signal_number, strsignal(signal_number));
-  switch (signal_number) {
-    case SIGINT:
-      fmt::print(stderr, "xferbench: error: {}\n", what);
-      return 130;
-    case SIGTERM:
-    case SIGHUP:
-    case SIGQUIT:
-    case SIGKILL:
-      fmt::print(stderr, "xferbench: error: {}\n", what);
-      return 143;
-    default: fail(ErrorKind::internal, what);
-  }
+  const int s = signal_number;
+  if (s != SIGINT && s != SIGTERM && s != SIGHUP && s != SIGQUIT && s != SIGKILL) fail(ErrorKind::internal, what);
+  fmt::print(stderr, "xferbench: error: {}\n", what);
+  return s == SIGINT ? 130 : 143;
 }
 
 // The wait status of python3 run with `args`.

@@ -3,7 +3,6 @@
 // argument is checked in the CLI11 callback, before any GPU is touched.
 #include <iostream>
 #include <memory>
-#include <optional>
 
 #include <fmt/format.h>
 
@@ -15,7 +14,6 @@
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "app/run_options.hpp"
-#include "app/validators.hpp"
 #include "base/error.hpp"
 #include "cases/run_plan.hpp"
 #include "base/fault.hpp"
@@ -47,19 +45,6 @@ int execute_dry_run(const RunOptions& opts, const RunRequest& req, report::Outpu
   return 0;
 }
 
-// --resume: the earlier result (`doc`, read before any GPU was looked
-// for), once it is known to come from this machine, this build and the
-// same command.
-std::optional<RunResult> resumed_run(const RunOptions& opts, const std::optional<nlohmann::json>& doc,
-                                     const System& sys, const Context& ctx) {
-  if (!doc) return std::nullopt;
-  const std::string name = "'" + opts.stop.resume + "'";
-  check_same_identity(identity_of(*doc, name), identity_of(sys, ctx.argv), name);
-  RunResult earlier = records::decode_run(*doc, opts.stop.resume);
-  earlier.resumed_from = opts.stop.resume;
-  return earlier;
-}
-
 // Measures the cases, printing each as it ends (a piped run shows progress),
 // the whole result at the end.
 int run_named(const RunOptions& opts, RunRequest req, report::Outputs& out, const Context& ctx) {
@@ -71,7 +56,7 @@ int run_named(const RunOptions& opts, RunRequest req, report::Outputs& out, cons
   budget.arm();
   const auto source = ctx.open_source ? ctx.open_source(req.measure) : open_gpu_source(req.measure);
   const System& sys = source->system();
-  const std::optional<RunResult> earlier = resumed_run(opts, resume_doc, sys, ctx);
+  const auto earlier = resumed(opts.stop.resume, resume_doc, sys, ctx.argv, records::decode_run);
   report::Reporter& screen = out.screen();
   RunResult header_only;
   header_only.system = sys;
@@ -156,9 +141,7 @@ void add_run_command(CLI::App& root, Context& ctx) {
       "takes CUts' own short options). multi-gpu-bwtest's --list is 'xferbench --list'. See docs/concurrent.md.\n"
       "Under mpirun/srun each node is measured once by its first process; several nodes give one fleet table\n"
       "and file (docs/fleet.md).");
-  set_exit_code_footer(*cmd);
-  reject_empty_values(*cmd);
-  cmd->callback([&ctx, opts, fleet_opts, cmd]() {
+  finish_command(*cmd, [&ctx, opts, fleet_opts, cmd]() {
     // Validate now so argument errors surface before any GPU is touched.
     check_fleet_options(*fleet_opts);
     validate_stop_options(opts->stop);

@@ -3,7 +3,6 @@
 // checked in the CLI callback, before any GPU is touched.
 #include <iostream>
 #include <memory>
-#include <optional>
 
 #include <fmt/format.h>
 
@@ -102,8 +101,7 @@ SweepPlan build_sms_plan(const SweepOptions& o, const std::vector<std::string>& 
   SmSweepRequest& r = plan.sms_req;
   r.def = sm_sweep_case(o.testcase);
   r.sms_text = o.sms;
-  if (!o.buffer_size.empty()) r.bytes = parse_size(o.buffer_size, "--buffer-size");
-  if (r.bytes == 0) fail(ErrorKind::usage, fmt::format("invalid --buffer-size '{}': must be greater than 0", o.buffer_size));
+  if (!o.buffer_size.empty()) r.bytes = positive_size(o.buffer_size, "--buffer-size");
   const RunRequest sampling = build_request(o.sampling, argv);
   r.measure = sampling.measure;
   r.command_line = argv;
@@ -126,10 +124,7 @@ SweepPlan build_plan(const SweepOptions& o, const std::vector<std::string>& argv
   range.min_bytes = parse_size(o.min_size, "--min");
   range.max_bytes = parse_size(o.max_size, "--max");
   range.factor = o.factor;
-  if (!o.step.empty()) {
-    range.step_bytes = parse_size(o.step, "--step");
-    if (range.step_bytes == 0) fail(ErrorKind::usage, fmt::format("invalid --step '{}': must be greater than 0", o.step));
-  }
+  if (!o.step.empty()) range.step_bytes = positive_size(o.step, "--step");
   plan.req.sizes = sweep_sizes(range);
   const RunRequest sampling = build_request(o.sampling, argv);
   plan.req.measure = sampling.measure;
@@ -162,20 +157,6 @@ int execute_sms(const SweepPlan& plan, const OutputOptions& out, const Context& 
   return r.status == SweepStatus::failed ? 1 : 0;
 }
 
-
-// --resume: the earlier sweep (`doc`, read before any GPU was looked for),
-// once it is known to come from this machine, this build and the same
-// command.
-std::optional<SweepResult> resumed_sweep(const StopOptions& stop, const std::optional<nlohmann::json>& doc,
-                                         const System& sys, const Context& ctx) {
-  if (!doc) return std::nullopt;
-  const std::string name = "'" + stop.resume + "'";
-  check_same_identity(identity_of(*doc, name), identity_of(sys, ctx.argv), name);
-  SweepResult earlier = records::decode_sweep(*doc, stop.resume);
-  earlier.resumed_from = stop.resume;
-  return earlier;
-}
-
 int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, const Context& ctx) {
   if (plan.sms) return execute_sms(plan, out, ctx);
   check_output_writable(out);
@@ -187,7 +168,7 @@ int execute(SweepPlan plan, const OutputOptions& out, const StopOptions& stop, c
   budget.arm();
   const auto source = ctx.open_source ? ctx.open_source(plan.req.measure) : open_gpu_source(plan.req.measure);
   const System& sys = source->system();
-  const std::optional<SweepResult> earlier = resumed_sweep(stop, resume_doc, sys, ctx);
+  const auto earlier = resumed(stop.resume, resume_doc, sys, ctx.argv, records::decode_sweep);
   if (!plan.req.named_case) plan.req.scenario = expand_requests(plan.transfers, sys.gpu_count(), plan.streams);
   // Text rows go out as each size is measured (flushed, so a pipe sees them
   // too); on a terminal the progress line stays below them. A resumed sweep
@@ -239,9 +220,7 @@ void add_sweep_command(CLI::App& root, Context& ctx) {
       "90% and 95% of the all-SM figure (docs/sweep.md); --sms 0 or more SMs than a GPU has: exit 2. Under a\n"
       "launcher an --sms sweep runs on rank 0's node only. The -o file is checked before measuring; an\n"
       "interrupted sweep writes the sizes measured.");
-  set_exit_code_footer(*cmd);
-  reject_empty_values(*cmd);
-  cmd->callback([&ctx, opts, fleet_opts, cmd]() {
+  finish_command(*cmd, [&ctx, opts, fleet_opts, cmd]() {
     opts->factor_given = cmd->count("--factor") > 0;
     opts->sms_given = cmd->count("--sms") > 0;
     check_fleet_options(*fleet_opts);

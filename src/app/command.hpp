@@ -41,6 +41,10 @@ struct Context {
   comm::Communicator* launch = nullptr;
 };
 
+// Ends a subcommand's setup, after its options and footer: the exit codes
+// in its --help, empty option values refused, `callback` run when chosen.
+void finish_command(CLI::App& cmd, std::function<void()> callback);
+
 void add_list_command(CLI::App& root, Context& ctx);
 void add_cases_command(CLI::App& root, Context& ctx);
 void add_run_command(CLI::App& root, Context& ctx);

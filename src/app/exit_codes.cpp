@@ -8,50 +8,43 @@
 namespace xb::app {
 namespace {
 
-// One row of the table. `commands`: space-separated names, "*" for every
+// One row of a table. `commands`: space-separated names, "*" for every
 // command.
 struct Row {
   int code;
-  const char* meaning;
   const char* commands;
+  const char* meaning;
 };
 
 const Row kRows[] = {
-    {0, "success (every case passed or was waived)", "*"},
-    {1, "a measurement failed: a data check or a case error; compare: a regression; check: FAIL",
-     "run sweep cuts compare check pingpong first-touch nvbandwidth bwtest"},
-    {2,
+    {0, "*", "success (every case passed or was waived)"},
+    {1, "run sweep cuts compare check pingpong first-touch nvbandwidth bwtest",
+     "a measurement failed: a data check or a case error; compare: a regression; check: FAIL"},
+    {2, "*",
      "bad input: a bad argument or option value, or an input file (spec, baseline, judge file, topology, resume "
      "file, compared or plotted JSON) that cannot be read, is not a regular file or is malformed; the message names "
-     "the value, or the file and the field",
-     "*"},
-    {3, "no usable CUDA GPU or driver", "list run sweep cuts check pingpong first-touch nvbandwidth bwtest"},
-    {4, "not enough memory for the requested buffers", "run sweep cuts plot check pingpong first-touch nvbandwidth bwtest"},
-    {5, "NVML unavailable (list needs it)", "list"},
-    {6, "MPI / launch problem", "run sweep check pingpong first-touch"},
-    {7, "an output could not be written: an -o or --junit file, standard output, a FIFO without a reader", "*"},
-    {8, "CUDA error", "list run sweep cuts check pingpong first-touch nvbandwidth bwtest"},
-    {9, "timeout: a gate, a transfer or a peer that does not answer",
-     "run sweep cuts check pingpong first-touch nvbandwidth bwtest"},
-    {10,
+     "the value, or the file and the field"},
+    {3, "list run sweep cuts check pingpong first-touch nvbandwidth bwtest", "no usable CUDA GPU or driver"},
+    {4, "run sweep cuts plot check pingpong first-touch nvbandwidth bwtest",
+     "not enough memory for the requested buffers"},
+    {5, "list", "NVML unavailable (list needs it)"},
+    {6, "run sweep check pingpong first-touch", "MPI / launch problem"},
+    {7, "*", "an output could not be written: an -o or --junit file, standard output, a FIFO without a reader"},
+    {8, "list run sweep cuts check pingpong first-touch nvbandwidth bwtest", "CUDA error"},
+    {9, "run sweep cuts check pingpong first-touch nvbandwidth bwtest",
+     "timeout: a gate, a transfer or a peer that does not answer"},
+    {10, "run sweep cuts check pingpong first-touch",
      "partial result: --time-limit left cells out, or cells were waived because they did not fit in memory or the "
-     "--max-memory budget (both listed as not run)",
-     "run sweep cuts check pingpong first-touch"},
-    {70, "internal error (a bug; never for user input)", "*"},
-    {130, "interrupted by SIGINT; what was measured is written (status interrupted)",
-     "run sweep cuts plot check pingpong first-touch nvbandwidth bwtest"},
-    {143, "interrupted by SIGTERM; likewise", "run sweep cuts plot check pingpong first-touch nvbandwidth bwtest"},
+     "--max-memory budget (both listed as not run)"},
+    {70, "*", "internal error (a bug; never for user input)"},
+    {130, "run sweep cuts plot check pingpong first-touch nvbandwidth bwtest",
+     "interrupted by SIGINT; what was measured is written (status interrupted)"},
+    {143, "run sweep cuts plot check pingpong first-touch nvbandwidth bwtest", "interrupted by SIGTERM; likewise"},
 };
 
 // What a code means for particular commands, where that says more than the
 // row's meaning (which the other commands' --help shows).
-struct Specific {
-  int code;
-  const char* commands;
-  const char* meaning;
-};
-
-const Specific kSpecific[] = {
+const Row kSpecific[] = {
     {0, "list cases", "success"},
     {0, "compare", "no regression"},
     {0, "plot", "the image was written"},
@@ -151,7 +144,7 @@ std::vector<std::pair<int, std::string>> exit_codes_of(const std::string& comman
     }
     if (std::find(e.commands.begin(), e.commands.end(), command) == e.commands.end()) continue;
     std::string meaning = e.meaning;
-    for (const Specific& s : kSpecific)
+    for (const Row& s : kSpecific)
       if (s.code == e.code && names(s.commands, command)) meaning = s.meaning;
     out.emplace_back(e.code, meaning);
   }

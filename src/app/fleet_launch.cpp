@@ -12,11 +12,9 @@
 #include "app/interrupt.hpp"
 #include "comm/launch_env.hpp"
 #include "base/error.hpp"
-#include "cases/runner.hpp"
 #include "base/stop.hpp"
 #include "report/output_file.hpp"
 #include "report/reporter.hpp"
-#include "fleet/summary.hpp"
 
 #ifdef XFERBENCH_HAVE_MPI
 #include "comm/mpi_comm.hpp"

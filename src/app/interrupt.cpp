@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdio>
 
-#include "base/stop.hpp"
 #include "base/time_budget.hpp"
 
 namespace xb::app {

@@ -14,12 +14,15 @@
 #include <csignal>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "base/stop.hpp"
+#include "cases/resume.hpp"
 
 namespace xb::app {
 
@@ -79,5 +82,20 @@ void add_stop_options(CLI::App& cmd, StopOptions& o, bool with_resume);
 
 // Parses --time-limit; throws Error(usage) naming a bad value.
 void validate_stop_options(StopOptions& o);
+
+// --resume FILE: the earlier result (`doc`, read before any GPU was looked
+// for) decoded by `decode`, once it is known to come from this machine,
+// this build and the same command line (`argv`). Empty without a file.
+template <typename Result>
+std::optional<Result> resumed(const std::string& file, const std::optional<nlohmann::json>& doc, const System& sys,
+                              const std::vector<std::string>& argv,
+                              Result (*decode)(const nlohmann::json&, const std::string&)) {
+  if (!doc) return std::nullopt;
+  const std::string name = "'" + file + "'";
+  check_same_identity(identity_of(*doc, name), identity_of(sys, argv), name);
+  Result earlier = decode(*doc, file);
+  earlier.resumed_from = file;
+  return earlier;
+}
 
 }  // namespace xb::app

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -22,6 +23,18 @@ int finish_with_agreed_error(comm::Communicator& comm, const Error& e) {
     // A rank that failed differently is already gone; the status stands.
   }
   return exit_code(e.kind());
+}
+
+void on_rank0(comm::Communicator& comm, double timeout_s, const std::function<void()>& fn) {
+  std::optional<Error> err;
+  if (comm.rank() == 0) {
+    try {
+      fn();
+    } catch (const Error& e) {
+      err = e;
+    }
+  }
+  comm::agree_or_throw(comm, err ? &*err : nullptr, comm::Seconds(timeout_s));
 }
 
 bool rank_parse_errors_are_agreed(const std::vector<std::string>& args) {

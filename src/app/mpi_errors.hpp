@@ -1,6 +1,7 @@
 // How a multi-rank command ends on an error that every rank agreed on.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ namespace xb::app {
 // because mpirun ends the whole job at the first nonzero exit. Returns the
 // exit code.
 int finish_with_agreed_error(comm::Communicator& comm, const Error& e);
+
+// Runs `fn` on rank 0 alone (check the output file, write the results); its
+// outcome is agreed, so an Error there is thrown on every rank alike.
+void on_rank0(comm::Communicator& comm, double timeout_s, const std::function<void()>& fn);
 
 // Whether `args` (the command line without the program name) runs a
 // multi-rank command (pingpong, first-touch) in a process a launcher

@@ -17,7 +17,6 @@
 #include "cases/cases.hpp"
 #include "base/error.hpp"
 #include "machine/topology.hpp"
-#include "report/reporter.hpp"
 
 namespace xb::app {
 namespace {

@@ -10,6 +10,7 @@
 #include "machine/pairs.hpp"
 #include "base/units.hpp"
 #include "frontends/cuts.hpp"
+#include "report/reporter.hpp"
 
 namespace xb::app {
 namespace {
@@ -40,80 +41,7 @@ void add_memory_options(CLI::App& cmd, RunOptions& o) {
                  "(e.g. 8G,16G); cells needing more are waived (exit 10). Default: what the largest cell needs");
 }
 
-}  // namespace
-
-MemoryLimit parse_max_memory(const std::string& text) {
-  const auto comma = text.find(',');
-  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
-    fail(ErrorKind::usage, fmt::format("invalid --max-memory '{}': expected GPU,HOST sizes such as 8G,16G", text));
-  auto size = [&](const std::string& part, const char* which) {
-    try {
-      return parse_size(part, which);
-    } catch (const Error&) {
-      fail(ErrorKind::usage, fmt::format("invalid --max-memory '{}': the {} size '{}' is not a size such as 8G "
-                                         "(expected GPU,HOST)", text, which, part));
-    }
-  };
-  MemoryLimit m;
-  m.gpu = size(text.substr(0, comma), "GPU");
-  m.host = size(text.substr(comma + 1), "HOST");
-  return m;
-}
-
-void record_cuts_order(const CLI::App& cmd, const CutsFlagOptions& flags, ConcurrentOptions& o) {
-  o.order.clear();
-  for (const CLI::Option* opt : cmd.parse_order()) {
-    if (opt == flags.htod) o.order.push_back(Direction::htod);
-    if (opt == flags.dtoh) o.order.push_back(Direction::dtoh);
-    if (opt == flags.dtod) o.order.push_back(Direction::dtod);
-  }
-  // An occurrence carrying several values breaks the one-to-one match; the
-  // grouped order (every --htod, --dtoh, --dtod) is then the fallback.
-  if (o.order.size() != o.htod.size() + o.dtoh.size() + o.dtod.size()) o.order.clear();
-}
-
-void add_run_options(CLI::App& cmd, RunOptions& o) {
-  cmd.add_option("-t,--testcase", o.testcases, "Case(s) by name or index (see 'xferbench cases')")->take_all();
-  cmd.add_option("-p,--testcase-prefix", o.prefixes, "Every case whose name starts with PREFIX")->take_all();
-  cmd.add_option("--suite", o.suite, "quick (default), full (nvbandwidth v0.8's 35 cases) or all (every case)");
-  cmd.add_option("-b,--buffer-mib", o.buffer_mib, "Buffer size in MiB, as nvbandwidth (default 512)")
-      ->check(non_empty("-b/--buffer-mib"));
-  cmd.add_option("--buffer-size", o.buffer_size, "Buffer size in bytes; K/M/G suffixes are binary (1K = 1024)")
-      ->check(non_empty("--buffer-size"));
-  cmd.add_option("-i,--samples", o.samples, "Take exactly N samples per cell (default: adaptive)")
-      ->check(int_at_least("-i/--samples", 1));
-  cmd.add_option("--min-samples", o.min_samples, "Adaptive sampling: at least N samples")->capture_default_str();
-  cmd.add_option("--max-samples", o.max_samples, "Adaptive sampling: at most N samples")->capture_default_str();
-  cmd.add_option("--target-error", o.target_error_pct,
-                 "Adaptive sampling: stop when the median's relative error is below PCT percent")->capture_default_str();
-  cmd.add_option("--budget", o.budget_s, "Adaptive sampling: seconds per cell before stopping")->capture_default_str();
-  cmd.add_option("--sample-ms", o.sample_ms, "Target duration of one sample in ms")->capture_default_str();
-  cmd.add_option("--copies", o.copies, "Copies per sample (default: from --sample-ms)")
-      ->check(int_at_least("--copies", 1));
-  cmd.add_option("--gate-timeout", o.gate_timeout_s, "Seconds the gate kernel waits before failing the sample")
-      ->capture_default_str();
-  cmd.add_option("--sm-config", o.sm_config, "SM copy kernel shape: BLOCKS_PER_SM,THREADS,UNROLL[,streaming|,l2_256b|,cg] or bulk,CHUNK_KIB,STAGES,BLOCKS_PER_SM");
-  cmd.add_flag("--sm-launch-per-copy", o.sm_launch_per_copy,
-               "Launch one SM kernel per copy (default: one kernel repeats a sample's copies, as nvbandwidth's do)");
-  cmd.add_flag("-m,--mean", o.mean, "Report the mean of samples instead of the median");
-  cmd.add_flag("-s,--skip-verification", o.skip_verification, "Do not verify data after the timed copies");
-  cmd.add_flag("-d,--disable-affinity", o.disable_affinity,
-               "Do not place host buffers and the measuring thread on the GPU's NUMA node");
-  cmd.add_flag("-l,--list", o.list, "List the cases and exit (as 'xferbench cases')");
-  cmd.add_option("--drift-check", o.drift_check,
-                 "Measure reference cells (host->gpu0, gpu0->peer) at the start and the end of the run and report "
-                 "how far they moved: on, off, or auto (on for runs of 3 or more cases)")
-      ->capture_default_str();
-  cmd.add_option("--drift-tolerance", o.drift_tolerance_pct,
-                 "Drift in percent above which the run is reported unstable")->capture_default_str();
-  add_transfer_options(cmd, o);
-  add_memory_options(cmd, o);
-  add_dedicated_engine_options(cmd, o);
-  add_nvbandwidth_spellings(cmd, o);
-  add_output_options(cmd, o.out, true, {"nvbandwidth", "nvbandwidth-json"});
-  add_stop_options(cmd, o.stop, true);
-}
-
+// The nvbandwidth v0.9/v0.10 block of RunOptions.
 void add_dedicated_engine_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--host-mem", o.host_mem,
                  "Host buffers of the named cases: pinned (default) or hugepages (2 MiB pages from the hugetlb pool, "
@@ -130,8 +58,6 @@ void add_dedicated_engine_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--topology", o.topology,
                  "With --dry-run: plan for the machine of a recorded 'xferbench list --format json' (or a run JSON)");
 }
-
-namespace {
 
 [[noreturn]] void bad_sm_config(const std::string& text) {
   fail(ErrorKind::usage, fmt::format("invalid --sm-config '{}': expected BLOCKS_PER_SM,THREADS,UNROLL[,streaming|,l2_256b|,cg] "
@@ -325,7 +251,92 @@ CutsOptions cuts_options(const ConcurrentOptions& c) {
   return out;
 }
 
+// Error(usage) for an option that applies only to named cases given with
+// transfers (-v, --format nvbandwidth), or a format that cannot write a plan
+// (CSV, nvbandwidth's) with --dry-run.
+void check_run_features(const RunOptions& o) {
+  const bool transfers = o.concurrent.any_transfer();
+  if (transfers && o.verbose)
+    fail(ErrorKind::usage, "-v/--verbose applies to named cases (-t, -p, --suite), not to transfers (--do, --htod, "
+                           "--dtoh, --dtod)");
+  const report::Outputs out(o.out.format, o.out.file);
+  if (transfers) out.require(report::Kind::scenario);
+  if (o.dry_run) out.require(report::Kind::plan);
+}
+
 }  // namespace
+
+MemoryLimit parse_max_memory(const std::string& text) {
+  const auto comma = text.find(',');
+  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
+    fail(ErrorKind::usage, fmt::format("invalid --max-memory '{}': expected GPU,HOST sizes such as 8G,16G", text));
+  auto size = [&](const std::string& part, const char* which) {
+    try {
+      return parse_size(part, which);
+    } catch (const Error&) {
+      fail(ErrorKind::usage, fmt::format("invalid --max-memory '{}': the {} size '{}' is not a size such as 8G "
+                                         "(expected GPU,HOST)", text, which, part));
+    }
+  };
+  MemoryLimit m;
+  m.gpu = size(text.substr(0, comma), "GPU");
+  m.host = size(text.substr(comma + 1), "HOST");
+  return m;
+}
+
+void record_cuts_order(const CLI::App& cmd, const CutsFlagOptions& flags, ConcurrentOptions& o) {
+  o.order.clear();
+  for (const CLI::Option* opt : cmd.parse_order()) {
+    if (opt == flags.htod) o.order.push_back(Direction::htod);
+    if (opt == flags.dtoh) o.order.push_back(Direction::dtoh);
+    if (opt == flags.dtod) o.order.push_back(Direction::dtod);
+  }
+  // An occurrence carrying several values breaks the one-to-one match; the
+  // grouped order (every --htod, --dtoh, --dtod) is then the fallback.
+  if (o.order.size() != o.htod.size() + o.dtoh.size() + o.dtod.size()) o.order.clear();
+}
+
+void add_run_options(CLI::App& cmd, RunOptions& o) {
+  cmd.add_option("-t,--testcase", o.testcases, "Case(s) by name or index (see 'xferbench cases')")->take_all();
+  cmd.add_option("-p,--testcase-prefix", o.prefixes, "Every case whose name starts with PREFIX")->take_all();
+  cmd.add_option("--suite", o.suite, "quick (default), full (nvbandwidth v0.8's 35 cases) or all (every case)");
+  cmd.add_option("-b,--buffer-mib", o.buffer_mib, "Buffer size in MiB, as nvbandwidth (default 512)")
+      ->check(non_empty("-b/--buffer-mib"));
+  cmd.add_option("--buffer-size", o.buffer_size, "Buffer size in bytes; K/M/G suffixes are binary (1K = 1024)")
+      ->check(non_empty("--buffer-size"));
+  cmd.add_option("-i,--samples", o.samples, "Take exactly N samples per cell (default: adaptive)")
+      ->check(int_at_least("-i/--samples", 1));
+  cmd.add_option("--min-samples", o.min_samples, "Adaptive sampling: at least N samples")->capture_default_str();
+  cmd.add_option("--max-samples", o.max_samples, "Adaptive sampling: at most N samples")->capture_default_str();
+  cmd.add_option("--target-error", o.target_error_pct,
+                 "Adaptive sampling: stop when the median's relative error is below PCT percent")->capture_default_str();
+  cmd.add_option("--budget", o.budget_s, "Adaptive sampling: seconds per cell before stopping")->capture_default_str();
+  cmd.add_option("--sample-ms", o.sample_ms, "Target duration of one sample in ms")->capture_default_str();
+  cmd.add_option("--copies", o.copies, "Copies per sample (default: from --sample-ms)")
+      ->check(int_at_least("--copies", 1));
+  cmd.add_option("--gate-timeout", o.gate_timeout_s, "Seconds the gate kernel waits before failing the sample")
+      ->capture_default_str();
+  cmd.add_option("--sm-config", o.sm_config, "SM copy kernel shape: BLOCKS_PER_SM,THREADS,UNROLL[,streaming|,l2_256b|,cg] or bulk,CHUNK_KIB,STAGES,BLOCKS_PER_SM");
+  cmd.add_flag("--sm-launch-per-copy", o.sm_launch_per_copy,
+               "Launch one SM kernel per copy (default: one kernel repeats a sample's copies, as nvbandwidth's do)");
+  cmd.add_flag("-m,--mean", o.mean, "Report the mean of samples instead of the median");
+  cmd.add_flag("-s,--skip-verification", o.skip_verification, "Do not verify data after the timed copies");
+  cmd.add_flag("-d,--disable-affinity", o.disable_affinity,
+               "Do not place host buffers and the measuring thread on the GPU's NUMA node");
+  cmd.add_flag("-l,--list", o.list, "List the cases and exit (as 'xferbench cases')");
+  cmd.add_option("--drift-check", o.drift_check,
+                 "Measure reference cells (host->gpu0, gpu0->peer) at the start and the end of the run and report "
+                 "how far they moved: on, off, or auto (on for runs of 3 or more cases)")
+      ->capture_default_str();
+  cmd.add_option("--drift-tolerance", o.drift_tolerance_pct,
+                 "Drift in percent above which the run is reported unstable")->capture_default_str();
+  add_transfer_options(cmd, o);
+  add_memory_options(cmd, o);
+  add_dedicated_engine_options(cmd, o);
+  add_nvbandwidth_spellings(cmd, o);
+  add_output_options(cmd, o.out, true, {"nvbandwidth", "nvbandwidth-json"});
+  add_stop_options(cmd, o.stop, true);
+}
 
 RunRequest build_request(const RunOptions& o, const std::vector<std::string>& command_line) {
   check_option_mix(o);

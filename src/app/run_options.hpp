@@ -74,8 +74,6 @@ struct RunOptions {
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& opts);
-// Registers the options of the block above on `cmd` (called by add_run_options).
-void add_dedicated_engine_options(CLI::App& cmd, RunOptions& opts);
 
 // --max-memory GPU,HOST: two sizes with K/M/G/T suffixes ("8G,16G").
 // Throws Error(usage) naming the text.
@@ -84,10 +82,6 @@ MemoryLimit parse_max_memory(const std::string& text);
 // --useMean, --loopCount = --copies, ...), -v/--verbose, -H and -P.
 // Defined in run_spellings.cpp.
 void add_nvbandwidth_spellings(CLI::App& cmd, RunOptions& opts);
-// Error(usage) for an option that applies only to named cases given with
-// transfers (-v, --format nvbandwidth), or a format that cannot write a plan
-// (CSV, nvbandwidth's) with --dry-run.
-void check_run_features(const RunOptions& opts);
 
 // Named cases. Throws Error(usage) naming the bad value, also for options
 // that only apply to concurrent transfers (--streams, --size, ...).

@@ -6,10 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "app/nvbandwidth_cli.hpp"
 #include "app/run_options.hpp"
 #include "base/error.hpp"
-#include "report/reporter.hpp"
 
 namespace xb::app {
 
@@ -47,16 +45,6 @@ void add_nvbandwidth_spellings(CLI::App& cmd, RunOptions& o) {
          "Measure N sampled GPU pairs in GPU <-> GPU cases; -1: every pair (nvbandwidth v0.9)")
       ->group(group);
   cmd.add_flag("-v,--verbose", o.verbose, "Print each sample's value after the case, as nvbandwidth -v does");
-}
-
-void check_run_features(const RunOptions& o) {
-  const bool transfers = o.concurrent.any_transfer();
-  if (transfers && o.verbose)
-    fail(ErrorKind::usage, "-v/--verbose applies to named cases (-t, -p, --suite), not to transfers (--do, --htod, "
-                           "--dtoh, --dtod)");
-  const report::Outputs out(o.out.format, o.out.file);
-  if (transfers) out.require(report::Kind::scenario);
-  if (o.dry_run) out.require(report::Kind::plan);
 }
 
 }  // namespace xb::app

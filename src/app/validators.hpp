@@ -18,32 +18,44 @@
 
 namespace xb::app {
 
-// The value must not be empty ("--buffer-size ''").
-inline CLI::Validator non_empty(const std::string& flag) {
+// A validator that runs `check` on the value as typed; `check` throws.
+template <typename Check>
+CLI::Validator checked_by(Check check) {
   return CLI::Validator(
-      [flag](std::string& v) {
-        if (v.empty()) fail(ErrorKind::usage, fmt::format("invalid {} '': the value is empty", flag));
+      [check](std::string& v) {
+        check(v);
         return std::string();
       },
       "");
 }
 
+// The value must not be empty ("--buffer-size ''").
+inline CLI::Validator non_empty(const std::string& flag) {
+  return checked_by([flag](const std::string& v) {
+    if (v.empty()) fail(ErrorKind::usage, fmt::format("invalid {} '': the value is empty", flag));
+  });
+}
+
 // The value must be a whole number from `min` to INT_MAX ("-i -1", "-i 0").
 inline CLI::Validator int_at_least(const std::string& flag, int min) {
-  return CLI::Validator(
-      [flag, min](std::string& v) {
-        std::int64_t n = -1;
-        try {
-          n = parse_int(v, flag);
-        } catch (const Error&) {
-          n = -1;
-        }
-        if (n < min || n > std::numeric_limits<int>::max())
-          fail(ErrorKind::usage, fmt::format("invalid {} '{}': expected a whole number from {} to {}", flag, v, min,
-                                             std::numeric_limits<int>::max()));
-        return std::string();
-      },
-      "");
+  return checked_by([flag, min](const std::string& v) {
+    std::int64_t n = -1;
+    try {
+      n = parse_int(v, flag);
+    } catch (const Error&) {
+      n = -1;
+    }
+    if (n < min || n > std::numeric_limits<int>::max())
+      fail(ErrorKind::usage, fmt::format("invalid {} '{}': expected a whole number from {} to {}", flag, v, min,
+                                         std::numeric_limits<int>::max()));
+  });
+}
+
+// A size (K/M/G binary suffixes) above 0 ("--step 0").
+inline std::uint64_t positive_size(const std::string& v, const std::string& flag) {
+  const std::uint64_t bytes = parse_size(v, flag);
+  if (bytes == 0) fail(ErrorKind::usage, fmt::format("invalid {} '{}': must be greater than 0", flag, v));
+  return bytes;
 }
 
 // Digits only, fitting in 64 bits ("--seed -1": CLI11 alone would take it
@@ -58,12 +70,7 @@ inline std::uint64_t parse_unsigned(const std::string& v, const std::string& fla
 }
 
 inline CLI::Validator unsigned_number(const std::string& flag) {
-  return CLI::Validator(
-      [flag](std::string& v) {
-        (void)parse_unsigned(v, flag);
-        return std::string();
-      },
-      "");
+  return checked_by([flag](const std::string& v) { (void)parse_unsigned(v, flag); });
 }
 
 // How a message names an option: every spelling, "-i/--samples".

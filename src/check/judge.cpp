@@ -9,6 +9,7 @@
 #include "base/names.hpp"
 #include "base/input_file.hpp"
 #include "base/stats.hpp"
+#include "fleet/summary.hpp"
 
 namespace xb::check {
 namespace {
@@ -54,12 +55,6 @@ void place(CheckCell& c, P p, const System& sys) {
     c.link_key = fmt::format("gpu{}<->gpu{}", std::min(r, col), std::max(r, col));
   }
   if (is_gpu(sys, c.gpu)) c.gpu_name = sys.gpus[static_cast<std::size_t>(c.gpu)].name;
-}
-
-const CaseDef* find_case(const std::string& name) {
-  for (const auto& d : case_catalogue())
-    if (d.name == name) return &d;
-  return nullptr;
 }
 
 // A cell's row or column label; a recorded run may name one it lacks.
@@ -183,14 +178,6 @@ constexpr Named<Basis> kBases[] = {
 const char* to_string(CellVerdict v) noexcept { return lookup_name(kVerdicts, v); }
 const char* to_string(Basis b) noexcept { return lookup_name(kBases, b); }
 
-std::string machine_model(const System& sys) {
-  std::map<std::string, int> names;
-  for (const GpuInfo& g : sys.gpus) ++names[g.name];
-  std::string out;
-  for (const auto& [name, n] : names) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", n, name);
-  return out.empty() ? "no GPU" : out;
-}
-
 double builtin_min_pct(LinkClass link) noexcept {
   switch (link) {
     case LinkClass::pcie: return 75.0;
@@ -227,11 +214,11 @@ std::vector<CaseProblem> case_problems(const RunResult& run) {
 Baseline load_baseline(const RunResult& run, const std::string& file, const System& now, bool force) {
   Baseline b;
   b.file = file;
-  const std::string then = machine_model(run.system);
-  if (then != machine_model(now) && !force)
+  const std::string then = fleet::gpu_group_of(run.system);
+  if (then != fleet::gpu_group_of(now) && !force)
     fail(ErrorKind::usage, fmt::format("baseline {} was recorded on {}, this node has {}: refusing to compare "
                                        "different machine models (--force compares anyway)", file, then,
-                                       machine_model(now)));
+                                       fleet::gpu_group_of(now)));
   for (auto& c : extract_cells(run, input_label("--baseline file", file))) b.cells.emplace(c.key, std::move(c));
   return b;
 }

@@ -76,9 +76,6 @@ struct Baseline {
   std::map<std::string, CheckCell> cells;  // by key
 };
 
-// The GPUs of a machine by name and count ("2 x NVIDIA H200", "no GPU").
-std::string machine_model(const System& sys);
-
 // The cells of a baseline run recorded in `file`. Refuses (Error(usage))
 // one recorded on another machine model (GPU names and count) unless `force`.
 Baseline load_baseline(const RunResult& run, const std::string& file, const System& now, bool force);

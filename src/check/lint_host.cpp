@@ -96,6 +96,38 @@ std::vector<std::string> bridges_between(const std::vector<std::string>& a, cons
   return out;
 }
 
+// "0-3,8" -> {0,1,2,3,8}; empty on anything unexpected.
+std::set<int> parse_list(const std::string& text) {
+  std::set<int> out;
+  std::istringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) {
+    const auto dash = part.find('-');
+    try {
+      const int lo = std::stoi(part.substr(0, dash));
+      const int hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
+      for (int i = lo; i <= hi && i - lo < 4096; ++i) out.insert(i);
+    } catch (const std::exception&) {
+      return {};
+    }
+  }
+  return out;
+}
+
+std::string mems_allowed(const SysPaths& paths) {
+  std::ifstream f(fs::path(paths.proc) / "self/status");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("Mems_allowed_list:", 0) == 0) return line.substr(line.find_first_not_of(" \t", 18));
+  return {};
+}
+
+std::string distance_of(const SysPaths& paths, int from, int to) {
+  std::istringstream row(read_line(fs::path(paths.sys) / fmt::format("devices/system/node/node{}/distance", from)));
+  int d = 0;
+  for (int i = 0; row >> d; ++i)
+    if (i == to) return std::to_string(d);
+  return "unknown";
+}
+
 }  // namespace
 
 std::string sysfs_bus_id(const std::string& pci_bus_id) {
@@ -167,42 +199,6 @@ RuleOutcome lint_iommu(const LintInput& in, std::vector<Finding>& out) {
   else o.note = args;
   return o;
 }
-
-namespace {
-
-// "0-3,8" -> {0,1,2,3,8}; empty on anything unexpected.
-std::set<int> parse_list(const std::string& text) {
-  std::set<int> out;
-  std::istringstream in(text);
-  for (std::string part; std::getline(in, part, ',');) {
-    const auto dash = part.find('-');
-    try {
-      const int lo = std::stoi(part.substr(0, dash));
-      const int hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
-      for (int i = lo; i <= hi && i - lo < 4096; ++i) out.insert(i);
-    } catch (const std::exception&) {
-      return {};
-    }
-  }
-  return out;
-}
-
-std::string mems_allowed(const SysPaths& paths) {
-  std::ifstream f(fs::path(paths.proc) / "self/status");
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("Mems_allowed_list:", 0) == 0) return line.substr(line.find_first_not_of(" \t", 18));
-  return {};
-}
-
-std::string distance_of(const SysPaths& paths, int from, int to) {
-  std::istringstream row(read_line(fs::path(paths.sys) / fmt::format("devices/system/node/node{}/distance", from)));
-  int d = 0;
-  for (int i = 0; row >> d; ++i)
-    if (i == to) return std::to_string(d);
-  return "unknown";
-}
-
-}  // namespace
 
 RuleOutcome lint_numa_placement(const LintInput& in, std::vector<Finding>& out) {
   RuleOutcome o{"numa_placement", "host buffers land on each GPU's own NUMA node", RuleStatus::passed, ""};

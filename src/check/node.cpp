@@ -91,6 +91,31 @@ bool judged_case(const std::string& name, const JudgeOptions& opts) {
                      [&](const Expectation& e) { return e.case_name == name; });
 }
 
+// Expectations from the options' spec and baseline, checked against the
+// machine the run was measured on.
+struct Expectations {
+  CheckSpec spec;
+  Baseline baseline;
+
+  JudgeOptions judge_options(const CheckOptions& opts) const {
+    JudgeOptions jo;
+    jo.spec = opts.spec_file.empty() ? nullptr : &spec;
+    jo.baseline = opts.baseline ? &baseline : nullptr;
+    jo.compare = opts.compare;
+    return jo;
+  }
+};
+
+Expectations load_expectations(const CheckOptions& opts, const System& machine) {
+  Expectations e;
+  if (!opts.spec_file.empty()) {
+    e.spec = parse_spec_file(opts.spec_file);
+    check_spec_model(e.spec, machine, opts.force);
+  }
+  if (opts.baseline) e.baseline = load_baseline(*opts.baseline, opts.baseline_file, machine, opts.force);
+  return e;
+}
+
 }  // namespace
 
 std::vector<const CaseDef*> check_suite() {
@@ -139,40 +164,9 @@ Ending check_verdict(const CheckResult& r) {
   return ending(r.run.completion, !why.empty(), PartialMeans::time_limit_only);
 }
 
-namespace {
-
-// Expectations from the options' spec and baseline, checked against the
-// machine the run was measured on.
-struct Expectations {
-  CheckSpec spec;
-  Baseline baseline;
-
-  JudgeOptions judge_options(const CheckOptions& opts) const {
-    JudgeOptions jo;
-    jo.spec = opts.spec_file.empty() ? nullptr : &spec;
-    jo.baseline = opts.baseline ? &baseline : nullptr;
-    jo.compare = opts.compare;
-    return jo;
-  }
-};
-
-Expectations load_expectations(const CheckOptions& opts, const System& machine) {
-  Expectations e;
-  if (!opts.spec_file.empty()) {
-    e.spec = parse_spec_file(opts.spec_file);
-    check_spec_model(e.spec, machine, opts.force);
-  }
-  if (opts.baseline) e.baseline = load_baseline(*opts.baseline, opts.baseline_file, machine, opts.force);
-  return e;
-}
-
-}  // namespace
-
 CheckResult judge_recorded(const CheckOptions& opts, RunResult run, const std::string& source) {
   CheckResult r;
   r.strict = opts.strict;
-  r.spec_file = opts.spec_file;
-  r.baseline_file = opts.baseline_file;
   r.wall_seconds = run.wall_seconds;
   r.run = std::move(run);
   const Expectations ex = load_expectations(opts, r.run.system);
@@ -184,7 +178,8 @@ CheckResult judge_recorded(const CheckOptions& opts, RunResult run, const std::s
 
 void judge_result(CheckResult& r, const JudgeOptions& opts, const std::string& source) {
   // A run (live or recorded) that was interrupted or cut short is judged
-  // as such; memory waivers alone are not a stop for a check.
+  // as such; memory waivers alone are not a stop for a check. The files
+  // named are those the expectations came from.
   if (opts.spec) r.spec_file = opts.spec->file;
   if (opts.baseline) r.baseline_file = opts.baseline->file;
   r.cells = extract_cells(r.run, source);
@@ -205,8 +200,6 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   const auto t0 = std::chrono::steady_clock::now();
   CheckResult r;
   r.strict = opts.strict;
-  r.spec_file = opts.spec_file;
-  r.baseline_file = opts.baseline_file;
   // The files are parsed before any GPU work so their errors come first;
   // the model checks need the machine and follow discovery.
   if (!opts.spec_file.empty()) (void)parse_spec_file(opts.spec_file);

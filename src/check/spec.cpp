@@ -1,5 +1,6 @@
 #include "check/spec.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #define TOML_HEADER_ONLY 1
@@ -9,7 +10,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cases/cases.hpp"
 #include "base/error.hpp"
 #include "base/names.hpp"
 #include "base/input_file.hpp"
@@ -41,20 +41,11 @@ std::string need_string(const toml::node& n, const std::string& where, const std
 void only_keys(const toml::table& t, const std::vector<std::string>& allowed, const std::string& file,
                const std::string& table) {
   for (auto&& [k, v] : t) {
-    bool ok = false;
-    for (const auto& a : allowed) ok = ok || k.str() == a;
-    if (!ok)
+    if (std::find(allowed.begin(), allowed.end(), k.str()) == allowed.end())
       bad(at(file, k.source()), fmt::format("unknown key '{}'{} (expected one of: {})", k.str(),
                                             table.empty() ? "" : " in [" + table + "]",
                                             fmt::format("{}", fmt::join(allowed, ", "))));
   }
-}
-
-void check_case_name(const std::string& name, const std::string& where) {
-  if (name == "*") return;
-  for (const auto& d : case_catalogue())
-    if (d.name == name) return;
-  bad(where, fmt::format("key 'case': unknown case '{}' (see 'xferbench cases')", name));
 }
 
 // The number `text` starts with; `used` = how many characters it took (0:
@@ -105,9 +96,12 @@ Expectation parse_expect(const toml::table& t, const std::string& file) {
   only_keys(t, {"case", "link", "matrix", "min", "max", "why"}, file, "[expect]");
   Expectation e;
   e.where = at(file, t.source());
+  const CaseDef* def = nullptr;  // null for "*"
   if (auto* n = t.get("case")) {
     e.case_name = need_string(*n, at(file, n->source()), "case");
-    check_case_name(e.case_name, at(file, n->source()));
+    def = find_case(e.case_name);
+    if (!def && e.case_name != "*")
+      bad(at(file, n->source()), fmt::format("key 'case': unknown case '{}' (see 'xferbench cases')", e.case_name));
   }
   if (auto* n = t.get("link")) {
     const std::string text = need_string(*n, at(file, n->source()), "link");
@@ -130,14 +124,10 @@ Expectation parse_expect(const toml::table& t, const std::string& file) {
     bad(where, fmt::format("key '{}' needs a value with a unit, e.g. \"52 GB/s\", \"80%\" or \"1300 ns\"", key));
   e.latency = max != nullptr;
   e.threshold = parse_threshold(*n.value<std::string>(), e.latency, fmt::format("{}: key '{}'", where, key));
-  if (e.case_name != "*") {
-    for (const auto& d : case_catalogue()) {
-      const bool latency_case = d.pattern == Pattern::host_device_latency || d.pattern == Pattern::d2d_latency;
-      if (d.name == e.case_name && latency_case != e.latency)
-        bad(where, fmt::format("key '{}': case '{}' reports {}, so give '{}'", key, d.name,
-                               latency_case ? "a latency (ns)" : "a bandwidth (GB/s)", latency_case ? "max" : "min"));
-    }
-  }
+  const bool latency_case = def && (def->pattern == Pattern::host_device_latency || def->pattern == Pattern::d2d_latency);
+  if (def && latency_case != e.latency)
+    bad(where, fmt::format("key '{}': case '{}' reports {}, so give '{}'", key, def->name,
+                           latency_case ? "a latency (ns)" : "a bandwidth (GB/s)", latency_case ? "max" : "min"));
   return e;
 }
 
@@ -153,9 +143,7 @@ void parse_lint(const toml::table& t, const std::string& file, CheckSpec& spec) 
     if (!n->is_table()) bad(at(file, n->source()), "key 'severity' must be a table of rule = \"info|warn|error\"");
     for (auto&& [k, v] : *n->as_table()) {
       const std::string where = at(file, k.source());
-      bool known = false;
-      for (const auto& id : lint_rule_ids()) known = known || id == k.str();
-      if (!known)
+      if (std::find(lint_rule_ids().begin(), lint_rule_ids().end(), k.str()) == lint_rule_ids().end())
         bad(where, fmt::format("key 'severity.{}': unknown lint rule (expected one of: {})", k.str(),
                                fmt::format("{}", fmt::join(lint_rule_ids(), ", "))));
       spec.lint.severity_override[std::string(k.str())] =
@@ -191,6 +179,12 @@ void parse_peers(const toml::table& t, const std::string& file, CheckSpec& spec)
 }  // namespace
 
 const char* to_string(LinkClass c) noexcept { return lookup_name(kLinkClasses, c); }
+
+const CaseDef* find_case(const std::string& name) {
+  for (const auto& d : case_catalogue())
+    if (d.name == name) return &d;
+  return nullptr;
+}
 
 const Expectation* find_expectation(const CheckSpec& spec, const std::string& case_name, const std::string& matrix,
                                     LinkClass link, bool latency) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "cases/cases.hpp"
 #include "check/lint.hpp"
 
 namespace xb::check {
@@ -29,6 +30,9 @@ namespace xb::check {
 // pcie_bidir: a host link carrying traffic both ways at once.
 enum class LinkClass { pcie, pcie_bidir, nvlink, pcie_peer, memory };
 const char* to_string(LinkClass c) noexcept;
+
+// The catalogue case of that name; null for any other name.
+const CaseDef* find_case(const std::string& name);
 
 struct Threshold {
   enum class Unit { percent_of_peak, gbps, ns };

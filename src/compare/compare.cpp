@@ -8,6 +8,8 @@
 #include <fmt/ranges.h>
 
 #include "base/error.hpp"
+#include "base/names.hpp"
+#include "fleet/summary.hpp"
 #include "records/run_json.hpp"
 #include "cases/sweep_json.hpp"
 
@@ -15,16 +17,11 @@ namespace xb {
 
 using json = nlohmann::json;
 
-const char* to_string(Verdict v) noexcept {
-  switch (v) {
-    case Verdict::faster: return "faster";
-    case Verdict::slower: return "slower";
-    case Verdict::same: return "same";
-    case Verdict::failed: return "failed";
-    case Verdict::skipped: return "skipped";
-  }
-  return "?";
-}
+constexpr Named<Verdict> kVerdicts[] = {{Verdict::faster, "faster"}, {Verdict::slower, "slower"},
+                                        {Verdict::same, "same"},     {Verdict::failed, "failed"},
+                                        {Verdict::skipped, "skipped"}};
+
+const char* to_string(Verdict v) noexcept { return lookup_name(kVerdicts, v); }
 
 int CompareResult::count(Verdict v) const {
   return static_cast<int>(std::count_if(entries.begin(), entries.end(), [v](const CompareEntry& e) { return e.verdict == v; }));
@@ -33,14 +30,6 @@ int CompareResult::count(Verdict v) const {
 double median_standard_error(double stddev, int samples) {
   if (samples < 2 || !(stddev > 0)) return 0.0;
   return 1.2533141373155003 * stddev / std::sqrt(static_cast<double>(samples));
-}
-
-CompareEntry note_entry(const std::string& key, Verdict verdict, const std::string& note) {
-  CompareEntry e;
-  e.key = key;
-  e.verdict = verdict;
-  e.note = note;
-  return e;
 }
 
 CompareEntry compare_values(const std::string& key, const std::string& unit, double old_value, double old_stddev,
@@ -66,6 +55,16 @@ CompareEntry compare_values(const std::string& key, const std::string& unit, dou
 }
 
 namespace {
+
+// An entry that carries no values, only a verdict and why (a case that
+// failed, a cell or node not measured).
+CompareEntry note_entry(const std::string& key, Verdict verdict, const std::string& note) {
+  CompareEntry e;
+  e.key = key;
+  e.verdict = verdict;
+  e.note = note;
+  return e;
+}
 
 struct Value {
   double value = 0, stddev = 0;
@@ -223,12 +222,77 @@ void compare_group(const std::string& group, const Flat& o, const Flat& n, const
   }
 }
 
+// compare for fleet files: node by node, with the ordinary per-cell rule.
+const json& nodes_of(const json& doc, const std::string& name) {
+  const json& v = doc.value("schema_version", json());
+  if (!v.is_number_integer() || v.get<int>() != 1)
+    fail(ErrorKind::usage, fmt::format("{} has xferbench-fleet schema_version {}: this xferbench reads version 1", name,
+                                       v.dump()));
+  if (!doc.contains("nodes") || !doc["nodes"].is_object())
+    fail(ErrorKind::usage, fmt::format("{} is a malformed xferbench-fleet result: no \"nodes\" object", name));
+  return doc["nodes"];
+}
+
+bool has_result(const json& node) { return fleet::member(node, "result").is_object(); }
+
+std::string why_no_result(const json& node) {
+  if (node.contains("error") && node["error"].is_object()) return node["error"].value("message", "error");
+  return "no result";
+}
+
+bool is_fleet_document(const json& doc) {
+  return doc.is_object() && doc.value("schema", json()).is_string() && doc["schema"].get<std::string>() == "xferbench-fleet";
+}
+
+// Two fleet results (schema "xferbench-fleet", docs/fleet.md): the nodes
+// present in both are compared as above, their keys prefixed with the node
+// ("host: case [row,col]"); a node in OLD that is missing or has no result
+// in NEW is one "failed" entry, a node without a result in OLD or new in
+// NEW one "skipped" entry. Error(usage) when only one of them is a fleet.
+CompareResult compare_fleets(const json& old_doc, const json& new_doc, const CompareOptions& opts,
+                             const std::string& old_name, const std::string& new_name) {
+  if (!is_fleet_document(old_doc) || !is_fleet_document(new_doc)) {
+    const bool old_fleet = is_fleet_document(old_doc);
+    fail(ErrorKind::usage, fmt::format("{} is a fleet result but {} is not: compare a fleet file with a fleet file",
+                                       old_fleet ? old_name : new_name, old_fleet ? new_name : old_name));
+  }
+  const json& old_nodes = nodes_of(old_doc, old_name);
+  const json& new_nodes = nodes_of(new_doc, new_name);
+  CompareResult out;
+  out.schema = "xferbench-fleet";
+  out.options = opts;
+  for (const auto& [node, o] : old_nodes.items()) {
+    if (!has_result(o)) {
+      out.entries.push_back(note_entry(node, Verdict::skipped, fmt::format("no result in {}: {}", old_name, why_no_result(o))));
+      continue;
+    }
+    if (!new_nodes.contains(node)) {
+      out.entries.push_back(note_entry(node, Verdict::failed, fmt::format("node missing from {}", new_name)));
+      continue;
+    }
+    const json& n = new_nodes[node];
+    if (!has_result(n)) {
+      out.entries.push_back(note_entry(node, Verdict::failed, fmt::format("no result in {}: {}", new_name, why_no_result(n))));
+      continue;
+    }
+    const CompareResult r = compare_documents(o["result"], n["result"], opts, fmt::format("{} node {}", old_name, node),
+                                              fmt::format("{} node {}", new_name, node));
+    for (CompareEntry e : r.entries) {
+      e.key = node + ": " + e.key;
+      out.entries.push_back(std::move(e));
+    }
+  }
+  for (const auto& [node, n] : new_nodes.items()) {
+    if (!old_nodes.contains(node))
+      out.entries.push_back(note_entry(node, Verdict::skipped, fmt::format("node not in {}", old_name)));
+  }
+  return out;
+}
+
 }  // namespace
 
 CompareResult compare_documents(const json& old_doc, const json& new_doc, const CompareOptions& opts,
                                 const std::string& old_name, const std::string& new_name) {
-  if (!(opts.tolerance_pct >= 0)) bad(fmt::format("invalid --tolerance '{}': must be 0 or more", opts.tolerance_pct));
-  if (!(opts.noise_k >= 0)) bad(fmt::format("invalid --noise-k '{}': must be 0 or more", opts.noise_k));
   if (is_fleet_document(old_doc) || is_fleet_document(new_doc))
     return compare_fleets(old_doc, new_doc, opts, old_name, new_name);
   const std::string schema = schema_of(old_doc, old_name);

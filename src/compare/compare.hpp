@@ -51,10 +51,6 @@ struct CompareResult {
   bool regression() const { return count(Verdict::slower) + count(Verdict::failed) > 0; }
 };
 
-// An entry that carries no values, only a verdict and why (a case that
-// failed, a cell or node not measured).
-CompareEntry note_entry(const std::string& key, Verdict verdict, const std::string& note);
-
 // Standard error of a median from the sample stddev and count; 0 for n < 2.
 double median_standard_error(double stddev, int samples);
 
@@ -66,17 +62,8 @@ CompareEntry compare_values(const std::string& key, const std::string& unit, dou
 // Throws Error(usage) with one line naming the file (old_name / new_name)
 // for a document of another tool or schema version, documents of different
 // kinds, or cases / cells / series / sizes present in only one of them.
+// Two fleet files (docs/fleet.md) are compared node by node.
 CompareResult compare_documents(const nlohmann::json& old_doc, const nlohmann::json& new_doc, const CompareOptions& opts,
                                 const std::string& old_name = "OLD", const std::string& new_name = "NEW");
-
-// Two fleet results (schema "xferbench-fleet", docs/fleet.md): the nodes
-// present in both are compared as above, their keys prefixed with the node
-// ("host: case [row,col]"); a node in OLD that is missing or has no result
-// in NEW is one "failed" entry, a node without a result in OLD or new in
-// NEW one "skipped" entry. Error(usage) when only one of them is a fleet.
-// Defined in fleet/compare_fleet.cpp; compare_documents() calls it.
-CompareResult compare_fleets(const nlohmann::json& old_doc, const nlohmann::json& new_doc, const CompareOptions& opts,
-                             const std::string& old_name, const std::string& new_name);
-bool is_fleet_document(const nlohmann::json& doc);
 
 }  // namespace xb

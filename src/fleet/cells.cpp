@@ -34,16 +34,6 @@ std::string run_failure(const RunResult& run) {
   return "";
 }
 
-// "2 x NVIDIA H200", "1 x NVIDIA A100 + 1 x NVIDIA H100", or "no GPU".
-std::string gpu_group_of(const System& sys) {
-  std::map<std::string, int> models;
-  for (const GpuInfo& g : sys.gpus) ++models[g.name];
-  if (models.empty()) return "no GPU";
-  std::string out;
-  for (const auto& [name, count] : models) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", count, name);
-  return out;
-}
-
 // Scenario results have no decoder (nothing else reads them back): their
 // few fields are read here. A stopped scenario has null values: an error.
 NodeResult scenario_result(const json& doc) {
@@ -70,6 +60,15 @@ NodeResult scenario_result(const json& doc) {
 }
 
 }  // namespace
+
+std::string gpu_group_of(const System& sys) {
+  std::map<std::string, int> models;
+  for (const GpuInfo& g : sys.gpus) ++models[g.name];
+  if (models.empty()) return "no GPU";
+  std::string out;
+  for (const auto& [name, count] : models) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", count, name);
+  return out;
+}
 
 const json& member(const json& obj, const std::string& key) {
   static const json null_value;

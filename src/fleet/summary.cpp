@@ -152,13 +152,9 @@ Fleet build_fleet(std::vector<NodeRecord> records, double threshold, bool fail_o
     n.record = std::move(r);
     f.nodes.push_back(std::move(n));
   }
-  int best = 0;
-  for (const auto& [group, count] : group_nodes) {
-    if (count > best) {
-      best = count;
-      f.main_gpu_group = group;
-    }
-  }
+  const auto most = std::max_element(group_nodes.begin(), group_nodes.end(),
+                                     [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (most != group_nodes.end()) f.main_gpu_group = most->first;
   f.summary = summarize_fleet(cells, threshold);
   f.exit_code = fleet_exit_code(f.nodes, f.summary, fail_on_outlier);
   return f;

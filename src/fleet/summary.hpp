@@ -73,6 +73,10 @@ bool is_outlier(double value, double median, bool lower_is_better, double thresh
 // obj is not an object or lacks the key.
 const nlohmann::json& member(const nlohmann::json& obj, const std::string& key);
 
+// The GPUs of a machine by model and count: "2 x NVIDIA H200",
+// "1 x NVIDIA A100 + 1 x NVIDIA H100", or "no GPU".
+std::string gpu_group_of(const System& sys);
+
 // Cells of a result. Cells whose data verification failed are left out:
 // their value means nothing.
 std::vector<FleetCell> cells_of(const RunResult& run);
