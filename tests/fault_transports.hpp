@@ -14,7 +14,6 @@ namespace xb::pingpong {
 class ForwardingTransport : public Transport {
  public:
   explicit ForwardingTransport(std::unique_ptr<Transport> inner) : inner_(std::move(inner)) {}
-  TransportKind kind() const override { return inner_->kind(); }
   void connect() override { inner_->connect(); }
   void prepare(std::size_t bytes, std::uint64_t seed) override { inner_->prepare(bytes, seed); }
   std::vector<double> run(Mode m, std::size_t bytes, int reps, int window) override {

@@ -52,19 +52,52 @@ TEST(CommInproc, TagsAreMatchedSeparately) {
 
 TEST(CommInproc, AllgatherGivesEveryRankEveryValueInRankOrder) {
   std::map<int, std::vector<std::string>> strings;
-  std::map<int, std::vector<double>> doubles;
   std::mutex m;
   run_ranks({3, {}}, [&](Communicator& c) {
     auto s = c.allgather("r" + std::to_string(c.rank()), kLong);
-    auto d = c.allgather(0.5 * c.rank(), kLong);
     std::lock_guard<std::mutex> lock(m);
     strings[c.rank()] = s;
-    doubles[c.rank()] = d;
   });
-  for (int r = 0; r < 3; ++r) {
-    EXPECT_EQ(strings[r], (std::vector<std::string>{"r0", "r1", "r2"}));
-    EXPECT_EQ(doubles[r], (std::vector<double>{0.0, 0.5, 1.0}));
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(strings[r], (std::vector<std::string>{"r0", "r1", "r2"}));
+}
+
+// Every rank learns the same vote: a signal outranks the time limit, the
+// lowest rank's error comes first, skip and fail_check from any rank.
+TEST(CommInproc, VotesCombineInRankOrder) {
+  std::map<int, Vote> votes;
+  std::mutex m;
+  run_ranks({4, {}}, [&](Communicator& c) {
+    Vote mine;
+    if (c.rank() == 1) mine.stop = StopReason::time_limit;
+    if (c.rank() == 3) mine.stop = StopReason::sigterm;
+    if (c.rank() == 2) mine.skip = true;
+    if (c.rank() == 3) mine.fail_check = true;
+    if (c.rank() >= 2) mine.error = Error(ErrorKind::verification, "bad data\non rank " + std::to_string(c.rank()));
+    const Vote all = agree_votes(c, mine, kLong);
+    std::lock_guard<std::mutex> lock(m);
+    votes[c.rank()] = all;
+  });
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(votes[r].stop, StopReason::sigterm);
+    EXPECT_TRUE(votes[r].skip);
+    EXPECT_TRUE(votes[r].fail_check);
+    ASSERT_TRUE(votes[r].error.has_value());
+    EXPECT_EQ(votes[r].error->kind(), ErrorKind::verification);
+    EXPECT_STREQ(votes[r].error->what(), "bad data\non rank 2");
   }
+}
+
+TEST(CommInproc, VoteTravelsWithItsErrorPrefixed) {
+  Vote v;
+  v.stop = StopReason::sigint;
+  v.error = Error(ErrorKind::timeout, "late");
+  const Vote back = vote_from_wire(vote_to_wire(v), "rank 1: ");
+  EXPECT_EQ(back.stop, StopReason::sigint);
+  EXPECT_FALSE(back.skip);
+  ASSERT_TRUE(back.error.has_value());
+  EXPECT_EQ(back.error->kind(), ErrorKind::timeout);
+  EXPECT_STREQ(back.error->what(), "rank 1: late");
+  EXPECT_FALSE(vote_from_wire(vote_to_wire(Vote{}), "x").error.has_value());
 }
 
 TEST(CommInproc, StringsOfAnyLengthIncludingEmptyTravel) {
@@ -140,20 +173,20 @@ TEST(CommInproc, LocalRankCountsRanksOnTheSameHost) {
 }
 
 TEST(CommAgree, EveryRankLearnsTheRootCauseNotTheTimeout) {
-  std::map<int, Outcome> outcomes;
+  std::map<int, std::optional<Error>> outcomes;
   std::mutex m;
   run_ranks({3, {}}, [&](Communicator& c) {
     std::optional<Error> mine;
     if (c.rank() == 1) mine = Error(ErrorKind::timeout, "rank 2 did not answer");
     if (c.rank() == 2) mine = Error(ErrorKind::usage, "gpu 9 is out of range");
-    const Outcome o = agree(c, mine ? &*mine : nullptr, kLong);
+    const auto o = agree(c, mine ? &*mine : nullptr, kLong);
     std::lock_guard<std::mutex> lock(m);
     outcomes[c.rank()] = o;
   });
   for (int r = 0; r < 3; ++r) {
-    EXPECT_FALSE(outcomes[r].ok);
-    EXPECT_EQ(outcomes[r].kind, ErrorKind::usage);
-    EXPECT_EQ(outcomes[r].message, "rank 2: gpu 9 is out of range");
+    ASSERT_TRUE(outcomes[r].has_value());
+    EXPECT_EQ(outcomes[r]->kind(), ErrorKind::usage);
+    EXPECT_STREQ(outcomes[r]->what(), "rank 2: gpu 9 is out of range");
   }
 }
 
@@ -161,8 +194,8 @@ TEST(CommAgree, OnlyTimeoutsStillFail) {
   std::atomic<int> failed{0};
   run_ranks({2, {}}, [&](Communicator& c) {
     const Error e(ErrorKind::timeout, "late");
-    const Outcome o = agree(c, c.rank() == 1 ? &e : nullptr, kLong);
-    if (!o.ok && o.kind == ErrorKind::timeout && o.message == "rank 1: late") ++failed;
+    const auto o = agree(c, c.rank() == 1 ? &e : nullptr, kLong);
+    if (o && o->kind() == ErrorKind::timeout && std::string(o->what()) == "rank 1: late") ++failed;
   });
   EXPECT_EQ(failed.load(), 2);
 }
@@ -170,7 +203,7 @@ TEST(CommAgree, OnlyTimeoutsStillFail) {
 TEST(CommAgree, NoErrorsMeansOkEverywhere) {
   std::atomic<int> ok{0};
   run_ranks({4, {}}, [&](Communicator& c) {
-    if (agree(c, nullptr, kLong).ok) ++ok;
+    if (!agree(c, nullptr, kLong)) ++ok;
   });
   EXPECT_EQ(ok.load(), 4);
 }

@@ -1,6 +1,7 @@
 #include "comm/communicator.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -35,11 +36,6 @@ std::vector<std::string> unpack(const std::string& packed) {
     pos += n;
   }
   return out;
-}
-
-std::string encode_error(const Error* err) {
-  if (err == nullptr) return "";
-  return fmt::format("{}\n{}", static_cast<int>(err->kind()), err->what());
 }
 
 }  // namespace
@@ -124,42 +120,63 @@ std::vector<std::string> Communicator::allgather(const std::string& mine, Second
   return all;
 }
 
-std::vector<double> Communicator::allgather(double mine, Seconds timeout) {
-  std::string bytes(sizeof mine, '\0');
-  std::memcpy(bytes.data(), &mine, sizeof mine);
-  std::vector<double> out;
-  for (const auto& item : allgather(bytes, timeout)) {
-    double v = 0;
-    if (item.size() != sizeof v) fail(ErrorKind::comm, "malformed allgather of doubles");
-    std::memcpy(&v, item.data(), sizeof v);
-    out.push_back(v);
-  }
-  return out;
-}
-
 void Communicator::barrier(Seconds timeout) { allgather(std::string(), timeout); }
 
-Outcome agree(Communicator& comm, const Error* local_error, Seconds timeout) {
-  const auto all = comm.allgather(encode_error(local_error), timeout);
-  Outcome out;
-  for (int pass = 0; pass < 2 && out.ok; ++pass) {
-    for (std::size_t r = 0; r < all.size(); ++r) {
-      if (all[r].empty()) continue;
-      const auto nl = all[r].find('\n');
-      const auto kind = static_cast<ErrorKind>(std::stoi(all[r].substr(0, nl)));
-      if (pass == 0 && kind == ErrorKind::timeout) continue;
-      out.ok = false;
-      out.kind = kind;
-      out.message = fmt::format("rank {}: {}", r, all[r].substr(nl + 1));
-      break;
-    }
+std::optional<Error> agree(Communicator& comm, const Error* local_error, Seconds timeout) {
+  std::optional<Error> first_timeout;
+  const auto all = comm.allgather(error_to_wire(local_error), timeout);
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    auto err = error_from_wire(all[r], fmt::format("rank {}: ", r));
+    if (err && err->kind() != ErrorKind::timeout) return err;
+    if (err && !first_timeout) first_timeout = std::move(err);
   }
-  return out;
+  return first_timeout;
 }
 
 void agree_or_throw(Communicator& comm, const Error* local_error, Seconds timeout) {
-  const Outcome o = agree(comm, local_error, timeout);
-  if (!o.ok) throw Error(o.kind, o.message);
+  if (auto err = agree(comm, local_error, timeout)) throw *err;
+}
+
+std::string error_to_wire(const Error* error) {
+  if (error == nullptr) return "";
+  return fmt::format("{}\n{}", static_cast<int>(error->kind()), error->what());
+}
+
+std::optional<Error> error_from_wire(const std::string& text, const std::string& prefix) {
+  if (text.empty()) return std::nullopt;
+  const auto nl = text.find('\n');
+  return Error(static_cast<ErrorKind>(std::stoi(text.substr(0, nl))), prefix + text.substr(nl + 1));
+}
+
+StopReason first_stop(StopReason first, StopReason second) {
+  return first == StopReason::none || (!is_signal(first) && is_signal(second)) ? second : first;
+}
+
+Vote combine(const Vote& first, const Vote& second) {
+  Vote out = first;
+  out.stop = first_stop(first.stop, second.stop);
+  out.skip = first.skip || second.skip;
+  out.fail_check = first.fail_check || second.fail_check;
+  if (!out.error) out.error = second.error;
+  return out;
+}
+
+std::string vote_to_wire(const Vote& vote) {
+  return fmt::format("{} {} {}\n{}", static_cast<int>(vote.stop), vote.skip ? 1 : 0, vote.fail_check ? 1 : 0,
+                     error_to_wire(vote.error ? &*vote.error : nullptr));
+}
+
+Vote vote_from_wire(const std::string& text, const std::string& prefix) {
+  int stop = 0, skip = 0, fail_check = 0;
+  const auto nl = text.find('\n');
+  std::sscanf(text.substr(0, nl).c_str(), "%d %d %d", &stop, &skip, &fail_check);
+  return Vote{static_cast<StopReason>(stop), skip != 0, fail_check != 0, error_from_wire(text.substr(nl + 1), prefix)};
+}
+
+Vote agree_votes(Communicator& comm, const Vote& mine, Seconds timeout) {
+  Vote all;
+  for (const auto& text : comm.allgather(vote_to_wire(mine), timeout)) all = combine(all, vote_from_wire(text, ""));
+  return all;
 }
 
 }  // namespace xb::comm

@@ -10,10 +10,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/error.hpp"
+#include "base/stop.hpp"
 
 namespace xb::comm {
 
@@ -89,7 +91,6 @@ class Communicator {
   // broadcast) so they honour the same timeout as everything else.
   void barrier(Seconds timeout);
   std::vector<std::string> allgather(const std::string& mine, Seconds timeout);
-  std::vector<double> allgather(double mine, Seconds timeout);
 
  private:
   int next_collective_tag();
@@ -100,19 +101,60 @@ class Communicator {
 // (rank 0 waiting for tag 7)". Shared so every implementation says the same.
 std::string timeout_message(int self, int peer, int tag, Seconds timeout);
 
-// Status agreement: every rank contributes its error (or none) and every rank
-// learns the same outcome, so all ranks exit with the same status.
-struct Outcome {
-  bool ok = true;
-  ErrorKind kind = ErrorKind::internal;
-  std::string message;  // prefixed with the failing rank: "rank 1: ..."
-};
-
-// Collective. The reported error is that of the lowest rank with a
-// non-timeout error, else the lowest failing rank: a timeout is usually the
-// consequence of another rank's failure, not its cause.
-Outcome agree(Communicator& comm, const Error* local_error, Seconds timeout);
+// Status agreement, collective: every rank contributes its error (or none)
+// and every rank learns the same outcome, so all ranks exit with the same
+// status. The error is that of the lowest rank with a non-timeout error,
+// else of the lowest failing rank (a timeout is usually the consequence of
+// another rank's failure, not its cause), its message prefixed with that
+// rank ("rank 1: ..."); nullopt when no rank failed.
+std::optional<Error> agree(Communicator& comm, const Error* local_error, Seconds timeout);
 // Collective: agree(), then throw the agreed error on every rank if any.
 void agree_or_throw(Communicator& comm, const Error* local_error, Seconds timeout);
+
+// An error as ranks send it to each other ("" for none), and back, with
+// `prefix` before its message ("rank 1: ").
+std::string error_to_wire(const Error* error);
+std::optional<Error> error_from_wire(const std::string& text, const std::string& prefix);
+
+// What `step` threw as an Error; nullopt when it returned.
+template <typename Step>
+std::optional<Error> error_of(Step&& step) {
+  try {
+    step();
+  } catch (const Error& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+// Collective: runs `step` on this rank, then agree_or_throw() on how it
+// went, so a failure on one rank ends every rank with the same error
+// instead of leaving a peer waiting for a message that never comes.
+template <typename Step>
+void agreed_step(Communicator& comm, Seconds timeout, Step&& step) {
+  const std::optional<Error> err = error_of(step);
+  agree_or_throw(comm, err ? &*err : nullptr, timeout);
+}
+
+// What one rank brings to the agreement before a step of work (a message
+// size, an iteration): its stop request, a decision to skip the step, an
+// injected data-check failure, an error. Every rank then acts on the same
+// combined vote, so none waits for a peer that stopped, skipped or failed.
+struct Vote {
+  StopReason stop = StopReason::none;
+  bool skip = false;
+  bool fail_check = false;
+  std::optional<Error> error;
+};
+// The stop two sides act on: `first`'s, unless it has none or `second`
+// has a signal where `first` has another reason (a signal outranks them).
+StopReason first_stop(StopReason first, StopReason second);
+// `first`'s word first: its error before `second`'s, the stop first_stop() picks.
+Vote combine(const Vote& first, const Vote& second);
+std::string vote_to_wire(const Vote& vote);
+// The error's message gets `prefix` (error_from_wire).
+Vote vote_from_wire(const std::string& text, const std::string& prefix);
+// Collective: every rank's vote combined in rank order (rank 0's word first).
+Vote agree_votes(Communicator& comm, const Vote& mine, Seconds timeout);
 
 }  // namespace xb::comm

@@ -25,17 +25,6 @@ class InprocWorld {
   }
   int size() const { return size_; }
   const std::string& host(int rank) const { return hosts_.at(rank); }
-  int local_rank(int rank) const {
-    int n = 0;
-    for (int r = 0; r < rank; ++r) n += hosts_[r] == hosts_[rank] ? 1 : 0;
-    return n;
-  }
-  int local_size(int rank) const {
-    int n = 0;
-    for (const auto& h : hosts_) n += h == hosts_[rank] ? 1 : 0;
-    return n;
-  }
-
   std::vector<int> node_ranks(int rank) const {
     std::vector<int> out;
     for (int r = 0; r < size_; ++r)
@@ -90,8 +79,11 @@ InprocComm::InprocComm(std::shared_ptr<InprocWorld> world, int rank)
     : world_(std::move(world)), rank_(rank) {}
 
 int InprocComm::size() const { return world_->size(); }
-int InprocComm::local_rank() const { return world_->local_rank(rank_); }
-int InprocComm::local_size() const { return world_->local_size(rank_); }
+int InprocComm::local_rank() const {
+  const auto node = node_ranks();
+  return static_cast<int>(std::find(node.begin(), node.end(), rank_) - node.begin());
+}
+int InprocComm::local_size() const { return static_cast<int>(node_ranks().size()); }
 std::string InprocComm::host_name() const { return world_->host(rank_); }
 
 Request InprocComm::isend(int peer, int tag, const void* data, std::size_t bytes) {

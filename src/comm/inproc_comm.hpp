@@ -36,9 +36,6 @@ class InprocComm final : public Communicator {
   // Takes the message of a pending receive by `deadline`: false if none came.
   bool complete(Request& request, std::chrono::steady_clock::time_point deadline);
 
- public:
-
- private:
   std::shared_ptr<InprocWorld> world_;
   int rank_;
 };

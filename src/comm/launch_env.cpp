@@ -16,8 +16,6 @@ int env_int(GetenvFn getenv_fn, const char* name) {
   return static_cast<int>(n);
 }
 
-bool in_srun_step(GetenvFn getenv_fn) { return env_int(getenv_fn, "SLURM_STEP_NUM_TASKS") >= 0; }
-
 }  // namespace
 
 int launcher_world_size(GetenvFn getenv_fn) {
@@ -33,7 +31,8 @@ int launcher_world_rank(GetenvFn getenv_fn) {
     const int r = env_int(getenv_fn, var);
     if (r >= 0) return r;
   }
-  return in_srun_step(getenv_fn) ? env_int(getenv_fn, "SLURM_PROCID") : -1;
+  const bool in_srun_step = env_int(getenv_fn, "SLURM_STEP_NUM_TASKS") >= 0;
+  return in_srun_step ? env_int(getenv_fn, "SLURM_PROCID") : -1;
 }
 
 const char* process_getenv(const char* name) { return std::getenv(name); }

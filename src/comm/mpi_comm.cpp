@@ -32,6 +32,10 @@ namespace {
 
 static_assert(sizeof(MPI_Request) <= sizeof(Request::storage));
 
+// Testing aid: when set, processes on one machine with different values of
+// this variable count as different nodes (node-local election, host name).
+constexpr const char* kSimulatedNodeVariable = "XFERBENCH_NODE_NAME";
+
 // After a signal, a call blocked on a peer for longer than this (Watchdog)
 // waits for a peer that has gone.
 bool abandoned_after_signal(int rank, double stuck_s) {

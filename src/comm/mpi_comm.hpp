@@ -11,10 +11,6 @@ namespace xb::comm {
 // How to start a multi-process command; part of every launch error.
 constexpr const char* kLaunchHint = "launch it with: mpirun -np 2 xferbench pingpong ...";
 
-// Testing aid: when set, processes on one machine with different values of
-// this variable count as different nodes (node-local election, host name).
-constexpr const char* kSimulatedNodeVariable = "XFERBENCH_NODE_NAME";
-
 // True when an MPI or batch launcher started this process (Open MPI,
 // PMI/PMIx, Slurm). `getenv_fn` is injectable for tests.
 bool started_by_launcher(const char* (*getenv_fn)(const char*));

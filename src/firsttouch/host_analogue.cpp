@@ -101,20 +101,16 @@ void check_environment(const Options& o, const Environment& env) {
   }
 }
 
-}  // namespace
-
-constexpr Named<HostKind> kHostKinds[] = {
-    {HostKind::pageable, "pageable"}, {HostKind::pinned, "pinned"}, {HostKind::registered, "registered"}};
-
-const char* to_string(HostKind k) noexcept { return lookup_name(kHostKinds, k); }
-
-namespace {
-
 void notify(const std::function<void(const Result&)>& fn, const Result& res) {
   if (fn) fn(res);
 }
 
+constexpr Named<HostKind> kHostKinds[] = {
+    {HostKind::pageable, "pageable"}, {HostKind::pinned, "pinned"}, {HostKind::registered, "registered"}};
+
 }  // namespace
+
+const char* to_string(HostKind k) noexcept { return lookup_name(kHostKinds, k); }
 
 Result run_host_analogue(const Options& o, const Environment& env, const Observer& obs) {
   validate(o);

@@ -48,10 +48,11 @@ void check_positional_count(const RawArgs& raw) {
                    raw.sweep ? " (OVERALLOC_SIZE optional with --sweep-overalloc)" : "", n));
 }
 
-}  // namespace
-
+// 0, 1 B, 4 KiB, 64 KiB, 2 MiB: none, the seed's worst case, and the small,
+// medium and large GPU page sizes.
 std::vector<std::uint64_t> default_sweep_overallocs() { return {0, 1, 4096, 65536, 2097152}; }
 
+// Comma-separated sizes with binary suffixes: "0,1,4K" -> {0, 1, 4096}.
 std::vector<std::uint64_t> parse_size_list(const std::string& text, const std::string& what) {
   std::vector<std::uint64_t> out;
   std::size_t start = 0;
@@ -65,6 +66,8 @@ std::vector<std::uint64_t> parse_size_list(const std::string& text, const std::s
   }
   return out;
 }
+
+}  // namespace
 
 Options to_options(const RawArgs& raw) {
   check_positional_count(raw);

@@ -44,10 +44,6 @@ std::vector<Variant> variants(const Options& o);
 // "with overalloc" / "without overalloc" (the seed's words), or "+N B".
 std::string variant_label(const Options& o, const Variant& v);
 
-// 0, 1 B, 4 KiB, 64 KiB, 2 MiB: none, the seed's worst case, and the small,
-// medium and large GPU page sizes.
-std::vector<std::uint64_t> default_sweep_overallocs();
-
 // The command line as typed; to_options() checks and converts it.
 struct RawArgs {
   std::vector<std::string> positional;  // ITERATIONS SUB_ITERATIONS P2P_SIZE BUFFER_SIZE [OVERALLOC_SIZE]
@@ -65,8 +61,5 @@ struct RawArgs {
 // of zero or below, P2P_SIZE above a buffer size, a missing OVERALLOC_SIZE.
 Options to_options(const RawArgs& raw);
 void validate(const Options& o);
-
-// Comma-separated sizes with binary suffixes: "0,1,4K" -> {0, 1, 4096}.
-std::vector<std::uint64_t> parse_size_list(const std::string& text, const std::string& what);
 
 }  // namespace xb::firsttouch

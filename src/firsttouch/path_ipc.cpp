@@ -26,7 +26,9 @@ class IpcPath final : public Path {
  public:
   explicit IpcPath(const PathContext& ctx) : Path(ctx), stream_(checked_device(ctx)) {}
 
-  ~IpcPath() override { unmap_nothrow(); }
+  ~IpcPath() override {
+    if (mapped_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(mapped_));
+  }
 
   double allocate(std::uint64_t bytes) override {
     exported_ = false;
@@ -78,12 +80,6 @@ class IpcPath final : public Path {
                 fmt::format("rank {}: ipc copy of {} bytes did not finish within {:g} s", ctx_.comm->rank(), bytes,
                             ctx_.timeout.count()));
     record_copy(phases, sub, seconds_since(t0));
-  }
-
-  void unmap_nothrow() noexcept {
-    if (mapped_ == nullptr) return;
-    XB_CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(mapped_));
-    mapped_ = nullptr;
   }
 
   Stream stream_;

@@ -7,9 +7,9 @@
 namespace xb::firsttouch {
 namespace {
 
-void take(double& into, double from) {
-  if (std::isnan(into)) into = from;
-}
+// The phases with one value per iteration (all but the steady copies).
+constexpr double Phases::*kSingleValued[] = {&Phases::alloc_sender_s, &Phases::alloc_receiver_s, &Phases::export_s,
+                                             &Phases::open_s,         &Phases::register_s,       &Phases::first_copy_s};
 
 double median_or_nan(const std::vector<double>& values) {
   std::vector<double> kept;
@@ -22,12 +22,8 @@ double median_or_nan(const std::vector<double>& values) {
 }  // namespace
 
 void merge(Phases& into, const Phases& from) {
-  take(into.alloc_sender_s, from.alloc_sender_s);
-  take(into.alloc_receiver_s, from.alloc_receiver_s);
-  take(into.export_s, from.export_s);
-  take(into.open_s, from.open_s);
-  take(into.register_s, from.register_s);
-  take(into.first_copy_s, from.first_copy_s);
+  for (const auto m : kSingleValued)
+    if (std::isnan(into.*m)) into.*m = from.*m;
   if (into.steady_copy_s.empty()) into.steady_copy_s = from.steady_copy_s;
 }
 
@@ -46,23 +42,14 @@ FirstSteady summarize(const std::vector<std::vector<double>>& times_s) {
 }
 
 Phases median_phases(const std::vector<Phases>& per_iteration) {
-  std::vector<double> a, b, e, o, r, f, steady;
-  for (const auto& p : per_iteration) {
-    a.push_back(p.alloc_sender_s);
-    b.push_back(p.alloc_receiver_s);
-    e.push_back(p.export_s);
-    o.push_back(p.open_s);
-    r.push_back(p.register_s);
-    f.push_back(p.first_copy_s);
-    steady.insert(steady.end(), p.steady_copy_s.begin(), p.steady_copy_s.end());
-  }
   Phases m;
-  m.alloc_sender_s = median_or_nan(a);
-  m.alloc_receiver_s = median_or_nan(b);
-  m.export_s = median_or_nan(e);
-  m.open_s = median_or_nan(o);
-  m.register_s = median_or_nan(r);
-  m.first_copy_s = median_or_nan(f);
+  for (const auto member : kSingleValued) {
+    std::vector<double> values;
+    for (const auto& p : per_iteration) values.push_back(p.*member);
+    m.*member = median_or_nan(values);
+  }
+  std::vector<double> steady;
+  for (const auto& p : per_iteration) steady.insert(steady.end(), p.steady_copy_s.begin(), p.steady_copy_s.end());
   const double s = median_or_nan(steady);
   if (!std::isnan(s)) m.steady_copy_s = {s};
   return m;

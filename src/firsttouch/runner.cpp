@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <optional>
 
 #include <fmt/format.h>
 
@@ -45,20 +43,6 @@ struct Roles {
   int peer = -1;
   comm::Seconds timeout{60};
 };
-
-// Runs `fn` on this rank, then agrees on the outcome with every rank, so a
-// failure on one rank ends all of them with the same error instead of
-// leaving a peer waiting for a message that never comes.
-template <typename Fn>
-void step(const Roles& r, Fn&& fn) {
-  std::optional<Error> err;
-  try {
-    fn();
-  } catch (const Error& e) {
-    err = e;
-  }
-  comm::agree_or_throw(*r.comm, err ? &*err : nullptr, r.timeout);
-}
 
 void check_fits(std::uint64_t need, std::uint64_t free, int device) {
   if (need <= free) return;
@@ -102,12 +86,12 @@ struct Iteration {
 
 Iteration run_iteration(const Roles& r, std::uint64_t alloc_bytes, const Options& o) {
   Iteration it;
-  step(r, [&] {
+  comm::agreed_step(*r.comm, r.timeout, [&] {
     if (!r.path) return;
     const double s = r.path->allocate(alloc_bytes);
     (r.sender ? it.phases.alloc_sender_s : it.phases.alloc_receiver_s) = s;
   });
-  step(r, [&] {
+  comm::agreed_step(*r.comm, r.timeout, [&] {
     if (!r.path) return;
     for (int sub = 0; sub < o.sub_iterations; ++sub) {
       const double s = one_send(r, o.p2p_bytes, sub, it.phases);
@@ -115,7 +99,7 @@ Iteration run_iteration(const Roles& r, std::uint64_t alloc_bytes, const Options
     }
   });
   // The receiver unmaps before the sender frees what it mapped.
-  step(r, [&] {
+  comm::agreed_step(*r.comm, r.timeout, [&] {
     if (r.path) r.path->unmap();
   });
   if (r.path) r.path->free_buffer();
@@ -142,12 +126,12 @@ Result describe(const Roles& r, const Options& o, const std::vector<pingpong::Ra
 
 void set_up_path(Roles& r, Result& res, pingpong::TransportKind kind, int device, const Options& o) {
   const bool participant = r.comm->rank() == 0 || r.comm->rank() == r.comm->size() - 1;
-  step(r, [&] {
+  comm::agreed_step(*r.comm, r.timeout, [&] {
     if (!participant) return;
     PathContext ctx{r.comm, r.peer, r.sender, device, o.p2p_bytes, r.timeout};
     r.path = make_path(kind, ctx);
   });
-  step(r, [&] {
+  comm::agreed_step(*r.comm, r.timeout, [&] {
     if (!r.path) return;
     const auto t0 = Clock::now();
     r.path->connect();
@@ -166,42 +150,21 @@ void gather_phases(const Roles& r, Result& res, const std::vector<std::vector<Ph
   }
 }
 
-// The start of every iteration is a collective agreement: each rank's stop
-// request (signal, deadline) and injected fault, rank 0's time-limit
-// decision; all ranks then do the same thing.
-struct IterationGo {
-  StopReason stop = StopReason::none;
-  bool skip = false;
-  std::optional<Error> error;
-};
-
-IterationGo agree_iteration(const Roles& r, const std::string& key, const CellCost& next, RunControl* control) {
-  IterationGo mine;
+// The start of every iteration is a collective agreement (comm::Vote):
+// each rank's stop request (signal, deadline) and injected fault, rank 0's
+// time-limit decision; all ranks then do the same thing.
+comm::Vote agree_iteration(const Roles& r, const std::string& key, const CellCost& next, RunControl* control) {
+  comm::Vote mine;
   if (control != nullptr && r.comm->rank() == 0)
     mine.skip = control->decide(key, next) == RunControl::Decision::over_time;
   const FaultKind fault = control != nullptr && !mine.skip ? control->fault({key}) : FaultKind::none;
-  try {
+  mine.error = comm::error_of([&] {
     inject_fault(fault, fmt::format("rank {}, iteration {}", r.comm->rank(), key));
     if (fault == FaultKind::verify)
       fail(ErrorKind::verification, fmt::format("rank {}, iteration {}: injected data check failure", r.comm->rank(), key));
-  } catch (const Error& e) {
-    mine.error = e;
-  }
+  });
   mine.stop = stop_requested();
-  const std::string text = fmt::format("{} {} {}\n{}", static_cast<int>(mine.stop), mine.skip ? 1 : 0,
-                                       mine.error ? static_cast<int>(mine.error->kind()) : -1,
-                                       mine.error ? mine.error->what() : "");
-  IterationGo all;
-  for (const auto& t : r.comm->allgather(text, r.timeout)) {
-    int stop = 0, skip = 0, kind = -1;
-    const auto nl = t.find('\n');
-    std::sscanf(t.substr(0, nl).c_str(), "%d %d %d", &stop, &skip, &kind);
-    const auto reason = static_cast<StopReason>(stop);
-    if (all.stop == StopReason::none || (!is_signal(all.stop) && is_signal(reason))) all.stop = reason;
-    all.skip = all.skip || skip != 0;
-    if (!all.error && kind >= 0) all.error = Error(static_cast<ErrorKind>(kind), t.substr(nl + 1));
-  }
-  return all;
+  return comm::agree_votes(*r.comm, mine, r.timeout);
 }
 
 void notify(const Roles& r, const std::function<void(const Result&)>& fn, const Result& res) {
@@ -221,7 +184,7 @@ bool run_variant(const Roles& r, const Options& options, const Variant& v, std::
   for (int i = 0; i < options.iterations && go_on; ++i) {
     const std::string key = fmt::format("{}/{}", vi, i);
     const CellCost cost{vr.label, static_cast<double>(v.alloc_bytes()), 0};
-    const IterationGo go = agree_iteration(r, key, cost, control);
+    const comm::Vote go = agree_iteration(r, key, cost, control);
     if (go.stop != StopReason::none) {
       acknowledge_stop();  // every rank stops at this iteration
       res.completion.stop = go.stop;
@@ -260,7 +223,7 @@ std::unique_ptr<Path> make_path(pingpong::TransportKind kind, const PathContext&
 }
 
 Environment default_environment() {
-  return Environment{pingpong::device_count_or_zero, [] { return pingpong::nccl::available(); }, free_bytes_of};
+  return Environment{pingpong::device_count_or_zero, pingpong::nccl::available, free_bytes_of};
 }
 
 std::uint64_t largest_allocation(const Options& options) {

@@ -35,7 +35,6 @@ namespace xb::pingpong::devproto {
 
 constexpr std::uint32_t kMaxParts = 1024;        // blocks of one GPU message, at most
 constexpr std::uint64_t kMinPartBytes = 64 << 10;  // a block moves at least this much
-constexpr std::uint64_t kLLDataBytes = 4;          // data bytes per 8-byte LL word
 
 struct alignas(128) BoxFlags {
   std::uint64_t ready;
@@ -117,25 +116,20 @@ XB_HD RepSteps rep_steps(ModeCode mode, bool initiator, std::uint32_t window, bo
   return RepSteps{{{StepKind::send, window}, {StepKind::receive, window}}, 2};
 }
 
-// Applies one step to the running counters; returns the sequence number the
-// step ends on (last message sent, last message awaited, or the ack).
-XB_HD std::uint64_t apply_step(const Step& s, Counters& c) {
-  switch (s.kind) {
-    case StepKind::send:
-    case StepKind::echo: c.sent += s.count; return c.sent;
-    case StepKind::receive: c.received += s.count; return c.received;
-    case StepKind::send_ack: c.acks_sent += 1; return c.acks_sent;
-    case StepKind::receive_ack: c.acks_received += 1; return c.acks_received;
-  }
-  return 0;
-}
-
-// The counters after a whole run, as both sides compute them.
+// The counters after a whole run, as both sides compute them: every
+// repetition advances them by its steps' messages and one per ack.
 XB_HD Counters counters_after(const RunSpec& spec) {
   Counters c = spec.base;
   const RepSteps steps = rep_steps(spec.mode, spec.initiator, spec.window, spec.echo);
-  for (std::uint32_t r = 0; r < spec.reps; ++r) {
-    for (int i = 0; i < steps.n; ++i) apply_step(steps.step[i], c);
+  for (int i = 0; i < steps.n; ++i) {
+    const std::uint64_t messages = static_cast<std::uint64_t>(steps.step[i].count) * spec.reps;
+    switch (steps.step[i].kind) {
+      case StepKind::send:
+      case StepKind::echo: c.sent += messages; break;
+      case StepKind::receive: c.received += messages; break;
+      case StepKind::send_ack: c.acks_sent += spec.reps; break;
+      case StepKind::receive_ack: c.acks_received += spec.reps; break;
+    }
   }
   return c;
 }

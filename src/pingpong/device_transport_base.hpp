@@ -29,7 +29,6 @@ devproto::BoxView box_at(unsigned char* base, const ShmLayout& layout, int index
 // What each side tells the other when connecting.
 struct Hello {
   std::uint32_t max_parts = 1;  // blocks this side splits a large message into, at most
-  std::uint32_t gpu = 0;        // 1: this side is a GPU
   std::uint64_t ll_max = 0;     // must match on both sides
   char shm_name[64] = {};       // the initiator's shared segment, when a side is the host
   cudaIpcMemHandle_t box{};     // GPU <-> GPU: this side's mailbox (flags, LL words)
@@ -37,9 +36,6 @@ struct Hello {
 };
 
 class DeviceTransportBase : public Transport {
- public:
-  TransportKind kind() const override { return TransportKind::device; }
-
  protected:
   DeviceTransportBase(const PairContext& ctx, std::uint32_t max_parts);
 
@@ -59,7 +55,6 @@ class DeviceTransportBase : public Transport {
   void commit(const devproto::RunSpec& spec) { counters_ = devproto::counters_after(spec); }
   // Error(timeout) naming this rank, its buffer, the peer and what was awaited.
   [[noreturn]] void fail_late(const std::string& what) const;
-  std::string side_name(int device) const;
 
   PairContext ctx_;
   std::uint32_t my_max_parts_ = 1, peer_max_parts_ = 1;

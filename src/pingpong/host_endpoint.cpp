@@ -75,17 +75,14 @@ void ll_send(const unsigned char* src, std::uint64_t bytes, std::uint64_t* ll, s
 void ll_receive(const std::uint64_t* ll, unsigned char* dst, std::uint64_t bytes, std::uint64_t seq,
                 std::uint64_t timeout_ns) {
   Waiter w(timeout_ns);
+  const auto word_of_seq = [&](std::uint64_t i) {  // ll[i], once it belongs to message seq
+    std::uint64_t word = 0;
+    while (!ll_at_least(word = load_relaxed(&ll[i]), seq)) w.poll(WaitFor::message, seq);
+    return word;
+  };
   for (std::uint64_t v = 0, pairs = ll_pairs(bytes); v < pairs; ++v) {
-    std::uint64_t lo = load_relaxed(&ll[2 * v]);
-    while (!ll_at_least(lo, seq)) {
-      w.poll(WaitFor::message, seq);
-      lo = load_relaxed(&ll[2 * v]);
-    }
-    std::uint64_t hi = load_relaxed(&ll[2 * v + 1]);
-    while (!ll_at_least(hi, seq)) {
-      w.poll(WaitFor::message, seq);
-      hi = load_relaxed(&ll[2 * v + 1]);
-    }
+    const std::uint64_t lo = word_of_seq(2 * v);
+    const std::uint64_t hi = word_of_seq(2 * v + 1);
     const std::uint64_t off = 8 * v;
     store8(dst + off, ll_data(lo) | (static_cast<std::uint64_t>(ll_data(hi)) << 32), bytes - off);
   }

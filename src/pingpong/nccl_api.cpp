@@ -46,7 +46,6 @@ Loaded load() {
   resolve(lib, "ncclGroupStart", a.GroupStart, out.error);
   resolve(lib, "ncclGroupEnd", a.GroupEnd, out.error);
   resolve(lib, "ncclGetErrorString", a.GetErrorString, out.error);
-  resolve(lib, "ncclGetVersion", a.GetVersion, out.error);
   // The handle stays open for the life of the process, like a linked library.
   return out;
 }

@@ -34,7 +34,6 @@ struct Api {
   int (*GroupStart)() = nullptr;
   int (*GroupEnd)() = nullptr;
   const char* (*GetErrorString)(int) = nullptr;
-  int (*GetVersion)(int*) = nullptr;
 };
 
 // Loads the library once per process; throws Error(comm) naming kLibrary

@@ -20,6 +20,12 @@ constexpr Named<CudaAware> kCudaAware[] = {
     {CudaAware::automatic, "auto"}, {CudaAware::yes, "yes"}, {CudaAware::no, "no"}};
 constexpr Named<Buffers> kBuffers[] = {{Buffers::separate, "separate"}, {Buffers::echo, "echo"}};
 
+// Limits checked by validate(): a window is a count of messages in flight
+// (MPI requests, queued copies), not memory the user asked for.
+constexpr int kMaxWindow = 1 << 20;
+constexpr std::uint64_t kMaxLLBytes = 1 << 20;
+constexpr std::uint64_t kMinStageChunk = 4 << 10;
+
 }  // namespace
 
 const char* to_string(TransportKind t) noexcept { return lookup_name(kTransports, t); }

@@ -55,12 +55,6 @@ struct Options {
   std::uint64_t stage_chunk_bytes = 4 << 20;  // staged transport: pipeline chunk
 };
 
-// Limits checked by validate(): a window is a count of messages in flight
-// (MPI requests, queued copies), not memory the user asked for.
-constexpr int kMaxWindow = 1 << 20;
-constexpr std::uint64_t kMaxLLBytes = 1 << 20;
-constexpr std::uint64_t kMinStageChunk = 4 << 10;
-
 // Message sizes of the sweep; Error(usage) when one would exceed 2 GiB - 1
 // (MPI's int count) or the options are out of range.
 std::vector<std::uint64_t> message_sizes(const Options& o);

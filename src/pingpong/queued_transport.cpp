@@ -1,11 +1,25 @@
 #include "pingpong/queued_transport.hpp"
 
+#include <fmt/format.h>
+
+#include "base/error.hpp"
 #include "machine/cuda_check.hpp"
 
 namespace xb::pingpong {
+namespace {
 
-QueuedTransport::QueuedTransport(int device, std::size_t max_bytes)
-    : stream_(device), send_(device_memory(device), max_bytes), recv_(device_memory(device), max_bytes) {}
+int both_gpus(const PairContext& ctx, const char* name) {
+  if (ctx.my_device < 0 || ctx.peer_device < 0) {
+    fail(ErrorKind::usage, fmt::format("--transport {} needs GPU buffers on both ranks (--dev1 gpu --dev2 gpu)", name));
+  }
+  return ctx.my_device;
+}
+
+}  // namespace
+
+QueuedTransport::QueuedTransport(const PairContext& ctx, const char* name)
+    : ctx_(ctx), stream_(both_gpus(ctx, name)), send_(device_memory(ctx.my_device), ctx.max_bytes),
+      recv_(device_memory(ctx.my_device), ctx.max_bytes) {}
 
 void QueuedTransport::prepare(std::size_t bytes, std::uint64_t seed) {
   load_pattern(send_, recv_, bytes, seed);

@@ -23,7 +23,8 @@ class QueuedTransport : public Transport {
   std::vector<unsigned char> received(std::size_t bytes) override;
 
  protected:
-  QueuedTransport(int device, std::size_t max_bytes);
+  // Error(usage) naming the transport unless both ranks have GPU buffers.
+  QueuedTransport(const PairContext& ctx, const char* name);
 
   virtual void enqueue_round_trip(std::size_t bytes) = 0;
   virtual void enqueue_window(std::size_t bytes, int window) = 0;
@@ -32,6 +33,7 @@ class QueuedTransport : public Transport {
   // it does not finish in time or the transport reports a failure.
   virtual void finish() = 0;
 
+  PairContext ctx_;
   Stream stream_;
   Buffer send_, recv_;
 

@@ -17,11 +17,6 @@ Result result_header(const Options& o, int world_size) {
   return r;
 }
 
-double bytes_per_one_way(Mode mode, std::uint64_t message_bytes) {
-  const double b = static_cast<double>(message_bytes);
-  return mode == Mode::bibw ? 2 * b : b;
-}
-
 SizeResult summarize_size(Mode mode, std::uint64_t bytes, int window, const std::vector<double>& rep_seconds) {
   const double per_rep = mode == Mode::pingpong ? 2.0 : static_cast<double>(window);
   std::vector<double> one_way;
@@ -31,7 +26,8 @@ SizeResult summarize_size(Mode mode, std::uint64_t bytes, int window, const std:
   s.bytes = bytes;
   s.one_way_s = summarize(one_way);
   s.one_way_p99_s = percentile(one_way, 0.99);
-  const double moved = bytes_per_one_way(mode, bytes);
+  // Bytes one "one-way time" carries: bibw counts both directions, as osu_bibw.
+  const double moved = static_cast<double>(bytes) * (mode == Mode::bibw ? 2 : 1);
   const auto gbps = [moved](double seconds) { return seconds > 0 ? moved / seconds / 1e9 : 0.0; };
   s.bandwidth_gbps = gbps(s.one_way_s.mean);
   s.bandwidth_min_gbps = gbps(s.one_way_s.max);

@@ -59,9 +59,6 @@ struct Result {
 // A Result with the run's settings and no pairs yet (what a report header needs).
 Result result_header(const Options& o, int world_size);
 
-// Bytes one "one-way time" carries: bibw counts both directions, as osu_bibw.
-double bytes_per_one_way(Mode mode, std::uint64_t message_bytes);
-
 // Turns one rank's per-repetition times into a SizeResult (verification
 // left to the caller). `window` messages per repetition in bw/bibw.
 SizeResult summarize_size(Mode mode, std::uint64_t bytes, int window, const std::vector<double>& rep_seconds);

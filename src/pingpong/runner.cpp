@@ -22,8 +22,7 @@
 namespace xb::pingpong {
 
 Environment default_environment() {
-  return Environment{device_count_or_zero, [] { return nccl::available(); }, gpu_identity,
-                     [](TransportKind k, const PairContext& ctx) { return make_transport(k, ctx); }};
+  return Environment{device_count_or_zero, nccl::available, gpu_identity, make_transport};
 }
 
 namespace {
@@ -59,33 +58,26 @@ std::string swap_text(const PairContext& ctx, int tag, const std::string& mine) 
   return theirs;
 }
 
-// Both ranks of a pair swap their local status; if either failed, both
-// throw the same error, so neither waits for a peer that gave up.
-void pair_checkpoint(const PairContext& ctx, const std::optional<Error>& mine) {
-  const std::string out = mine ? fmt::format("{}\n{}", static_cast<int>(mine->kind()), mine->what()) : "";
-  ctx.comm->send_string(ctx.peer, kTagStatus, out, ctx.timeout);
-  const std::string in = ctx.comm->recv_string(ctx.peer, kTagStatus, ctx.timeout);
-  if (mine) throw Error(mine->kind(), fmt::format("rank {}: {}", ctx.comm->rank(), mine->what()));
-  if (!in.empty()) {
-    const auto nl = in.find('\n');
-    throw Error(static_cast<ErrorKind>(std::stoi(in.substr(0, nl))),
-                fmt::format("rank {}: {}", ctx.peer, in.substr(nl + 1)));
-  }
-}
+std::string rank_prefix(int rank) { return fmt::format("rank {}: ", rank); }
 
+// Runs `step`, then both ranks of the pair swap how it went; if either
+// failed, both throw (each its own error first), so neither waits for a
+// peer that gave up.
 template <typename Fn>
 void checkpointed(const PairContext& ctx, Fn&& step) {
-  std::optional<Error> err;
+  std::optional<Error> mine;
   try {
-    step();
-  } catch (const Error& e) {
-    err = e;
+    mine = comm::error_of(step);
   } catch (const std::bad_alloc&) {
-    err = Error(ErrorKind::resources, fmt::format("out of host memory while setting up buffers for messages of up "
-                                                  "to {} bytes",
-                                                  ctx.max_bytes));
+    mine = Error(ErrorKind::resources, fmt::format("out of host memory while setting up buffers for messages of up "
+                                                   "to {} bytes",
+                                                   ctx.max_bytes));
   }
-  pair_checkpoint(ctx, err);
+  ctx.comm->send_string(ctx.peer, kTagStatus, comm::error_to_wire(mine ? &*mine : nullptr), ctx.timeout);
+  const auto theirs = comm::error_from_wire(ctx.comm->recv_string(ctx.peer, kTagStatus, ctx.timeout),
+                                            rank_prefix(ctx.peer));
+  if (mine) throw Error(mine->kind(), rank_prefix(ctx.comm->rank()) + mine->what());
+  if (theirs) throw *theirs;
 }
 
 std::uint64_t pattern_seed(const Options& o, bool initiator, std::uint64_t bytes) {
@@ -117,12 +109,6 @@ std::string check_received(Transport& t, const Options& o, bool initiator, std::
   return fmt::format("rank {} received wrong data at byte offset {}", initiator ? "initiator" : "responder", bad);
 }
 
-// The stop two sides act on: `first`'s, unless it has none or `second`
-// has a signal where `first` has another reason (a signal outranks them).
-StopReason first_stop(StopReason first, StopReason second) {
-  return first == StopReason::none || (!is_signal(first) && is_signal(second)) ? second : first;
-}
-
 // The timed repetitions of a size run in slices of about kSliceSeconds
 // (by the initiator's clock). Before each slice the initiator sends its
 // stop request and the slice's length, and the responder answers with its
@@ -151,11 +137,11 @@ StopReason agree_slice(const PairContext& ctx, int& reps) {
   std::sscanf(in.c_str(), "%d %d", &stop, &their_reps);
   if (!ctx.initiator) reps = their_reps;
   const auto theirs = static_cast<StopReason>(stop);
-  return ctx.initiator ? first_stop(mine, theirs) : first_stop(theirs, mine);
+  return ctx.initiator ? comm::first_stop(mine, theirs) : comm::first_stop(theirs, mine);
 }
 
 // One size: fill, sync the pair (the seed's barrier), warm up, time in
-// slices, verify. The responder sends its verification verdict so the
+// slices, verify. The ranks swap their verification verdicts so the
 // initiator's record covers both receive buffers. A stop agreed between
 // slices abandons the size: `stopped` says why and the result is empty.
 SizeResult measure_size(Transport& t, const PairContext& ctx, const Options& o, std::uint64_t bytes,
@@ -174,25 +160,18 @@ SizeResult measure_size(Transport& t, const PairContext& ctx, const Options& o, 
     times.insert(times.end(), last.begin(), last.end());
   }
   const std::string mine = check_received(t, o, ctx.initiator, bytes);
-  if (!ctx.initiator) {
-    ctx.comm->send_string(ctx.peer, kTagVerify, mine, ctx.timeout);
-    return SizeResult{};
-  }
-  const std::string theirs = ctx.comm->recv_string(ctx.peer, kTagVerify, ctx.timeout);
+  const std::string theirs = swap_text(ctx, kTagVerify, mine);
+  if (!ctx.initiator) return SizeResult{};
   SizeResult s = summarize_size(o.mode, bytes, o.window, times);  // the initiator's clock
   s.verify_error = !mine.empty() ? mine : theirs;
   s.verified = s.verify_error.empty();
   return s;
 }
 
-// Both sides' account of how the path moves data, as the initiator reports it.
+// Both sides' account of how the path moves data (the initiator's is reported).
 std::string describe_path(const PairContext& ctx, const Transport& t) {
   const std::string mine = t.describe();
-  if (!ctx.initiator) {
-    ctx.comm->send_string(ctx.peer, kTagDescribe, mine, ctx.timeout);
-    return mine;
-  }
-  const std::string theirs = ctx.comm->recv_string(ctx.peer, kTagDescribe, ctx.timeout);
+  const std::string theirs = swap_text(ctx, kTagDescribe, mine);
   if (mine == theirs && !mine.empty()) return fmt::format("both ranks: {}", mine);
   std::string out;
   if (!mine.empty()) out = fmt::format("rank {}: {}", ctx.comm->rank(), mine);
@@ -200,53 +179,18 @@ std::string describe_path(const PairContext& ctx, const Transport& t) {
   return out;
 }
 
-// What one side of a pair brings to the handshake before a size: its stop
-// request, the initiator's time-limit decision, an injected failure. Both
-// sides then act on the same combined state, so neither waits for a peer
-// that stopped, skipped or failed.
-struct SizeState {
-  StopReason stop = StopReason::none;
-  bool skip = false;
-  bool fail_check = false;  // fault injection: the data check of this size fails
-  std::optional<Error> error;
-};
-
-std::string encode(const SizeState& s) {
-  return fmt::format("{} {} {} {}\n{}", static_cast<int>(s.stop), s.skip ? 1 : 0, s.fail_check ? 1 : 0,
-                     s.error ? static_cast<int>(s.error->kind()) : -1, s.error ? s.error->what() : "");
+// The pair's vote before a size (comm::Vote), the initiator's word first.
+comm::Vote handshake(const PairContext& ctx, const comm::Vote& mine) {
+  const comm::Vote theirs = comm::vote_from_wire(swap_text(ctx, kTagStatus, comm::vote_to_wire(mine)),
+                                                 rank_prefix(ctx.peer));
+  return ctx.initiator ? comm::combine(mine, theirs) : comm::combine(theirs, mine);
 }
 
-SizeState decode(const std::string& text, int rank) {
-  SizeState s;
-  int stop = 0, skip = 0, fail_check = 0, kind = -1;
-  const auto nl = text.find('\n');
-  std::sscanf(text.substr(0, nl).c_str(), "%d %d %d %d", &stop, &skip, &fail_check, &kind);
-  s.stop = static_cast<StopReason>(stop);
-  s.skip = skip != 0;
-  s.fail_check = fail_check != 0;
-  if (kind >= 0) s.error = Error(static_cast<ErrorKind>(kind), fmt::format("rank {}: {}", rank, text.substr(nl + 1)));
-  return s;
-}
-
-// The initiator's word first; a signal outranks the other reasons to stop.
-SizeState combine(const SizeState& first, const SizeState& second) {
-  SizeState out = first;
-  out.stop = first_stop(first.stop, second.stop);
-  out.skip = first.skip || second.skip;
-  out.fail_check = first.fail_check || second.fail_check;
-  if (!out.error) out.error = second.error;
-  return out;
-}
-
-SizeState handshake(const PairContext& ctx, const SizeState& mine) {
-  const SizeState theirs = decode(swap_text(ctx, kTagStatus, encode(mine)), ctx.peer);
-  return ctx.initiator ? combine(mine, theirs) : combine(theirs, mine);
-}
-
-// This side's state before measuring `bytes`: stop request, time limit
-// (decided by the initiator), the fault hook.
-SizeState local_state(const PairContext& ctx, const PairResult& r, std::uint64_t bytes, RunControl* control) {
-  SizeState mine;
+// This side's vote before measuring `bytes`: stop request, time limit
+// (decided by the initiator), the fault hook (fail_check: the data check
+// of this size fails).
+comm::Vote local_state(const PairContext& ctx, const PairResult& r, std::uint64_t bytes, RunControl* control) {
+  comm::Vote mine;
   mine.stop = polled_stop();
   if (mine.stop != StopReason::none || control == nullptr) return mine;
   const std::string key = std::to_string(bytes);
@@ -256,11 +200,7 @@ SizeState local_state(const PairContext& ctx, const PairResult& r, std::uint64_t
     return mine;
   }
   const FaultKind fault = control->fault({key});
-  try {
-    inject_fault(fault, fmt::format("rank {} at {} bytes", ctx.comm->rank(), bytes));
-  } catch (const Error& e) {
-    mine.error = e;
-  }
+  mine.error = comm::error_of([&] { inject_fault(fault, fmt::format("rank {} at {} bytes", ctx.comm->rank(), bytes)); });
   mine.fail_check = fault == FaultKind::verify;
   mine.stop = stop_requested();  // an injected signal is seen at once
   return mine;
@@ -281,32 +221,30 @@ void measure_sizes(Transport& t, const PairContext& ctx, const Options& o, const
       r.stop = why;
       r.not_run.insert(r.not_run.end(), sizes.begin() + static_cast<std::ptrdiff_t>(i), sizes.end());
     };
-    const SizeState both = handshake(ctx, local_state(ctx, r, bytes, control));
+    const comm::Vote both = handshake(ctx, local_state(ctx, r, bytes, control));
     if (both.stop != StopReason::none) return stop_here(both.stop);
     if (both.skip) {
       r.not_run.push_back(bytes);
       continue;
     }
-    if (both.error) {
-      SizeResult failed;
-      failed.bytes = bytes;
-      failed.error = both.error->what();
-      failed.error_kind = both.error->kind();
-      r.sizes.push_back(failed);
-      if (ctx.initiator && obs.size_done) obs.size_done(r, r.sizes.back());
-      continue;
-    }
     const auto t0 = std::chrono::steady_clock::now();
-    StopReason stopped = StopReason::none;
-    SizeResult s = measure_size(t, ctx, o, bytes, stopped);
-    if (stopped != StopReason::none) return stop_here(stopped);
-    if (both.fail_check && ctx.initiator) {
-      s.verified = false;
-      s.verify_error = "injected fault (XFERBENCH_FAULT)";
+    SizeResult s;
+    if (both.error) {
+      s.bytes = bytes;
+      s.error = both.error->what();
+      s.error_kind = both.error->kind();
+    } else {
+      StopReason stopped = StopReason::none;
+      s = measure_size(t, ctx, o, bytes, stopped);
+      if (stopped != StopReason::none) return stop_here(stopped);
+      if (both.fail_check && ctx.initiator) {
+        s.verified = false;
+        s.verify_error = "injected fault (XFERBENCH_FAULT)";
+      }
     }
     r.sizes.push_back(std::move(s));
     if (ctx.initiator && obs.size_done) obs.size_done(r, r.sizes.back());
-    if (control != nullptr)
+    if (control != nullptr && !both.error)
       control->after_cell(CellCost{fmt::format("r{}-r{}", r.rank_a, r.rank_b), static_cast<double>(bytes),
                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
   }
@@ -365,10 +303,9 @@ PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vect
 // (StopRelay), or they would measure on while this rank waits for them.
 StopReason agree_stop(comm::Communicator& c, StopReason seen, comm::Seconds timeout) {
   const StopReason polled = polled_stop();
-  if (seen == StopReason::none) seen = polled;
-  StopReason out = StopReason::none;
-  for (double v : c.allgather(static_cast<double>(static_cast<int>(seen)), timeout))
-    out = first_stop(out, static_cast<StopReason>(static_cast<int>(v)));
+  comm::Vote mine;
+  mine.stop = seen == StopReason::none ? polled : seen;
+  const StopReason out = comm::agree_votes(c, mine, timeout).stop;
   if (out != StopReason::none) acknowledge_stop();
   return out;
 }

@@ -1,7 +1,6 @@
 #include "pingpong/select.hpp"
 
 #include <algorithm>
-#include <optional>
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -28,13 +27,7 @@ std::vector<RankInfo> announce(comm::Communicator& c, CudaAware cuda_aware, comm
   mine.mpi_gpu = cuda_aware == CudaAware::yes  ? comm::GpuBuffers::yes
                  : cuda_aware == CudaAware::no ? comm::GpuBuffers::no
                                                : c.gpu_buffers();
-  std::optional<Error> err;
-  try {
-    gpus(mine);
-  } catch (const Error& e) {
-    err = e;
-  }
-  comm::agree_or_throw(c, err ? &*err : nullptr, timeout);
+  comm::agreed_step(c, timeout, [&] { gpus(mine); });
   std::vector<RankInfo> all;
   for (const auto& text : c.allgather(to_json(mine), timeout)) all.push_back(rank_info_from_json(text));
   return all;
@@ -107,6 +100,13 @@ void require_gpus(const char* name, int gpu_a, int gpu_b) {
   }
 }
 
+void require_one_host(const char* name, const RankInfo& a, const RankInfo& b) {
+  if (a.host == b.host) return;
+  fail(ErrorKind::usage, fmt::format("--transport {} needs both ranks on one host, but rank {} is on {} and rank {} on "
+                                     "{}; use nccl or staged",
+                                     name, a.rank, a.host, b.rank, b.host));
+}
+
 // Both ranks' GPU buffers on one GPU: two processes' kernels then take turns
 // on it (time slices of about 2 ms on an H200, measured 2026-11-23), so two
 // persistent kernels that wait for each other measure the scheduler.
@@ -121,11 +121,7 @@ TransportKind require_device_path(const RankInfo& a, int gpu_a, const RankInfo& 
                                        "so the time would be the scheduler's; use two GPUs, or --transport ipc",
                                        a.rank, b.rank, a.bus_as_dev1));
   }
-  if (a.host != b.host) {
-    fail(ErrorKind::usage, fmt::format("--transport device needs both ranks on one host, but rank {} is on {} and "
-                                       "rank {} on {}; use nccl or staged",
-                                       a.rank, a.host, b.rank, b.host));
-  }
+  require_one_host("device", a, b);
   if (gpu_a >= 0 && gpu_b >= 0 && !peer_access(a, b)) {
     fail(ErrorKind::usage, fmt::format("--transport device needs peer access between gpu {} of rank {} and gpu {} of "
                                        "rank {}, and CUDA reports none; use --transport ipc, nccl or staged",
@@ -170,11 +166,7 @@ TransportKind choose_transport(TransportKind requested, const RankInfo& a, int g
       return any_gpu ? TransportKind::staged : TransportKind::mpi;
     case TransportKind::ipc:
       require_gpus("ipc", gpu_a, gpu_b);
-      if (!same_host) {
-        fail(ErrorKind::usage, fmt::format("--transport ipc needs both ranks on one host, but rank {} is on {} and "
-                                           "rank {} on {}; use nccl or staged",
-                                           a.rank, a.host, b.rank, b.host));
-      }
+      require_one_host("ipc", a, b);
       return TransportKind::ipc;
     case TransportKind::nccl:
       require_gpus("nccl", gpu_a, gpu_b);
@@ -188,8 +180,8 @@ TransportKind choose_transport(TransportKind requested, const RankInfo& a, int g
 
 std::unique_ptr<Transport> make_transport(TransportKind kind, const PairContext& ctx) {
   switch (kind) {
-    case TransportKind::mpi: return make_mpi_transport(ctx, false);
-    case TransportKind::staged: return make_mpi_transport(ctx, true);
+    case TransportKind::mpi: return make_mpi_transport(ctx);
+    case TransportKind::staged: return make_staged_transport(ctx);
     case TransportKind::ipc: return make_ipc_transport(ctx);
     case TransportKind::nccl: return make_nccl_transport(ctx);
     case TransportKind::device: return make_device_transport(ctx);

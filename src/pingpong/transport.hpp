@@ -47,7 +47,6 @@ struct PairContext {
 class Transport {
  public:
   virtual ~Transport() = default;
-  virtual TransportKind kind() const = 0;
   // Exchanges what the peer needs (IPC handles, NCCL id); collective over the pair.
   virtual void connect() {}
   // Fills the send buffer's first `bytes` with the pattern of `seed` and
@@ -86,8 +85,7 @@ inline std::vector<unsigned char> host_copy(const Buffer& recv, std::size_t byte
   return out;
 }
 
-// mpi (staging = false) or staged (staging = true: make_staged_transport).
-std::unique_ptr<Transport> make_mpi_transport(const PairContext& ctx, bool staging);
+std::unique_ptr<Transport> make_mpi_transport(const PairContext& ctx);
 // Pipelined staging through pinned host chunks (transport_staged.cpp); a
 // host side sends the same chunks straight from its buffer.
 std::unique_ptr<Transport> make_staged_transport(const PairContext& ctx);

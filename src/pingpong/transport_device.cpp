@@ -27,6 +27,8 @@ namespace {
 constexpr std::size_t kPage = 4096;
 std::size_t page_round(std::size_t n) { return (n + kPage - 1) / kPage * kPage; }
 
+std::string side_name(int device) { return device < 0 ? std::string("host") : fmt::format("gpu {}", device); }
+
 }  // namespace
 
 ShmLayout shm_layout(std::uint64_t ll_max_bytes, std::uint64_t max_bytes, bool host_send) {
@@ -88,10 +90,6 @@ RunSpec DeviceTransportBase::next_spec(Mode mode, std::size_t bytes, int reps, i
   s.echo = ctx_.echo;
   s.pull = pulls();
   return s;
-}
-
-std::string DeviceTransportBase::side_name(int device) const {
-  return device < 0 ? std::string("host") : fmt::format("gpu {}", device);
 }
 
 void DeviceTransportBase::fail_late(const std::string& what) const {

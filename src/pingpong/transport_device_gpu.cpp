@@ -61,7 +61,6 @@ class GpuSide final : public DeviceTransportBase {
 
   void connect() override {
     Hello mine;
-    mine.gpu = 1;
     XB_CUDA_CHECK(cudaSetDevice(ctx_.my_device));
     if (!uses_shm()) {
       XB_CUDA_CHECK(cudaIpcGetMemHandle(&mine.box, box_.ptr()));
@@ -125,12 +124,11 @@ class GpuSide final : public DeviceTransportBase {
   void connect_gpu_peer(const Hello& theirs) {
     XB_CUDA_CHECK(cudaIpcOpenMemHandle(&peer_box_, theirs.box, cudaIpcMemLazyEnablePeerAccess));
     XB_CUDA_CHECK(cudaIpcOpenMemHandle(&peer_recv_, theirs.recv, cudaIpcMemLazyEnablePeerAccess));
-    auto* mine = static_cast<unsigned char*>(box_.ptr());
-    auto* peer = static_cast<unsigned char*>(peer_box_);
-    links_.in = BoxView{reinterpret_cast<BoxFlags*>(mine), reinterpret_cast<std::uint64_t*>(mine + layout_.ll_offset),
-                        static_cast<unsigned char*>(recv_.ptr())};
-    links_.out = BoxView{reinterpret_cast<BoxFlags*>(peer), reinterpret_cast<std::uint64_t*>(peer + layout_.ll_offset),
-                         static_cast<unsigned char*>(peer_recv_)};
+    // The mailboxes hold flags and LL words; large messages land in the receive buffers.
+    links_.in = box_at(static_cast<unsigned char*>(box_.ptr()), layout_, 0);
+    links_.in.data = static_cast<unsigned char*>(recv_.ptr());
+    links_.out = box_at(static_cast<unsigned char*>(peer_box_), layout_, 0);
+    links_.out.data = static_cast<unsigned char*>(peer_recv_);
   }
 
   void connect_host_peer() {

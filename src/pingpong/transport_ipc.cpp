@@ -22,18 +22,10 @@ struct IpcHandles {
   cudaIpcMemHandle_t flags;
 };
 
-int checked_device(const PairContext& ctx) {
-  if (ctx.my_device < 0 || ctx.peer_device < 0) {
-    fail(ErrorKind::usage, "--transport ipc needs GPU buffers on both ranks (--dev1 gpu --dev2 gpu)");
-  }
-  return ctx.my_device;
-}
-
 class IpcTransport final : public QueuedTransport {
  public:
   explicit IpcTransport(const PairContext& ctx)
-      : QueuedTransport(checked_device(ctx), ctx.max_bytes), ctx_(ctx),
-        flags_(device_memory(ctx.my_device), 2 * sizeof(std::uint32_t)),
+      : QueuedTransport(ctx, "ipc"), flags_(device_memory(ctx.my_device), 2 * sizeof(std::uint32_t)),
         timed_out_(host_memory(MemKind::mapped, kNoNumaPlacement), sizeof(std::uint32_t)) {
     fill_bytes(flags_, flags_.bytes(), 0);
     fill_bytes(timed_out_, timed_out_.bytes(), 0);
@@ -44,8 +36,6 @@ class IpcTransport final : public QueuedTransport {
     if (peer_recv_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(peer_recv_));
     if (peer_flags_ != nullptr) XB_CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(peer_flags_));
   }
-
-  TransportKind kind() const override { return TransportKind::ipc; }
 
   void connect() override {
     IpcHandles mine{}, theirs{};
@@ -116,7 +106,6 @@ class IpcTransport final : public QueuedTransport {
     wait_for(kDataFlag);
   }
 
-  PairContext ctx_;
   Buffer flags_;
   Buffer timed_out_;  // mapped host memory: the flag kernels set it when they give up waiting
   void* peer_recv_ = nullptr;

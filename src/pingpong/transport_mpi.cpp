@@ -16,8 +16,6 @@ class MpiTransport final : public Transport {
       : ctx_(ctx), send_(buffer_location(ctx.my_device), ctx.max_bytes),
         recv_(buffer_location(ctx.my_device), ctx.max_bytes) {}
 
-  TransportKind kind() const override { return TransportKind::mpi; }
-
   void prepare(std::size_t bytes, std::uint64_t seed) override { load_pattern(send_, recv_, bytes, seed); }
 
   std::vector<double> run(Mode mode, std::size_t bytes, int reps, int window) override {
@@ -78,9 +76,6 @@ class MpiTransport final : public Transport {
 
 }  // namespace
 
-std::unique_ptr<Transport> make_mpi_transport(const PairContext& ctx, bool staging) {
-  if (staging) return make_staged_transport(ctx);
-  return std::make_unique<MpiTransport>(ctx);
-}
+std::unique_ptr<Transport> make_mpi_transport(const PairContext& ctx) { return std::make_unique<MpiTransport>(ctx); }
 
 }  // namespace xb::pingpong

@@ -2,28 +2,16 @@
 // by sending the initiator's ncclUniqueId over our communicator; messages
 // are ncclSend/ncclRecv on one stream, all repetitions queued up front and
 // timed with CUDA events.
-#include "base/error.hpp"
 #include "pingpong/nccl_pair.hpp"
 #include "pingpong/queued_transport.hpp"
 
 namespace xb::pingpong {
 namespace {
 
-int checked_device(const PairContext& ctx) {
-  if (ctx.my_device < 0 || ctx.peer_device < 0) {
-    fail(ErrorKind::usage, "--transport nccl needs GPU buffers on both ranks (--dev1 gpu --dev2 gpu)");
-  }
-  nccl::api();  // throws a clean error naming the library when NCCL is missing
-  return ctx.my_device;
-}
-
 class NcclTransport final : public QueuedTransport {
  public:
   explicit NcclTransport(const PairContext& ctx)
-      : QueuedTransport(checked_device(ctx), ctx.max_bytes), ctx_(ctx),
-        ack_(device_memory(ctx.my_device), sizeof(std::uint32_t)) {}
-
-  TransportKind kind() const override { return TransportKind::nccl; }
+      : QueuedTransport(ctx, "nccl"), ack_(device_memory(ctx.my_device), sizeof(std::uint32_t)) {}
 
   void connect() override {
     pair_.connect(*ctx_.comm, ctx_.peer, kTagConnect, ctx_.initiator, ctx_.my_device, ctx_.timeout);
@@ -78,7 +66,6 @@ class NcclTransport final : public QueuedTransport {
     nccl::check(pair_.fns().GroupEnd(), "ncclGroupEnd");
   }
 
-  PairContext ctx_;
   Buffer ack_;
   nccl::PairComm pair_;
 };

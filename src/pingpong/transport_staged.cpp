@@ -72,8 +72,6 @@ class StagedTransport final : public Transport {
     }
   }
 
-  TransportKind kind() const override { return TransportKind::staged; }
-
   void prepare(std::size_t bytes, std::uint64_t seed) override {
     load_pattern(send_, recv_, bytes, seed);
     if (stager_) XB_CUDA_CHECK(cudaDeviceSynchronize());
