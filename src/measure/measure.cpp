@@ -12,6 +12,7 @@
 #include "machine/cuda_raii.hpp"
 #include "measure/dedicated_engines.hpp"
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "memory/memory_plan.hpp"
 #include "memory/memory_probe.hpp"
 #include "machine/numa.hpp"
@@ -24,12 +25,9 @@
 namespace xb {
 
 const char* to_string(Verification::Status s) noexcept {
-  switch (s) {
-    case Verification::Status::passed: return "passed";
-    case Verification::Status::failed: return "failed";
-    case Verification::Status::skipped: return "skipped";
-  }
-  return "skipped";
+  using S = Verification::Status;
+  static constexpr Named<S> kNames[] = {{S::passed, "passed"}, {S::failed, "failed"}, {S::skipped, "skipped"}};
+  return lookup_name(kNames, s, "skipped");
 }
 
 using Clock = std::chrono::steady_clock;
