@@ -17,6 +17,12 @@ const char* to_string(CaseStatus s) noexcept {
   return "error";
 }
 
+const Cell* find_cell(const Matrix& m, int row, int col) {
+  for (const Cell& c : m.cells)
+    if (c.row == row && c.col == col) return &c;
+  return nullptr;
+}
+
 bool all_passed(const RunResult& r) {
   for (const auto& c : r.cases)
     if (c.status == CaseStatus::failed || c.status == CaseStatus::error) return false;

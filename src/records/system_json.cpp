@@ -29,17 +29,12 @@ void gpu_fields(Io& io, G& g, bool complete) {
   io("pci_bus_id", g.pci_bus_id);
   io("uuid", g.uuid);
   std::string cc = std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor);
-  if (complete) {
-    io.need("compute_capability", cc);
-    io.need("sm_count", g.sm_count);
-    io.need_object("pcie", g, pcie_fields);
-    io.need_object("nvlink", g, nvlink_fields);
-  } else {
-    io("compute_capability", cc);
-    io("sm_count", g.sm_count);
-    io.object("pcie", g, pcie_fields);
-    io.object("nvlink", g, nvlink_fields);
-  }
+  const auto field = [&](const char* key, auto& v) { complete ? io.need(key, v) : io(key, v); };
+  const auto object = [&](const char* key, auto f) { complete ? io.need_object(key, g, f) : io.object(key, g, f); };
+  field("compute_capability", cc);
+  field("sm_count", g.sm_count);
+  object("pcie", pcie_fields);
+  object("nvlink", nvlink_fields);
   if constexpr (Io::reading)
     io.check(std::sscanf(cc.c_str(), "%d.%d", &g.cc_major, &g.cc_minor) == 2, "compute_capability",
              "'" + cc + "' is not MAJOR.MINOR");

@@ -4,6 +4,8 @@
 // the fleet table that rank 0 writes under a launcher (JUnit is
 // junit_reporter.cpp's; the fleet's JSON fleet_report.cpp's, as for run and
 // sweep).
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -12,7 +14,6 @@
 namespace xb::report {
 namespace {
 
-using json = nlohmann::json;
 using namespace xb::check;
 
 std::string value_text(const CheckCell& c, double v) {
@@ -44,6 +45,10 @@ std::string peer_reason(const CheckCell& c) {
 
 std::string short_case(const CheckCell& c) {
   return c.matrix.empty() ? c.case_name : fmt::format("{} ({})", c.case_name, c.matrix);
+}
+
+std::size_t cells_with(const CheckResult& r, CellVerdict v) {
+  return std::count_if(r.cells.begin(), r.cells.end(), [v](const CheckCell& c) { return c.verdict == v; });
 }
 
 const char* verdict_word(bool pass) { return pass ? "PASS" : "FAIL"; }
@@ -110,19 +115,13 @@ std::string check_cell_reason(const CheckCell& c) {
 std::string check_summary_line(const CheckResult& r) {
   const FailReasons why = fail_reasons(r);
   const Outcome verdict = check_verdict(r).outcome;
+  const std::size_t judged = r.cells.size() - cells_with(r, CellVerdict::unjudged);
   if (verdict == Outcome::interrupted || verdict == Outcome::partial) {
-    int judged = 0, failed = 0;
-    for (const auto& c : r.cells) {
-      judged += c.verdict != CellVerdict::unjudged;
-      failed += c.verdict == CellVerdict::fail;
-    }
     return fmt::format("xferbench check: {} ({}) after {} of {} cells judged, {} failed, {} not run; not accepted",
                        verdict == Outcome::partial ? "PARTIAL" : "INTERRUPTED", stop_message(r.run.completion.stop),
-                       judged, r.cells.size(), failed, r.run.completion.not_run.size());
+                       judged, r.cells.size(), cells_with(r, CellVerdict::fail), r.run.completion.not_run.size());
   }
   if (why.empty()) {
-    int judged = 0;
-    for (const auto& c : r.cells) judged += c.verdict != CellVerdict::unjudged;
     return fmt::format("xferbench check: PASS {} links, {} of {} cells judged, {}{}", r.links.size(), judged,
                        r.cells.size(), lint_state(r.lint),
                        r.spec_file.empty() ? "" : fmt::format(" (spec {})", r.spec_file));
@@ -176,9 +175,7 @@ void text_check(std::ostream& os, const CheckResult& r) {
                check_cell_reason(r.cells[i]));
   for (const auto& p : r.problems)
     fmt::print(os, "  {} case {}: {}\n", p.status == CaseStatus::waived ? "WAIVED" : "FAIL", p.case_name, p.message);
-  int unjudged = 0;
-  for (const auto& c : r.cells) unjudged += c.verdict == CellVerdict::unjudged;
-  if (unjudged) fmt::print(os, "# {} cell(s) not judged (see the reasons above; --spec or --baseline judges them)\n", unjudged);
+  if (const std::size_t unjudged = cells_with(r, CellVerdict::unjudged)) fmt::print(os, "# {} cell(s) not judged (see the reasons above; --spec or --baseline judges them)\n", unjudged);
   const std::vector<std::string>& not_run = r.run.completion.not_run;
   if (stopped(r) && !not_run.empty()) {
     fmt::print(os, "# NOT RUN ({}): ", not_run.size());

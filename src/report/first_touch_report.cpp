@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "base/error.hpp"
 #include "report/formats.hpp"
 
 namespace xb::report {
@@ -93,8 +92,7 @@ void append_completion(std::string& out, const Result& r) {
     for (const auto& f : v.failed) out += fmt::format("# iteration {} FAILED\n", f);
   const Completion& c = r.completion;
   if (!c.error.empty()) out += fmt::format("# ERROR (the iterations above are kept): {}\n", c.error);
-  if (c.status != RunStatus::complete)
-    out += fmt::format("# run {}: {}; {} iteration(s) not run\n", to_string(c.status), c.message, c.not_run.size());
+  out += completion_line(c, "run", "iteration(s)");
 }
 
 // Up to "[-1] time" (a sweep: and its table's header).

@@ -10,7 +10,6 @@
 
 #include <fmt/format.h>
 
-#include "base/error.hpp"
 #include "base/stats.hpp"
 #include "report/formats.hpp"
 
@@ -283,8 +282,6 @@ std::string fleet_text(const Fleet& f) {
 
 namespace {
 
-using json = nlohmann::json;
-
 constexpr const char* kFleetSchemaName = "xferbench-fleet";
 constexpr int kFleetSchemaVersion = 1;
 
@@ -363,8 +360,7 @@ json fleet_json(const Fleet& f) {
 std::string fleet_csv(const Fleet& f) {
   std::string out = "node,gpu_group,status,exit_code,test,group,cell,link,unit,value,fleet_median,ratio_to_median,"
                     "outlier,error\n";
-  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>, double> medians;
-  for (const auto& s : f.summary.stats) medians[{s.gpu_group, s.test, s.group, s.link, s.unit}] = s.median;
+  const std::map<StatKey, double> med = medians(f);
   for (const auto& n : f.nodes) {
     const std::string head = fmt::format("{},{},{},{}", csv_escape(n.key), csv_escape(n.gpu_group),
                                          fleet::node_status(n.record),
@@ -374,8 +370,8 @@ std::string fleet_csv(const Fleet& f) {
       continue;
     }
     for (const FleetCell& c : n.cells) {
-      const auto it = medians.find({n.gpu_group, c.test, c.group, c.link, c.unit});
-      const double median = it == medians.end() ? 0.0 : it->second;
+      const auto it = med.find({n.gpu_group, c.test, c.group, c.link, c.unit});
+      const double median = it == med.end() ? 0.0 : it->second;
       const bool outlier = fleet::is_outlier(c.value, median, c.lower_is_better, f.summary.threshold);
       out += fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.6g},{},\n", head, csv_escape(c.test), csv_escape(c.group),
                          csv_escape(c.cell), csv_escape(c.link), c.unit, c.value, median,

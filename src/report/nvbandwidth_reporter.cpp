@@ -21,9 +21,6 @@
 #include "report/reporter.hpp"
 
 namespace xb::report {
-
-using json = nlohmann::json;
-
 namespace {
 
 // nvbandwidth's arrow between the row and the column for each pattern.
@@ -56,12 +53,6 @@ const CaseDef* nvb_case_def(const std::string& name) {
 
 // What the version lines and JSON say the program is.
 std::string nvb_version_text() { return fmt::format("xferbench {} (nvbandwidth v0.10 output)", XFERBENCH_VERSION); }
-
-const Cell* find_cell(const Matrix& m, int row, int col) {
-  for (const Cell& c : m.cells)
-    if (c.row == row && c.col == col) return &c;
-  return nullptr;
-}
 
 }  // namespace
 
@@ -115,12 +106,9 @@ std::string nvb_pci_address(const std::string& bus_id) {
   if (second == std::string::npos) return bus_id;
   std::string domain = bus_id.substr(0, first);
   if (domain.size() < 8) domain.insert(0, 8 - domain.size(), '0');
-  std::string rest = bus_id.substr(first + 1);
-  const auto dot = rest.find('.');
-  if (dot != std::string::npos) rest.resize(dot);
-  for (char& ch : domain) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  for (char& ch : rest) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return domain + ":" + rest;
+  std::string out = domain + ":" + bus_id.substr(first + 1, bus_id.find('.', first) - first - 1);
+  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
 }
 
 // --- text ------------------------------------------------------------------
@@ -138,11 +126,7 @@ void grid(std::ostream& os, const Matrix& m) {
     fmt::print(os, "{:>2}", r);
     for (std::size_t c = 0; c < m.col_labels.size(); ++c) {
       const Cell* cell = find_cell(m, static_cast<int>(r), static_cast<int>(c));
-      if (cell) {
-        fmt::print(os, "{:>10.2f}", cell->value);
-      } else {
-        fmt::print(os, "{:>10}", "N/A");
-      }
+      fmt::print(os, "{:>10}", cell ? fmt::format("{:.2f}", cell->value) : "N/A");
     }
     fmt::print(os, "\n");
   }

@@ -10,8 +10,6 @@
 namespace xb::report {
 namespace {
 
-using json = nlohmann::json;
-
 constexpr const char* kPlanSchemaName = "xferbench-plan";
 constexpr int kPlanSchemaVersion = 1;
 

@@ -18,13 +18,13 @@ std::string upper_case(std::string s) {
   return s;
 }
 
-namespace {
-
-const Cell* find_cell(const Matrix& m, int r, int c) {
-  for (const auto& cell : m.cells)
-    if (cell.row == r && cell.col == c) return &cell;
-  return nullptr;
+std::string completion_line(const Completion& c, const char* what, const char* units, bool resume) {
+  if (c.status == RunStatus::complete) return "";
+  return fmt::format("# {} {}: {}; {} {} not run{}\n", what, to_string(c.status), c.message, c.not_run.size(), units,
+                     resume ? " (add --resume FILE to the same command to measure them)" : "");
 }
+
+namespace {
 
 std::string cell_text(const Cell* c, Metric metric) {
   if (!c) return "-";
@@ -172,11 +172,7 @@ void text_run_footer(std::ostream& os, const RunResult& run) {
   text_memory_line(os, run.memory);
   if (!run.resumed_from.empty()) fmt::print(os, "# resumed from {}: its cells are kept, the others measured now\n", run.resumed_from);
   const Completion& c = run.completion;
-  if (c.status != RunStatus::complete)
-    fmt::print(os, "# run {}: {}; {} cell(s) not run{}\n", to_string(c.status), c.message, c.not_run.size(),
-               c.status == RunStatus::partial || c.stop == StopReason::gpu_unusable
-                   ? ""
-                   : " (add --resume FILE to the same command to measure them)");
+  os << completion_line(c, "run", "cell(s)", c.status != RunStatus::partial && c.stop != StopReason::gpu_unusable);
 }
 
 void text_list(std::ostream& os, const System& s) {
@@ -290,7 +286,7 @@ class TextReporter : public Reporter {
       return;
     }
     for (const auto& p : r.pairs) out_ << pingpong_pair_foot(p);
-    out_ << pingpong_completion_line(r);
+    out_ << completion_line(r.completion, "run", "size(s) or pair(s)");
   }
   void first_touch_rows(const firsttouch::Result& r, bool last_complete) override {
     out_ << first_touch_stream_.next(r, last_complete) << std::flush;
