@@ -67,18 +67,6 @@ constexpr auto system_fields = [](auto& io, auto& sys) {
   io("host_memory_bytes", sys.host_memory_bytes);
 };
 
-json links_json(const System& sys) {
-  json links = json::array();
-  for (int a = 0; a < sys.gpu_count(); ++a) {
-    for (int b = 0; b < sys.gpu_count(); ++b) {
-      const PeerLink& l = sys.link(a, b);
-      links.push_back({{"from", a}, {"to", b}, {"kind", to_string(l.kind)}, {"nvlinks", l.nvlinks},
-                       {"peer_access", l.peer_access}, {"peak", l.peak}});
-    }
-  }
-  return links;
-}
-
 void decode_links(const Fields& env, System& sys, bool complete) {
   const int n = sys.gpu_count();
   sys.links.assign(n, std::vector<PeerLink>(n));
@@ -110,7 +98,14 @@ json system_json(const System& sys) {
   j["gpus"] = json::array();
   for (const GpuInfo& g : sys.gpus)
     j["gpus"].push_back(Writer::of(g, [](auto& io, auto& x) { gpu_fields(io, x, true); }));
-  j["gpu_links"] = links_json(sys);
+  json& links = j["gpu_links"] = json::array();
+  for (int a = 0; a < sys.gpu_count(); ++a) {
+    for (int b = 0; b < sys.gpu_count(); ++b) {
+      const PeerLink& l = sys.link(a, b);
+      links.push_back({{"from", a}, {"to", b}, {"kind", to_string(l.kind)}, {"nvlinks", l.nvlinks},
+                       {"peer_access", l.peer_access}, {"peak", l.peak}});
+    }
+  }
   return j;
 }
 

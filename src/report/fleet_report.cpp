@@ -21,14 +21,11 @@ using fleet::FleetCell;
 using fleet::FleetNode;
 
 // Cases an admin looks at first, in column order.
-const std::vector<std::string>& key_cases() {
-  static const std::vector<std::string> k = {
-      "host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "device_to_device_memcpy_read_ce",
-      "device_to_device_memcpy_write_ce", "device_local_copy", "host_device_latency_sm",
-      "device_to_device_latency_sm", "host_to_device_memcpy_sm", "device_to_host_memcpy_sm",
-      "device_to_device_memcpy_read_sm", "device_to_device_memcpy_write_sm"};
-  return k;
-}
+constexpr const char* kKeyCases[] = {
+    "host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "device_to_device_memcpy_read_ce",
+    "device_to_device_memcpy_write_ce", "device_local_copy", "host_device_latency_sm",
+    "device_to_device_latency_sm", "host_to_device_memcpy_sm", "device_to_host_memcpy_sm",
+    "device_to_device_memcpy_read_sm", "device_to_device_memcpy_write_sm"};
 
 std::string short_name(std::string s) {
   static const std::vector<std::pair<std::string, std::string>> words = {
@@ -162,7 +159,7 @@ std::vector<std::string> fleet_columns(const Fleet& f, std::size_t max_columns) 
     for (const auto& c : n.cells)
       if (c.key && std::find(seen.begin(), seen.end(), c.test) == seen.end()) seen.push_back(c.test);
   std::vector<std::string> out;
-  for (const auto& k : key_cases())
+  for (const char* k : kKeyCases)
     if (std::find(seen.begin(), seen.end(), k) != seen.end()) out.push_back(k);
   for (const auto& t : seen)
     if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
@@ -237,12 +234,7 @@ std::string outliers_text(const Fleet& f) {
 }
 
 std::string footer_text(const Fleet& f) {
-  int failed = 0, stopped = 0;
-  for (const auto& n : f.nodes) {
-    const std::string st = fleet::node_status(n.record);
-    if (st == "interrupted" || st == "partial") ++stopped;
-    else if (st != "passed") ++failed;
-  }
+  const auto [failed, stopped] = failed_and_stopped(f);
   std::string word = fleet::fleet_status(f.exit_code);
   if (word != "passed") word = upper_case(word);
   return fmt::format("# {}: {} node{}, {} failed, {}{} with outliers{}; exit code {}\n", word, f.nodes.size(),
@@ -252,6 +244,16 @@ std::string footer_text(const Fleet& f) {
 }
 
 }  // namespace
+
+std::pair<int, int> failed_and_stopped(const Fleet& f) {
+  int failed = 0, stopped = 0;
+  for (const auto& n : f.nodes) {
+    const std::string st = fleet::node_status(n.record);
+    if (st == "interrupted" || st == "partial") ++stopped;
+    else if (st != "passed") ++failed;
+  }
+  return {failed, stopped};
+}
 
 std::string fleet_text(const Fleet& f) {
   const Layout l = make_layout(f);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -151,6 +152,8 @@ void text_fleet(std::ostream& os, const fleet::Fleet& f);
 std::string xml_escape(const std::string& text);
 
 // A fleet (fleet_report.cpp).
+// Nodes that failed, and nodes stopped before the end (interrupted or partial).
+std::pair<int, int> failed_and_stopped(const fleet::Fleet& f);
 std::string fleet_text(const fleet::Fleet& f);
 nlohmann::json fleet_json(const fleet::Fleet& f);
 std::string fleet_csv(const fleet::Fleet& f);

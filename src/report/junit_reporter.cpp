@@ -29,9 +29,7 @@ struct Suite {
 };
 
 int count(const Suite& s, Test::Kind k) {
-  int n = 0;
-  for (const auto& t : s.tests) n += t.kind == k;
-  return n;
+  return static_cast<int>(std::count_if(s.tests.begin(), s.tests.end(), [k](const Test& t) { return t.kind == k; }));
 }
 
 void write_test(std::ostringstream& os, const Test& t) {

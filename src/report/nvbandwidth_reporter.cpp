@@ -194,17 +194,11 @@ void nvb_text_case(std::ostream& os, const CaseResult& c, const NvbOptions& o) {
   // A case the run never reached (interrupted, out of time) prints nothing,
   // as an nvbandwidth stopped before it would.
   if (std::strcmp(to_string(c.status), "not_run") == 0) return;
-  if (c.status == CaseStatus::waived) {
-    fmt::print(os, "Waived: \n");
-    return;
-  }
+  if (c.status == CaseStatus::waived) return fmt::print(os, "Waived: \n");
   fmt::print(os, "Running {}.\n", c.name);
   // A failed verification or an error leaves no trustworthy numbers, so
   // the case prints its error instead of matrices (nvbandwidth stops).
-  if (c.status != CaseStatus::passed) {
-    fmt::print(os, "Error: {}\n", c.message);
-    return;
-  }
+  if (c.status != CaseStatus::passed) return fmt::print(os, "Error: {}\n", c.message);
   if (o.verbose) nvb_sample_lines(os, c);
   for (std::size_t i = 0; i < c.matrices.size(); ++i) matrix_block(os, c, i, o);
 }
@@ -294,13 +288,6 @@ json case_entry(const CaseResult& c) {
   return {{"name", c.name}, {"status", "Error"}, {"error", c.message}};
 }
 
-json device_list(const System& sys) {
-  json list = json::array();
-  for (const GpuInfo& g : sys.gpus)
-    list.push_back(fmt::format("{}: {} ({}): ({})", g.index, g.name, nvb_pci_address(g.pci_bus_id), sys.hostname));
-  return list;
-}
-
 json base_object() {
   return {{"version", nvb_version_text()}, {"git_version", fmt::format("xferbench {}", XFERBENCH_VERSION)},
           {"testcases", json::array()}};
@@ -312,7 +299,10 @@ json nvb_json(const RunResult& run) {
   json nvb = base_object();
   nvb["CUDA Runtime Version"] = run.system.cuda_runtime_version;
   nvb["Driver Version"] = run.system.driver_version;
-  nvb["GPU Device list"] = device_list(run.system);
+  const System& sys = run.system;
+  json& gpus = nvb["GPU Device list"] = json::array();
+  for (const GpuInfo& g : sys.gpus)
+    gpus.push_back(fmt::format("{}: {} ({}): ({})", g.index, g.name, nvb_pci_address(g.pci_bus_id), sys.hostname));
   if (run.settings.buffer_bytes < kNvbDefaultBufferBytes) nvb["warning"] = kNvbSmallBufferNote;
   for (const CaseResult& c : run.cases) {
     // Cases the run never reached are left out, as from a stopped nvbandwidth.

@@ -154,13 +154,6 @@ void write_atomically(const Destination& d, const std::string& content) {
   }
 }
 
-// Closed, or open for reading only (also a closed stdout: main() parks
-// /dev/null there read-only).
-void check_inherited(const Destination& d) {
-  const int flags = fcntl(d.fd, F_GETFL);
-  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) fail_write(d, "the descriptor is not open for writing");
-}
-
 // A stream socket listening at `d.target`.
 int connect_socket(const Destination& d) {
   sockaddr_un addr {};
@@ -234,7 +227,10 @@ Destination open_destination(const std::string& path, double fifo_wait_s) {
   }
   Destination d = resolve(path);
   if (d.inherited) {
-    check_inherited(d);
+    // Closed, or open for reading only (also a closed stdout: main() parks
+    // /dev/null there read-only).
+    const int flags = fcntl(d.fd, F_GETFL);
+    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) fail_write(d, "the descriptor is not open for writing");
     return d;
   }
   struct stat st {};
@@ -249,11 +245,8 @@ Destination open_destination(const std::string& path, double fifo_wait_s) {
 
 void write_output_file(const std::string& path, const std::string& content, double fifo_wait_s) {
   const Destination d = open_destination(path, fifo_wait_s);
-  if (d.fd >= 0) {
-    write_to_descriptor(d, content);
-    return;
-  }
-  write_atomically(d, content);
+  if (d.fd >= 0) write_to_descriptor(d, content);
+  else write_atomically(d, content);
 }
 
 void check_output_file(const std::string& path, double fifo_wait_s) {

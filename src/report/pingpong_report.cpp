@@ -87,11 +87,8 @@ std::string pingpong_pair_foot(const PairResult& p) {
 namespace {
 
 void append_pair_table(std::string& out, const PairResult& p) {
-  if (!p.error.empty() && p.sizes.empty()) {
-    out += pair_title(p) + pingpong_pair_foot(p);
-    return;
-  }
-  out += pingpong_pair_head(p);
+  // A pair that failed before its first size has no table.
+  out += !p.error.empty() && p.sizes.empty() ? pair_title(p) : pingpong_pair_head(p);
   for (const SizeResult& s : p.sizes) out += pingpong_size_row(s);
   out += pingpong_pair_foot(p);
 }

@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "records/document.hpp"
 #include "report/formats.hpp"
 
 namespace xb::report {

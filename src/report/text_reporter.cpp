@@ -99,14 +99,8 @@ void text_run_header(std::ostream& os, const RunResult& run) {
 
 void text_case(std::ostream& os, const CaseResult& c) {
   fmt::print(os, "Running {} ({}): {}\n", c.name, c.index, c.description);
-  if (c.status == CaseStatus::waived) {
-    fmt::print(os, "# WAIVED: {}\n\n", c.message);
-    return;
-  }
-  if (c.status == CaseStatus::not_run && c.matrices.empty()) {
-    fmt::print(os, "# NOT RUN: {}\n\n", c.message);
-    return;
-  }
+  if (c.status == CaseStatus::waived) return fmt::print(os, "# WAIVED: {}\n\n", c.message);
+  if (c.status == CaseStatus::not_run && c.matrices.empty()) return fmt::print(os, "# NOT RUN: {}\n\n", c.message);
   for (const auto& m : c.matrices) text_matrix(os, m);
   for (const auto& w : c.waived_cells)
     fmt::print(os, "# cell [{},{}] WAIVED: {}\n", label_at(c, 0, w.row, true), label_at(c, 0, w.col, false), w.reason);
@@ -118,10 +112,7 @@ void text_case(std::ostream& os, const CaseResult& c) {
 
 // "# reference cells at the start: ..." (the drift check's first half).
 void text_stability_start(std::ostream& os, const Stability& s) {
-  if (!s.error.empty()) {
-    fmt::print(os, "# drift check: not run: {}\n\n", s.error);
-    return;
-  }
+  if (!s.error.empty()) return fmt::print(os, "# drift check: not run: {}\n\n", s.error);
   std::vector<std::string> parts;
   for (const auto& e : s.entries) parts.push_back(fmt::format("{} {:.2f} GB/s", e.ref.label, e.start_gbps));
   fmt::print(os, "# drift check: reference cells at the start: {} (measured again at the end)\n\n",
@@ -129,10 +120,7 @@ void text_stability_start(std::ostream& os, const Stability& s) {
 }
 
 void text_stability_end(std::ostream& os, const Stability& s) {
-  if (!s.error.empty()) {
-    fmt::print(os, "# drift check: not completed: {}\n", s.error);
-    return;
-  }
+  if (!s.error.empty()) return fmt::print(os, "# drift check: not completed: {}\n", s.error);
   if (!s.checked) return;
   std::vector<std::string> parts;
   for (const auto& e : s.entries)
@@ -309,25 +297,10 @@ class TextReporter : public Reporter {
   FirstTouchTextStream first_touch_stream_;
 };
 
-// check --summary: the node's one line; a fleet of nodes as the format underneath prints it.
-class SummaryReporter : public Reporter {
- public:
-  SummaryReporter(std::ostream& out, std::unique_ptr<Reporter> inner) : Reporter(out), inner_(std::move(inner)) {}
-  void check(const check::CheckResult& r) override { out_ << check_summary_line(r) << "\n"; }
-  void check_fleet(const fleet::Fleet& f) override { inner_->check_fleet(f); }
-
- private:
-  std::unique_ptr<Reporter> inner_;
-};
-
 }  // namespace
 
 std::unique_ptr<Reporter> text_reporter(std::ostream& out, const ReportOptions& o) {
   return std::make_unique<TextReporter>(out, o);
-}
-
-std::unique_ptr<Reporter> summary_reporter(std::ostream& out, std::unique_ptr<Reporter> inner) {
-  return std::make_unique<SummaryReporter>(out, std::move(inner));
 }
 
 }  // namespace xb::report
