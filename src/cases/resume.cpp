@@ -49,12 +49,6 @@ bool parse_key(const std::string& key, std::string& name, int& row, int& col) {
   return true;
 }
 
-const Cell* find_cell(const Matrix& m, int row, int col) {
-  for (const Cell& c : m.cells)
-    if (c.row == row && c.col == col) return &c;
-  return nullptr;
-}
-
 int badness(CaseStatus s) {
   return s == CaseStatus::error ? 2 : s == CaseStatus::failed ? 1 : 0;
 }

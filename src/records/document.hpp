@@ -87,7 +87,7 @@ class Fields {
 //   io.null_unless(cond, key, v)  written as null unless cond holds
 //   io.choice(key, v, {all})      an enum, as its to_string() text
 //   io.object(key, r, f)          a nested record r, described by f(io, r)
-//   io.list(key, v, f)            a list of them; list_when: written only when cond holds
+//   io.list(key, v, f)            a list of them
 //   io.need_object, io.need_list  the same, required
 //   io.object_or_null(cond, key, r, f)  written as null unless cond holds
 //   io.text(key, value)           written only: fixed text or a value derived from others
@@ -131,10 +131,6 @@ class Writer {
   }
   template <class R, class F>
   void need_list(const std::string& key, const std::vector<R>& v, F f) { list(key, v, f); }
-  template <class R, class F>
-  void list_when(bool write, const std::string& key, const std::vector<R>& v, F f) {
-    if (write) list(key, v, f);
-  }
   void text(const std::string& key, nlohmann::json v) { j_[key] = std::move(v); }
   void check(bool, const std::string&, const std::string&) const {}
 
@@ -176,8 +172,6 @@ class Reader {
   void need_list(const std::string& key, std::vector<R>& v, F f) {
     for (const Fields& x : f_.items(key)) into(x, v.emplace_back(), f);
   }
-  template <class R, class F>
-  void list_when(bool, const std::string& key, std::vector<R>& v, F f) { list(key, v, f); }
   void text(const std::string&, const nlohmann::json&) const {}
   void check(bool ok, const std::string& key, const std::string& problem) const {
     if (!ok) f_.bad(key, problem);

@@ -7,14 +7,14 @@ const char* to_string(Metric m) noexcept {
 }
 
 const char* to_string(CaseStatus s) noexcept {
-  switch (s) {
-    case CaseStatus::passed: return "passed";
-    case CaseStatus::failed: return "failed";
-    case CaseStatus::waived: return "waived";
-    case CaseStatus::error: return "error";
-    case CaseStatus::not_run: return "not_run";
-  }
-  return "error";
+  static const char* const names[] = {"passed", "failed", "waived", "error", "not_run"};
+  return names[static_cast<int>(s)];
+}
+
+const Cell* find_cell(const Matrix& m, int row, int col) {
+  for (const Cell& c : m.cells)
+    if (c.row == row && c.col == col) return &c;
+  return nullptr;
 }
 
 bool all_passed(const RunResult& r) {

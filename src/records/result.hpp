@@ -48,6 +48,8 @@ struct Matrix {
   std::vector<std::string> row_labels, col_labels;
   std::vector<Cell> cells;          // only the measured cells
 };
+// The measured cell at (row, col) of `m`; nullptr when it has none.
+const Cell* find_cell(const Matrix& m, int row, int col);
 
 // A cell not run because its buffers did not fit (memory or --max-memory).
 struct WaivedCell {

@@ -69,11 +69,12 @@ constexpr auto case_fields = [](auto& io, auto& c) {
   io("message", c.message);
   io("wall_seconds", c.wall_seconds);
   io.need_list("matrices", c.matrices, matrix_fields);
-  io.list_when(!c.waived_cells.empty(), "waived_cells", c.waived_cells, [](auto& w, auto& x) {
-    w.need("row", x.row);
-    w.need("col", x.col);
-    w("reason", x.reason);
-  });
+  if (std::decay_t<decltype(io)>::reading || !c.waived_cells.empty())
+    io.list("waived_cells", c.waived_cells, [](auto& w, auto& x) {
+      w.need("row", x.row);
+      w.need("col", x.col);
+      w("reason", x.reason);
+    });
 };
 
 constexpr auto pairs_fields = [](auto& io, auto& p) {

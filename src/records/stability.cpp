@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "base/error.hpp"
 
 namespace xb {
 

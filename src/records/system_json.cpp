@@ -29,17 +29,12 @@ void gpu_fields(Io& io, G& g, bool complete) {
   io("pci_bus_id", g.pci_bus_id);
   io("uuid", g.uuid);
   std::string cc = std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor);
-  if (complete) {
-    io.need("compute_capability", cc);
-    io.need("sm_count", g.sm_count);
-    io.need_object("pcie", g, pcie_fields);
-    io.need_object("nvlink", g, nvlink_fields);
-  } else {
-    io("compute_capability", cc);
-    io("sm_count", g.sm_count);
-    io.object("pcie", g, pcie_fields);
-    io.object("nvlink", g, nvlink_fields);
-  }
+  const auto field = [&](const char* key, auto& v) { complete ? io.need(key, v) : io(key, v); };
+  const auto object = [&](const char* key, auto f) { complete ? io.need_object(key, g, f) : io.object(key, g, f); };
+  field("compute_capability", cc);
+  field("sm_count", g.sm_count);
+  object("pcie", pcie_fields);
+  object("nvlink", nvlink_fields);
   if constexpr (Io::reading)
     io.check(std::sscanf(cc.c_str(), "%d.%d", &g.cc_major, &g.cc_minor) == 2, "compute_capability",
              "'" + cc + "' is not MAJOR.MINOR");
@@ -72,18 +67,6 @@ constexpr auto system_fields = [](auto& io, auto& sys) {
   io("host_memory_bytes", sys.host_memory_bytes);
 };
 
-json links_json(const System& sys) {
-  json links = json::array();
-  for (int a = 0; a < sys.gpu_count(); ++a) {
-    for (int b = 0; b < sys.gpu_count(); ++b) {
-      const PeerLink& l = sys.link(a, b);
-      links.push_back({{"from", a}, {"to", b}, {"kind", to_string(l.kind)}, {"nvlinks", l.nvlinks},
-                       {"peer_access", l.peer_access}, {"peak", l.peak}});
-    }
-  }
-  return links;
-}
-
 void decode_links(const Fields& env, System& sys, bool complete) {
   const int n = sys.gpu_count();
   sys.links.assign(n, std::vector<PeerLink>(n));
@@ -115,7 +98,14 @@ json system_json(const System& sys) {
   j["gpus"] = json::array();
   for (const GpuInfo& g : sys.gpus)
     j["gpus"].push_back(Writer::of(g, [](auto& io, auto& x) { gpu_fields(io, x, true); }));
-  j["gpu_links"] = links_json(sys);
+  json& links = j["gpu_links"] = json::array();
+  for (int a = 0; a < sys.gpu_count(); ++a) {
+    for (int b = 0; b < sys.gpu_count(); ++b) {
+      const PeerLink& l = sys.link(a, b);
+      links.push_back({{"from", a}, {"to", b}, {"kind", to_string(l.kind)}, {"nvlinks", l.nvlinks},
+                       {"peer_access", l.peer_access}, {"peak", l.peak}});
+    }
+  }
   return j;
 }
 

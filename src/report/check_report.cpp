@@ -4,6 +4,8 @@
 // the fleet table that rank 0 writes under a launcher (JUnit is
 // junit_reporter.cpp's; the fleet's JSON fleet_report.cpp's, as for run and
 // sweep).
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -12,7 +14,6 @@
 namespace xb::report {
 namespace {
 
-using json = nlohmann::json;
 using namespace xb::check;
 
 std::string value_text(const CheckCell& c, double v) {
@@ -46,9 +47,9 @@ std::string short_case(const CheckCell& c) {
   return c.matrix.empty() ? c.case_name : fmt::format("{} ({})", c.case_name, c.matrix);
 }
 
-const char* verdict_word(bool pass) { return pass ? "PASS" : "FAIL"; }
-
-std::string finding_line(const Finding& f) { return fmt::format("{} {}", f.subject, f.evidence); }
+std::size_t cells_with(const CheckResult& r, CellVerdict v) {
+  return std::count_if(r.cells.begin(), r.cells.end(), [v](const CheckCell& c) { return c.verdict == v; });
+}
 
 // "lint clean", "lint: 2 warnings", "lint skipped (...)": what the lint saw.
 std::string lint_state(const LintReport& l) {
@@ -110,19 +111,13 @@ std::string check_cell_reason(const CheckCell& c) {
 std::string check_summary_line(const CheckResult& r) {
   const FailReasons why = fail_reasons(r);
   const Outcome verdict = check_verdict(r).outcome;
+  const std::size_t judged = r.cells.size() - cells_with(r, CellVerdict::unjudged);
   if (verdict == Outcome::interrupted || verdict == Outcome::partial) {
-    int judged = 0, failed = 0;
-    for (const auto& c : r.cells) {
-      judged += c.verdict != CellVerdict::unjudged;
-      failed += c.verdict == CellVerdict::fail;
-    }
     return fmt::format("xferbench check: {} ({}) after {} of {} cells judged, {} failed, {} not run; not accepted",
                        verdict == Outcome::partial ? "PARTIAL" : "INTERRUPTED", stop_message(r.run.completion.stop),
-                       judged, r.cells.size(), failed, r.run.completion.not_run.size());
+                       judged, r.cells.size(), cells_with(r, CellVerdict::fail), r.run.completion.not_run.size());
   }
   if (why.empty()) {
-    int judged = 0;
-    for (const auto& c : r.cells) judged += c.verdict != CellVerdict::unjudged;
     return fmt::format("xferbench check: PASS {} links, {} of {} cells judged, {}{}", r.links.size(), judged,
                        r.cells.size(), lint_state(r.lint),
                        r.spec_file.empty() ? "" : fmt::format(" (spec {})", r.spec_file));
@@ -138,11 +133,13 @@ std::string check_summary_line(const CheckResult& r) {
     parts.push_back(fmt::format("{} {}: {}", p.case_name, to_string(p.status), p.message));
   }
   if (why.nothing_judged) parts.push_back("no bandwidth cell could be judged (no peak, spec or baseline)");
+  if (!why.findings.empty()) {
+    const Finding& f = r.lint.findings[why.findings.front()];
+    parts.push_back(fmt::format("lint: {} {}{}", f.subject, f.evidence,
+                                why.findings.size() > 1 ? fmt::format(" (+{} more)", why.findings.size() - 1) : ""));
+  }
   std::string line = "xferbench check: FAIL";
   for (std::size_t i = 0; i < parts.size(); ++i) line += (i ? "; " : " ") + parts[i];
-  if (!why.findings.empty())
-    line += fmt::format("{}lint: {}{}", parts.empty() ? " " : "; ", finding_line(r.lint.findings[why.findings.front()]),
-                        why.findings.size() > 1 ? fmt::format(" (+{} more)", why.findings.size() - 1) : "");
   return line;
 }
 
@@ -165,7 +162,7 @@ void text_check(std::ostream& os, const CheckResult& r) {
              r.remeasured_cases.size());
   for (const auto& l : r.links) {
     const CheckCell& w = r.cells[l.worst];
-    const char* word = l.verdict == CellVerdict::unjudged ? "----" : verdict_word(l.verdict == CellVerdict::pass);
+    const char* word = l.verdict == CellVerdict::unjudged ? "----" : l.verdict == CellVerdict::pass ? "PASS" : "FAIL";
     fmt::print(os, "  {}  {:<15} {:<14} {:>2} cells  {}: {}\n", word, l.link_key, l.link_label, l.cells,
                l.verdict == CellVerdict::fail ? "failed" : l.verdict == CellVerdict::pass ? "closest" : "not judged",
                fmt::format("{} {}", short_case(w), check_cell_reason(w)));
@@ -176,9 +173,7 @@ void text_check(std::ostream& os, const CheckResult& r) {
                check_cell_reason(r.cells[i]));
   for (const auto& p : r.problems)
     fmt::print(os, "  {} case {}: {}\n", p.status == CaseStatus::waived ? "WAIVED" : "FAIL", p.case_name, p.message);
-  int unjudged = 0;
-  for (const auto& c : r.cells) unjudged += c.verdict == CellVerdict::unjudged;
-  if (unjudged) fmt::print(os, "# {} cell(s) not judged (see the reasons above; --spec or --baseline judges them)\n", unjudged);
+  if (const std::size_t unjudged = cells_with(r, CellVerdict::unjudged)) fmt::print(os, "# {} cell(s) not judged (see the reasons above; --spec or --baseline judges them)\n", unjudged);
   const std::vector<std::string>& not_run = r.run.completion.not_run;
   if (stopped(r) && !not_run.empty()) {
     fmt::print(os, "# NOT RUN ({}): ", not_run.size());
@@ -191,7 +186,8 @@ void text_check(std::ostream& os, const CheckResult& r) {
 namespace {
 
 json check_section_json(const CheckResult& r) {
-  json rules = json::array(), findings = json::array(), cells = json::array(), links = json::array();
+  json rules = json::array(), findings = json::array(), cells = json::array(), links = json::array(),
+       problems = json::array(), telemetry = json::array();
   for (const auto& x : r.lint.rules)
     rules.push_back({{"id", x.rule}, {"title", x.title}, {"status", to_string(x.status)}, {"note", x.note}});
   for (const auto& f : r.lint.findings)
@@ -202,10 +198,8 @@ json check_section_json(const CheckResult& r) {
     links.push_back({{"link", l.link_key}, {"label", l.link_label}, {"verdict", to_string(l.verdict)},
                      {"cells", l.cells}, {"failed", l.failed}, {"unjudged", l.unjudged},
                      {"reason", check_cell_reason(r.cells[l.worst])}});
-  json problems = json::array();
   for (const auto& p : r.problems)
     problems.push_back({{"case", p.case_name}, {"status", to_string(p.status)}, {"message", p.message}});
-  json telemetry = json::array();
   for (const auto& w : r.telemetry) telemetry.push_back(window_json(w));
   const Ending v = check_verdict(r);
   // The check's own words for passed and failed.
@@ -239,17 +233,6 @@ const char* node_word(const std::string& status) {
   return status == "interrupted" ? "STOPPED" : "ERROR";
 }
 
-// What a node's check section says, or why it has none.
-struct NodeLine {
-  double seconds = 0;
-  std::string summary;
-};
-NodeLine node_line(const fleet::FleetNode& n) {
-  const json& check = fleet::member(n.record.result, "check");
-  if (!n.record.ok() || !check.is_object()) return {0, n.record.error};
-  return {check.value("wall_seconds", 0.0), check.value("summary", "")};
-}
-
 }  // namespace
 
 json check_json(const CheckResult& r) {
@@ -262,14 +245,15 @@ json check_json(const CheckResult& r) {
 void text_fleet(std::ostream& os, const fleet::Fleet& f) {
   fmt::print(os, "# xferbench check: {} node{}\n# {:<24} {:<7} {:>7}  summary\n", f.nodes.size(),
              f.nodes.size() == 1 ? "" : "s", "host", "verdict", "seconds");
-  int failed = 0, stopped = 0;
   for (const fleet::FleetNode& n : f.nodes) {
     const std::string status = fleet::node_status(n.record);
-    const NodeLine line = node_line(n);
-    fmt::print(os, "  {:<24} {:<7} {:>7.1f}  {}\n", n.key, node_word(status), line.seconds, line.summary);
-    if (status == "partial" || status == "interrupted") ++stopped;
-    else if (status != "passed") ++failed;
+    // What the node's check section says, or why it has none.
+    const json& check = fleet::member(n.record.result, "check");
+    const bool said = n.record.ok() && check.is_object();
+    fmt::print(os, "  {:<24} {:<7} {:>7.1f}  {}\n", n.key, node_word(status),
+               said ? check.value("wall_seconds", 0.0) : 0.0, said ? check.value("summary", "") : n.record.error);
   }
+  const auto [failed, stopped] = failed_and_stopped(f);
   const std::string verdict = fleet::fleet_status(f.exit_code);
   fmt::print(os, "xferbench check: {} {} of {} nodes failed{}\n",
              verdict == "passed" ? "PASS" : verdict == "failed" ? "FAIL" : upper_case(verdict), failed, f.nodes.size(),

@@ -48,11 +48,6 @@ std::string run_csv(const RunResult& run) {
   return out;
 }
 
-
-constexpr const char* kHeader =
-    "record,id,name,pci_bus_id,compute_capability,sm_count,memory_bytes,numa_node,pcie_current,pcie_max,copy_engines,"
-    "free_bytes,cpus,from,to,kind,link,nvlinks,peer_access,peak_gbps,peak_formula,peak_source\n";
-
 std::string peak_fields(const Peak& p) {
   if (!p.known()) return ",,";
   return fmt::format("{:.9g},{},{}", p.gbps, csv_escape(p.formula), csv_escape(p.source));
@@ -71,10 +66,6 @@ std::string gpu_row(const GpuInfo& g) {
                      g.nvlink_count);
 }
 
-std::string pcie_name(const GpuInfo& g) {
-  return g.pcie_gen_max < 1 ? "PCIe" : fmt::format("PCIe Gen{} x{}", g.pcie_gen_max, g.pcie_width_max);
-}
-
 // 'xferbench list' as CSV: one table with a `record` column, because it
 // holds three kinds of rows (GPUs, links with their theoretical peaks, NUMA
 // nodes); columns that do not apply to a record are empty.
@@ -85,11 +76,13 @@ std::string pcie_name(const GpuInfo& g) {
 //   PCIe, gpuN->gpuN device memory, gpuA->gpuB for every pair.
 // record=numa: id, cpus, memory_bytes, free_bytes.
 std::string system_csv(const System& sys) {
-  std::string out = kHeader;
+  std::string out =
+      "record,id,name,pci_bus_id,compute_capability,sm_count,memory_bytes,numa_node,pcie_current,pcie_max,copy_engines,"
+      "free_bytes,cpus,from,to,kind,link,nvlinks,peer_access,peak_gbps,peak_formula,peak_source\n";
   for (const auto& g : sys.gpus) out += gpu_row(g);
   for (const auto& g : sys.gpus) {
     const std::string gpu = fmt::format("gpu{}", g.index);
-    out += link_row("host", gpu, "pcie", pcie_name(g), 0, false, g.pcie);
+    out += link_row("host", gpu, "pcie", pcie_link_label(g), 0, false, g.pcie);
     out += link_row(gpu, gpu, "memory", "device memory", 0, true, g.memory);
   }
   for (int a = 0; a < sys.gpu_count(); ++a) {

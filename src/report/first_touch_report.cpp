@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "base/error.hpp"
 #include "report/formats.hpp"
 
 namespace xb::report {
@@ -52,11 +51,6 @@ std::string summary_header(const Result& r) {
                        : "sender starts the send .. receiver's acknowledgement arrives");
 }
 
-std::string sweep_columns() {
-  return fmt::format("{:>14}{:>14}{:>14}{:>14}{:>14}{:>12}{:>14}\n", "buffer (B)", "overalloc (B)", "alloc (B)",
-                     "first (s)", "steady (s)", "ratio", "ipc open (s)");
-}
-
 std::string sweep_row(const VariantResult& v) {
   const FirstSteady s = firsttouch::summarize(v.times_s);
   const Phases m = firsttouch::median_phases(v.phases);
@@ -93,8 +87,7 @@ void append_completion(std::string& out, const Result& r) {
     for (const auto& f : v.failed) out += fmt::format("# iteration {} FAILED\n", f);
   const Completion& c = r.completion;
   if (!c.error.empty()) out += fmt::format("# ERROR (the iterations above are kept): {}\n", c.error);
-  if (c.status != RunStatus::complete)
-    out += fmt::format("# run {}: {}; {} iteration(s) not run\n", to_string(c.status), c.message, c.not_run.size());
+  out += completion_line(c, "run", "iteration(s)");
 }
 
 // Up to "[-1] time" (a sweep: and its table's header).
@@ -106,7 +99,9 @@ std::string text_head(const Result& r) {
   out += fmt::format("# {}: {}, transport {}\n", r.mode == "host" ? "host analogue" : "first-touch", route(r), r.transport);
   if (!std::isnan(r.connect_s)) out += fmt::format("# connect (one-time setup): {} s\n", g(r.connect_s));
   out += fmt::format("[-1] time: {}\n", g(r.warmup_s));
-  if (r.mode == "sweep") out += summary_header(r) + sweep_columns();
+  if (r.mode == "sweep")  // the columns of sweep_row
+    out += summary_header(r) + fmt::format("{:>14}{:>14}{:>14}{:>14}{:>14}{:>12}{:>14}\n", "buffer (B)", "overalloc (B)",
+                                           "alloc (B)", "first (s)", "steady (s)", "ratio", "ipc open (s)");
   return out;
 }
 

@@ -10,7 +10,6 @@
 
 #include <fmt/format.h>
 
-#include "base/error.hpp"
 #include "base/stats.hpp"
 #include "report/formats.hpp"
 
@@ -22,14 +21,11 @@ using fleet::FleetCell;
 using fleet::FleetNode;
 
 // Cases an admin looks at first, in column order.
-const std::vector<std::string>& key_cases() {
-  static const std::vector<std::string> k = {
-      "host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "device_to_device_memcpy_read_ce",
-      "device_to_device_memcpy_write_ce", "device_local_copy", "host_device_latency_sm",
-      "device_to_device_latency_sm", "host_to_device_memcpy_sm", "device_to_host_memcpy_sm",
-      "device_to_device_memcpy_read_sm", "device_to_device_memcpy_write_sm"};
-  return k;
-}
+constexpr const char* kKeyCases[] = {
+    "host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "device_to_device_memcpy_read_ce",
+    "device_to_device_memcpy_write_ce", "device_local_copy", "host_device_latency_sm",
+    "device_to_device_latency_sm", "host_to_device_memcpy_sm", "device_to_host_memcpy_sm",
+    "device_to_device_memcpy_read_sm", "device_to_device_memcpy_write_sm"};
 
 std::string short_name(std::string s) {
   static const std::vector<std::pair<std::string, std::string>> words = {
@@ -163,7 +159,7 @@ std::vector<std::string> fleet_columns(const Fleet& f, std::size_t max_columns) 
     for (const auto& c : n.cells)
       if (c.key && std::find(seen.begin(), seen.end(), c.test) == seen.end()) seen.push_back(c.test);
   std::vector<std::string> out;
-  for (const auto& k : key_cases())
+  for (const char* k : kKeyCases)
     if (std::find(seen.begin(), seen.end(), k) != seen.end()) out.push_back(k);
   for (const auto& t : seen)
     if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
@@ -238,12 +234,7 @@ std::string outliers_text(const Fleet& f) {
 }
 
 std::string footer_text(const Fleet& f) {
-  int failed = 0, stopped = 0;
-  for (const auto& n : f.nodes) {
-    const std::string st = fleet::node_status(n.record);
-    if (st == "interrupted" || st == "partial") ++stopped;
-    else if (st != "passed") ++failed;
-  }
+  const auto [failed, stopped] = failed_and_stopped(f);
   std::string word = fleet::fleet_status(f.exit_code);
   if (word != "passed") word = upper_case(word);
   return fmt::format("# {}: {} node{}, {} failed, {}{} with outliers{}; exit code {}\n", word, f.nodes.size(),
@@ -253,6 +244,16 @@ std::string footer_text(const Fleet& f) {
 }
 
 }  // namespace
+
+std::pair<int, int> failed_and_stopped(const Fleet& f) {
+  int failed = 0, stopped = 0;
+  for (const auto& n : f.nodes) {
+    const std::string st = fleet::node_status(n.record);
+    if (st == "interrupted" || st == "partial") ++stopped;
+    else if (st != "passed") ++failed;
+  }
+  return {failed, stopped};
+}
 
 std::string fleet_text(const Fleet& f) {
   const Layout l = make_layout(f);
@@ -282,8 +283,6 @@ std::string fleet_text(const Fleet& f) {
 }
 
 namespace {
-
-using json = nlohmann::json;
 
 constexpr const char* kFleetSchemaName = "xferbench-fleet";
 constexpr int kFleetSchemaVersion = 1;
@@ -363,8 +362,7 @@ json fleet_json(const Fleet& f) {
 std::string fleet_csv(const Fleet& f) {
   std::string out = "node,gpu_group,status,exit_code,test,group,cell,link,unit,value,fleet_median,ratio_to_median,"
                     "outlier,error\n";
-  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>, double> medians;
-  for (const auto& s : f.summary.stats) medians[{s.gpu_group, s.test, s.group, s.link, s.unit}] = s.median;
+  const std::map<StatKey, double> med = medians(f);
   for (const auto& n : f.nodes) {
     const std::string head = fmt::format("{},{},{},{}", csv_escape(n.key), csv_escape(n.gpu_group),
                                          fleet::node_status(n.record),
@@ -374,8 +372,8 @@ std::string fleet_csv(const Fleet& f) {
       continue;
     }
     for (const FleetCell& c : n.cells) {
-      const auto it = medians.find({n.gpu_group, c.test, c.group, c.link, c.unit});
-      const double median = it == medians.end() ? 0.0 : it->second;
+      const auto it = med.find({n.gpu_group, c.test, c.group, c.link, c.unit});
+      const double median = it == med.end() ? 0.0 : it->second;
       const bool outlier = fleet::is_outlier(c.value, median, c.lower_is_better, f.summary.threshold);
       out += fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.6g},{},\n", head, csv_escape(c.test), csv_escape(c.group),
                          csv_escape(c.cell), csv_escape(c.link), c.unit, c.value, median,

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +31,8 @@
 
 namespace xb::report {
 
+using json = nlohmann::json;
+
 inline constexpr const char* kScenarioSchemaName = "xferbench-scenario";
 
 // `xferbench run --dry-run` (plan_report.cpp).
@@ -45,6 +48,9 @@ std::string pairs_text(const PairSelection& p);
 
 // "INTERRUPTED" for "interrupted": a verdict as summary lines shout it.
 std::string upper_case(std::string s);
+// "# WHAT STATUS: MESSAGE; N UNITS not run" for a result that is not
+// complete ("" for one that is); `resume`: how to measure them.
+std::string completion_line(const Completion& c, const char* what, const char* units, bool resume = false);
 std::string csv_escape(const std::string& field);
 
 // Size sweeps (sweep_report.cpp). sweep_text in three parts, so rows are
@@ -95,8 +101,6 @@ std::string pingpong_text_header(const pingpong::Result& r);
 std::string pingpong_pair_head(const pingpong::PairResult& p);
 std::string pingpong_size_row(const pingpong::SizeResult& s);
 std::string pingpong_pair_foot(const pingpong::PairResult& p);
-// The run's last line when it did not measure everything ("" when complete).
-std::string pingpong_completion_line(const pingpong::Result& r);
 std::string pingpong_csv(const pingpong::Result& r);
 
 // First touch (first_touch_report.cpp): the text format piece by piece, so
@@ -148,6 +152,8 @@ void text_fleet(std::ostream& os, const fleet::Fleet& f);
 std::string xml_escape(const std::string& text);
 
 // A fleet (fleet_report.cpp).
+// Nodes that failed, and nodes stopped before the end (interrupted or partial).
+std::pair<int, int> failed_and_stopped(const fleet::Fleet& f);
 std::string fleet_text(const fleet::Fleet& f);
 nlohmann::json fleet_json(const fleet::Fleet& f);
 std::string fleet_csv(const fleet::Fleet& f);

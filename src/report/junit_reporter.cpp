@@ -29,9 +29,7 @@ struct Suite {
 };
 
 int count(const Suite& s, Test::Kind k) {
-  int n = 0;
-  for (const auto& t : s.tests) n += t.kind == k;
-  return n;
+  return static_cast<int>(std::count_if(s.tests.begin(), s.tests.end(), [k](const Test& t) { return t.kind == k; }));
 }
 
 void write_test(std::ostringstream& os, const Test& t) {
@@ -73,28 +71,26 @@ Suite lint_suite(const CheckResult& r) {
   return s;
 }
 
+// A judged link or cell: failed or skipped with `reason`, or passed with it as detail.
+Test judged(std::string cls, std::string name, CellVerdict v, const std::string& reason) {
+  Test t{std::move(cls), std::move(name)};
+  if (v == CellVerdict::fail) t.kind = Test::Kind::failure;
+  if (v == CellVerdict::unjudged) t.kind = Test::Kind::skipped;
+  (t.kind == Test::Kind::pass ? t.detail : t.message) = reason;
+  return t;
+}
+
 Suite link_suite(const CheckResult& r) {
   Suite s{"links", {}};
-  for (const auto& l : r.links) {
-    Test t{"links", fmt::format("{} {}", l.link_key, l.link_label)};
-    const std::string reason = check_cell_reason(r.cells[l.worst]);
-    if (l.verdict == CellVerdict::fail) t.kind = Test::Kind::failure;
-    if (l.verdict == CellVerdict::unjudged) t.kind = Test::Kind::skipped;
-    (t.kind == Test::Kind::pass ? t.detail : t.message) = reason;
-    s.tests.push_back(t);
-  }
+  for (const auto& l : r.links)
+    s.tests.push_back(judged("links", fmt::format("{} {}", l.link_key, l.link_label), l.verdict,
+                             check_cell_reason(r.cells[l.worst])));
   return s;
 }
 
 Suite cell_suite(const CheckResult& r) {
   Suite s{"cells", {}};
-  for (const auto& c : r.cells) {
-    Test t{c.case_name, c.key};
-    if (c.verdict == CellVerdict::fail) t.kind = Test::Kind::failure;
-    if (c.verdict == CellVerdict::unjudged) t.kind = Test::Kind::skipped;
-    (t.kind == Test::Kind::pass ? t.detail : t.message) = check_cell_reason(c);
-    s.tests.push_back(t);
-  }
+  for (const auto& c : r.cells) s.tests.push_back(judged(c.case_name, c.key, c.verdict, check_cell_reason(c)));
   for (const auto& p : r.problems) {
     Test t{p.case_name, p.case_name};
     t.kind = p.status == CaseStatus::waived ? Test::Kind::skipped : Test::Kind::error;

@@ -21,9 +21,6 @@
 #include "report/reporter.hpp"
 
 namespace xb::report {
-
-using json = nlohmann::json;
-
 namespace {
 
 // nvbandwidth's arrow between the row and the column for each pattern.
@@ -56,12 +53,6 @@ const CaseDef* nvb_case_def(const std::string& name) {
 
 // What the version lines and JSON say the program is.
 std::string nvb_version_text() { return fmt::format("xferbench {} (nvbandwidth v0.10 output)", XFERBENCH_VERSION); }
-
-const Cell* find_cell(const Matrix& m, int row, int col) {
-  for (const Cell& c : m.cells)
-    if (c.row == row && c.col == col) return &c;
-  return nullptr;
-}
 
 }  // namespace
 
@@ -115,12 +106,9 @@ std::string nvb_pci_address(const std::string& bus_id) {
   if (second == std::string::npos) return bus_id;
   std::string domain = bus_id.substr(0, first);
   if (domain.size() < 8) domain.insert(0, 8 - domain.size(), '0');
-  std::string rest = bus_id.substr(first + 1);
-  const auto dot = rest.find('.');
-  if (dot != std::string::npos) rest.resize(dot);
-  for (char& ch : domain) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  for (char& ch : rest) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return domain + ":" + rest;
+  std::string out = domain + ":" + bus_id.substr(first + 1, bus_id.find('.', first) - first - 1);
+  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
 }
 
 // --- text ------------------------------------------------------------------
@@ -138,11 +126,7 @@ void grid(std::ostream& os, const Matrix& m) {
     fmt::print(os, "{:>2}", r);
     for (std::size_t c = 0; c < m.col_labels.size(); ++c) {
       const Cell* cell = find_cell(m, static_cast<int>(r), static_cast<int>(c));
-      if (cell) {
-        fmt::print(os, "{:>10.2f}", cell->value);
-      } else {
-        fmt::print(os, "{:>10}", "N/A");
-      }
+      fmt::print(os, "{:>10}", cell ? fmt::format("{:.2f}", cell->value) : "N/A");
     }
     fmt::print(os, "\n");
   }
@@ -210,17 +194,11 @@ void nvb_text_case(std::ostream& os, const CaseResult& c, const NvbOptions& o) {
   // A case the run never reached (interrupted, out of time) prints nothing,
   // as an nvbandwidth stopped before it would.
   if (std::strcmp(to_string(c.status), "not_run") == 0) return;
-  if (c.status == CaseStatus::waived) {
-    fmt::print(os, "Waived: \n");
-    return;
-  }
+  if (c.status == CaseStatus::waived) return fmt::print(os, "Waived: \n");
   fmt::print(os, "Running {}.\n", c.name);
   // A failed verification or an error leaves no trustworthy numbers, so
   // the case prints its error instead of matrices (nvbandwidth stops).
-  if (c.status != CaseStatus::passed) {
-    fmt::print(os, "Error: {}\n", c.message);
-    return;
-  }
+  if (c.status != CaseStatus::passed) return fmt::print(os, "Error: {}\n", c.message);
   if (o.verbose) nvb_sample_lines(os, c);
   for (std::size_t i = 0; i < c.matrices.size(); ++i) matrix_block(os, c, i, o);
 }
@@ -310,13 +288,6 @@ json case_entry(const CaseResult& c) {
   return {{"name", c.name}, {"status", "Error"}, {"error", c.message}};
 }
 
-json device_list(const System& sys) {
-  json list = json::array();
-  for (const GpuInfo& g : sys.gpus)
-    list.push_back(fmt::format("{}: {} ({}): ({})", g.index, g.name, nvb_pci_address(g.pci_bus_id), sys.hostname));
-  return list;
-}
-
 json base_object() {
   return {{"version", nvb_version_text()}, {"git_version", fmt::format("xferbench {}", XFERBENCH_VERSION)},
           {"testcases", json::array()}};
@@ -328,7 +299,10 @@ json nvb_json(const RunResult& run) {
   json nvb = base_object();
   nvb["CUDA Runtime Version"] = run.system.cuda_runtime_version;
   nvb["Driver Version"] = run.system.driver_version;
-  nvb["GPU Device list"] = device_list(run.system);
+  const System& sys = run.system;
+  json& gpus = nvb["GPU Device list"] = json::array();
+  for (const GpuInfo& g : sys.gpus)
+    gpus.push_back(fmt::format("{}: {} ({}): ({})", g.index, g.name, nvb_pci_address(g.pci_bus_id), sys.hostname));
   if (run.settings.buffer_bytes < kNvbDefaultBufferBytes) nvb["warning"] = kNvbSmallBufferNote;
   for (const CaseResult& c : run.cases) {
     // Cases the run never reached are left out, as from a stopped nvbandwidth.

@@ -56,8 +56,6 @@ std::string base_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
-
 // N when `path` names this process's own descriptor N. Following such a
 // name to the file behind it would reopen or replace whatever stdout was
 // redirected to (a log opened with >>, a pipe), so the search stops here.
@@ -73,7 +71,7 @@ int own_descriptor(const std::string& path) {
     char real[PATH_MAX];
     if (realpath(dir.c_str(), real) != nullptr) {
       const std::string r = real;
-      ours = r == own || (starts_with(r, fmt::format("/proc/{}/task/", getpid())) && base_of(r) == "fd");
+      ours = r == own || (r.rfind(fmt::format("/proc/{}/task/", getpid()), 0) == 0 && base_of(r) == "fd");
     }
   }
   return ours ? std::stoi(base) : -1;
@@ -156,13 +154,6 @@ void write_atomically(const Destination& d, const std::string& content) {
   }
 }
 
-// Closed, or open for reading only (also a closed stdout: main() parks
-// /dev/null there read-only).
-void check_inherited(const Destination& d) {
-  const int flags = fcntl(d.fd, F_GETFL);
-  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) fail_write(d, "the descriptor is not open for writing");
-}
-
 // A stream socket listening at `d.target`.
 int connect_socket(const Destination& d) {
   sockaddr_un addr {};
@@ -220,26 +211,26 @@ void write_to_descriptor(const Destination& d, const std::string& content) {
 // until write_output_file writes through them. Guarded: an emergency writer
 // may write from its own thread.
 std::mutex held_mutex;
-std::map<std::string, Destination>& held() {
-  static std::map<std::string, Destination> opened;
-  return opened;
-}
+std::map<std::string, Destination> held;
 
 // Where `path`'s bytes go, with the descriptor to write through when it is
 // not a regular file; for a regular file or a new path, fd stays -1.
 Destination open_destination(const std::string& path, double fifo_wait_s) {
   {
     std::lock_guard<std::mutex> lock(held_mutex);
-    const auto it = held().find(path);
-    if (it != held().end()) {
+    const auto it = held.find(path);
+    if (it != held.end()) {
       Destination d = it->second;
-      held().erase(it);
+      held.erase(it);
       return d;
     }
   }
   Destination d = resolve(path);
   if (d.inherited) {
-    check_inherited(d);
+    // Closed, or open for reading only (also a closed stdout: main() parks
+    // /dev/null there read-only).
+    const int flags = fcntl(d.fd, F_GETFL);
+    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) fail_write(d, "the descriptor is not open for writing");
     return d;
   }
   struct stat st {};
@@ -254,11 +245,8 @@ Destination open_destination(const std::string& path, double fifo_wait_s) {
 
 void write_output_file(const std::string& path, const std::string& content, double fifo_wait_s) {
   const Destination d = open_destination(path, fifo_wait_s);
-  if (d.fd >= 0) {
-    write_to_descriptor(d, content);
-    return;
-  }
-  write_atomically(d, content);
+  if (d.fd >= 0) write_to_descriptor(d, content);
+  else write_atomically(d, content);
 }
 
 void check_output_file(const std::string& path, double fifo_wait_s) {
@@ -268,7 +256,7 @@ void check_output_file(const std::string& path, double fifo_wait_s) {
     // Kept open for the write (a checked path is checked again for free).
     if (!d.inherited) {
       std::lock_guard<std::mutex> lock(held_mutex);
-      held()[path] = d;
+      held[path] = d;
     }
     return;
   }

@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "base/error.hpp"
 #include "report/formats.hpp"
 
 namespace xb::report {
@@ -88,38 +87,23 @@ std::string pingpong_pair_foot(const PairResult& p) {
 namespace {
 
 void append_pair_table(std::string& out, const PairResult& p) {
-  if (!p.error.empty() && p.sizes.empty()) {
-    out += pair_title(p) + pingpong_pair_foot(p);
-    return;
-  }
-  out += pingpong_pair_head(p);
+  // A pair that failed before its first size has no table.
+  out += !p.error.empty() && p.sizes.empty() ? pair_title(p) : pingpong_pair_head(p);
   for (const SizeResult& s : p.sizes) out += pingpong_size_row(s);
   out += pingpong_pair_foot(p);
 }
 
-struct RankLabel {
-  std::string host;
-  int gpu = -1;
-};
-
-std::map<int, RankLabel> rank_labels(const Result& r) {
-  std::map<int, RankLabel> labels;
-  for (const auto& p : r.pairs) {
-    labels[p.rank_a] = RankLabel{p.host_a, p.gpu_a};
-    labels[p.rank_b] = RankLabel{p.host_b, p.gpu_b};
-  }
-  return labels;
-}
-
-// One matrix cell per pair, mirrored: a pair is measured once.
-template <typename Cell>
-void append_matrix(std::string& out, const Result& r, const std::string& title, Cell cell) {
+// One matrix cell per pair, mirrored (a pair is measured once): `value` of
+// its largest or smallest size.
+void append_matrix(std::string& out, const Result& r, const std::string& title, bool largest,
+                   double (*value)(const SizeResult&)) {
   out += fmt::format("# {} (row and column: rank)\n{:>6}", title, "");
   for (int c = 0; c < r.world_size; ++c) out += fmt::format("{:>12}", fmt::format("r{}", c));
   out += "\n";
   std::map<std::pair<int, int>, std::string> cells;
   for (const auto& p : r.pairs) {
-    const std::string v = p.error.empty() ? cell(p) : "ERR";
+    const SizeResult* s = p.sizes.empty() ? nullptr : largest ? &p.sizes.back() : &p.sizes.front();
+    const std::string v = !p.error.empty() ? "ERR" : !s ? "?" : s->error.empty() ? fmt::format("{:.3f}", value(*s)) : "ERR";
     cells[{p.rank_a, p.rank_b}] = v;
     cells[{p.rank_b, p.rank_a}] = v;
   }
@@ -133,35 +117,20 @@ void append_matrix(std::string& out, const Result& r, const std::string& title, 
   }
 }
 
-}  // namespace
-
-std::string pingpong_completion_line(const Result& r) {
-  const Completion& c = r.completion;
-  if (c.status == RunStatus::complete) return "";
-  return fmt::format("# run {}: {}; {} size(s) or pair(s) not run\n", to_string(c.status), c.message, c.not_run.size());
-}
-
-namespace {
-
 std::string all_pairs_text(const Result& r) {
   std::string out = pingpong_text_header(r);
-  for (const auto& [rank, label] : rank_labels(r)) {
-    out += fmt::format("# rank {}: host {}, {}\n", rank, label.host, device_label(label.gpu));
+  std::map<int, std::string> ranks;  // "host HOST, GPU" per rank
+  for (const auto& p : r.pairs) {
+    ranks[p.rank_a] = fmt::format("host {}, {}", p.host_a, device_label(p.gpu_a));
+    ranks[p.rank_b] = fmt::format("host {}, {}", p.host_b, device_label(p.gpu_b));
   }
-  append_matrix(out, r, "bandwidth (GB/s) at the largest size", [](const PairResult& p) {
-    if (p.sizes.empty()) return std::string("?");
-    return p.sizes.back().error.empty() ? fmt::format("{:.3f}", p.sizes.back().bandwidth_gbps) : std::string("ERR");
-  });
-  append_matrix(out, r, "median one-way time (us) at the smallest size", [](const PairResult& p) {
-    if (p.sizes.empty()) return std::string("?");
-    return p.sizes.front().error.empty() ? fmt::format("{:.3f}", p.sizes.front().one_way_s.median * 1e6)
-                                         : std::string("ERR");
-  });
-  append_matrix(out, r, "p99 one-way time (us) at the smallest size", [](const PairResult& p) {
-    if (p.sizes.empty()) return std::string("?");
-    return p.sizes.front().error.empty() ? fmt::format("{:.3f}", p.sizes.front().one_way_p99_s * 1e6)
-                                         : std::string("ERR");
-  });
+  for (const auto& [rank, where] : ranks) out += fmt::format("# rank {}: {}\n", rank, where);
+  append_matrix(out, r, "bandwidth (GB/s) at the largest size", true,
+                [](const SizeResult& s) { return s.bandwidth_gbps; });
+  append_matrix(out, r, "median one-way time (us) at the smallest size", false,
+                [](const SizeResult& s) { return s.one_way_s.median * 1e6; });
+  append_matrix(out, r, "p99 one-way time (us) at the smallest size", false,
+                [](const SizeResult& s) { return s.one_way_p99_s * 1e6; });
   for (const auto& p : r.pairs) {
     std::string verdict = p.error.empty() ? "verified" : "error: " + p.error;
     for (const auto& s : p.sizes) {
@@ -170,7 +139,7 @@ std::string all_pairs_text(const Result& r) {
     out += fmt::format("# r{}-r{}: transport {}, {}\n", p.rank_a, p.rank_b, p.transport.empty() ? "none" : p.transport,
                        verdict);
   }
-  return out + pingpong_completion_line(r);
+  return out + completion_line(r.completion, "run", "size(s) or pair(s)");
 }
 
 }  // namespace
@@ -179,7 +148,7 @@ std::string pingpong_text(const Result& r) {
   if (r.all_pairs) return all_pairs_text(r);
   std::string out = pingpong_text_header(r);
   for (const auto& p : r.pairs) append_pair_table(out, p);
-  return out + pingpong_completion_line(r);
+  return out + completion_line(r.completion, "run", "size(s) or pair(s)");
 }
 
 

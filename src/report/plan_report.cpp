@@ -10,8 +10,6 @@
 namespace xb::report {
 namespace {
 
-using json = nlohmann::json;
-
 constexpr const char* kPlanSchemaName = "xferbench-plan";
 constexpr int kPlanSchemaVersion = 1;
 
@@ -106,7 +104,7 @@ std::string plan_text(const RunEstimate& e, const System& sys, const PlanContext
 }
 
 json plan_json(const RunEstimate& e, const System& sys, const PlanContext& ctx) {
-  json cases = json::array();
+  json cases = json::array(), pairs = json::array();
   for (const CaseEstimate& c : e.cases) {
     json cells = json::array();
     for (const CellEstimate& x : c.cells)
@@ -122,7 +120,6 @@ json plan_json(const RunEstimate& e, const System& sys, const PlanContext& ctx) 
     if (!c.waived.empty()) j["message"] = c.waived;
     cases.push_back(j);
   }
-  json pairs = json::array();
   for (const GpuPair& p : e.pairs.pairs) pairs.push_back({p.from, p.to});
   return {{"schema", kPlanSchemaName},
           {"schema_version", kPlanSchemaVersion},

@@ -9,6 +9,17 @@
 namespace xb::report {
 namespace {
 
+// check --summary: the node's one line; a fleet of nodes as the format underneath prints it.
+class SummaryReporter : public Reporter {
+ public:
+  SummaryReporter(std::ostream& out, std::unique_ptr<Reporter> inner) : Reporter(out), inner_(std::move(inner)) {}
+  void check(const check::CheckResult& r) override { out_ << check_summary_line(r) << "\n"; }
+  void check_fleet(const fleet::Fleet& f) override { inner_->check_fleet(f); }
+
+ private:
+  std::unique_ptr<Reporter> inner_;
+};
+
 std::unique_ptr<Reporter> unwrapped(const std::string& format, std::ostream& out, std::ostream& err,
                                     const ReportOptions& o) {
   if (format == "text") return text_reporter(out, o);
@@ -31,7 +42,8 @@ void Reporter::cuts_launch(const ScenarioResult& described) {
 std::unique_ptr<Reporter> make_reporter(const std::string& format, std::ostream& out, std::ostream& err,
                                         const ReportOptions& o) {
   auto r = unwrapped(format, out, err, o);
-  return o.summary ? summary_reporter(out, std::move(r)) : std::move(r);
+  if (o.summary) return std::make_unique<SummaryReporter>(out, std::move(r));
+  return r;
 }
 
 Outputs::Outputs(const std::string& format, const std::string& file, const ReportOptions& o, std::ostream& out,

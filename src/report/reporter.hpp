@@ -117,7 +117,6 @@ class Outputs {
 
 // One constructor per format, for make_reporter.
 std::unique_ptr<Reporter> text_reporter(std::ostream& out, const ReportOptions& o);
-std::unique_ptr<Reporter> summary_reporter(std::ostream& out, std::unique_ptr<Reporter> inner);
 std::unique_ptr<Reporter> json_reporter(std::ostream& out);
 std::unique_ptr<Reporter> csv_reporter(std::ostream& out);
 std::unique_ptr<Reporter> junit_reporter(std::ostream& out);

@@ -18,19 +18,8 @@
 namespace xb::report {
 namespace {
 
-using json = nlohmann::json;
-
 constexpr int kTimelineWidth = 60;
 constexpr int kScenarioSchemaVersion = 1;
-
-const char* stream_mode_name(StreamMode m) {
-  switch (m) {
-    case StreamMode::per_transfer: return "per-transfer";
-    case StreamMode::per_device: return "per-device";
-    case StreamMode::only_one: return "only-one";
-  }
-  return "per-transfer";
-}
 
 // bwtest's "Transfer size" column: "1.00 KiB", "6.38 MiB".
 std::string size_text(std::uint64_t bytes) {
@@ -65,7 +54,7 @@ void text_header(std::ostream& os, const ScenarioResult& r) {
   const System& s = r.system;
   fmt::print(os, "# xferbench {} on {} ({} GPU{}), driver {}: {} transfer{} started together ({}), streams {}\n",
              XFERBENCH_VERSION, s.hostname, s.gpu_count(), s.gpu_count() == 1 ? "" : "s", s.driver_version,
-             r.transfers.size(), r.transfers.size() == 1 ? "" : "s", r.front_end, stream_mode_name(r.streams));
+             r.transfers.size(), r.transfers.size() == 1 ? "" : "s", r.front_end, to_string(r.streams));
   fmt::print(os, "# {} sample{} x {} cop{} per transfer; {} of samples; {}\n", r.samples, r.samples == 1 ? "" : "s",
              r.copies_per_sample, r.copies_per_sample == 1 ? "y" : "ies", r.statistic,
              r.measure.verify ? "data verified after timing" : "verification skipped");
@@ -136,13 +125,10 @@ json transfer_json(const TransferResult& t) {
             {"elapsed_s", t.elapsed_s},
             {"sample_elapsed_s", t.sample_elapsed_s},
             {"bandwidth_gbps", t.bandwidth_gbps},
-            {"stats", {{"median_gbps", t.stats.median}, {"mean_gbps", t.stats.mean}, {"min_gbps", t.stats.min},
-                       {"max_gbps", t.stats.max}, {"stddev_gbps", t.stats.stddev}, {"cov", t.stats.cov}}},
+            {"stats", records::Writer::of(t.stats, [](auto& io, auto& s) { records::stats_fields(io, s, "gbps"); })},
             {"samples_gbps", t.samples_gbps},
             {"link", t.link},
-            {"peak", t.peak.known() ? json{{"gbps", t.peak.gbps}, {"formula", t.peak.formula},
-                                           {"source", t.peak.source}}
-                                    : json(nullptr)},
+            {"peak", t.peak},
             {"efficiency", t.peak.known() ? json(t.efficiency) : json(nullptr)},
             {"verification", {{"status", to_string(t.verification.status)}}},
             {"start_s", t.start_s},
@@ -241,7 +227,7 @@ json scenario_json_measured(const ScenarioResult& r) {
           {"front_end", r.front_end},
           {"status", all_valid(r) ? "passed" : "failed"},
           {"settings",
-           {{"stream_mode", stream_mode_name(r.streams)},
+           {{"stream_mode", to_string(r.streams)},
             {"statistic", r.statistic},
             {"copies_per_sample", r.copies_per_sample},
             {"samples", r.samples},

@@ -71,13 +71,7 @@ std::string sweep_text_footer(const SweepResult& r) {
   out += fmt::format("# {}: {} series, wall time {:.1f} s\n", records::sweep_status_text(r), r.series.size(),
                      r.wall_seconds);
   if (!r.resumed_from.empty()) out += fmt::format("# resumed from {}: its sizes are kept, the others measured now\n", r.resumed_from);
-  const Completion& c = r.completion;
-  if (c.status != RunStatus::complete)
-    out += fmt::format("# sweep {}: {}; {} size(s) not run{}\n", to_string(c.status), c.message, c.not_run.size(),
-                       is_signal(c.stop)
-                           ? " (add --resume FILE to the same command to measure them)"
-                           : "");
-  return out;
+  return out + completion_line(r.completion, "sweep", "size(s)", is_signal(r.completion.stop));
 }
 
 std::string sweep_text(const SweepResult& r) {

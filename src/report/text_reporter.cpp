@@ -18,13 +18,13 @@ std::string upper_case(std::string s) {
   return s;
 }
 
-namespace {
-
-const Cell* find_cell(const Matrix& m, int r, int c) {
-  for (const auto& cell : m.cells)
-    if (cell.row == r && cell.col == c) return &cell;
-  return nullptr;
+std::string completion_line(const Completion& c, const char* what, const char* units, bool resume) {
+  if (c.status == RunStatus::complete) return "";
+  return fmt::format("# {} {}: {}; {} {} not run{}\n", what, to_string(c.status), c.message, c.not_run.size(), units,
+                     resume ? " (add --resume FILE to the same command to measure them)" : "");
 }
+
+namespace {
 
 std::string cell_text(const Cell* c, Metric metric) {
   if (!c) return "-";
@@ -99,14 +99,8 @@ void text_run_header(std::ostream& os, const RunResult& run) {
 
 void text_case(std::ostream& os, const CaseResult& c) {
   fmt::print(os, "Running {} ({}): {}\n", c.name, c.index, c.description);
-  if (c.status == CaseStatus::waived) {
-    fmt::print(os, "# WAIVED: {}\n\n", c.message);
-    return;
-  }
-  if (c.status == CaseStatus::not_run && c.matrices.empty()) {
-    fmt::print(os, "# NOT RUN: {}\n\n", c.message);
-    return;
-  }
+  if (c.status == CaseStatus::waived) return fmt::print(os, "# WAIVED: {}\n\n", c.message);
+  if (c.status == CaseStatus::not_run && c.matrices.empty()) return fmt::print(os, "# NOT RUN: {}\n\n", c.message);
   for (const auto& m : c.matrices) text_matrix(os, m);
   for (const auto& w : c.waived_cells)
     fmt::print(os, "# cell [{},{}] WAIVED: {}\n", label_at(c, 0, w.row, true), label_at(c, 0, w.col, false), w.reason);
@@ -118,10 +112,7 @@ void text_case(std::ostream& os, const CaseResult& c) {
 
 // "# reference cells at the start: ..." (the drift check's first half).
 void text_stability_start(std::ostream& os, const Stability& s) {
-  if (!s.error.empty()) {
-    fmt::print(os, "# drift check: not run: {}\n\n", s.error);
-    return;
-  }
+  if (!s.error.empty()) return fmt::print(os, "# drift check: not run: {}\n\n", s.error);
   std::vector<std::string> parts;
   for (const auto& e : s.entries) parts.push_back(fmt::format("{} {:.2f} GB/s", e.ref.label, e.start_gbps));
   fmt::print(os, "# drift check: reference cells at the start: {} (measured again at the end)\n\n",
@@ -129,10 +120,7 @@ void text_stability_start(std::ostream& os, const Stability& s) {
 }
 
 void text_stability_end(std::ostream& os, const Stability& s) {
-  if (!s.error.empty()) {
-    fmt::print(os, "# drift check: not completed: {}\n", s.error);
-    return;
-  }
+  if (!s.error.empty()) return fmt::print(os, "# drift check: not completed: {}\n", s.error);
   if (!s.checked) return;
   std::vector<std::string> parts;
   for (const auto& e : s.entries)
@@ -172,11 +160,7 @@ void text_run_footer(std::ostream& os, const RunResult& run) {
   text_memory_line(os, run.memory);
   if (!run.resumed_from.empty()) fmt::print(os, "# resumed from {}: its cells are kept, the others measured now\n", run.resumed_from);
   const Completion& c = run.completion;
-  if (c.status != RunStatus::complete)
-    fmt::print(os, "# run {}: {}; {} cell(s) not run{}\n", to_string(c.status), c.message, c.not_run.size(),
-               c.status == RunStatus::partial || c.stop == StopReason::gpu_unusable
-                   ? ""
-                   : " (add --resume FILE to the same command to measure them)");
+  os << completion_line(c, "run", "cell(s)", c.status != RunStatus::partial && c.stop != StopReason::gpu_unusable);
 }
 
 void text_list(std::ostream& os, const System& s) {
@@ -290,7 +274,7 @@ class TextReporter : public Reporter {
       return;
     }
     for (const auto& p : r.pairs) out_ << pingpong_pair_foot(p);
-    out_ << pingpong_completion_line(r);
+    out_ << completion_line(r.completion, "run", "size(s) or pair(s)");
   }
   void first_touch_rows(const firsttouch::Result& r, bool last_complete) override {
     out_ << first_touch_stream_.next(r, last_complete) << std::flush;
@@ -313,25 +297,10 @@ class TextReporter : public Reporter {
   FirstTouchTextStream first_touch_stream_;
 };
 
-// check --summary: the node's one line; a fleet of nodes as the format underneath prints it.
-class SummaryReporter : public Reporter {
- public:
-  SummaryReporter(std::ostream& out, std::unique_ptr<Reporter> inner) : Reporter(out), inner_(std::move(inner)) {}
-  void check(const check::CheckResult& r) override { out_ << check_summary_line(r) << "\n"; }
-  void check_fleet(const fleet::Fleet& f) override { inner_->check_fleet(f); }
-
- private:
-  std::unique_ptr<Reporter> inner_;
-};
-
 }  // namespace
 
 std::unique_ptr<Reporter> text_reporter(std::ostream& out, const ReportOptions& o) {
   return std::make_unique<TextReporter>(out, o);
-}
-
-std::unique_ptr<Reporter> summary_reporter(std::ostream& out, std::unique_ptr<Reporter> inner) {
-  return std::make_unique<SummaryReporter>(out, std::move(inner));
 }
 
 }  // namespace xb::report
