@@ -139,38 +139,6 @@ __global__ void chase_kernel(const void* start, std::uint64_t steps, unsigned lo
   *sink = reinterpret_cast<unsigned long long>(p);
 }
 
-__global__ void tma_chase_kernel(const void* start, std::uint64_t steps, unsigned long long* sink, int active_block) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  __shared__ __align__(16) std::uint64_t landing[2];
-  __shared__ __align__(8) std::uint64_t bar;
-  auto smem_addr = [](const void* p) { return static_cast<std::uint32_t>(__cvta_generic_to_shared(p)); };
-  if (static_cast<int>(blockIdx.x) != active_block || threadIdx.x != 0) return;
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bar)));
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  const char* p = static_cast<const char*>(start);
-  for (std::uint64_t s = 0; s < steps; ++s) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16;" ::"r"(smem_addr(&bar)) : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 16, [%2];" ::"r"(
-                     smem_addr(landing)),
-                 "l"(p), "r"(smem_addr(&bar))
-                 : "memory");
-    // Phase s completes when the 16 bytes have landed; its parity is s & 1.
-    std::uint32_t done = 0;
-    while (!done) {
-      asm volatile(
-          "{ .reg .pred q; mbarrier.try_wait.parity.shared::cta.b64 q, [%1], %2; selp.u32 %0, 1, 0, q; }"
-          : "=r"(done)
-          : "r"(smem_addr(&bar)), "r"(static_cast<std::uint32_t>(s & 1))
-          : "memory");
-    }
-    p = reinterpret_cast<const char*>(*reinterpret_cast<volatile std::uint64_t*>(landing));
-  }
-  *sink = reinterpret_cast<unsigned long long>(p);
-#else
-  __trap();
-#endif
-}
-
 constexpr int kFillThreads = 512;
 
 int fill_blocks(std::uint64_t words) {
@@ -260,17 +228,8 @@ void launch_chase(const void* buf, std::uint64_t steps, unsigned long long* sink
   XB_CUDA_CHECK(cudaGetLastError());
 }
 
-void launch_tma_chase(const void* buf, std::uint64_t steps, unsigned long long* sink, int blocks, int active_block,
-                      cudaStream_t stream) {
-  require_tma();
-  if (reinterpret_cast<std::uintptr_t>(buf) % 16 != 0)
-    fail(ErrorKind::internal, "the TMA pointer chase needs a 16-byte aligned ring");
-  tma_chase_kernel<<<blocks, 1, 0, stream>>>(buf, steps, sink, active_block);
-  XB_CUDA_CHECK(cudaGetLastError());
-}
-
 void preload_kernels() {
-  load_kernels(fill_kernel, verify_kernel, gate_kernel, chase_kernel, tma_chase_kernel, split_copy_kernel<1>,
+  load_kernels(fill_kernel, verify_kernel, gate_kernel, chase_kernel, split_copy_kernel<1>,
                split_copy_kernel<2>, split_copy_kernel<4>, split_copy_kernel<8>, split_copy_in_place_kernel,
                touch_kernel, poison_chunks_kernel);
   preload_sm_kernels();

@@ -72,11 +72,6 @@ void launch_chase(const void* buf, std::uint64_t steps, unsigned long long* sink
 // happens inside a timed region or while another device waits on a gate.
 void preload_kernels();
 
-// True when the current device has a Tensor Memory Accelerator (sm_90+);
-// require_tma() throws Error(usage) naming the device when it has none.
-bool tma_supported();
-void require_tma();
-
 // SM pinning, the SM budget of `sweep --sms`. The SM copy, TMA copy,
 // read-only and write-only kernels below (sm_kernels.cu), given an sm_count
 // below the GPU's SM count, run their usual blocks per SM on exactly

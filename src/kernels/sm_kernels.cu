@@ -1,5 +1,6 @@
 // The kernels whose SM count is a budget (the SM and bulk copies, the
-// read-only and write-only kernels), their checks, and SM pinning
+// read-only and write-only kernels), their checks, the TMA pointer chase
+// (it shares the bulk copy's mbarrier wait), and SM pinning
 // (kernels.hpp): below a GPU's SM count, a launch puts exactly its blocks
 // per SM on every SM, each block reads its SM's id, and only the blocks of
 // the chosen SMs work.
@@ -118,6 +119,23 @@ __global__ void __launch_bounds__(1024) sm_copy_kernel(Pin pin, uint4* __restric
   }
 }
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // the TMA's helpers
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Spins until phase `parity` of the shared-memory mbarrier at `bar` completes.
+__device__ __forceinline__ void wait_parity(std::uint32_t bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  while (!done) {
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+  }
+}
+#endif
+
 // Bulk copy: thread 0 of each block streams chunks global -> shared (->
 // global when Store) with cp.async.bulk, `Stages` chunks in flight,
 // completion of each load tracked by an mbarrier (transaction bytes). Chunks
@@ -132,7 +150,6 @@ __global__ void __launch_bounds__(32) bulk_kernel(Pin pin, char* dst, const char
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) unsigned char stage_mem[];
   __shared__ __align__(8) std::uint64_t bars[Stages];
-  auto smem_addr = [](const void* p) { return static_cast<std::uint32_t>(__cvta_generic_to_shared(p)); };
   std::uint64_t first = 0, stride = 0;
   if (!place(pin, first, stride) || threadIdx.x != 0) return;
   for (int s = 0; s < Stages; ++s)
@@ -154,15 +171,7 @@ __global__ void __launch_bounds__(32) bulk_kernel(Pin pin, char* dst, const char
   for (std::uint64_t k = 0; k < total && k < Stages; ++k) load(k);
   for (std::uint64_t k = 0; k < total; ++k) {
     const int s = static_cast<int>(k % Stages);
-    const std::uint32_t parity = static_cast<std::uint32_t>((k / Stages) & 1);
-    std::uint32_t done = 0;
-    while (!done) {
-      asm volatile(
-          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-          : "=r"(done)
-          : "r"(smem_addr(&bars[s])), "r"(parity)
-          : "memory");
-    }
+    wait_parity(smem_addr(&bars[s]), static_cast<std::uint32_t>((k / Stages) & 1));
     if constexpr (Store) {
       asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + offset(k)),
                    "r"(smem_addr(stage_mem + static_cast<std::size_t>(s) * chunk)), "r"(chunk)
@@ -174,6 +183,30 @@ __global__ void __launch_bounds__(32) bulk_kernel(Pin pin, char* dst, const char
     if (k + Stages < total) load(k + Stages);
   }
   if constexpr (Store) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
+__global__ void tma_chase_kernel(const void* start, std::uint64_t steps, unsigned long long* sink, int active_block) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  __shared__ __align__(16) std::uint64_t landing[2];
+  __shared__ __align__(8) std::uint64_t bar;
+  if (static_cast<int>(blockIdx.x) != active_block || threadIdx.x != 0) return;
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bar)));
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  const char* p = static_cast<const char*>(start);
+  for (std::uint64_t s = 0; s < steps; ++s) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16;" ::"r"(smem_addr(&bar)) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 16, [%2];" ::"r"(
+                     smem_addr(landing)),
+                 "l"(p), "r"(smem_addr(&bar))
+                 : "memory");
+    // Phase s completes when the 16 bytes have landed; its parity is s & 1.
+    wait_parity(smem_addr(&bar), static_cast<std::uint32_t>(s & 1));
+    p = reinterpret_cast<const char*>(*reinterpret_cast<volatile std::uint64_t*>(landing));
+  }
+  *sink = reinterpret_cast<unsigned long long>(p);
 #else
   __trap();
 #endif
@@ -479,8 +512,7 @@ void check_reps(int reps, const char* what) {
   if (reps < 1) fail(ErrorKind::internal, fmt::format("{} repetitions must be at least 1", what));
 }
 
-}  // namespace
-
+// True when the current device has a Tensor Memory Accelerator (sm_90+).
 bool tma_supported() { return device_attr(cudaDevAttrComputeCapabilityMajor) >= 9; }
 
 void require_tma() {
@@ -488,6 +520,8 @@ void require_tma() {
     fail(ErrorKind::usage, fmt::format("gpu{} has no Tensor Memory Accelerator (compute capability 9.0 or later needed)",
                                        current_device()));
 }
+
+}  // namespace
 
 void prepare_sm_pinning(int sm_count) {
   const int all = device_attr(cudaDevAttrMultiProcessorCount);
@@ -552,6 +586,14 @@ void launch_tma_copy(void* dst, const void* src, std::uint64_t bytes, const SmCo
   launch_sm_copy(dst, src, bytes, cfg, sm_count, stream, reps);
 }
 
+void launch_tma_chase(const void* buf, std::uint64_t steps, unsigned long long* sink, int blocks, int active_block,
+                      cudaStream_t stream) {
+  require_tma();
+  check_aligned(buf, "the TMA pointer chase");
+  tma_chase_kernel<<<blocks, 1, 0, stream>>>(buf, steps, sink, active_block);
+  XB_CUDA_CHECK(cudaGetLastError());
+}
+
 void launch_read_only(const void* src, std::uint64_t bytes, const SmCopyConfig& cfg, int sm_count, bool check,
                       unsigned long long* out, unsigned long long sentinel, cudaStream_t stream, int reps) {
   check_reps(reps, "read-only kernel");
@@ -609,10 +651,11 @@ void launch_verify_written(const void* dst, std::uint64_t bytes, std::uint32_t b
 }
 
 void preload_sm_kernels() {
-  load_kernels(census_kernel, sm_copy_kernel<1, 0>, sm_copy_kernel<2, 0>, sm_copy_kernel<4, 0>, sm_copy_kernel<8, 0>,
-               sm_copy_kernel<4, 1>, sm_copy_kernel<4, 2>, sm_copy_kernel<4, 3>, bulk_kernel<2, true>,
-               bulk_kernel<3, true>, bulk_kernel<4, true>, bulk_kernel<3, false>, read_only_kernel<4, false>,
-               read_only_kernel<4, true>, write_only_kernel<4>, pattern_checksum_kernel, verify_written_kernel);
+  load_kernels(census_kernel, tma_chase_kernel, sm_copy_kernel<1, 0>, sm_copy_kernel<2, 0>, sm_copy_kernel<4, 0>,
+               sm_copy_kernel<8, 0>, sm_copy_kernel<4, 1>, sm_copy_kernel<4, 2>, sm_copy_kernel<4, 3>,
+               bulk_kernel<2, true>, bulk_kernel<3, true>, bulk_kernel<4, true>, bulk_kernel<3, false>,
+               read_only_kernel<4, false>, read_only_kernel<4, true>, write_only_kernel<4>, pattern_checksum_kernel,
+               verify_written_kernel);
 }
 
 }  // namespace xb
