@@ -7,6 +7,7 @@
 
 #include "cases/case_plan.hpp"
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "base/time_budget.hpp"
 #include "base/fault.hpp"
 #include "base/run_control.hpp"
@@ -17,14 +18,10 @@
 
 namespace xb {
 
-const char* to_string(SweepStatus s) noexcept {
-  switch (s) {
-    case SweepStatus::passed: return "passed";
-    case SweepStatus::failed: return "failed";
-    case SweepStatus::waived: return "waived";
-  }
-  return "?";
-}
+constexpr Named<SweepStatus> kSweepStatuses[] = {
+    {SweepStatus::passed, "passed"}, {SweepStatus::failed, "failed"}, {SweepStatus::waived, "waived"}};
+
+const char* to_string(SweepStatus s) noexcept { return lookup_name(kSweepStatuses, s); }
 
 std::vector<std::uint64_t> sweep_sizes(const SweepRange& r) {
   if (r.min_bytes == 0 || r.max_bytes == 0) fail(ErrorKind::usage, "invalid sweep range: --min and --max must be greater than 0");
@@ -214,6 +211,28 @@ bool has_size(const SweepResult& r, std::uint64_t bytes) {
     for (const auto& row : s.rows)
       if (row.bytes == bytes) return true;
   return false;
+}
+
+// --resume (the earlier sweep decoded by records::decode_sweep): adds the
+// rows (and failures) of `old` to `fresh`, which skipped its sizes.
+void merge_sweep(SweepResult& fresh, const SweepResult& old) {
+  for (const SweepSeries& os : old.series) {
+    SweepSeries& s = series_named(fresh.series, os.label);
+    if (s.rows.empty()) {
+      s.link = os.link;
+      s.peak = os.peak;
+    }
+    for (const SweepRow& row : os.rows) {
+      const bool have = std::any_of(s.rows.begin(), s.rows.end(), [&](const SweepRow& r) { return r.bytes == row.bytes; });
+      if (!have) s.rows.push_back(row);
+    }
+    std::sort(s.rows.begin(), s.rows.end(), [](const SweepRow& a, const SweepRow& b) { return a.bytes < b.bytes; });
+  }
+  std::vector<std::string> messages = old.messages;
+  messages.insert(messages.end(), fresh.messages.begin(), fresh.messages.end());
+  fresh.messages = std::move(messages);
+  if (old.status == SweepStatus::failed && fresh.status == SweepStatus::passed) fresh.status = SweepStatus::failed;
+  fresh.resumed_from = old.resumed_from;
 }
 
 // Fault injection's verify: the rows of this size fail their data check.
