@@ -91,17 +91,12 @@ StopReason stop_requested() noexcept {
   return StopReason::none;
 }
 
-std::string stop_message(StopReason r) {
-  switch (r) {
-    case StopReason::sigint: return "interrupted by SIGINT";
-    case StopReason::sigterm: return "interrupted by SIGTERM";
-    case StopReason::time_limit: return "time limit reached";
-    case StopReason::gpu_unusable: return "the GPU is no longer usable";
-    case StopReason::memory: return "cells waived: their buffers did not fit";
-    case StopReason::none: break;
-  }
-  return "not stopped";
-}
+constexpr Named<StopReason> kStopMessages[] = {
+    {StopReason::sigint, "interrupted by SIGINT"}, {StopReason::sigterm, "interrupted by SIGTERM"},
+    {StopReason::time_limit, "time limit reached"}, {StopReason::gpu_unusable, "the GPU is no longer usable"},
+    {StopReason::memory, "cells waived: their buffers did not fit"}};
+
+std::string stop_message(StopReason r) { return lookup_name(kStopMessages, r, "not stopped"); }
 
 namespace {
 thread_local std::function<void()>* t_poll = nullptr;

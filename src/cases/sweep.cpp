@@ -124,8 +124,15 @@ void measure_spec_size(SampleSource& src, const SweepRequest& req, std::uint64_t
     return gbps(total, ss.total_seconds[i]);
   });
   const double copies = s.copies_per_sample;
+  SweepTimeline& tl = out.timeline;
+  tl = SweepTimeline{};
+  tl.bytes = bytes;
+  tl.copies_per_sample = s.copies_per_sample;
   for (std::size_t t = 0; t < sc.transfers.size(); ++t) {
     const Transfer& tr = sc.transfers[t];
+    tl.labels.push_back(tr.label);
+    tl.start_s.push_back(s.transfers[t].start_s);
+    tl.end_s.push_back(s.transfers[t].end_s);
     SweepSeries& series = series_named(out.series, tr.label);
     series.peak = transfer_peak(src.system(), tr, &series.link);
     std::vector<double> samples;
@@ -141,15 +148,6 @@ void measure_spec_size(SampleSource& src, const SweepRequest& req, std::uint64_t
       fail_with(out, fmt::format("at {} bytes: verification failed: {} at byte offset {}", bytes, tr.label,
                                  s.transfers[t].verification.first_bad_offset));
     series.rows.push_back(std::move(row));
-  }
-  SweepTimeline& tl = out.timeline;
-  tl = SweepTimeline{};
-  tl.bytes = bytes;
-  tl.copies_per_sample = s.copies_per_sample;
-  for (std::size_t t = 0; t < sc.transfers.size(); ++t) {
-    tl.labels.push_back(sc.transfers[t].label);
-    tl.start_s.push_back(s.transfers[t].start_s);
-    tl.end_s.push_back(s.transfers[t].end_s);
   }
 }
 

@@ -74,8 +74,7 @@ int pci_numa_node(const std::string& pci_bus_id) {
   if (id.size() > 12 && id.find(':') == 8) id = id.substr(4);
   std::ifstream f("/sys/bus/pci/devices/" + id + "/numa_node");
   int node = -1;
-  if (!(f >> node)) return -1;
-  return node;
+  return f >> node ? node : -1;
 }
 
 }  // namespace xb

@@ -15,6 +15,9 @@ namespace xb {
 // The entry points typed by their nvml.h declarations, as (member, symbol):
 // one list both declares the members and resolves them by name.
 #define XB_NVML_ENTRY_POINTS(X)                                  \
+  X(init, nvmlInit_v2)                                       \
+  X(shutdown, nvmlShutdown)                                  \
+  X(error_string, nvmlErrorString)                           \
   X(driver_version, nvmlSystemGetDriverVersion)              \
   X(by_bus_id, nvmlDeviceGetHandleByPciBusId_v2)             \
   X(pcie_gen, nvmlDeviceGetCurrPcieLinkGeneration)           \
@@ -42,9 +45,6 @@ namespace xb {
 
 struct Nvml::Api {
   void* handle = nullptr;
-  decltype(&nvmlInit_v2) init = nullptr;
-  decltype(&nvmlShutdown) shutdown = nullptr;
-  decltype(&nvmlErrorString) error_string = nullptr;
 #define XB_NVML_MEMBER(member, symbol) decltype(&symbol) member = nullptr;
   XB_NVML_ENTRY_POINTS(XB_NVML_MEMBER)
 #undef XB_NVML_MEMBER
@@ -192,9 +192,13 @@ std::shared_ptr<Nvml> Nvml::load() {
   auto api = std::make_unique<Api>();
   api->handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!api->handle) fail(ErrorKind::nvml, fmt::format("nvml unavailable: {}", dlerror()));
-  resolve(api->handle, api->init, "nvmlInit_v2");
-  resolve(api->handle, api->shutdown, "nvmlShutdown");
-  resolve(api->handle, api->error_string, "nvmlErrorString");
+#define XB_NVML_RESOLVE(member, symbol) resolve(api->handle, api->member, #symbol);
+  XB_NVML_ENTRY_POINTS(XB_NVML_RESOLVE)
+#undef XB_NVML_RESOLVE
+  resolve(api->handle, api->clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
+  if (!api->clock_reasons) resolve(api->handle, api->clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  resolve(api->handle, api->app_clock, "nvmlDeviceGetApplicationsClock");
+  resolve(api->handle, api->default_app_clock, "nvmlDeviceGetDefaultApplicationsClock");
   if (!api->init || !api->shutdown || !api->error_string) {
     dlclose(api->handle);
     fail(ErrorKind::nvml, fmt::format("nvml unavailable: {} lacks nvmlInit_v2", lib));
@@ -205,13 +209,6 @@ std::shared_ptr<Nvml> Nvml::load() {
     dlclose(api->handle);
     fail(ErrorKind::nvml, fmt::format("nvml unavailable: nvmlInit failed: {}", why));
   }
-#define XB_NVML_RESOLVE(member, symbol) resolve(api->handle, api->member, #symbol);
-  XB_NVML_ENTRY_POINTS(XB_NVML_RESOLVE)
-#undef XB_NVML_RESOLVE
-  resolve(api->handle, api->clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
-  if (!api->clock_reasons) resolve(api->handle, api->clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
-  resolve(api->handle, api->app_clock, "nvmlDeviceGetApplicationsClock");
-  resolve(api->handle, api->default_app_clock, "nvmlDeviceGetDefaultApplicationsClock");
   return std::shared_ptr<Nvml>(new Nvml(std::move(api)));
 }
 
