@@ -15,6 +15,7 @@
 #include "app/run_options.hpp"
 #include "cases/concurrent.hpp"
 #include "machine/topology.hpp"
+#include "measure/sample_source.hpp"
 #include "frontends/spec.hpp"
 #include "cli_parse.hpp"
 
@@ -187,7 +188,8 @@ TEST(ConcurrentGpu, AllGpusBothDirectionsRunsAndOverlaps) {
   req.scenario = xb::expand_requests(xb::parse_transfer_spec("all:16M:both"), sys.gpu_count(),
                                      xb::StreamMode::per_transfer);
   int last_sample = 0;
-  const xb::ScenarioResult r = xb::run_scenario(m, req, [&](int s) { last_sample = s; });
+  xb::GpuSource src(m);
+  const xb::ScenarioResult r = xb::run_scenario(src, req, [&](int s) { last_sample = s; });
   EXPECT_EQ(last_sample, 3);
   ASSERT_EQ(r.transfers.size(), static_cast<std::size_t>(2 * sys.gpu_count()));
   EXPECT_TRUE(xb::all_valid(r));

@@ -1,37 +1,31 @@
 #include "base/error.hpp"
 
 namespace xb {
+namespace {
 
-int exit_code(ErrorKind kind) noexcept {
-  switch (kind) {
-    case ErrorKind::verification: return 1;
-    case ErrorKind::usage: return 2;
-    case ErrorKind::no_device: return 3;
-    case ErrorKind::resources: return 4;
-    case ErrorKind::nvml: return 5;
-    case ErrorKind::comm: return 6;
-    case ErrorKind::io: return 7;
-    case ErrorKind::cuda: return 8;
-    case ErrorKind::timeout: return 9;
-    case ErrorKind::internal: return 70;
-  }
-  return 70;
+// Each kind's name and the exit code it ends a command with.
+struct KindInfo {
+  ErrorKind kind;
+  const char* name;
+  int exit_code;
+};
+constexpr KindInfo kKinds[] = {
+    {ErrorKind::internal, "internal", 70}, {ErrorKind::verification, "verification", 1}, {ErrorKind::usage, "usage", 2},
+    {ErrorKind::no_device, "no_device", 3}, {ErrorKind::resources, "resources", 4},    {ErrorKind::nvml, "nvml", 5},
+    {ErrorKind::comm, "comm", 6},           {ErrorKind::io, "io", 7},                  {ErrorKind::cuda, "cuda", 8},
+    {ErrorKind::timeout, "timeout", 9}};
+
+// An unknown value reads as internal, the first entry.
+const KindInfo& info(ErrorKind kind) noexcept {
+  for (const KindInfo& k : kKinds)
+    if (k.kind == kind) return k;
+  return kKinds[0];
 }
 
-const char* to_string(ErrorKind kind) noexcept {
-  switch (kind) {
-    case ErrorKind::usage: return "usage";
-    case ErrorKind::no_device: return "no_device";
-    case ErrorKind::resources: return "resources";
-    case ErrorKind::nvml: return "nvml";
-    case ErrorKind::cuda: return "cuda";
-    case ErrorKind::timeout: return "timeout";
-    case ErrorKind::verification: return "verification";
-    case ErrorKind::comm: return "comm";
-    case ErrorKind::io: return "io";
-    case ErrorKind::internal: return "internal";
-  }
-  return "internal";
-}
+}  // namespace
+
+int exit_code(ErrorKind kind) noexcept { return info(kind).exit_code; }
+
+const char* to_string(ErrorKind kind) noexcept { return info(kind).name; }
 
 }  // namespace xb

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "base/units.hpp"
 
 namespace xb {
@@ -16,12 +17,10 @@ namespace {
 
 constexpr const char* kVar = "XFERBENCH_FAULT";
 
-FaultKind kind_from(const std::string& s) {
-  for (FaultKind k : {FaultKind::cuda_error, FaultKind::cuda_sticky, FaultKind::timeout, FaultKind::verify,
-                      FaultKind::signal_int, FaultKind::signal_term, FaultKind::mark})
-    if (s == to_string(k)) return k;
-  return FaultKind::none;
-}
+constexpr Named<FaultKind> kFaultKinds[] = {
+    {FaultKind::none, "none"},           {FaultKind::cuda_error, "cuda_error"}, {FaultKind::cuda_sticky, "cuda_sticky"},
+    {FaultKind::timeout, "timeout"},     {FaultKind::verify, "verify"},         {FaultKind::signal_int, "signal_int"},
+    {FaultKind::signal_term, "signal_term"}, {FaultKind::mark, "mark"}};
 
 // Sizes are compared as decimal bytes, so "1M" and "1048576" name the same cell.
 std::string normalized_target(const std::string& t) {
@@ -51,7 +50,7 @@ Fault parse_entry(const std::string& entry) {
   }
   const auto colon = rest.rfind(':');
   if (colon == std::string::npos || colon == 0) bad("no TARGET:KIND");
-  f.kind = kind_from(rest.substr(colon + 1));
+  f.kind = lookup_value(kFaultKinds, rest.substr(colon + 1)).value_or(FaultKind::none);
   if (f.kind == FaultKind::none) bad(fmt::format("unknown kind '{}'", rest.substr(colon + 1)));
   f.target = normalized_target(rest.substr(0, colon));
   if (f.target[0] == '#') {
@@ -66,19 +65,7 @@ Fault parse_entry(const std::string& entry) {
 
 }  // namespace
 
-const char* to_string(FaultKind k) noexcept {
-  switch (k) {
-    case FaultKind::none: return "none";
-    case FaultKind::cuda_error: return "cuda_error";
-    case FaultKind::cuda_sticky: return "cuda_sticky";
-    case FaultKind::timeout: return "timeout";
-    case FaultKind::verify: return "verify";
-    case FaultKind::signal_int: return "signal_int";
-    case FaultKind::signal_term: return "signal_term";
-    case FaultKind::mark: return "mark";
-  }
-  return "none";
-}
+const char* to_string(FaultKind k) noexcept { return lookup_name(kFaultKinds, k, "none"); }
 
 FaultPlan::FaultPlan(const std::string& text, int rank) : rank_(rank) {
   std::size_t start = 0;

@@ -4,6 +4,8 @@
 #include <csignal>
 #include <cstdint>
 
+#include "base/names.hpp"
+
 namespace xb {
 namespace {
 
@@ -18,17 +20,11 @@ static_assert(std::atomic<int>::is_always_lock_free && std::atomic<std::int64_t>
 
 }  // namespace
 
-const char* to_string(StopReason r) noexcept {
-  switch (r) {
-    case StopReason::none: return "none";
-    case StopReason::sigint: return "SIGINT";
-    case StopReason::sigterm: return "SIGTERM";
-    case StopReason::time_limit: return "time_limit";
-    case StopReason::gpu_unusable: return "gpu_unusable";
-    case StopReason::memory: return "memory";
-  }
-  return "none";
-}
+constexpr Named<StopReason> kStopReasons[] = {
+    {StopReason::none, "none"},         {StopReason::sigint, "SIGINT"},             {StopReason::sigterm, "SIGTERM"},
+    {StopReason::time_limit, "time_limit"}, {StopReason::gpu_unusable, "gpu_unusable"}, {StopReason::memory, "memory"}};
+
+const char* to_string(StopReason r) noexcept { return lookup_name(kStopReasons, r, "none"); }
 
 StopReason stop_of_exit_code(int code) noexcept {
   for (StopReason r : {StopReason::sigint, StopReason::sigterm, StopReason::time_limit})
@@ -95,17 +91,12 @@ StopReason stop_requested() noexcept {
   return StopReason::none;
 }
 
-std::string stop_message(StopReason r) {
-  switch (r) {
-    case StopReason::sigint: return "interrupted by SIGINT";
-    case StopReason::sigterm: return "interrupted by SIGTERM";
-    case StopReason::time_limit: return "time limit reached";
-    case StopReason::gpu_unusable: return "the GPU is no longer usable";
-    case StopReason::memory: return "cells waived: their buffers did not fit";
-    case StopReason::none: break;
-  }
-  return "not stopped";
-}
+constexpr Named<StopReason> kStopMessages[] = {
+    {StopReason::sigint, "interrupted by SIGINT"}, {StopReason::sigterm, "interrupted by SIGTERM"},
+    {StopReason::time_limit, "time limit reached"}, {StopReason::gpu_unusable, "the GPU is no longer usable"},
+    {StopReason::memory, "cells waived: their buffers did not fit"}};
+
+std::string stop_message(StopReason r) { return lookup_name(kStopMessages, r, "not stopped"); }
 
 namespace {
 thread_local std::function<void()>* t_poll = nullptr;

@@ -1,5 +1,6 @@
 #include "base/units.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 
@@ -50,16 +51,12 @@ std::uint64_t parse_size(const std::string& text, const std::string& what) {
 }
 
 std::int64_t parse_int(const std::string& text, const std::string& what) {
-  if (text.empty() || text.size() > 18) {
+  // 18 digits at most: the value cannot overflow.
+  if (text.empty() || text.size() > 18 ||
+      !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); }))
     fail(ErrorKind::usage, fmt::format("invalid {} '{}': expected a whole number", what, text));
-  }
   std::int64_t value = 0;
-  for (char c : text) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) {
-      fail(ErrorKind::usage, fmt::format("invalid {} '{}': expected a whole number", what, text));
-    }
-    value = value * 10 + (c - '0');
-  }
+  for (char c : text) value = value * 10 + (c - '0');
   return value;
 }
 
@@ -76,6 +73,18 @@ std::vector<int> parse_int_list(const std::string& text, const std::string& what
     out.push_back(static_cast<int>(v));
     if (comma == std::string::npos) break;
     start = comma + 1;
+  }
+  return out;
+}
+
+std::string int_ranges(const std::vector<int>& values, const char* sep) {
+  std::string out;
+  for (std::size_t i = 0; i < values.size();) {
+    std::size_t j = i;
+    while (j + 1 < values.size() && values[j + 1] == values[j] + 1) ++j;
+    if (!out.empty()) out += sep;
+    out += j == i ? fmt::format("{}", values[i]) : fmt::format("{}-{}", values[i], values[j]);
+    i = j + 1;
   }
   return out;
 }

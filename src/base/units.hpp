@@ -15,6 +15,8 @@ std::uint64_t parse_size(const std::string& text, const std::string& what = "siz
 std::int64_t parse_int(const std::string& text, const std::string& what);
 // Comma-separated list of non-negative integers: "1,0" -> {1, 0}.
 std::vector<int> parse_int_list(const std::string& text, const std::string& what);
+// Ascending integers as ranges, joined by `sep`: {0, 1, 2, 5} -> "0-2,5".
+std::string int_ranges(const std::vector<int>& values, const char* sep = ",");
 
 // "1.00 KiB", "512 MiB": for labels in error messages and case names only;
 // reporters format numbers themselves.

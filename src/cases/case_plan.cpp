@@ -311,30 +311,17 @@ std::optional<std::string> hugepage_waiver(const CaseDef& def, const SampleSourc
   return "--host-mem hugepages: " + hugepage_shortage(pool, std::max<std::uint64_t>(1, hugepages_needed(plan)));
 }
 
-
 }  // namespace
 
 CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes) {
   CasePlan plan;
-  switch (def.pattern) {
-    case P::d2d_read: case P::d2d_write: case P::d2d_bidir_read: case P::d2d_bidir_write:
-      plan_pairs(def, sys, bytes, plan);
-      break;
-    case P::all_to_one_write: case P::all_to_one_read: case P::one_to_all_write: case P::one_to_all_read:
-      plan_fan(def, sys, bytes, plan);
-      break;
-    case P::host_device_latency: case P::d2d_latency:
-      plan_latency(def, sys, plan);
-      break;
-    case P::local_copy: case P::local_read: case P::local_write:
-      plan_local(def, sys, bytes, plan);
-      break;
-    case P::managed_migration_to_device: case P::managed_migration_to_host:
-      plan_migration(def, sys, bytes, plan);
-      break;
-    default:
-      plan_host(def, sys, bytes, plan);
-  }
+  const Pattern p = def.pattern;
+  if (p == P::host_device_latency || p == P::d2d_latency) plan_latency(def, sys, plan);
+  else if (is_pairwise(p)) plan_pairs(def, sys, bytes, plan);
+  else if (is_fan(p)) plan_fan(def, sys, bytes, plan);
+  else if (p == P::local_copy || p == P::local_read || p == P::local_write) plan_local(def, sys, bytes, plan);
+  else if (p == P::managed_migration_to_device || p == P::managed_migration_to_host) plan_migration(def, sys, bytes, plan);
+  else plan_host(def, sys, bytes, plan);
   return plan;
 }
 
@@ -660,7 +647,6 @@ void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, C
     r.message = e.what();
   }
 }
-
 
 std::vector<BufferRequest> cell_requests(const CasePlan& plan, const CellPlan& cell, const LocationResolver& resolve) {
   const Transfer& t = cell.scenario.transfers.at(0);

@@ -110,15 +110,9 @@ bool needs_peers(Pattern p) { return is_fan(p) || is_pairwise(p); }
 
 // "0-44": the indices the catalogue has, as ranges.
 std::string index_ranges() {
-  std::string out;
-  const auto& all = case_catalogue();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    const std::size_t start = i;
-    while (i + 1 < all.size() && all[i + 1].index == all[i].index + 1) ++i;
-    out += fmt::format("{}{}", out.empty() ? "" : ", ",
-                       i == start ? std::to_string(all[i].index) : fmt::format("{}-{}", all[start].index, all[i].index));
-  }
-  return out;
+  std::vector<int> indices;
+  for (const CaseDef& d : case_catalogue()) indices.push_back(d.index);
+  return int_ranges(indices, ", ");
 }
 
 }  // namespace
@@ -183,23 +177,11 @@ bool uses_host_memory(Pattern p) noexcept {
          p != P::managed_migration_to_device && p != P::managed_migration_to_host;
 }
 
-bool is_host_copy(Pattern p) noexcept {
-  switch (p) {
-    case P::host_to_device: case P::device_to_host: case P::host_to_device_bidir: case P::device_to_host_bidir:
-    case P::all_to_host: case P::all_to_host_bidir: case P::host_to_all: case P::host_to_all_bidir:
-      return true;
-    default:
-      return false;
-  }
-}
+bool is_host_copy(Pattern p) noexcept { return uses_host_memory(p) && p != P::host_device_latency; }
 
 bool is_pairwise(Pattern p) noexcept {
-  switch (p) {
-    case P::d2d_read: case P::d2d_write: case P::d2d_bidir_read: case P::d2d_bidir_write: case P::d2d_latency:
-      return true;
-    default:
-      return false;
-  }
+  return p == P::d2d_read || p == P::d2d_write || p == P::d2d_bidir_read || p == P::d2d_bidir_write ||
+         p == P::d2d_latency;
 }
 
 bool is_host_bidir(Pattern p) noexcept {
@@ -230,9 +212,7 @@ std::optional<std::string> waive_reason(const CaseDef& def, const System& sys) {
   }
   if (!needs_peers(def.pattern)) return std::nullopt;
   if (sys.gpu_count() < 2) return fmt::format("needs at least 2 GPUs; this machine has {}", sys.gpu_count());
-  for (int a = 0; a < sys.gpu_count(); ++a)
-    for (int b = 0; b < sys.gpu_count(); ++b)
-      if (a != b && sys.link(a, b).peer_access) return std::nullopt;
+  if (!peer_pairs(sys).empty()) return std::nullopt;
   return std::string("no GPU pair has peer access");
 }
 

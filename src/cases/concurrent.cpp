@@ -180,11 +180,6 @@ void summarize_samples(ScenarioResult& r, const ScenarioSamples& samples, Statis
   r.wall_s = samples.wall_seconds;
 }
 
-ScenarioResult run_scenario(Measurer& measurer, const ScenarioRequest& req, const SampleCallback& on_sample) {
-  GpuSource src(measurer);
-  return run_scenario(src, req, on_sample);
-}
-
 ScenarioResult run_scenario(SampleSource& src, const ScenarioRequest& req, const SampleCallback& on_sample) {
   const System& sys = src.system();
   const Scenario& scenario = req.scenario;

@@ -128,11 +128,10 @@ struct ScenarioRequest {
   std::vector<std::string> command_line;
 };
 
-// check_scenario, peer access for every GPU pair, then the measurement.
-// Adaptive sampling watches the aggregate bandwidth. Throws Error for setup
+// check_scenario, peer access for every GPU pair, then the measurement
+// through any sample source (GpuSource; tests use a fake one). Adaptive
+// sampling watches the aggregate bandwidth. Throws Error for setup
 // failures; a failed verification is data.
-ScenarioResult run_scenario(Measurer& measurer, const ScenarioRequest& req, const SampleCallback& on_sample = {});
-// The same through any sample source (tests use a fake one).
 ScenarioResult run_scenario(SampleSource& src, const ScenarioRequest& req, const SampleCallback& on_sample = {});
 
 }  // namespace xb

@@ -134,7 +134,8 @@ void check_same_identity(const records::RunIdentity& then, const records::RunIde
                     "--resume added", head, fmt::join(then.args, " "), fmt::join(now.args, " ")));
 }
 
-json read_result_file(const std::string& path, const std::string& schema) {
+std::optional<json> read_resume_file(const std::string& path, const std::string& schema) {
+  if (path.empty()) return std::nullopt;
   const json doc = read_input_json(path, "--resume file");
   if (!doc.is_object() || doc.value("schema", "") != schema)
     bad(fmt::format("--resume file '{}' is not an {} result (schema '{}')", path, schema,
@@ -143,11 +144,6 @@ json read_result_file(const std::string& path, const std::string& schema) {
     bad(fmt::format("--resume file '{}' has schema_version {}: this xferbench reads version 1", path,
                     doc.value("schema_version", json()).dump()));
   return doc;
-}
-
-std::optional<json> read_resume_file(const std::string& path, const std::string& schema) {
-  if (path.empty()) return std::nullopt;
-  return read_result_file(path, schema);
 }
 
 bool has_cell(const RunResult& r, const std::string& key) {

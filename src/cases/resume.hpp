@@ -33,13 +33,11 @@ records::RunIdentity identity_of(const nlohmann::json& doc, const std::string& n
 // Throws Error(usage) "cannot resume NAME: ..." naming the first difference.
 void check_same_identity(const records::RunIdentity& then, const records::RunIdentity& now, const std::string& name);
 
-// Reads a file as JSON of the given schema ("xferbench-run" or
-// "xferbench-sweep"); Error(usage) naming the file when it cannot be read,
-// is not JSON or is another kind of result.
-nlohmann::json read_result_file(const std::string& path, const std::string& schema);
-// read_result_file for --resume FILE; nothing when `path` is empty (no
-// --resume). Commands call it before looking for GPUs: a file that cannot
-// be read is a mistake on any machine (exit 2, not 3).
+// Reads --resume FILE as JSON of the given schema ("xferbench-run" or
+// "xferbench-sweep"); nothing when `path` is empty (no --resume).
+// Error(usage) naming the file when it cannot be read, is not JSON or is
+// another kind of result. Commands call it before looking for GPUs: a file
+// that cannot be read is a mistake on any machine (exit 2, not 3).
 std::optional<nlohmann::json> read_resume_file(const std::string& path, const std::string& schema);
 
 // True when `r` holds the cell "CASE[ROW,COL]" (measured, or failed with an error).

@@ -7,6 +7,7 @@
 
 #include "cases/case_plan.hpp"
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "base/time_budget.hpp"
 #include "base/fault.hpp"
 #include "base/run_control.hpp"
@@ -17,14 +18,10 @@
 
 namespace xb {
 
-const char* to_string(SweepStatus s) noexcept {
-  switch (s) {
-    case SweepStatus::passed: return "passed";
-    case SweepStatus::failed: return "failed";
-    case SweepStatus::waived: return "waived";
-  }
-  return "?";
-}
+constexpr Named<SweepStatus> kSweepStatuses[] = {
+    {SweepStatus::passed, "passed"}, {SweepStatus::failed, "failed"}, {SweepStatus::waived, "waived"}};
+
+const char* to_string(SweepStatus s) noexcept { return lookup_name(kSweepStatuses, s); }
 
 std::vector<std::uint64_t> sweep_sizes(const SweepRange& r) {
   if (r.min_bytes == 0 || r.max_bytes == 0) fail(ErrorKind::usage, "invalid sweep range: --min and --max must be greater than 0");
@@ -127,8 +124,15 @@ void measure_spec_size(SampleSource& src, const SweepRequest& req, std::uint64_t
     return gbps(total, ss.total_seconds[i]);
   });
   const double copies = s.copies_per_sample;
+  SweepTimeline& tl = out.timeline;
+  tl = SweepTimeline{};
+  tl.bytes = bytes;
+  tl.copies_per_sample = s.copies_per_sample;
   for (std::size_t t = 0; t < sc.transfers.size(); ++t) {
     const Transfer& tr = sc.transfers[t];
+    tl.labels.push_back(tr.label);
+    tl.start_s.push_back(s.transfers[t].start_s);
+    tl.end_s.push_back(s.transfers[t].end_s);
     SweepSeries& series = series_named(out.series, tr.label);
     series.peak = transfer_peak(src.system(), tr, &series.link);
     std::vector<double> samples;
@@ -144,15 +148,6 @@ void measure_spec_size(SampleSource& src, const SweepRequest& req, std::uint64_t
       fail_with(out, fmt::format("at {} bytes: verification failed: {} at byte offset {}", bytes, tr.label,
                                  s.transfers[t].verification.first_bad_offset));
     series.rows.push_back(std::move(row));
-  }
-  SweepTimeline& tl = out.timeline;
-  tl = SweepTimeline{};
-  tl.bytes = bytes;
-  tl.copies_per_sample = s.copies_per_sample;
-  for (std::size_t t = 0; t < sc.transfers.size(); ++t) {
-    tl.labels.push_back(sc.transfers[t].label);
-    tl.start_s.push_back(s.transfers[t].start_s);
-    tl.end_s.push_back(s.transfers[t].end_s);
   }
 }
 
@@ -214,6 +209,28 @@ bool has_size(const SweepResult& r, std::uint64_t bytes) {
     for (const auto& row : s.rows)
       if (row.bytes == bytes) return true;
   return false;
+}
+
+// --resume (the earlier sweep decoded by records::decode_sweep): adds the
+// rows (and failures) of `old` to `fresh`, which skipped its sizes.
+void merge_sweep(SweepResult& fresh, const SweepResult& old) {
+  for (const SweepSeries& os : old.series) {
+    SweepSeries& s = series_named(fresh.series, os.label);
+    if (s.rows.empty()) {
+      s.link = os.link;
+      s.peak = os.peak;
+    }
+    for (const SweepRow& row : os.rows) {
+      const bool have = std::any_of(s.rows.begin(), s.rows.end(), [&](const SweepRow& r) { return r.bytes == row.bytes; });
+      if (!have) s.rows.push_back(row);
+    }
+    std::sort(s.rows.begin(), s.rows.end(), [](const SweepRow& a, const SweepRow& b) { return a.bytes < b.bytes; });
+  }
+  std::vector<std::string> messages = old.messages;
+  messages.insert(messages.end(), fresh.messages.begin(), fresh.messages.end());
+  fresh.messages = std::move(messages);
+  if (old.status == SweepStatus::failed && fresh.status == SweepStatus::passed) fresh.status = SweepStatus::failed;
+  fresh.resumed_from = old.resumed_from;
 }
 
 // Fault injection's verify: the rows of this size fail their data check.

@@ -129,8 +129,6 @@ struct RunControls;
 SweepResult run_sweep(SampleSource& src, const SweepRequest& req, const SweepCallback& on_size,
                       const RunControls& controls, const SweepResult* resume = nullptr);
 
-// --resume (the earlier sweep decoded by records::decode_sweep): adds the rows (and failures) of `old` to `fresh`, which skipped its sizes.
-void merge_sweep(SweepResult& fresh, const SweepResult& old);
 
 // Adds one size's measurement of a named case to `out` (series per cell).
 void add_case_rows(const CaseResult& c, SweepResult& out);

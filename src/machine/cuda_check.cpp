@@ -19,7 +19,6 @@ ErrorKind classify(cudaError_t err) {
   switch (err) {
     case cudaErrorMemoryAllocation: return ErrorKind::resources;
     case cudaErrorNoDevice:
-    case cudaErrorInsufficientDriver:
     case cudaErrorInvalidDevice: return ErrorKind::no_device;
     default: return ErrorKind::cuda;
   }

@@ -23,8 +23,7 @@ constexpr const char* kPoolDir = "/sys/kernel/mm/hugepages/hugepages-2048kB/";
 long read_count(const std::string& path) {
   std::ifstream f(path);
   long v = -1;
-  if (!(f >> v)) return -1;
-  return v;
+  return f >> v ? v : -1;
 }
 
 }  // namespace

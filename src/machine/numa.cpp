@@ -9,23 +9,13 @@
 
 #include <fmt/format.h>
 
+#include "base/units.hpp"
+
 namespace xb {
 
 namespace {
 
 bool numa_available_here() noexcept { return numa_available() >= 0; }
-
-std::string cpu_ranges(const std::vector<int>& cpus) {
-  std::string out;
-  for (std::size_t i = 0; i < cpus.size();) {
-    std::size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += j == i ? fmt::format("{}", cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]);
-    i = j + 1;
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -61,7 +51,7 @@ std::vector<NumaNode> numa_nodes() {
         if (numa_bitmask_isbitset(mask, c)) cpus.push_back(static_cast<int>(c));
       }
     }
-    node.cpus = cpu_ranges(cpus);
+    node.cpus = int_ranges(cpus);
     nodes.push_back(node);
   }
   numa_free_cpumask(mask);
@@ -84,8 +74,7 @@ int pci_numa_node(const std::string& pci_bus_id) {
   if (id.size() > 12 && id.find(':') == 8) id = id.substr(4);
   std::ifstream f("/sys/bus/pci/devices/" + id + "/numa_node");
   int node = -1;
-  if (!(f >> node)) return -1;
-  return node;
+  return f >> node ? node : -1;
 }
 
 }  // namespace xb

@@ -12,40 +12,47 @@
 
 namespace xb {
 
+// The entry points typed by their nvml.h declarations, as (member, symbol):
+// one list both declares the members and resolves them by name.
+#define XB_NVML_ENTRY_POINTS(X)                                  \
+  X(init, nvmlInit_v2)                                       \
+  X(shutdown, nvmlShutdown)                                  \
+  X(error_string, nvmlErrorString)                           \
+  X(driver_version, nvmlSystemGetDriverVersion)              \
+  X(by_bus_id, nvmlDeviceGetHandleByPciBusId_v2)             \
+  X(pcie_gen, nvmlDeviceGetCurrPcieLinkGeneration)           \
+  X(pcie_gen_max, nvmlDeviceGetMaxPcieLinkGeneration)        \
+  X(pcie_width, nvmlDeviceGetCurrPcieLinkWidth)              \
+  X(pcie_width_max, nvmlDeviceGetMaxPcieLinkWidth)           \
+  X(nvlink_state, nvmlDeviceGetNvLinkState)                  \
+  X(nvlink_version, nvmlDeviceGetNvLinkVersion)              \
+  X(nvlink_remote, nvmlDeviceGetNvLinkRemotePciInfo_v2)      \
+  X(nvlink_remote_type, nvmlDeviceGetNvLinkRemoteDeviceType) \
+  X(field_values, nvmlDeviceGetFieldValues)                  \
+  X(max_clock, nvmlDeviceGetMaxClockInfo)                    \
+  X(p2p_status, nvmlDeviceGetP2PStatus)                      \
+  X(persistence, nvmlDeviceGetPersistenceMode)               \
+  X(clock, nvmlDeviceGetClockInfo)                           \
+  X(ecc_mode, nvmlDeviceGetEccMode)                          \
+  X(ecc_errors, nvmlDeviceGetTotalEccErrors)                 \
+  X(retired_pending, nvmlDeviceGetRetiredPagesPendingStatus) \
+  X(remapped_rows, nvmlDeviceGetRemappedRows)                \
+  X(mig_mode, nvmlDeviceGetMigMode)                          \
+  X(cc_state, nvmlSystemGetConfComputeState)                 \
+  X(processes, nvmlDeviceGetComputeRunningProcesses_v3)      \
+  X(bus_width, nvmlDeviceGetMemoryBusWidth)                  \
+  X(uuid, nvmlDeviceGetUUID)
+
 struct Nvml::Api {
   void* handle = nullptr;
-  decltype(&nvmlInit_v2) init = nullptr;
-  decltype(&nvmlShutdown) shutdown = nullptr;
-  decltype(&nvmlErrorString) error_string = nullptr;
-  decltype(&nvmlSystemGetDriverVersion) driver_version = nullptr;
-  decltype(&nvmlDeviceGetHandleByPciBusId_v2) by_bus_id = nullptr;
-  decltype(&nvmlDeviceGetCurrPcieLinkGeneration) pcie_gen = nullptr;
-  decltype(&nvmlDeviceGetMaxPcieLinkGeneration) pcie_gen_max = nullptr;
-  decltype(&nvmlDeviceGetCurrPcieLinkWidth) pcie_width = nullptr;
-  decltype(&nvmlDeviceGetMaxPcieLinkWidth) pcie_width_max = nullptr;
-  decltype(&nvmlDeviceGetNvLinkState) nvlink_state = nullptr;
-  decltype(&nvmlDeviceGetNvLinkVersion) nvlink_version = nullptr;
-  decltype(&nvmlDeviceGetNvLinkRemotePciInfo_v2) nvlink_remote = nullptr;
-  decltype(&nvmlDeviceGetNvLinkRemoteDeviceType) nvlink_remote_type = nullptr;
-  decltype(&nvmlDeviceGetFieldValues) field_values = nullptr;
-  decltype(&nvmlDeviceGetMaxClockInfo) max_clock = nullptr;
-  decltype(&nvmlDeviceGetP2PStatus) p2p_status = nullptr;
-  // Health and telemetry (xferbench check). Entry points NVML marks as
-  // deprecated are typed by hand so their declarations are never referenced.
-  decltype(&nvmlDeviceGetPersistenceMode) persistence = nullptr;
+#define XB_NVML_MEMBER(member, symbol) decltype(&symbol) member = nullptr;
+  XB_NVML_ENTRY_POINTS(XB_NVML_MEMBER)
+#undef XB_NVML_MEMBER
+  // Entry points NVML marks as deprecated are typed by hand so their
+  // declarations are never referenced.
   nvmlReturn_t (*clock_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
-  decltype(&nvmlDeviceGetClockInfo) clock = nullptr;
   nvmlReturn_t (*app_clock)(nvmlDevice_t, nvmlClockType_t, unsigned*) = nullptr;
   nvmlReturn_t (*default_app_clock)(nvmlDevice_t, nvmlClockType_t, unsigned*) = nullptr;
-  decltype(&nvmlDeviceGetEccMode) ecc_mode = nullptr;
-  decltype(&nvmlDeviceGetTotalEccErrors) ecc_errors = nullptr;
-  decltype(&nvmlDeviceGetRetiredPagesPendingStatus) retired_pending = nullptr;
-  decltype(&nvmlDeviceGetRemappedRows) remapped_rows = nullptr;
-  decltype(&nvmlDeviceGetMigMode) mig_mode = nullptr;
-  decltype(&nvmlSystemGetConfComputeState) cc_state = nullptr;
-  decltype(&nvmlDeviceGetComputeRunningProcesses_v3) processes = nullptr;
-  decltype(&nvmlDeviceGetMemoryBusWidth) bus_width = nullptr;
-  decltype(&nvmlDeviceGetUUID) uuid = nullptr;
 };
 
 static_assert(clock_reason::gpu_idle == nvmlClocksEventReasonGpuIdle &&
@@ -68,68 +75,27 @@ void resolve(void* handle, F& fn, const char* name) {
 
 // NVLink per-link rate in GB/s per direction by NVML's version enum
 // (nvmlNvlinkVersion_t), used only when NVML does not report the speed.
-double nominal_nvlink_gbps(int version) {
-  switch (version) {
-    case NVML_NVLINK_VERSION_1_0: return 20.0;
-    case NVML_NVLINK_VERSION_2_0: case NVML_NVLINK_VERSION_2_2:
-    case NVML_NVLINK_VERSION_3_0: case NVML_NVLINK_VERSION_3_1: return 25.0;
-    case NVML_NVLINK_VERSION_4_0: return 26.5625;
-    case NVML_NVLINK_VERSION_5_0: return 50.0;
-    default: return 0.0;
-  }
-}
+struct NvlinkVersion {
+  int version;
+  const char* name;
+  double gbps;
+};
+constexpr NvlinkVersion kNvlinkVersions[] = {
+    {NVML_NVLINK_VERSION_1_0, "1.0", 20.0}, {NVML_NVLINK_VERSION_2_0, "2.0", 25.0},
+    {NVML_NVLINK_VERSION_2_2, "2.2", 25.0}, {NVML_NVLINK_VERSION_3_0, "3.0", 25.0},
+    {NVML_NVLINK_VERSION_3_1, "3.1", 25.0}, {NVML_NVLINK_VERSION_4_0, "4.0", 26.5625},
+    {NVML_NVLINK_VERSION_5_0, "5.0", 50.0}};
 
-const char* nvlink_version_name(int version) {
-  switch (version) {
-    case NVML_NVLINK_VERSION_1_0: return "1.0";
-    case NVML_NVLINK_VERSION_2_0: return "2.0";
-    case NVML_NVLINK_VERSION_2_2: return "2.2";
-    case NVML_NVLINK_VERSION_3_0: return "3.0";
-    case NVML_NVLINK_VERSION_3_1: return "3.1";
-    case NVML_NVLINK_VERSION_4_0: return "4.0";
-    case NVML_NVLINK_VERSION_5_0: return "5.0";
-    default: return "unknown";
-  }
-}
-
-// Link speed in GB/s per direction as NVML reports it (MB/s), trying the
-// per-link field first, then the common-speed field.
-double nvlink_speed_gbps(const Nvml::Api& api, nvmlDevice_t dev, unsigned link, std::string& source) {
-  if (!api.field_values) return 0.0;
-  for (unsigned field : {unsigned(NVML_FI_DEV_NVLINK_GET_SPEED), unsigned(NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON)}) {
-    nvmlFieldValue_t fv{};
-    fv.fieldId = field;
-    fv.scopeId = link;
-    if (api.field_values(dev, 1, &fv) != NVML_SUCCESS || fv.nvmlReturn != NVML_SUCCESS) continue;
-    const double mbps = fv.valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? static_cast<double>(fv.value.ullVal)
-                                                                           : static_cast<double>(fv.value.uiVal);
-    if (mbps <= 0) continue;
-    source = field == NVML_FI_DEV_NVLINK_GET_SPEED ? "NVML field NVLINK_GET_SPEED" : "NVML field NVLINK_SPEED_MBPS_COMMON";
-    return mbps / 1000.0;
-  }
-  return 0.0;
+NvlinkVersion nvlink_version(int version) {
+  for (const NvlinkVersion& v : kNvlinkVersions)
+    if (v.version == version) return v;
+  return {version, "unknown", 0.0};
 }
 
 // The GPU with this PCI bus id into `dev`; false when NVML does not know it.
 bool find_device(const Nvml::Api& api, const std::string& pci_bus_id, nvmlDevice_t& dev) {
   return api.by_bus_id && api.by_bus_id(pci_bus_id.c_str(), &dev) == NVML_SUCCESS;
 }
-
-void resolve_health(Nvml::Api& api) {
-  resolve(api.handle, api.persistence, "nvmlDeviceGetPersistenceMode");
-  resolve(api.handle, api.clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
-  if (!api.clock_reasons) resolve(api.handle, api.clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
-  resolve(api.handle, api.clock, "nvmlDeviceGetClockInfo");
-  resolve(api.handle, api.app_clock, "nvmlDeviceGetApplicationsClock");
-  resolve(api.handle, api.default_app_clock, "nvmlDeviceGetDefaultApplicationsClock");
-  resolve(api.handle, api.ecc_mode, "nvmlDeviceGetEccMode");
-  resolve(api.handle, api.ecc_errors, "nvmlDeviceGetTotalEccErrors");
-  resolve(api.handle, api.retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus");
-  resolve(api.handle, api.remapped_rows, "nvmlDeviceGetRemappedRows");
-  resolve(api.handle, api.mig_mode, "nvmlDeviceGetMigMode");
-  resolve(api.handle, api.cc_state, "nvmlSystemGetConfComputeState");
-}
-
 
 // One NVML getter with a single output value: empty when the entry point is
 // missing or NVML answers anything but success (not supported, no permission).
@@ -149,10 +115,12 @@ std::optional<bool> enabled(const std::optional<nvmlEnableState_t>& v) {
   return v ? std::optional<bool>(*v == NVML_FEATURE_ENABLED) : std::nullopt;
 }
 
-std::optional<std::uint64_t> field_u64(const Nvml::Api& api, nvmlDevice_t dev, unsigned field) {
+// One NVML field value (of link `scope` for per-link fields).
+std::optional<std::uint64_t> field_u64(const Nvml::Api& api, nvmlDevice_t dev, unsigned field, unsigned scope = 0) {
   if (!api.field_values) return std::nullopt;
   nvmlFieldValue_t fv{};
   fv.fieldId = field;
+  fv.scopeId = scope;
   if (api.field_values(dev, 1, &fv) != NVML_SUCCESS || fv.nvmlReturn != NVML_SUCCESS) return std::nullopt;
   switch (fv.valueType) {
     case NVML_VALUE_TYPE_UNSIGNED_INT: return fv.value.uiVal;
@@ -160,6 +128,18 @@ std::optional<std::uint64_t> field_u64(const Nvml::Api& api, nvmlDevice_t dev, u
     case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: return fv.value.ullVal;
     default: return std::nullopt;
   }
+}
+
+// Link speed in GB/s per direction as NVML reports it (MB/s), trying the
+// per-link field first, then the common-speed field.
+double nvlink_speed_gbps(const Nvml::Api& api, nvmlDevice_t dev, unsigned link, std::string& source) {
+  for (unsigned field : {unsigned(NVML_FI_DEV_NVLINK_GET_SPEED), unsigned(NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON)}) {
+    const auto mbps = field_u64(api, dev, field, link);
+    if (!mbps || *mbps == 0) continue;
+    source = field == NVML_FI_DEV_NVLINK_GET_SPEED ? "NVML field NVLINK_GET_SPEED" : "NVML field NVLINK_SPEED_MBPS_COMMON";
+    return static_cast<double>(*mbps) / 1000.0;
+  }
+  return 0.0;
 }
 
 void nvlink_counts(const Nvml::Api& api, nvmlDevice_t dev, NvmlHealth& h) {
@@ -212,9 +192,13 @@ std::shared_ptr<Nvml> Nvml::load() {
   auto api = std::make_unique<Api>();
   api->handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!api->handle) fail(ErrorKind::nvml, fmt::format("nvml unavailable: {}", dlerror()));
-  resolve(api->handle, api->init, "nvmlInit_v2");
-  resolve(api->handle, api->shutdown, "nvmlShutdown");
-  resolve(api->handle, api->error_string, "nvmlErrorString");
+#define XB_NVML_RESOLVE(member, symbol) resolve(api->handle, api->member, #symbol);
+  XB_NVML_ENTRY_POINTS(XB_NVML_RESOLVE)
+#undef XB_NVML_RESOLVE
+  resolve(api->handle, api->clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
+  if (!api->clock_reasons) resolve(api->handle, api->clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  resolve(api->handle, api->app_clock, "nvmlDeviceGetApplicationsClock");
+  resolve(api->handle, api->default_app_clock, "nvmlDeviceGetDefaultApplicationsClock");
   if (!api->init || !api->shutdown || !api->error_string) {
     dlclose(api->handle);
     fail(ErrorKind::nvml, fmt::format("nvml unavailable: {} lacks nvmlInit_v2", lib));
@@ -225,23 +209,6 @@ std::shared_ptr<Nvml> Nvml::load() {
     dlclose(api->handle);
     fail(ErrorKind::nvml, fmt::format("nvml unavailable: nvmlInit failed: {}", why));
   }
-  resolve(api->handle, api->driver_version, "nvmlSystemGetDriverVersion");
-  resolve(api->handle, api->by_bus_id, "nvmlDeviceGetHandleByPciBusId_v2");
-  resolve(api->handle, api->pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration");
-  resolve(api->handle, api->pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration");
-  resolve(api->handle, api->pcie_width, "nvmlDeviceGetCurrPcieLinkWidth");
-  resolve(api->handle, api->pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth");
-  resolve(api->handle, api->nvlink_state, "nvmlDeviceGetNvLinkState");
-  resolve(api->handle, api->nvlink_version, "nvmlDeviceGetNvLinkVersion");
-  resolve(api->handle, api->nvlink_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
-  resolve(api->handle, api->nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
-  resolve(api->handle, api->field_values, "nvmlDeviceGetFieldValues");
-  resolve(api->handle, api->max_clock, "nvmlDeviceGetMaxClockInfo");
-  resolve(api->handle, api->p2p_status, "nvmlDeviceGetP2PStatus");
-  resolve_health(*api);
-  resolve(api->handle, api->processes, "nvmlDeviceGetComputeRunningProcesses_v3");
-  resolve(api->handle, api->bus_width, "nvmlDeviceGetMemoryBusWidth");
-  resolve(api->handle, api->uuid, "nvmlDeviceGetUUID");
   return std::shared_ptr<Nvml>(new Nvml(std::move(api)));
 }
 
@@ -285,8 +252,9 @@ NvmlLinkInfo Nvml::link_info(const std::string& pci_bus_id) const {
   if (info.nvlink_active > 0) {
     info.nvlink_gbps_per_link = nvlink_speed_gbps(*api_, dev, first_active, info.nvlink_rate_source);
     if (info.nvlink_gbps_per_link <= 0) {
-      info.nvlink_gbps_per_link = nominal_nvlink_gbps(info.nvlink_version);
-      info.nvlink_rate_source = fmt::format("nominal rate of NVLink {}", nvlink_version_name(info.nvlink_version));
+      const NvlinkVersion v = nvlink_version(info.nvlink_version);
+      info.nvlink_gbps_per_link = v.gbps;
+      info.nvlink_rate_source = fmt::format("nominal rate of NVLink {}", v.name);
     }
   }
   return info;

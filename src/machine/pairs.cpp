@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "base/units.hpp"
 
 namespace xb {
@@ -76,14 +77,10 @@ void cover_every_gpu(int n, const System& sys, Rng& rng, std::vector<GpuPair>& o
 
 }  // namespace
 
-const char* to_string(PairSelection::Mode m) noexcept {
-  switch (m) {
-    case PairSelection::Mode::all: return "all";
-    case PairSelection::Mode::given: return "given";
-    case PairSelection::Mode::sampled: return "sampled";
-  }
-  return "all";
-}
+constexpr Named<PairSelection::Mode> kPairModes[] = {
+    {PairSelection::Mode::all, "all"}, {PairSelection::Mode::given, "given"}, {PairSelection::Mode::sampled, "sampled"}};
+
+const char* to_string(PairSelection::Mode m) noexcept { return lookup_name(kPairModes, m, "all"); }
 
 bool PairSelection::selects(int from, int to) const {
   if (mode == Mode::all) return true;

@@ -9,19 +9,15 @@
 
 #include "machine/cuda_check.hpp"
 #include "base/error.hpp"
+#include "base/names.hpp"
 #include "machine/nvml.hpp"
 
 namespace xb {
 
-const char* to_string(LinkKind kind) noexcept {
-  switch (kind) {
-    case LinkKind::self: return "self";
-    case LinkKind::nvlink: return "nvlink";
-    case LinkKind::pcie: return "pcie";
-    case LinkKind::none: return "none";
-  }
-  return "none";
-}
+constexpr Named<LinkKind> kLinkKinds[] = {
+    {LinkKind::self, "self"}, {LinkKind::nvlink, "nvlink"}, {LinkKind::pcie, "pcie"}, {LinkKind::none, "none"}};
+
+const char* to_string(LinkKind kind) noexcept { return lookup_name(kLinkKinds, kind, "none"); }
 
 int System::host_node_of(int gpu) const {
   const int node = gpus.at(gpu).numa_node;

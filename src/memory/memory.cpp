@@ -107,10 +107,7 @@ void Buffer::allocate_host(FaultIn fault_in) {
       XB_CUDA_CHECK(cudaHostGetDevicePointer(&kernel_ptr_, ptr_, 0));
       return;
     }
-    case MemKind::hugepages: {
-      allocate_hugepages();
-      return;
-    }
+    case MemKind::hugepages: allocate_hugepages(); return;
     default: fail(ErrorKind::internal, "not a host memory kind");
   }
 }
