@@ -466,17 +466,6 @@ std::uint64_t launch_bulk(char* dst, const char* src, std::uint64_t bytes, const
   return nchunks * chunk;
 }
 
-// Arguments of one vector-copy launch.
-struct VectorCopy {
-  uint4* dst;
-  const uint4* src;
-  std::uint64_t nvec;
-  unsigned char* dst_tail;
-  const unsigned char* src_tail;
-  int tail;
-  std::uint32_t reps;
-};
-
 // Calls fn(std::integral_constant<int, U>) for the unroll U of a vector
 // kernel (loads in flight per thread); Error(usage) naming `what` otherwise.
 template <typename Fn>
@@ -491,11 +480,15 @@ void with_unroll(int unroll, const char* what, Fn fn) {
   }
 }
 
+// The vector copy with cache hint Hint: 16-byte vectors, then the tail bytes.
 template <int Hint>
-void launch_copy(int unroll, const Launch& l, cudaStream_t stream, const VectorCopy& a) {
+void launch_copy(int unroll, const Launch& l, cudaStream_t stream, char* dst, const char* src, std::uint64_t bytes,
+                 std::uint32_t reps) {
+  const std::uint64_t nvec = bytes / 16;
   with_unroll(unroll, "sm copy", [&](auto u) {
-    launch_budgeted(sm_copy_kernel<decltype(u)::value, Hint>, l, stream, a.dst, a.src, a.nvec, a.dst_tail, a.src_tail,
-                    a.tail, a.reps);
+    launch_budgeted(sm_copy_kernel<decltype(u)::value, Hint>, l, stream, reinterpret_cast<uint4*>(dst),
+                    reinterpret_cast<const uint4*>(src), nvec, reinterpret_cast<unsigned char*>(dst) + nvec * 16,
+                    reinterpret_cast<const unsigned char*>(src) + nvec * 16, static_cast<int>(bytes % 16), reps);
   });
 }
 
@@ -561,20 +554,16 @@ void launch_sm_copy(void* dst, const void* src, std::uint64_t bytes, const SmCop
   }
   if ((reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src)) % 16 != 0)
     fail(ErrorKind::internal, "sm copy needs 16-byte aligned buffers");
-  const std::uint64_t nvec = bytes / 16;
-  const VectorCopy args{static_cast<uint4*>(dst), static_cast<const uint4*>(src), nvec,
-                        reinterpret_cast<unsigned char*>(d) + nvec * 16,
-                        reinterpret_cast<const unsigned char*>(s) + nvec * 16, static_cast<int>(bytes % 16), passes};
-  const Launch l = vector_launch(cfg, sm_count, nvec, 2);
+  const Launch l = vector_launch(cfg, sm_count, bytes / 16, 2);
   const int unroll = cfg.unroll > 0 ? cfg.unroll : 4;
   if (cfg.l2_only) {
-    launch_copy<3>(unroll, l, stream, args);
+    launch_copy<3>(unroll, l, stream, d, s, bytes, passes);
   } else if (cfg.l2_256b) {
-    launch_copy<2>(unroll, l, stream, args);
+    launch_copy<2>(unroll, l, stream, d, s, bytes, passes);
   } else if (cfg.streaming) {
-    launch_copy<1>(unroll, l, stream, args);
+    launch_copy<1>(unroll, l, stream, d, s, bytes, passes);
   } else {
-    launch_copy<0>(unroll, l, stream, args);
+    launch_copy<0>(unroll, l, stream, d, s, bytes, passes);
   }
   XB_CUDA_CHECK(cudaGetLastError());
 }

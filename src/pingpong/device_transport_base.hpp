@@ -42,7 +42,6 @@ class DeviceTransportBase : public Transport {
   bool uses_shm() const { return ctx_.my_device < 0 || ctx_.peer_device < 0; }
   // A host side and a GPU side: the GPU fetches the host's large messages.
   bool pulls() const { return (ctx_.my_device < 0) != (ctx_.peer_device < 0); }
-  bool is_ll(std::size_t bytes) const { return bytes <= ctx_.ll_max_bytes; }
   int my_box() const { return ctx_.initiator ? 0 : 1; }
 
   // Fills in this side's parts and --ll-max; the initiator creates the

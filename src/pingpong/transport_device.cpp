@@ -78,7 +78,7 @@ RunSpec DeviceTransportBase::next_spec(Mode mode, std::size_t bytes, int reps, i
   RunSpec s;
   s.mode = mode;
   s.initiator = ctx_.initiator;
-  s.ll = is_ll(bytes);
+  s.ll = bytes <= ctx_.ll_max_bytes;
   s.bytes = bytes;
   s.reps = static_cast<std::uint32_t>(reps);
   s.window = static_cast<std::uint32_t>(window);
