@@ -89,7 +89,7 @@ def sm_budget(series, title):
                     fontsize=8, color="0.3", va="bottom")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:.0f}"))
-    ax.set_xlabel("SMs the copy kernel runs on (one block per SM)")
+    ax.set_xlabel("SMs the copy kernel runs on (pinned, spread over the GPU)")
     ax.set_ylabel("bandwidth (GB/s = 1e9 B/s)")
     ax.set_ylim(bottom=0)
     ax.grid(True, which="major", alpha=0.3)
