@@ -1,0 +1,158 @@
+// Probe for issue 28: why does the device transport's GPU -> host path
+// (SM stores into a POSIX shared-memory segment registered with
+// cudaHostRegister) reach 52 GB/s at 1 MiB but 39-43 GB/s from 8 MiB up?
+// One kernel shape (one block of 512 threads per SM, 4 x 16-byte vectors in
+// flight per thread, grid-stride) copies a message from GPU memory to host
+// memory `--reps` times per launch, and the same reading host memory into
+// GPU memory, for three kinds of host memory:
+//   hostalloc  cudaHostAlloc (driver-pinned)
+//   anon       mmap(MAP_PRIVATE|MAP_ANONYMOUS) + cudaHostRegister
+//   shm        shm_open + ftruncate + mmap(MAP_SHARED) + cudaHostRegister
+//              (what the device transport uses)
+// at message sizes 1, 4, 16, 64 and 256 MiB; median of 5 launches, GB/s of
+// the bytes moved. Every copy is checked once at the end of each row.
+// Build: nvcc -O3 -arch=sm_90 -std=c++17 bench/host_target_probe.cu -o host_target_probe
+// CSV on stdout: kind,direction,mib,gbps,checked
+#include <cuda_runtime.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                                                          \
+  do {                                                                                                 \
+    cudaError_t e_ = (x);                                                                              \
+    if (e_ != cudaSuccess) {                                                                           \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));          \
+      std::exit(1);                                                                                    \
+    }                                                                                                  \
+  } while (0)
+
+// The device transport's shape: block b copies one contiguous part of the
+// message, then (flags != null) raises its part flag with st.release.sys.
+__global__ void parts_kernel(uint4* dst, const uint4* src, std::uint64_t nvec, int reps, std::uint64_t* flags) {
+  const std::uint64_t per = (nvec + gridDim.x - 1) / gridDim.x;
+  const std::uint64_t begin = blockIdx.x * per, end = begin + per < nvec ? begin + per : nvec;
+  for (int r = 0; r < reps; ++r) {
+    for (std::uint64_t i = begin + threadIdx.x; i < end; i += 4 * blockDim.x) {
+      uint4 v[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (i + k * blockDim.x < end) v[k] = __ldcv(src + i + k * blockDim.x);
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (i + k * blockDim.x < end) dst[i + k * blockDim.x] = v[k];
+    }
+    __syncthreads();
+    if (flags != nullptr && threadIdx.x == 0)
+      asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(flags + blockIdx.x), "l"(static_cast<std::uint64_t>(r)) : "memory");
+  }
+}
+
+__global__ void copy_kernel(uint4* dst, const uint4* src, std::uint64_t nvec, int reps) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (int r = 0; r < reps; ++r) {
+    for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < nvec; i += 4 * stride) {
+      uint4 v[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (i + k * stride < nvec) v[k] = __ldcv(src + i + k * stride);
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (i + k * stride < nvec) dst[i + k * stride] = v[k];
+    }
+  }
+}
+
+struct Host {
+  void* p = nullptr;
+  std::size_t bytes = 0;
+};
+
+Host host_memory(const std::string& kind, std::size_t bytes) {
+  Host h;
+  h.bytes = bytes;
+  if (kind == "hostalloc") {
+    CK(cudaHostAlloc(&h.p, bytes, cudaHostAllocMapped | cudaHostAllocPortable));
+    return h;
+  }
+  if (kind == "anon") {
+    h.p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  } else {
+    const std::string name = "/xb_probe_" + std::to_string(getpid());
+    const int fd = shm_open(name.c_str(), O_CREAT | O_RDWR | O_EXCL, 0600);
+    if (fd < 0 || ftruncate(fd, static_cast<off_t>(bytes)) != 0) std::exit(1);
+    h.p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    shm_unlink(name.c_str());
+  }
+  if (h.p == MAP_FAILED) std::exit(1);
+  std::memset(h.p, 0, bytes);
+  CK(cudaHostRegister(h.p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable));
+  return h;
+}
+
+int main() {
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const std::size_t max = 256ull << 20;
+  void* dev = nullptr;
+  CK(cudaMalloc(&dev, max));
+  CK(cudaMemset(dev, 0x5a, max));
+  std::printf("shape,kind,direction,mib,gbps,checked\n");
+  std::uint64_t* flags = nullptr;
+  CK(cudaHostAlloc(reinterpret_cast<void**>(&flags), 4096 * sizeof(std::uint64_t), cudaHostAllocMapped));
+  const char* shape = std::getenv("SHAPE");  // unset: grid-stride; parts; parts_flags
+  const std::string sh = shape ? shape : "grid";
+  for (const std::string kind : {"hostalloc", "shm"}) {
+    Host h = host_memory(kind, max);
+    void* hd = nullptr;
+    CK(cudaHostGetDevicePointer(&hd, h.p, 0));
+    for (const std::size_t mib : {1, 4, 16, 64, 256}) {
+      const std::size_t bytes = mib << 20;
+      const int reps = static_cast<int>(std::max<std::size_t>(1, (1024ull << 20) / bytes));
+      for (const bool to_host : {true, false}) {
+        uint4* dst = static_cast<uint4*>(to_host ? hd : dev);
+        const uint4* src = static_cast<const uint4*>(to_host ? dev : hd);
+        if (!to_host) std::memset(h.p, 0x3c, bytes);
+        std::vector<float> ms;
+        cudaEvent_t a, b;
+        CK(cudaEventCreate(&a));
+        CK(cudaEventCreate(&b));
+        for (int l = 0; l < 6; ++l) {
+          CK(cudaEventRecord(a));
+          if (sh == "grid") {
+            copy_kernel<<<sms, 512>>>(dst, src, bytes / 16, reps);
+          } else {
+            parts_kernel<<<sms, 512>>>(dst, src, bytes / 16, reps, sh == "parts_flags" ? flags : nullptr);
+          }
+          CK(cudaEventRecord(b));
+          CK(cudaEventSynchronize(b));
+          float t = 0;
+          CK(cudaEventElapsedTime(&t, a, b));
+          if (l > 0) ms.push_back(t);
+        }
+        std::sort(ms.begin(), ms.end());
+        const double gbps = static_cast<double>(bytes) * reps / (ms[ms.size() / 2] * 1e6);
+        std::vector<unsigned char> got(bytes);
+        CK(cudaMemcpy(got.data(), to_host ? hd : dev, bytes, cudaMemcpyDefault));
+        const unsigned char want = to_host ? 0x5a : 0x3c;
+        const bool ok = std::all_of(got.begin(), got.end(), [&](unsigned char c) { return c == want; });
+        std::printf("%s,%s,%s,%zu,%.1f,%s\n", sh.c_str(), kind.c_str(), to_host ? "gpu_to_host" : "host_to_gpu", mib, gbps,
+                    ok ? "ok" : "FAIL");
+        std::fflush(stdout);
+        CK(cudaEventDestroy(a));
+        CK(cudaEventDestroy(b));
+        if (!to_host) CK(cudaMemset(dev, 0x5a, max));
+      }
+    }
+  }
+  return 0;
+}
