@@ -198,8 +198,12 @@ TEST(PingpongSelect, AutomaticPicksTheDevicePathWhereThePeersReachEachOther) {
   const auto [c, d] = gpu_pair(false);
   EXPECT_FALSE(peer_access(c, d));
   EXPECT_EQ(choose_transport(TransportKind::automatic, c, 0, d, 1), TransportKind::ipc);
-  // A host buffer and a GPU buffer on one host: the device path too.
-  EXPECT_EQ(choose_transport(TransportKind::automatic, a, -1, b, 1), TransportKind::device);
+  // A host buffer and a GPU buffer on one host: the device path too, while
+  // /dev/shm has room for its segment; staged otherwise.
+  auto roomy = a;
+  roomy.shm_free = 1 << 30;
+  EXPECT_EQ(choose_transport(TransportKind::automatic, roomy, -1, b, 1, 1 << 30), TransportKind::device);
+  EXPECT_EQ(choose_transport(TransportKind::automatic, roomy, -1, b, 1, (1 << 30) + 1), TransportKind::staged);
   EXPECT_EQ(choose_transport(TransportKind::device, a, -1, b, 1), TransportKind::device);
   EXPECT_EQ(choose_transport(TransportKind::device, a, -1, b, -1), TransportKind::device);
 }

@@ -1,9 +1,6 @@
-// The kernels whose SM count is a budget (the SM and bulk copies, the
-// read-only and write-only kernels), their checks, the TMA pointer chase
-// (it shares the bulk copy's mbarrier wait), and SM pinning
-// (kernels.hpp): below a GPU's SM count, a launch puts exactly its blocks
-// per SM on every SM, each block reads its SM's id, and only the blocks of
-// the chosen SMs work.
+// The kernels whose SM count is a budget (SM and bulk copies, read-only and
+// write-only kernels), their checks, the TMA pointer chase (it shares the
+// bulk copy's mbarrier wait), and SM pinning (kernels.hpp says how it works).
 #include <algorithm>
 #include <map>
 #include <type_traits>
@@ -409,15 +406,11 @@ bool pin_launch(const void* kernel, Launch& l, Pin& pin) {
   return true;
 }
 
-template <class T>
-struct Same {
-  using type = T;
-};
-
 // Launches kernel(pin, args...) as `l` says, pinned below all SMs
-// (cooperatively: every block is resident, one wave).
+// (cooperatively: every block is resident, one wave). The arguments take
+// the kernel's parameter types (common_type of one type: not deduced).
 template <typename... P>
-void launch_budgeted(void (*kernel)(Pin, P...), Launch l, cudaStream_t stream, typename Same<P>::type... args) {
+void launch_budgeted(void (*kernel)(Pin, P...), Launch l, cudaStream_t stream, std::common_type_t<P>... args) {
   const auto* k = reinterpret_cast<const void*>(kernel);
   if (l.smem > 0) XB_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, l.smem));
   Pin pin;

@@ -18,15 +18,13 @@ struct SmCopySite {
 //  - on sm_90 and later, unless a side's pages migrate: the bulk
 //    asynchronous copy (TMA), 3 stages, if every SM copy sharing the GPU
 //    fits an SM's shared memory (each block also takes 1 KiB the driver
-//    reserves), so concurrent copies really run together:
-//    - GPU <-> GPU over NVLink: one block per SM, with the largest chunk of
-//      64, 32 or 16 KiB that fits. On an H200 (228 KiB): 64 KiB alone, 32
-//      for two, 16 for three or four;
-//    - everything else (PCIe, local memory): two blocks per SM of 32 KiB
-//      chunks. From one H200 SM it moves 42 GB/s host -> GPU where the
-//      vector kernel moves 15, and 95% of the local copy's all-SM figure
-//      comes from 64 SMs, where the vector kernel gives 76%
-//      (bench/results/2026-11-25-h200-sm-pinning);
+//    reserves), so concurrent copies really run together. GPU <-> GPU over
+//    NVLink: one block per SM, the largest chunk of 64, 32 or 16 KiB that
+//    fits (H200, 228 KiB: 64 alone, 32 for two, 16 for three or four).
+//    Other links: two blocks per SM of 32 KiB; one H200 SM moves 42 GB/s
+//    host -> GPU where the vector kernel moves 15, and 64 SMs copy local
+//    memory at 95% of all SMs, the vector kernel at 76%
+//    (bench/results/2026-11-25-h200-sm-pinning);
 //  - otherwise the vector kernel, one 512-thread block per SM, 4 loads in
 //    flight per thread, no cache hints.
 SmCopyConfig choose_sm_config(const SmCopyConfig& user, const SmCopySite& site);

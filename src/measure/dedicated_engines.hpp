@@ -22,16 +22,13 @@ inline bool is_dedicated_engine(Engine e) noexcept {
 }
 
 // Kernel configuration of a transfer on one of these engines:
-//  - tma: the user's bulk --sm-config, else the bulk copy sm_shape picks
-//    for the link on sm_90, or its NVLink shape when that does not fit
-//    (whatever the link: the TMA is the point); throws Error(usage) when no
-//    chunk fits the SM's shared memory;
-//  - sm_read: the user's vector --sm-config, else bulk reads where
-//    sm_shape's bulk copy for a local link fits, else the kernel's vector
-//    default (4 blocks of 512 threads per SM, 4 vectors in flight per
-//    thread); a bulk --sm-config does not apply;
-//  - sm_write: the same without bulk (stores through the TMA gave one H200
-//    SM no more than its 63 GB/s of vector stores).
+//  - tma: the user's bulk --sm-config, else sm_shape's bulk copy for the
+//    link as on sm_90 (its NVLink shape when that does not fit); throws
+//    Error(usage) when no chunk fits the SM's shared memory;
+//  - sm_read / sm_write: the user's vector --sm-config (a bulk one does not
+//    apply), else bulk reads where they fit (reads only: TMA stores gave one
+//    H200 SM no more than vector stores), else 4 blocks of 512 threads per
+//    SM, 4 vectors in flight per thread.
 SmCopyConfig dedicated_config(Engine e, const SmCopyConfig& user, SmCopySite site);
 
 // The word pattern base a write-only kernel stores into `dst`.

@@ -13,6 +13,7 @@
 #include "base/fault.hpp"
 #include "base/pattern.hpp"
 #include "base/stop.hpp"
+#include "pingpong/device_transport_base.hpp"
 #include "pingpong/nccl_api.hpp"
 #include "pingpong/schedule.hpp"
 #include "pingpong/select.hpp"
@@ -275,7 +276,8 @@ PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vect
   ctx.max_bytes = sizes.back();
   try {
     // Both ranks decide from the same announcements, so no exchange is needed.
-    const TransportKind kind = choose_transport(o.transport, a, r.gpu_a, b, r.gpu_b);
+    const TransportKind kind =
+        choose_transport(o.transport, a, r.gpu_a, b, r.gpu_b, shm_layout(ctx.ll_max_bytes, ctx.max_bytes, true).total);
     r.transport = to_string(kind);
     std::unique_ptr<Transport> t;
     checkpointed(ctx, [&] { t = env.make_transport(kind, ctx); });

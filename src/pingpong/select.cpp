@@ -8,11 +8,12 @@
 
 #include "machine/cuda_check.hpp"
 #include "base/error.hpp"
+#include "pingpong/shm.hpp"
 #include "pingpong/transport.hpp"
 
 namespace xb::pingpong {
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankInfo, rank, host, local_rank, gpu_as_dev1, gpu_as_dev2, nccl, mpi_gpu,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankInfo, rank, host, local_rank, gpu_as_dev1, gpu_as_dev2, nccl, shm_free, mpi_gpu,
                                    bus_as_dev1, bus_as_dev2, peers_as_dev1, peers_as_dev2)
 
 std::string to_json(const RankInfo& info) { return nlohmann::json(info).dump(); }
@@ -24,6 +25,7 @@ std::vector<RankInfo> announce(comm::Communicator& c, CudaAware cuda_aware, comm
   mine.rank = c.rank();
   mine.host = c.host_name();
   mine.local_rank = c.local_rank();
+  mine.shm_free = shm_free_bytes();
   mine.mpi_gpu = cuda_aware == CudaAware::yes  ? comm::GpuBuffers::yes
                  : cuda_aware == CudaAware::no ? comm::GpuBuffers::no
                                                : c.gpu_buffers();
@@ -140,16 +142,17 @@ void require_nccl(const RankInfo& r) {
 
 }  // namespace
 
-TransportKind choose_transport(TransportKind requested, const RankInfo& a, int gpu_a, const RankInfo& b,
-                               int gpu_b) {
+TransportKind choose_transport(TransportKind requested, const RankInfo& a, int gpu_a, const RankInfo& b, int gpu_b,
+                               std::uint64_t shm_need) {
   const bool any_gpu = gpu_a >= 0 || gpu_b >= 0;
   const bool both_gpu = gpu_a >= 0 && gpu_b >= 0;
   const bool same_host = a.host == b.host;
   switch (requested) {
     case TransportKind::automatic: {
       if (!any_gpu) return TransportKind::mpi;
-      // A host and a GPU on one host: the GPU's kernel moves the data through shared memory.
-      if (!both_gpu && same_host) return TransportKind::device;
+      // A host and a GPU on one host: the GPU's kernel moves the data through
+      // shared memory, when /dev/shm has room for it.
+      if (!both_gpu && same_host && a.shm_free >= shm_need) return TransportKind::device;
       if (both_gpu && same_host)
         return peer_access(a, b) && !same_gpu(a, gpu_a, b, gpu_b) ? TransportKind::device : TransportKind::ipc;
       if (both_gpu && a.nccl && b.nccl) return TransportKind::nccl;

@@ -18,6 +18,7 @@ struct RankInfo {
   int gpu_as_dev1 = -1;  // resolved GPU when this rank holds dev1's buffer; -1 host
   int gpu_as_dev2 = -1;
   bool nccl = false;     // libnccl.so.2 loads here
+  std::uint64_t shm_free = 0;  // bytes free in /dev/shm here
   comm::GpuBuffers mpi_gpu = comm::GpuBuffers::unknown;  // after --cuda-aware
   // PCI bus id of each GPU above, and the bus ids that GPU reaches by peer
   // access (itself included). Bus ids, not CUDA ordinals, because ranks may
@@ -57,10 +58,11 @@ bool peer_access(const RankInfo& a, const RankInfo& b);
 // The transport for initiator `a` (holding dev1's buffer on gpu_a, -1 for
 // host) and responder `b`. `requested` automatic picks the best path:
 // host-host mpi; GPUs on one host with peer access device, without it ipc;
-// GPUs on two hosts nccl; else mpi when the GPU side's MPI is CUDA-aware,
-// else staged. An explicit request that cannot work throws Error(usage)
-// naming the alternatives.
-TransportKind choose_transport(TransportKind requested, const RankInfo& a, int gpu_a, const RankInfo& b,
-                               int gpu_b);
+// a host and a GPU on one host device when a's /dev/shm has `shm_need`
+// bytes free (the device path's segment); GPUs on two hosts nccl; else mpi
+// when the GPU side's MPI is CUDA-aware, else staged. An explicit request
+// that cannot work throws Error(usage) naming the alternatives.
+TransportKind choose_transport(TransportKind requested, const RankInfo& a, int gpu_a, const RankInfo& b, int gpu_b,
+                               std::uint64_t shm_need = 0);
 
 }  // namespace xb::pingpong

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -31,6 +32,11 @@ unsigned char* map(int fd, std::size_t bytes, const std::string& name) {
 }
 
 }  // namespace
+
+std::uint64_t shm_free_bytes() noexcept {
+  struct statvfs st {};
+  return statvfs("/dev/shm", &st) == 0 ? static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize : 0;
+}
 
 SharedSegment SharedSegment::create(std::size_t bytes) {
   SharedSegment s;

@@ -7,9 +7,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace xb::pingpong {
+
+// Bytes free in /dev/shm for an unprivileged process; 0 when unknown.
+std::uint64_t shm_free_bytes() noexcept;
 
 class SharedSegment {
  public:

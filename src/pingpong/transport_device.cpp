@@ -141,13 +141,12 @@ class CpuSide final : public DeviceTransportBase {
   }
 
   std::string describe() const override {
-    if (pulls())
-      return fmt::format("a CPU thread raises flags in shared memory (LL words up to {} B); above that the GPU "
-                         "rank's kernel fetches the message from this rank's shared memory and stores its own there",
-                         ctx_.ll_max_bytes);
+    const char* large = pulls() ? "a flag, and the GPU rank's kernel fetches the message from this rank's shared "
+                                  "memory and stores its own there"
+                                : "a copy and a release flag";
     return fmt::format("a CPU thread stores into the peer's mailbox in shared memory (LL words up to {} B, above "
-                       "that a copy and a release flag)",
-                       ctx_.ll_max_bytes);
+                       "that {})",
+                       ctx_.ll_max_bytes, large);
   }
 
  private:

@@ -110,14 +110,12 @@ class GpuSide final : public DeviceTransportBase {
   std::vector<unsigned char> received(std::size_t bytes) override { return host_copy(recv_, bytes); }
 
   std::string describe() const override {
-    if (uses_shm())
-      return fmt::format("a persistent kernel on gpu {} exchanges LL words up to {} B with the host rank through "
-                         "its shared memory (mapped pinned); above that it fetches the host's message from there "
-                         "and stores its own there, up to {} blocks, a flag per block",
-                         ctx_.my_device, ctx_.ll_max_bytes, my_max_parts_);
-    return fmt::format("a persistent kernel on gpu {} stores into gpu {}'s memory over a CUDA IPC peer mapping; LL "
-                       "words up to {} B, above that stores and a release flag per block (up to {} blocks)",
-                       ctx_.my_device, ctx_.peer_device, ctx_.ll_max_bytes, my_max_parts_);
+    const std::string peer = uses_shm() ? "the host rank's shared memory (mapped pinned), from which it also fetches "
+                                          "the host's large messages"
+                                        : fmt::format("gpu {}'s memory over a CUDA IPC peer mapping", ctx_.peer_device);
+    return fmt::format("a persistent kernel on gpu {} stores into {}; LL words up to {} B, above that stores and a "
+                       "release flag per block (up to {} blocks)",
+                       ctx_.my_device, peer, ctx_.ll_max_bytes, my_max_parts_);
   }
 
  private:
