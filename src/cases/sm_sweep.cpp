@@ -175,7 +175,7 @@ SmSweepResult sweep_sms(SampleSource& src, const SmSweepRequest& req, const SmSw
   for (const auto& g : out.system.gpus) gpu_sms.push_back(g.sm_count);
   out.sms = sm_counts(req.sms_text, gpu_sms);
   bool measured = true;
-  for (std::size_t i = 0; i < out.sms.size() && measured; ++i) {
+  for (std::size_t i = 0; i < out.sms.size(); ++i) {
     const int n = out.sms[i];
     src.set_sm_limit(n);
     CaseResult c;
