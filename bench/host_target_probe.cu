@@ -11,11 +11,21 @@
 //              (what the device transport uses)
 // at message sizes 1, 4, 16, 64 and 256 MiB; median of 5 launches, GB/s of
 // the bytes moved. Every copy is checked once at the end of each row.
+// Knobs that move the probe toward the device transport's kernel, one at a
+// time (environment variables, unset = the probe's own choice):
+//   SRC=pattern  the GPU source holds a varying pattern (default: one byte, 0x5a)
+//   LOAD=plain   plain loads of the GPU source (default: .cv loads)
+//   COOP=1       launched with cudaLaunchCooperativeKernel
+//   FLAGS=shm    the part flags live in the host segment after the data (default: cudaHostAlloc)
+//   POLL=query   the CPU waits by spinning on cudaStreamQuery, as the device
+//                transport's wait_stream does (default: cudaEventSynchronize)
+//   DIRS=to_host only the GPU -> host direction
 // Build: nvcc -O3 -arch=sm_90 -std=c++17 bench/host_target_probe.cu -o host_target_probe
 // CSV on stdout: kind,direction,mib,gbps,checked
 #include <cuda_runtime.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,6 +47,7 @@
 
 // The device transport's shape: block b copies one contiguous part of the
 // message, then (flags != null) raises its part flag with st.release.sys.
+template <bool Cv>
 __global__ void parts_kernel(uint4* dst, const uint4* src, std::uint64_t nvec, int reps, std::uint64_t* flags) {
   const std::uint64_t per = (nvec + gridDim.x - 1) / gridDim.x;
   const std::uint64_t begin = blockIdx.x * per, end = begin + per < nvec ? begin + per : nvec;
@@ -45,7 +56,7 @@ __global__ void parts_kernel(uint4* dst, const uint4* src, std::uint64_t nvec, i
       uint4 v[4];
 #pragma unroll
       for (int k = 0; k < 4; ++k)
-        if (i + k * blockDim.x < end) v[k] = __ldcv(src + i + k * blockDim.x);
+        if (i + k * blockDim.x < end) v[k] = Cv ? __ldcv(src + i + k * blockDim.x) : src[i + k * blockDim.x];
 #pragma unroll
       for (int k = 0; k < 4; ++k)
         if (i + k * blockDim.x < end) dst[i + k * blockDim.x] = v[k];
@@ -99,26 +110,60 @@ Host host_memory(const std::string& kind, std::size_t bytes) {
   return h;
 }
 
+bool knob(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string(v) == value;
+}
+
+__global__ void pattern_kernel(unsigned* p, std::uint64_t words) {
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < words;
+       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x)
+    p[i] = static_cast<unsigned>(i * 2654435761u) ^ 0x9e3779b9u;
+}
+
+// Waits for event b: cudaEventSynchronize, or (POLL=query) spinning on
+// cudaStreamQuery with a yield, as the device transport's wait_stream does.
+void wait_done(cudaEvent_t b) {
+  if (!knob("POLL", "query")) {
+    CK(cudaEventSynchronize(b));
+    return;
+  }
+  cudaError_t e;
+  while ((e = cudaStreamQuery(0)) == cudaErrorNotReady) sched_yield();
+  CK(e);
+}
+
 int main() {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const std::size_t max = 256ull << 20;
   void* dev = nullptr;
   CK(cudaMalloc(&dev, max));
-  CK(cudaMemset(dev, 0x5a, max));
+  const bool pattern = knob("SRC", "pattern"), cv = !knob("LOAD", "plain"), coop = knob("COOP", "1");
+  auto fill_source = [&] {
+    if (pattern) {
+      pattern_kernel<<<sms, 512>>>(static_cast<unsigned*>(dev), max / 4);
+      CK(cudaDeviceSynchronize());
+    } else {
+      CK(cudaMemset(dev, 0x5a, max));
+    }
+  };
+  fill_source();
   std::printf("shape,kind,direction,mib,gbps,checked\n");
   std::uint64_t* flags = nullptr;
   CK(cudaHostAlloc(reinterpret_cast<void**>(&flags), 4096 * sizeof(std::uint64_t), cudaHostAllocMapped));
   const char* shape = std::getenv("SHAPE");  // unset: grid-stride; parts; parts_flags
   const std::string sh = shape ? shape : "grid";
   for (const std::string kind : {"hostalloc", "shm"}) {
-    Host h = host_memory(kind, max);
+    Host h = host_memory(kind, max + (1 << 20));  // the last MiB: FLAGS=shm
     void* hd = nullptr;
     CK(cudaHostGetDevicePointer(&hd, h.p, 0));
+    std::uint64_t* kflags = knob("FLAGS", "shm") ? reinterpret_cast<std::uint64_t*>(static_cast<char*>(hd) + max) : flags;
     for (const std::size_t mib : {1, 4, 16, 64, 256}) {
       const std::size_t bytes = mib << 20;
       const int reps = static_cast<int>(std::max<std::size_t>(1, (1024ull << 20) / bytes));
       for (const bool to_host : {true, false}) {
+        if (!to_host && knob("DIRS", "to_host")) continue;
         uint4* dst = static_cast<uint4*>(to_host ? hd : dev);
         const uint4* src = static_cast<const uint4*>(to_host ? dev : hd);
         if (!to_host) std::memset(h.p, 0x3c, bytes);
@@ -128,29 +173,42 @@ int main() {
         CK(cudaEventCreate(&b));
         for (int l = 0; l < 6; ++l) {
           CK(cudaEventRecord(a));
+          std::uint64_t nvec = bytes / 16;
+          std::uint64_t* f = sh == "parts_flags" ? kflags : nullptr;
+          void* args[] = {&dst, &src, &nvec, const_cast<int*>(&reps), &f};
           if (sh == "grid") {
-            copy_kernel<<<sms, 512>>>(dst, src, bytes / 16, reps);
+            copy_kernel<<<sms, 512>>>(dst, src, nvec, reps);
+          } else if (coop) {
+            CK(cudaLaunchCooperativeKernel(cv ? reinterpret_cast<const void*>(&parts_kernel<true>)
+                                              : reinterpret_cast<const void*>(&parts_kernel<false>),
+                                           dim3(sms), dim3(512), args, 0, 0));
+          } else if (cv) {
+            parts_kernel<true><<<sms, 512>>>(dst, src, nvec, reps, f);
           } else {
-            parts_kernel<<<sms, 512>>>(dst, src, bytes / 16, reps, sh == "parts_flags" ? flags : nullptr);
+            parts_kernel<false><<<sms, 512>>>(dst, src, nvec, reps, f);
           }
           CK(cudaEventRecord(b));
-          CK(cudaEventSynchronize(b));
+          wait_done(b);
           float t = 0;
           CK(cudaEventElapsedTime(&t, a, b));
           if (l > 0) ms.push_back(t);
         }
         std::sort(ms.begin(), ms.end());
         const double gbps = static_cast<double>(bytes) * reps / (ms[ms.size() / 2] * 1e6);
-        std::vector<unsigned char> got(bytes);
+        std::vector<unsigned char> got(bytes), want(bytes);
         CK(cudaMemcpy(got.data(), to_host ? hd : dev, bytes, cudaMemcpyDefault));
-        const unsigned char want = to_host ? 0x5a : 0x3c;
-        const bool ok = std::all_of(got.begin(), got.end(), [&](unsigned char c) { return c == want; });
+        if (to_host) {
+          CK(cudaMemcpy(want.data(), dev, bytes, cudaMemcpyDefault));
+        } else {
+          std::memset(want.data(), 0x3c, bytes);
+        }
+        const bool ok = got == want;
         std::printf("%s,%s,%s,%zu,%.1f,%s\n", sh.c_str(), kind.c_str(), to_host ? "gpu_to_host" : "host_to_gpu", mib, gbps,
                     ok ? "ok" : "FAIL");
         std::fflush(stdout);
         CK(cudaEventDestroy(a));
         CK(cudaEventDestroy(b));
-        if (!to_host) CK(cudaMemset(dev, 0x5a, max));
+        if (!to_host) fill_source();
       }
     }
   }

@@ -28,6 +28,13 @@
 //              pipeline of xferbench's bulk_copy_kernel; bulk_s3_c64 with one
 //              block per SM is its TMA shape). The read variant only loads
 //              into shared memory (nothing to sum, so not verified).
+//   mixV_sS_cC read through the bulk copy unit (S chunks of C KiB, thread 0)
+//              and vector loads (warps 1-15) at once, V of every 8 chunks
+//              by the vector warps.
+//   bulkpfA_sS_cC  bulk, and each chunk load first asks for the chunk A
+//              chunks later to be prefetched from HBM into L2
+//              (cp.async.bulk.prefetch.L2), so more of the block's bytes
+//              are on their way than its shared memory holds (read, copy).
 //
 // SM pinning (launch=pinned): dynamic shared memory is sized so that exactly
 // blocks_per_sm blocks fit on an SM (checked with the occupancy API), and a
@@ -292,7 +299,7 @@ __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
 // that stage, waits until the store has read it. Chunk k of this block's
 // sequence is chunk block + (k mod mine) * blocks of the buffer, so the
 // passes run as one pipeline; the buffer's last chunk may be short.
-template <Op O, int Stages>
+template <Op O, int Stages, int Ahead = 0>
 __global__ void __launch_bounds__(32, 1) bulk_kernel(Args a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) unsigned char stage_mem[];
@@ -312,6 +319,13 @@ __global__ void __launch_bounds__(32, 1) bulk_kernel(Args a) {
   };
   auto stage = [&](std::uint64_t k) { return smem_addr(stage_mem) + static_cast<std::uint32_t>(k % Stages * chunk); };
   auto load = [&](std::uint64_t k) {
+    if constexpr (Ahead > 0) {  // bulkpf: chunk k + Ahead starts its way from HBM into L2 now
+      if (k + Ahead < total)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(reinterpret_cast<const char*>(a.src) +
+                                                                           offset(k + Ahead)),
+                     "r"(size(k + Ahead))
+                     : "memory");
+    }
     const std::uint32_t bar = smem_addr(&bars[k % Stages]);
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(size(k)) : "memory");
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
@@ -342,6 +356,72 @@ __global__ void __launch_bounds__(32, 1) bulk_kernel(Args a) {
     if (k + Stages < total) load(k + Stages);
   }
   if constexpr (O == Op::copy) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
+// HBM read through both of an SM's load paths at once: thread 0 keeps
+// Stages 32 KiB chunks in flight through the bulk copy unit (as bulk_kernel),
+// while warps 1-15 read other chunks with vector loads (each warp a whole
+// chunk, 8 x 16 B in flight per lane). Of every 8 chunks of the block's
+// sequence, the first V go to the vector warps. Not verified (read).
+template <int Stages, int V>
+__global__ void __launch_bounds__(512, 2) mixed_read_kernel(Args a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr std::uint64_t kChunk = 32 << 10, kPer = kChunk / 16;
+  extern __shared__ __align__(128) unsigned char stage_mem[];
+  __shared__ __align__(8) std::uint64_t bars[Stages];
+  std::uint32_t block = 0, blocks = 0;
+  if (!place(a, block, blocks)) return;
+  const std::uint64_t nchunks = a.nvec / kPer;
+  const std::uint64_t mine = block < nchunks ? (nchunks - block + blocks - 1) / blocks : 0;
+  const std::uint64_t total = mine * static_cast<std::uint64_t>(a.passes);
+  auto offset = [&](std::uint64_t j) { return (block + j % mine * blocks) * kChunk; };
+  if (threadIdx.x >= 32) {
+    const std::uint64_t nv = total / 8 * V + (total % 8 < V ? total % 8 : V);
+    const std::uint32_t warp = threadIdx.x / 32 - 1, warps = blockDim.x / 32 - 1, lane = threadIdx.x % 32;
+    std::uint32_t acc = 0;
+    for (std::uint64_t vc = warp; vc < nv; vc += warps) {
+      const uint4* src = a.src + offset(vc / V * 8 + vc % V) / 16;
+      for (std::uint64_t i = lane; i < kPer; i += 8 * 32) {
+        uint4 v[8];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) v[k] = __ldg(src + i + k * 32);
+#pragma unroll
+        for (int k = 0; k < 8; ++k) acc += v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+      }
+    }
+    if (acc == 0x9e3779b9u) a.out[block] = acc;  // keeps the loads; practically never stores
+    return;
+  }
+  if (threadIdx.x != 0) return;
+  const std::uint64_t tcount = total / 8 * (8 - V) + (total % 8 > V ? total % 8 - V : 0);
+  auto j_of = [&](std::uint64_t k) { return k / (8 - V) * 8 + V + k % (8 - V); };
+  for (int s = 0; s < Stages; ++s) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bars[s])));
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  auto load = [&](std::uint64_t k) {
+    const std::uint32_t bar = smem_addr(&bars[k % Stages]);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(static_cast<std::uint32_t>(kChunk)) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     smem_addr(stage_mem) + static_cast<std::uint32_t>(k % Stages * kChunk)),
+                 "l"(reinterpret_cast<const char*>(a.src) + offset(j_of(k))), "r"(static_cast<std::uint32_t>(kChunk)), "r"(bar)
+                 : "memory");
+  };
+  for (std::uint64_t k = 0; k < tcount && k < Stages; ++k) load(k);
+  for (std::uint64_t k = 0; k < tcount; ++k) {
+    const std::uint32_t bar = smem_addr(&bars[k % Stages]);
+    const auto parity = static_cast<std::uint32_t>((k / Stages) & 1);
+    std::uint32_t done = 0;
+    while (!done) {
+      asm volatile(
+          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+          : "=r"(done)
+          : "r"(bar), "r"(parity)
+          : "memory");
+    }
+    if (k + Stages < tcount) load(k + Stages);
+  }
 #else
   __trap();
 #endif
@@ -426,10 +506,11 @@ Variant vec(const char* shape) {
   return Variant{shape, &vec_kernel<O, P, U, MaxT, MinB, L, S>, T, B};
 }
 
-template <Op O, int Stages>
+template <Op O, int Stages, int Ahead = 0>
 Variant bulk(int chunk_kib, int per_sm) {
-  return Variant{"bulk_s" + std::to_string(Stages) + "_c" + std::to_string(chunk_kib), &bulk_kernel<O, Stages>, 32,
-                 per_sm, Stages, chunk_kib};
+  const std::string pf = Ahead > 0 ? "bulkpf" + std::to_string(Ahead) : "bulk";
+  return Variant{pf + "_s" + std::to_string(Stages) + "_c" + std::to_string(chunk_kib), &bulk_kernel<O, Stages, Ahead>,
+                 32, per_sm, Stages, chunk_kib};
 }
 
 // The shapes of one kernel operation, xferbench's first.
@@ -480,6 +561,21 @@ std::vector<Variant> variants() {
     v.push_back(bulk<O, 12>(16, 1));
     v.push_back(bulk<O, 3>(32, 2));
     v.push_back(bulk<O, 6>(16, 2));
+    v.push_back(bulk<O, 4>(16, 2));
+    v.push_back(bulk<O, 4>(24, 2));
+    // L2 prefetch (cp.async.bulk.prefetch.L2) Ahead chunks before the bulk load.
+    v.push_back(bulk<O, 3, 8>(32, 2));
+    v.push_back(bulk<O, 3, 16>(32, 2));
+    v.push_back(bulk<O, 3, 32>(32, 2));
+    v.push_back(bulk<O, 3, 64>(32, 2));
+    if constexpr (O == Op::read) {
+      v.push_back(Variant{"mix1_s3_c32", &mixed_read_kernel<3, 1>, 512, 2, 3, 32});
+      v.push_back(Variant{"mix2_s3_c32", &mixed_read_kernel<3, 2>, 512, 2, 3, 32});
+      v.push_back(Variant{"mix3_s3_c32", &mixed_read_kernel<3, 3>, 512, 2, 3, 32});
+      v.push_back(Variant{"mix2_s2_c32", &mixed_read_kernel<2, 2>, 512, 2, 2, 32});
+      v.push_back(Variant{"mix2_s4_c32", &mixed_read_kernel<4, 2>, 512, 1, 4, 32});
+      v.push_back(Variant{"mix3_s6_c32", &mixed_read_kernel<6, 3>, 512, 1, 6, 32});
+    }
   }
   return v;
 }

@@ -44,6 +44,18 @@ TEST(SmShape, PcieAndLocalOnHopperUseTwoBulkBlocksPerSmWhenTheyFit) {
   EXPECT_LE(2 * (c.stages * c.chunk_kib + 1), 228);
 }
 
+TEST(SmShape, GpuToHostOnHopperUsesFourStagesOf16KibTwoBlocksPerSm) {
+  xb::SmCopySite to_host{false, 9, 228, 1};
+  to_host.to_host = true;
+  const xb::SmCopyConfig c = xb::choose_sm_config({}, to_host);
+  EXPECT_EQ(c.method, Method::bulk);
+  EXPECT_EQ(c.chunk_kib, 16);
+  EXPECT_EQ(c.stages, 4);
+  EXPECT_EQ(c.blocks_per_sm, 2);
+  to_host.sm_copies_on_gpu = 2;  // 2 x 2 blocks of 65 KiB do not fit 228 KiB
+  EXPECT_EQ(xb::choose_sm_config({}, to_host).method, Method::vector);
+}
+
 TEST(SmShape, SharedSmsMigratingPagesAndPreHopperUseTheVectorKernel) {
   xb::SmCopySite migrating{false, 9, 228, 1};
   migrating.migrating = true;

@@ -12,19 +12,20 @@ bool sm_config_given(const SmCopyConfig& c) noexcept {
 SmCopyConfig choose_sm_config(const SmCopyConfig& user, const SmCopySite& site) {
   if (user.method == SmCopyConfig::Method::bulk) return user;
   if (!sm_config_given(user) && site.cc_major >= 9 && !site.migrating) {
-    constexpr int kStages = 3, kReservedKib = 1;
+    constexpr int kReservedKib = 1;
     const int copies = std::max(1, site.sm_copies_on_gpu);
+    const int stages = site.to_host ? 4 : 3;
     const auto fits = [&](int chunk_kib, int per_sm) {
-      return copies * per_sm * (kStages * chunk_kib + kReservedKib) <= site.shared_memory_per_sm_kib;
+      return copies * per_sm * (stages * chunk_kib + kReservedKib) <= site.shared_memory_per_sm_kib;
     };
-    // NVLink: 64, 32 or 16 KiB, one block per SM; else 32 KiB, two.
-    const int per_sm = site.nvlink_peer ? 1 : 2, smallest = site.nvlink_peer ? 16 : 32;
-    for (int chunk_kib = site.nvlink_peer ? 64 : 32; chunk_kib >= smallest; chunk_kib /= 2) {
+    // NVLink: 64, 32 or 16 KiB, one block per SM; GPU -> host 16 KiB, two; else 32 KiB, two.
+    const int per_sm = site.nvlink_peer ? 1 : 2, largest = site.nvlink_peer ? 64 : site.to_host ? 16 : 32;
+    for (int chunk_kib = largest, smallest = site.nvlink_peer ? 16 : largest; chunk_kib >= smallest; chunk_kib /= 2) {
       if (!fits(chunk_kib, per_sm)) continue;
       SmCopyConfig c;
       c.method = SmCopyConfig::Method::bulk;
       c.chunk_kib = chunk_kib;
-      c.stages = kStages;
+      c.stages = stages;
       c.blocks_per_sm = per_sm;
       return c;
     }

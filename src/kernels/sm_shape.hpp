@@ -12,6 +12,7 @@ struct SmCopySite {
   int shared_memory_per_sm_kib = 0;  // of the executing GPU; 0: unknown
   int sm_copies_on_gpu = 1;          // SM copy kernels of the same scenario on the executing GPU
   bool migrating = false;            // managed or pageable memory on a side: pages move on demand
+  bool to_host = false;              // GPU memory -> host memory
 };
 
 // Defaults, from the H200 sweeps in bench/results/:
@@ -24,7 +25,9 @@ struct SmCopySite {
 //    Other links: two blocks per SM of 32 KiB; one H200 SM moves 42 GB/s
 //    host -> GPU where the vector kernel moves 15, and 64 SMs copy local
 //    memory at 95% of all SMs, the vector kernel at 76%
-//    (bench/results/2026-11-25-h200-sm-pinning);
+//    (bench/results/2026-11-25-h200-sm-pinning). GPU -> host: two blocks
+//    per SM of 4 x 16 KiB, 5% more from one SM than 3 x 32 KiB in each of
+//    three rounds (bench/results/2026-11-25-h200-limits);
 //  - otherwise the vector kernel, one 512-thread block per SM, 4 loads in
 //    flight per thread, no cache hints.
 SmCopyConfig choose_sm_config(const SmCopyConfig& user, const SmCopySite& site);

@@ -96,6 +96,7 @@ SmCopySite Measurer::sm_site(const Plan& plan, std::size_t i) const {
   SmCopySite site;
   site.nvlink_peer = t.src.kind == MemKind::device && t.dst.kind == MemKind::device && t.src.device != t.dst.device &&
                      sys_.link(t.src.device, t.dst.device).kind == LinkKind::nvlink;
+  site.to_host = t.src.kind == MemKind::device && t.dst.on_host();
   site.cc_major = sys_.gpus[t.exec_device].cc_major;
   site.shared_memory_per_sm_kib = sys_.gpus[t.exec_device].shared_memory_per_sm_kib;
   site.migrating = t.src.kind == MemKind::managed || t.dst.kind == MemKind::managed ||
