@@ -3,7 +3,9 @@
 # 1. GPU -> host through the device path: the probe bench/host_target_probe.cu
 #    (GPU -> host only, per-block parts with release flags) with each of its
 #    knobs alone and all together (SRC, LOAD, COOP, FLAGS, POLL: what the
-#    device transport does differently), beside xferbench's own
+#    device transport does differently; CHILD: a second process on the
+#    segment, as the host rank; BARRIER: blocks that wait for each other
+#    by polling flags in host memory or in GPU memory), beside xferbench's own
 #    `pingpong --dev1 gpu --dev2 host --mode bw` at 16-256 MiB;
 # 2. HBM read from few SMs: bench/sm_kernel_shapes.cu's bulk shapes with L2
 #    prefetch ahead (bulkpf*) against plain bulk, and reads through the bulk
@@ -16,7 +18,8 @@
 . "$(dirname "$0")/common.sh" "$@"
 { date -u; nvidia-smi -L; "$x" list; } >"$out/list.txt" 2>&1
 for knobs in "" "SRC=pattern" "LOAD=plain" "COOP=1" "FLAGS=shm" "POLL=query" \
-  "SRC=pattern LOAD=plain COOP=1 FLAGS=shm POLL=query"; do
+  "SRC=pattern LOAD=plain COOP=1 FLAGS=shm POLL=query" "FLAGS=shm CHILD=map" "FLAGS=shm CHILD=poll" \
+  "COOP=1 BARRIER=host" "COOP=1 BARRIER=host FLAGS=shm" "COOP=1 BARRIER=dev"; do
   name="probe_$(echo "${knobs:-none}" | tr ' =' '_-')"
   env SHAPE=parts_flags DIRS=to_host $knobs timeout 120 "$bin/host_target_probe" >"$out/$name.csv" 2>&1
   echo "$name ($knobs): $(awk -F, '$2=="shm" {printf "%s MiB %s %s; ", $4, $5, $6}' "$out/$name.csv")" >>"$out/summary.txt"

@@ -20,11 +20,19 @@
 //   POLL=query   the CPU waits by spinning on cudaStreamQuery, as the device
 //                transport's wait_stream does (default: cudaEventSynchronize)
 //   DIRS=to_host only the GPU -> host direction
+//   BARRIER=host after raising its flag of copy r, each block waits until
+//                every block's flag in host memory reaches r (ld.acquire.sys
+//                polls over PCIe, as the device path's blocks wait for the
+//                host's acknowledgement); BARRIER=dev: the same wait on a
+//                copy of the flags in GPU memory. Both need COOP=1.
+//   CHILD=map    a forked second process shares the segment and sleeps
+//   CHILD=poll   ... and spins on the part flags there, as the host rank does
 // Build: nvcc -O3 -arch=sm_90 -std=c++17 bench/host_target_probe.cu -o host_target_probe
 // CSV on stdout: kind,direction,mib,gbps,checked
 #include <cuda_runtime.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -48,7 +56,8 @@
 // The device transport's shape: block b copies one contiguous part of the
 // message, then (flags != null) raises its part flag with st.release.sys.
 template <bool Cv>
-__global__ void parts_kernel(uint4* dst, const uint4* src, std::uint64_t nvec, int reps, std::uint64_t* flags) {
+__global__ void parts_kernel(uint4* dst, const uint4* src, std::uint64_t nvec, int reps, std::uint64_t* flags,
+                             std::uint64_t* wait) {
   const std::uint64_t per = (nvec + gridDim.x - 1) / gridDim.x;
   const std::uint64_t begin = blockIdx.x * per, end = begin + per < nvec ? begin + per : nvec;
   for (int r = 0; r < reps; ++r) {
@@ -63,7 +72,20 @@ __global__ void parts_kernel(uint4* dst, const uint4* src, std::uint64_t nvec, i
     }
     __syncthreads();
     if (flags != nullptr && threadIdx.x == 0)
-      asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(flags + blockIdx.x), "l"(static_cast<std::uint64_t>(r)) : "memory");
+      asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(flags + blockIdx.x), "l"(static_cast<std::uint64_t>(r) + 1) : "memory");
+    if (wait != nullptr && threadIdx.x == 0) {
+      if (wait != flags) asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(wait + blockIdx.x), "l"(static_cast<std::uint64_t>(r) + 1) : "memory");
+      for (unsigned b = 0; b < gridDim.x; ++b) {
+        std::uint64_t v;
+        unsigned polls = 0;
+        while (true) {
+          asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(wait + b) : "memory");
+          if (v >= static_cast<std::uint64_t>(r) + 1) break;
+          if (++polls >= 64) __nanosleep(128);
+        }
+      }
+    }
+    __syncthreads();
   }
 }
 
@@ -152,10 +174,32 @@ int main() {
   std::printf("shape,kind,direction,mib,gbps,checked\n");
   std::uint64_t* flags = nullptr;
   CK(cudaHostAlloc(reinterpret_cast<void**>(&flags), 4096 * sizeof(std::uint64_t), cudaHostAllocMapped));
+  std::uint64_t* dev_flags = nullptr;  // BARRIER=dev
+  CK(cudaMalloc(&dev_flags, 4096 * sizeof(std::uint64_t)));
   const char* shape = std::getenv("SHAPE");  // unset: grid-stride; parts; parts_flags
   const std::string sh = shape ? shape : "grid";
   for (const std::string kind : {"hostalloc", "shm"}) {
     Host h = host_memory(kind, max + (1 << 20));  // the last MiB: FLAGS=shm
+    // CHILD: a second process on the same pages (MAP_SHARED survives fork),
+    // until the parent raises the stop word.
+    volatile std::uint64_t* tail = reinterpret_cast<volatile std::uint64_t*>(static_cast<char*>(h.p) + max);
+    pid_t child = -1;
+    if (kind == "shm" && (knob("CHILD", "map") || knob("CHILD", "poll"))) {
+      tail[4000] = 0;
+      child = fork();
+      if (child == 0) {
+        const bool poll = knob("CHILD", "poll");
+        std::uint64_t sum = 0;
+        while (tail[4000] == 0) {
+          if (poll) {
+            for (int b = 0; b < sms; ++b) sum += tail[b];
+          } else {
+            usleep(1000);
+          }
+        }
+        _exit(sum == 1 ? 3 : 0);
+      }
+    }
     void* hd = nullptr;
     CK(cudaHostGetDevicePointer(&hd, h.p, 0));
     std::uint64_t* kflags = knob("FLAGS", "shm") ? reinterpret_cast<std::uint64_t*>(static_cast<char*>(hd) + max) : flags;
@@ -172,10 +216,13 @@ int main() {
         CK(cudaEventCreate(&a));
         CK(cudaEventCreate(&b));
         for (int l = 0; l < 6; ++l) {
-          CK(cudaEventRecord(a));
           std::uint64_t nvec = bytes / 16;
           std::uint64_t* f = sh == "parts_flags" ? kflags : nullptr;
-          void* args[] = {&dst, &src, &nvec, const_cast<int*>(&reps), &f};
+          std::uint64_t* w = knob("BARRIER", "host") ? f : knob("BARRIER", "dev") ? dev_flags : nullptr;
+          void* args[] = {&dst, &src, &nvec, const_cast<int*>(&reps), &f, &w};
+          if (f != nullptr) CK(cudaMemset(f, 0, 4096));  // flags count copies of this launch from 1
+          if (w != nullptr && w != f) CK(cudaMemset(w, 0, 4096));
+          CK(cudaEventRecord(a));
           if (sh == "grid") {
             copy_kernel<<<sms, 512>>>(dst, src, nvec, reps);
           } else if (coop) {
@@ -183,9 +230,9 @@ int main() {
                                               : reinterpret_cast<const void*>(&parts_kernel<false>),
                                            dim3(sms), dim3(512), args, 0, 0));
           } else if (cv) {
-            parts_kernel<true><<<sms, 512>>>(dst, src, nvec, reps, f);
+            parts_kernel<true><<<sms, 512>>>(dst, src, nvec, reps, f, nullptr);
           } else {
-            parts_kernel<false><<<sms, 512>>>(dst, src, nvec, reps, f);
+            parts_kernel<false><<<sms, 512>>>(dst, src, nvec, reps, f, nullptr);
           }
           CK(cudaEventRecord(b));
           wait_done(b);
@@ -210,6 +257,10 @@ int main() {
         CK(cudaEventDestroy(b));
         if (!to_host) fill_source();
       }
+    }
+    if (child > 0) {
+      tail[4000] = 1;
+      waitpid(child, nullptr, 0);
     }
   }
   return 0;

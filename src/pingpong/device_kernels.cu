@@ -84,10 +84,25 @@ __device__ bool wait_at_least(const DeviceRunArgs& a, const std::uint64_t* word,
 }
 
 // Thread 0 of every block waits for *word >= target; true on success, the
-// same answer in every thread of the block.
+// same answer in every thread of the block. With a host peer (pull) the
+// flag is in host memory, and only block 0 polls it: each poll is a read
+// over PCIe, which the root complex orders behind every write the GPU has
+// posted before it, so a hundred blocks polling while the others still
+// store their parts cut GPU -> host stores from 52 to 3-23 GB/s in a probe
+// (bench/results/2026-11-25-h200-limits). Block 0 copies what it saw into
+// GPU memory, where the other blocks poll.
 __device__ bool block_wait_word(const DeviceRunArgs& a, const std::uint64_t* word, std::uint64_t target,
                                 WaitFor what, std::uint32_t rep) {
-  const bool ok = threadIdx.x != 0 || wait_at_least(a, word, target, what, rep);
+  bool ok = true;
+  if (threadIdx.x == 0) {
+    std::uint64_t* relay = a.spec.pull ? a.relay + static_cast<std::uint32_t>(what) : nullptr;
+    if (relay == nullptr || blockIdx.x == 0) {
+      ok = wait_at_least(a, word, target, what, rep);
+      if (ok && relay != nullptr) st_release(relay, target);
+    } else {
+      ok = wait_at_least(a, relay, target, what, rep);
+    }
+  }
   return __syncthreads_and(ok) != 0;
 }
 

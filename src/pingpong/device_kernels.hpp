@@ -50,6 +50,8 @@ struct DeviceRunArgs {
   std::uint64_t* timer;    // 2 %globaltimer stamps: start and end (device memory)
   KernelStatus* status;    // device pointer to mapped host memory
   unsigned long long* pulled;  // pull: blocks' finished fetches in this run (device memory, zeroed per run)
+  std::uint64_t* relay;        // pull: 3 words (device memory, zeroed once), the last value block 0 saw
+                               // of each flag in host memory (ready, message, ack), indexed by WaitFor
 };
 
 // Parts (blocks) one large message may use on the current device: one per

@@ -44,12 +44,14 @@ class GpuSide final : public DeviceTransportBase {
         send_(device_memory(ctx.my_device), ctx.max_bytes), recv_(device_memory(ctx.my_device), ctx.max_bytes),
         timer_(device_memory(ctx.my_device), 2 * sizeof(std::uint64_t)),
         pulled_(device_memory(ctx.my_device), sizeof(unsigned long long)),
+        relay_(device_memory(ctx.my_device), 3 * sizeof(std::uint64_t)),
         status_(host_memory(MemKind::mapped, kNoNumaPlacement), sizeof(KernelStatus)) {
     if (!uses_shm()) {
       box_ = Buffer(device_memory(ctx.my_device), layout_.data_offset);  // flags and LL words
       fill_bytes(box_, box_.bytes(), 0);
     }
     fill_bytes(status_, status_.bytes(), 0);
+    fill_bytes(relay_, relay_.bytes(), 0);
     XB_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
@@ -91,7 +93,7 @@ class GpuSide final : public DeviceTransportBase {
     XB_CUDA_CHECK(cudaSetDevice(ctx_.my_device));
     const DeviceRunArgs args{spec, links_, static_cast<std::uint64_t*>(clocks_.ptr()),
                              static_cast<std::uint64_t*>(timer_.ptr()), static_cast<KernelStatus*>(status_.kernel_ptr()),
-                             static_cast<unsigned long long*>(pulled_.ptr())};
+                             static_cast<unsigned long long*>(pulled_.ptr()), static_cast<std::uint64_t*>(relay_.ptr())};
     XB_CUDA_CHECK(cudaMemsetAsync(pulled_.ptr(), 0, sizeof(unsigned long long), stream_.get()));
     launch_device_run(args, stream_.get());
     // Every wait inside the kernel gives up after the timeout, so this bound
@@ -148,7 +150,7 @@ class GpuSide final : public DeviceTransportBase {
   }
 
   Stream stream_;
-  Buffer send_, recv_, timer_, pulled_, clocks_, box_;
+  Buffer send_, recv_, timer_, pulled_, relay_, clocks_, box_;
   Buffer status_;  // mapped host memory: the kernel reports a timeout here
   void* peer_box_ = nullptr;
   void* peer_recv_ = nullptr;
