@@ -2,8 +2,9 @@
 
 Checks every --format prometheus file: those PrometheusFiles.* wrote to DIR
 (run, check, a fleet of runs, a fleet of checks: tests/test_prometheus.cpp
-says how each was made), and one the real binary writes here through a
-symbolic link from a recorded H100 run. Each must pass `promtool check
+says how each was made), one the real binary writes here through a
+symbolic link from a recorded H100 run, and its stdout for a recorded run
+on four H200s. Each must pass `promtool check
 metrics` with nothing to say, parse with prometheus_client into gauges
 without timestamps, no series twice and one HELP text per metric name over
 all files; then the values and labels each file was made to show.
@@ -151,6 +152,20 @@ def check_cli():
     expect(sorted(os.listdir(cli)) == ["link.prom", "target.prom"], "cli: a failed write created something")
 
 
+def check_stdout():
+    """Without -o the metrics go to stdout: a recorded full suite on four H200s, judged."""
+    recorded = os.path.join(SRC, "bench/results/2026-11-22-h200x4/full.json")
+    r = subprocess.run([XFERBENCH, "check", "--judge", recorded, "--format", "prometheus"], capture_output=True, text=True)
+    expect(r.returncode in (0, 1) and r.stdout.startswith("# HELP "), f"stdout: exit {r.returncode}: {r.stderr}")
+    path = os.path.join(DIR, "stdout_h200x4.prom")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(r.stdout)
+    s = parse(path)
+    expect(one(s, "xferbench_exit_code", host="vm") == r.returncode, "stdout: the exit code")
+    expect(len(values(s, "xferbench_check_link_pass")) >= 4 + 6, "stdout: a verdict per host link and GPU pair")
+    expect(len(values(s, "xferbench_bandwidth_bytes_per_second", gpu="3")) > 20, "stdout: gpu3's cells")
+
+
 CHECKS = {"run.prom": check_run, "check.prom": check_check, "run_fleet.prom": check_run_fleet,
           "check_fleet.prom": check_check_fleet}
 for name, check in CHECKS.items():
@@ -160,7 +175,8 @@ for name, check in CHECKS.items():
         continue
     check(parse(path))
 check_cli()
+check_stdout()
 for f in failures:
     print("FAILED:", f)
-print(f"prometheus_check: {len(CHECKS) + 1} files, {len(failures)} failure(s)")
+print(f"prometheus_check: {len(CHECKS) + 2} files, {len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

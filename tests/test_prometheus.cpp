@@ -24,7 +24,9 @@
 #include "comm/inproc_comm.hpp"
 #include "fake_source.hpp"
 #include "in_process.hpp"
+#include "records/run_json.hpp"
 #include "report/formats.hpp"
+#include "report/reporter.hpp"
 
 namespace {
 
@@ -120,6 +122,15 @@ TEST(Prometheus, WithoutAFileTheMetricsGoToStdout) {
   EXPECT_TRUE(has_line(r.out, "xferbench_exit_code{host=\"testhost\"} 0")) << r.out;
 }
 
+TEST(Prometheus, HelpListsTheFormatForRunAndCheck) {
+  for (const char* command : {"run", "check"}) {
+    const InProcessRun r = xferbench({command, "--help"});
+    EXPECT_EQ(r.code, 0);
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("--format TEXT:\\{[a-z,-]*prometheus[a-z,-]*\\}"))) << r.out;
+    EXPECT_NE(r.out.find("docs/prometheus.md"), std::string::npos) << r.out;
+  }
+}
+
 TEST(Prometheus, FormatsRefusePlansScenariosAndASummaryOnStdout) {
   const auto refused = [](std::vector<std::string> args, const std::string& message) {
     const InProcessRun r = xferbench(std::move(args));
@@ -132,6 +143,20 @@ TEST(Prometheus, FormatsRefusePlansScenariosAndASummaryOnStdout) {
   refused({"run", "--do=0:HtoD:64M", "--format", "prometheus"}, "--format prometheus applies to named cases");
   refused({"check", "--summary", "--format", "prometheus"}, "give -o FILE for the metrics");
   refused({"sweep", "--do", "0:HtoD", "--min", "4K", "--max", "64K", "--format", "prometheus"}, "prometheus");
+}
+
+// Every case of the full suite, as recorded on 2 and 4 H200s: no series twice.
+TEST(Prometheus, RecordedFullSuitesGiveEachCellItsOwnSeries) {
+  for (const char* rel : {"2026-11-21-h200x2-full-run1.json", "2026-11-22-h200x4/full.json"}) {
+    const std::string path = std::string(XFERBENCH_SOURCE_DIR) + "/bench/results/" + rel;
+    const xb::RunResult run = xb::records::decode_run(json::parse(read_text(path)), path);
+    std::ostringstream out;
+    xb::report::make_reporter("prometheus", out)->run(run);
+    expect_exposition(out.str());
+    EXPECT_TRUE(std::regex_search(out.str(), std::regex("case=\"all_to_one_write_ce\",link=\"gpu1<->peers\",[^}]*"
+                                                         ",peer=\"peers\"\\} ")))
+        << rel;
+  }
 }
 
 // A run: the metrics to -o, the text report on stdout.

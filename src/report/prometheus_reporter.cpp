@@ -8,8 +8,8 @@
 // A cell's labels: host, gpu (index) and UUID as DCGM exporter names them,
 // case, matrix (bidirectional cases only), link (the link's name in check's
 // reports: "host<->gpu0", "gpu0<->gpu1", "gpu0<->peers", "gpu0 memory"),
-// link_type ("PCIe Gen5 x16") and peer (the cell's other end: "host",
-// "gpu1", "local"). A cell with no usable value (not measured, failed its
+// link_type ("PCIe Gen5 x16") and peer (the link's other end: "host",
+// "gpu1", "peers", "local"). A cell with no usable value (not measured, failed its
 // data check, above the link's peak) has xferbench_cell_valid 0 and no
 // value; waived cells and cases without cells have no series.
 #include <ctime>
@@ -97,8 +97,15 @@ Labels gpu_labels(const std::string& host, const System& sys, int gpu) {
   return l;
 }
 
-// The end of a cell that is not its GPU: "host", "gpu1", "local".
-std::string peer_of(const CheckCell& c) { return c.row == fmt::format("gpu{}", c.gpu) ? c.col : c.row; }
+// The end of a cell's link that is not its GPU: "host", "gpu1", "peers";
+// within one GPU's memory, the cell's other label ("local").
+std::string peer_of(const CheckCell& c) {
+  const std::string self = fmt::format("gpu{}", c.gpu);
+  const auto arrow = c.link_key.find("<->");
+  if (arrow == std::string::npos) return c.row == self ? c.col : c.row;
+  const std::string a = c.link_key.substr(0, arrow), b = c.link_key.substr(arrow + 3);
+  return a == self ? b : a;
+}
 
 Labels link_labels(const std::string& host, const System& sys, const CheckCell& c) {
   Labels l = gpu_labels(host, sys, c.gpu);
