@@ -87,16 +87,6 @@ double unix_seconds(const std::string& utc) {
   return static_cast<double>(timegm(&tm));
 }
 
-// host, gpu and UUID (empty values are left out: Prometheus reads them as absent).
-Labels gpu_labels(const std::string& host, const System& sys, int gpu) {
-  Labels l = {{"host", host}};
-  if (gpu < 0) return l;
-  l.emplace_back("gpu", std::to_string(gpu));
-  if (gpu < sys.gpu_count() && !sys.gpus[static_cast<std::size_t>(gpu)].uuid.empty())
-    l.emplace_back("UUID", sys.gpus[static_cast<std::size_t>(gpu)].uuid);
-  return l;
-}
-
 // The end of a cell's link that is not its GPU: "host", "gpu1", "peers";
 // within one GPU's memory, the cell's other label ("local").
 std::string peer_of(const CheckCell& c) {
@@ -107,16 +97,18 @@ std::string peer_of(const CheckCell& c) {
   return a == self ? b : a;
 }
 
-Labels link_labels(const std::string& host, const System& sys, const CheckCell& c) {
-  Labels l = gpu_labels(host, sys, c.gpu);
-  l.insert(l.end(), {{"link", c.link_key}, {"link_type", c.link_label}, {"peer", peer_of(c)}});
-  return l;
-}
-
-Labels cell_labels(const std::string& host, const System& sys, const CheckCell& c) {
-  Labels l = gpu_labels(host, sys, c.gpu);
-  l.emplace_back("case", c.case_name);
-  if (!c.matrix.empty()) l.emplace_back("matrix", c.matrix);
+// A cell's labels (`with_case`), or its link's: host, gpu and UUID (empty
+// values are left out: Prometheus reads them as absent), case and matrix,
+// link, link_type and peer.
+Labels labels_of(const std::string& host, const System& sys, const CheckCell& c, bool with_case) {
+  Labels l = {{"host", host}};
+  if (c.gpu >= 0) {
+    l.emplace_back("gpu", std::to_string(c.gpu));
+    if (c.gpu < sys.gpu_count() && !sys.gpus[static_cast<std::size_t>(c.gpu)].uuid.empty())
+      l.emplace_back("UUID", sys.gpus[static_cast<std::size_t>(c.gpu)].uuid);
+  }
+  if (with_case) l.emplace_back("case", c.case_name);
+  if (with_case && !c.matrix.empty()) l.emplace_back("matrix", c.matrix);
   l.insert(l.end(), {{"link", c.link_key}, {"link_type", c.link_label}, {"peer", peer_of(c)}});
   return l;
 }
@@ -159,7 +151,7 @@ void add_run(Metrics& m, const HostRun& h) {
   m.add(duration, host, h.wall_seconds);
   m.add(exit_code, host, h.exit_code);
   for (const CheckCell& c : *h.cells)
-    if (const Cell* cell = raw_cell(*h.run, c)) add_cell(m, cell_labels(h.host, h.run->system, c), c, *cell);
+    if (const Cell* cell = raw_cell(*h.run, c)) add_cell(m, labels_of(h.host, h.run->system, c, true), c, *cell);
 }
 
 // A check's verdicts: the node, each judged link (named by its cell with the
@@ -174,11 +166,11 @@ void add_check(Metrics& m, const HostRun& h, bool pass) {
     const CheckCell* named = nullptr;
     for (const CheckCell& c : cells)
       if (c.link_key == link.link_key && (named == nullptr || c.gpu < named->gpu)) named = &c;
-    m.add(check_link_pass, link_labels(h.host, h.run->system, *named), link.verdict == CellVerdict::pass ? 1 : 0);
+    m.add(check_link_pass, labels_of(h.host, h.run->system, *named, false), link.verdict == CellVerdict::pass ? 1 : 0);
   }
   for (const CheckCell& c : cells)
     if (c.verdict != CellVerdict::unjudged)
-      m.add(check_cell_pass, cell_labels(h.host, h.run->system, c), c.verdict == CellVerdict::pass ? 1 : 0);
+      m.add(check_cell_pass, labels_of(h.host, h.run->system, c, true), c.verdict == CellVerdict::pass ? 1 : 0);
 }
 
 CellVerdict verdict_named(const std::string& word) {
