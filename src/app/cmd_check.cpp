@@ -47,6 +47,9 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
     fail(ErrorKind::usage, fmt::format("invalid --noise-k '{}': must be 0 or more", a.opts.compare.noise_k));
   check_fleet_timeout(a.fleet.timeout_s, a.timeout_alias ? "--timeout" : "--fleet-timeout");
   validate_stop_options(a.stop);
+  if (a.summary_only && a.out.format == "prometheus" && a.out.file.empty())
+    fail(ErrorKind::usage, "--summary prints one line where --format prometheus prints the metrics: give -o FILE for "
+                           "the metrics");
   if (!a.buffer_size.empty()) a.opts.buffer_bytes = positive_size(a.buffer_size, "--buffer-size");
   a.opts.time_limit_s = a.stop.time_limit_s;
   a.opts.measure.budget_s = a.budget_s;
@@ -165,7 +168,7 @@ void add_check_command(CLI::App& root, Context& ctx) {
   cmd->add_option("--judge", a->judge_file, "Judge a recorded run JSON instead of measuring (no lint, no telemetry)");
   add_fleet_timeout_option(*cmd, a->fleet.timeout_s);
   auto* alias = cmd->add_option("--timeout", a->fleet.timeout_s, "Same as --fleet-timeout (its former name)");
-  add_output_options(*cmd, a->out, false);
+  add_output_options(*cmd, a->out, false, {"prometheus"});
   add_stop_options(*cmd, a->stop, false);
   cmd->footer(
       "Expectations, in order: the --spec entry for a cell, the same cell of --baseline, then built-in\n"

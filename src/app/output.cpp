@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -57,11 +58,17 @@ void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv,
   std::vector<std::string> formats = {"text", "json"};
   if (allow_csv) formats.push_back("csv");
   formats.insert(formats.end(), extra_formats.begin(), extra_formats.end());
-  cmd.add_option("--format", out.format, "Format on stdout")->check(CLI::IsMember(formats))->capture_default_str();
+  const bool metrics = std::find(formats.begin(), formats.end(), "prometheus") != formats.end();
+  const std::string prometheus = metrics ? "; with --format prometheus, Prometheus metrics (docs/prometheus.md)" : "";
+  cmd.add_option("--format", out.format,
+                 metrics ? "Format on stdout; prometheus with -o writes the metrics to FILE alone, text on stdout"
+                         : "Format on stdout")
+      ->check(CLI::IsMember(formats))
+      ->capture_default_str();
   cmd.add_flag_callback("-j,--json", [&out]() { out.format = "json"; }, "Same as --format json");
   cmd.add_option("-o,--output", out.file,
-                 allow_csv ? "Also write results to FILE: CSV if it ends in .csv, JSON otherwise"
-                           : "Also write results as JSON to FILE")
+                 (allow_csv ? "Also write results to FILE: CSV if it ends in .csv, JSON otherwise"
+                            : "Also write results as JSON to FILE") + prometheus)
       ->check(non_empty("-o/--output"));
 }
 

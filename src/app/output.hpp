@@ -1,6 +1,7 @@
 // Where results go: a format on stdout and optionally a file whose format
-// follows its extension (.csv -> CSV, anything else -> JSON); report::Outputs
-// makes the reporters for them.
+// follows its extension (.csv -> CSV, anything else -> JSON), or is
+// Prometheus text with --format prometheus (then stdout shows text);
+// report::Outputs makes the reporters for them.
 #pragma once
 
 #include <ostream>
@@ -11,7 +12,7 @@
 namespace xb::app {
 
 struct OutputOptions {
-  std::string format = "text";  // stdout: text | json | csv
+  std::string format = "text";  // stdout: text | json | csv | a command's own (prometheus, ...)
   std::string file;             // --output FILE
 };
 

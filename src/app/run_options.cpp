@@ -334,7 +334,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   add_memory_options(cmd, o);
   add_dedicated_engine_options(cmd, o);
   add_nvbandwidth_spellings(cmd, o);
-  add_output_options(cmd, o.out, true, {"nvbandwidth", "nvbandwidth-json"});
+  add_output_options(cmd, o.out, true, {"nvbandwidth", "nvbandwidth-json", "prometheus"});
   add_stop_options(cmd, o.stop, true);
 }
 

@@ -158,4 +158,8 @@ std::string fleet_text(const fleet::Fleet& f);
 nlohmann::json fleet_json(const fleet::Fleet& f);
 std::string fleet_csv(const fleet::Fleet& f);
 
+// A Prometheus label value escaped as the text format wants it: backslash,
+// double quote and newline as \\, \" and \n (prometheus_reporter.cpp).
+std::string prometheus_escape(const std::string& value);
+
 }  // namespace xb::report

@@ -26,9 +26,15 @@ std::unique_ptr<Reporter> unwrapped(const std::string& format, std::ostream& out
   if (format == "json") return json_reporter(out);
   if (format == "csv") return csv_reporter(out);
   if (format == "junit") return junit_reporter(out);
+  if (format == "prometheus") return prometheus_reporter(out);
   if (format == "nvbandwidth" || format == "nvbandwidth-json") return nvbandwidth_reporter(format, out, err, o);
   if (format == "bwtest" || format == "cuts" || format == "seed") return seed_reporter(format, out);
   fail(ErrorKind::internal, "no reporter for --format '" + format + "'");
+}
+
+// The metrics are for a file a collector reads: given one, people read text.
+std::string screen_format(const std::string& format, const std::string& file) {
+  return format == "prometheus" && !file.empty() ? "text" : format;
 }
 
 }  // namespace
@@ -48,9 +54,9 @@ std::unique_ptr<Reporter> make_reporter(const std::string& format, std::ostream&
 
 Outputs::Outputs(const std::string& format, const std::string& file, const ReportOptions& o, std::ostream& out,
                  std::ostream& err)
-    : format_(format), options_(o), out_(out), screen_(make_reporter(format, out, err, o)) {
+    : format_(screen_format(format, file)), options_(o), out_(out), screen_(make_reporter(format_, out, err, o)) {
   const bool csv = o.csv_file && file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0;
-  add_file(file, csv ? "csv" : "json");
+  add_file(file, format == "prometheus" ? format : csv ? "csv" : "json");
 }
 
 void Outputs::add_file(const std::string& path, const std::string& format) {

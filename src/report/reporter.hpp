@@ -86,15 +86,16 @@ class Reporter {
   std::ostream& out_;
 };
 
-// The reporter for --format `format` (text, json, csv, junit, nvbandwidth,
-// nvbandwidth-json, bwtest, cuts, seed) on `out`; nvbandwidth's waiver
+// The reporter for --format `format` (text, json, csv, junit, prometheus,
+// nvbandwidth, nvbandwidth-json, bwtest, cuts, seed) on `out`; nvbandwidth's waiver
 // lines go to `err`.
 std::unique_ptr<Reporter> make_reporter(const std::string& format, std::ostream& out, std::ostream& err = std::cerr,
                                         const ReportOptions& o = {});
 
 // One command's outputs: --format on stdout, one reporter for the whole
 // command (it remembers the rows it printed), and the files, each written
-// whole by a reporter made for it.
+// whole by a reporter made for it. --format prometheus with a file writes
+// the metrics to the file alone, and text on stdout.
 class Outputs {
  public:
   Outputs(const std::string& format, const std::string& file, const ReportOptions& o = {},
@@ -120,6 +121,7 @@ std::unique_ptr<Reporter> text_reporter(std::ostream& out, const ReportOptions& 
 std::unique_ptr<Reporter> json_reporter(std::ostream& out);
 std::unique_ptr<Reporter> csv_reporter(std::ostream& out);
 std::unique_ptr<Reporter> junit_reporter(std::ostream& out);
+std::unique_ptr<Reporter> prometheus_reporter(std::ostream& out);
 std::unique_ptr<Reporter> nvbandwidth_reporter(const std::string& format, std::ostream& out, std::ostream& err,
                                                const ReportOptions& o);
 std::unique_ptr<Reporter> seed_reporter(const std::string& format, std::ostream& out);
