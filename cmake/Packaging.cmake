@@ -30,6 +30,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_PRE_BUILD_SCRIPTS ${CMAKE_CURRENT_LIST_DIR}/PackagingCheck.cmake)
 # python3 and matplotlib for 'xferbench plot' only.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-matplotlib")
 include(CPack)
