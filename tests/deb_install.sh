@@ -131,6 +131,9 @@ expect 0 "xferbench check: PASS" -- xferbench check --judge /tmp/full1.json --sp
 check "docs in /usr/share/doc/xferbench" -- test -f /usr/share/doc/xferbench/README.md -a -f /usr/share/doc/xferbench/docs/building.md
 # plot finds the installed xferbench_plot package; only matplotlib (a Recommends) is missing.
 expect 2 "matplotlib is not installed" -- xferbench plot /tmp/sweep_htod_2gpu.json -o /tmp/plot.png
+# Removed, the package leaves nothing behind (plot wrote no __pycache__ into it).
+check "dpkg --purge xferbench removes every file and directory it made" -- sh -c \
+  'dpkg --purge xferbench && ! ls -d /usr/bin/xferbench /usr/lib/xferbench /usr/share/xferbench /usr/share/doc/xferbench /usr/share/man/man1/xferbench.1.gz 2>/dev/null'
 echo "checks: $(since "$t") s"
 
 echo "times ($(date -u +%F)): debootstrap $debootstrap_s s; chroot (debootstrap, install, checks) $(since "$chroot_start") s;" \

@@ -93,12 +93,15 @@ std::string python_dir() {
 
 // The child's environment: this one, with the xferbench_plot package's
 // directory first on PYTHONPATH when there is one, so neither a build tree
-// nor an installed package needs `pip install ./python`.
+// nor an installed package needs `pip install ./python`. Python writes no
+// __pycache__ there: an installed copy belongs to the package manager, which
+// removes only the files it installed.
 std::vector<std::string> child_environment() {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
   const std::string dir = python_dir();
   if (dir.empty()) return env;
+  env.emplace_back("PYTHONDONTWRITEBYTECODE=1");
   const std::string key = "PYTHONPATH=";
   auto it = std::find_if(env.begin(), env.end(), [&](const std::string& v) { return v.rfind(key, 0) == 0; });
   if (it == env.end()) {
