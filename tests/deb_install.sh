@@ -111,8 +111,8 @@ expect() {  # expect CODE NEEDLE -- COMMAND...   (run in the root)
   fi
 }
 check() {  # check DESCRIPTION -- COMMAND...   (run in the root, must exit 0)
-  local what="$1"; shift 2
-  if in_root "$@" >/dev/null 2>&1; then echo "ok: $what"; else echo "FAIL: $what"; fails=$((fails+1)); fi
+  local what="$1" out; shift 2
+  if out=$(in_root "$@" 2>&1); then echo "ok: $what"; else echo "FAIL: $what: ${out: -400}"; fails=$((fails+1)); fi
 }
 t=$(now)
 check "dpkg lists /usr/bin/xferbench as the package's" -- sh -c 'dpkg -L xferbench | grep -qx /usr/bin/xferbench'
@@ -142,7 +142,8 @@ check "docs in /usr/share/doc/xferbench" -- test -f /usr/share/doc/xferbench/REA
 expect 2 "matplotlib is not installed" -- xferbench plot /tmp/sweep_htod_2gpu.json -o /tmp/plot.png
 # Removed, the package leaves nothing behind (plot wrote no __pycache__ into it).
 check "dpkg --purge xferbench removes every file and directory it made" -- sh -c \
-  'dpkg --purge xferbench && ! ls -d /usr/bin/xferbench /usr/lib/xferbench /usr/share/xferbench /usr/share/doc/xferbench /usr/share/man/man1/xferbench.1.gz 2>/dev/null'
+  'dpkg --purge xferbench && for p in /usr/bin/xferbench /usr/lib/xferbench /usr/share/xferbench /usr/share/doc/xferbench \
+       /usr/share/man/man1/xferbench.1.gz; do [ ! -e "$p" ] || { echo "left behind: $p"; exit 1; }; done'
 echo "checks: $(since "$t") s"
 
 echo "times ($(date -u +%F)): debootstrap $debootstrap_s s; chroot (debootstrap, install, checks) $(since "$chroot_start") s;" \
