@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -67,23 +69,47 @@ std::string find_on_path(const std::string& name) {
   return "";
 }
 
-// The child's environment: this one, with the source tree's python/
-// directory first on PYTHONPATH when it exists, so a build tree works
-// without `pip install ./python`.
+// Where the xferbench_plot package is: an installed copy next to this
+// binary (<prefix>/share/xferbench/python, found from /proc/self/exe, so
+// any prefix and the seed-name links work), else the source tree's python/
+// for a binary run from its build tree. Empty when neither is there.
+std::string python_dir() {
+  std::vector<std::string> candidates;
+#ifdef XFERBENCH_INSTALLED_PYTHON_DIR
+  std::string exe(4096, '\0');
+  const ssize_t n = readlink("/proc/self/exe", exe.data(), exe.size());
+  if (n > 0 && static_cast<std::size_t>(n) < exe.size()) {
+    exe.resize(static_cast<std::size_t>(n));
+    candidates.push_back(exe.substr(0, exe.rfind('/') + 1) + XFERBENCH_INSTALLED_PYTHON_DIR);
+  }
+#endif
+#ifdef XFERBENCH_PYTHON_DIR
+  candidates.emplace_back(XFERBENCH_PYTHON_DIR);
+#endif
+  for (const std::string& dir : candidates)
+    if (access((dir + "/xferbench_plot/__main__.py").c_str(), R_OK) == 0) return dir;
+  return "";
+}
+
+// The child's environment: this one, with the xferbench_plot package's
+// directory first on PYTHONPATH when there is one, so neither a build tree
+// nor an installed package needs `pip install ./python`. Python writes no
+// __pycache__ there: an installed copy belongs to the package manager, which
+// removes only the files it installed.
 std::vector<std::string> child_environment() {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-#ifdef XFERBENCH_PYTHON_DIR
-  if (access(XFERBENCH_PYTHON_DIR "/xferbench_plot/__main__.py", R_OK) != 0) return env;
+  const std::string dir = python_dir();
+  if (dir.empty()) return env;
+  env.emplace_back("PYTHONDONTWRITEBYTECODE=1");
   const std::string key = "PYTHONPATH=";
   auto it = std::find_if(env.begin(), env.end(), [&](const std::string& v) { return v.rfind(key, 0) == 0; });
   if (it == env.end()) {
-    env.push_back(key + XFERBENCH_PYTHON_DIR);
+    env.push_back(key + dir);
   } else {
     const std::string old = it->substr(key.size());
-    *it = key + XFERBENCH_PYTHON_DIR + (old.empty() ? "" : ":" + old);
+    *it = key + dir + (old.empty() ? "" : ":" + old);
   }
-#endif
   return env;
 }
 
