@@ -31,7 +31,7 @@ inline xb::System fake_system(int n, bool peers = true) {
     gi.pcie_width_max = 16;
     gi.nvlink_count = peers ? 18 : 0;
     gi.nvlink_gbps_per_link = 26.5625;
-    gi.pcie = xb::pcie_peak(5, 16);
+    gi.host_link = xb::pcie_peak(5, 16);
     gi.memory.gbps = 4900;
     gi.memory.formula = "fake";
     sys.gpus.push_back(gi);

@@ -37,7 +37,7 @@ struct Fixture {
     in.paths = {kData + tree + "/sys", kData + tree + "/proc"};
   }
   void two_numa_nodes() {
-    sys.numa = {{0, "0-31", 64ull << 30, 0}, {1, "32-63", 64ull << 30, 0}};
+    sys.numa = {{0, "0-31", 64ull << 30, 0, ""}, {1, "32-63", 64ull << 30, 0, ""}};
     sys.gpus[0].numa_node = 0;
     sys.gpus[1].numa_node = 1;
   }

@@ -91,7 +91,7 @@ TEST(Describe, DirectionsLinksAndPeaks) {
   EXPECT_EQ(r.transfers[0].src_gpu, -1);
   EXPECT_EQ(r.transfers[0].dst_gpu, 0);
   EXPECT_EQ(r.transfers[0].link, "PCIe Gen5 x16");
-  EXPECT_DOUBLE_EQ(r.transfers[0].peak.gbps, sys.gpus[0].pcie.gbps);
+  EXPECT_DOUBLE_EQ(r.transfers[0].peak.gbps, sys.gpus[0].host_link.gbps);
   EXPECT_EQ(r.transfers[1].direction, "DtoH");
   EXPECT_EQ(r.transfers[1].label, "gpu0->host");
   EXPECT_EQ(r.transfers[2].direction, "DtoD");
@@ -158,7 +158,7 @@ TEST(Summarize, FiguresComeFromTheMedianSpanSample) {
   EXPECT_DOUBLE_EQ(r.overlapped_s, 0.5e-3);
   EXPECT_DOUBLE_EQ(r.overlap_fraction, 0.25);
   EXPECT_EQ(r.max_concurrent, 2);
-  EXPECT_NEAR(r.transfers[0].efficiency, 2.0 / fake_system(1).gpus[0].pcie.gbps, 1e-12);
+  EXPECT_NEAR(r.transfers[0].efficiency, 2.0 / fake_system(1).gpus[0].host_link.gbps, 1e-12);
   EXPECT_FALSE(all_valid(r));
   EXPECT_EQ(r.transfers[1].verification.first_bad_offset, 4096u);
 }

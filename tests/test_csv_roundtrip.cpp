@@ -162,7 +162,7 @@ TEST(CsvRoundTrip, SweepRowsAndFits) {
 TEST(CsvRoundTrip, ListGpusLinksNumaAndCases) {
   xb::System sys = fake_system(2);
   sys.gpus[1].name = "Fake, \"quoted\" GPU";
-  sys.numa.push_back({0, "0-15,32-47", 1ull << 36, 1ull << 35});
+  sys.numa.push_back({0, "0-15,32-47", 1ull << 36, 1ull << 35, ""});
   const auto rows = read_table(xb::testing::rendered("csv", [&](auto& f) { f.system(sys); }));
   std::vector<Row> gpus, links, numa;
   for (const auto& r : rows) (r.at("record") == "gpu" ? gpus : r.at("record") == "link" ? links : numa).push_back(r);
@@ -175,8 +175,8 @@ TEST(CsvRoundTrip, ListGpusLinksNumaAndCases) {
   EXPECT_EQ(std::stoi(gpus[0].at("nvlinks")), 18);
   EXPECT_EQ(links[0].at("from"), "host");
   EXPECT_EQ(links[0].at("link"), "PCIe Gen5 x16");
-  expect_close(num(links[0], "peak_gbps"), sys.gpus[0].pcie.gbps, 1e-8);
-  EXPECT_EQ(links[0].at("peak_formula"), sys.gpus[0].pcie.formula);
+  expect_close(num(links[0], "peak_gbps"), sys.gpus[0].host_link.gbps, 1e-8);
+  EXPECT_EQ(links[0].at("peak_formula"), sys.gpus[0].host_link.formula);
   EXPECT_EQ(links[4].at("from"), "gpu0");
   EXPECT_EQ(links[4].at("to"), "gpu1");
   EXPECT_EQ(links[4].at("kind"), "nvlink");

@@ -41,7 +41,7 @@ TEST(TopologyFile, FixturesForOneToSeventyTwoGpus) {
     ASSERT_EQ(sys.gpu_count(), n) << file;
     EXPECT_EQ(sys.gpus[0].cc_major, 9) << file;
     EXPECT_GT(sys.gpus[0].sm_count, 100) << file;
-    EXPECT_TRUE(sys.gpus[0].pcie.known()) << file;
+    EXPECT_TRUE(sys.gpus[0].host_link.known()) << file;
     EXPECT_TRUE(sys.gpus[0].memory.known()) << file;
     EXPECT_EQ(sys.link(0, 0).kind, xb::LinkKind::self) << file;
     EXPECT_EQ(static_cast<int>(xb::peer_pairs(sys).size()), n * (n - 1)) << file;
@@ -51,7 +51,7 @@ TEST(TopologyFile, FixturesForOneToSeventyTwoGpus) {
   EXPECT_EQ(x2.link(0, 1).kind, xb::LinkKind::nvlink);
   EXPECT_EQ(x2.link(0, 1).nvlinks, 18);
   EXPECT_NEAR(x2.link(0, 1).peak.gbps, 478.1, 0.1);
-  EXPECT_NEAR(x2.gpus[0].pcie.gbps, 63.015, 1e-3);
+  EXPECT_NEAR(x2.gpus[0].host_link.gbps, 63.015, 1e-3);
   EXPECT_EQ(topology("gb200x72.json").link(70, 3).peak.gbps, 900.0);
 }
 

@@ -36,8 +36,8 @@ const Location kHost = host_memory(MemKind::pinned, -1);  // on the executing GP
 Output host_output(const GpuInfo& g, int matrix = 0) {
   Output o;
   o.matrix = matrix;
-  o.link = pcie_link_label(g);
-  o.peak = g.pcie;
+  o.link = host_link_label(g);
+  o.peak = g.host_link;
   return o;
 }
 
@@ -256,7 +256,7 @@ void plan_latency(const CaseDef& def, const System& sys, CasePlan& plan) {
       const Location target = def.pattern == P::host_device_latency ? kHost : device_memory(c);
       cell.scenario.transfers.push_back(make_transfer(target, target, def.engine, gpu, 0));
       Output o;
-      o.link = def.pattern == P::host_device_latency ? pcie_link_label(sys.gpus[c]) : peer_link_label(sys.link(r, c));
+      o.link = def.pattern == P::host_device_latency ? host_link_label(sys.gpus[c]) : peer_link_label(sys.link(r, c));
       cell.outputs.push_back(o);
     }
   }

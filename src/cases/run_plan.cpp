@@ -150,7 +150,7 @@ CellEstimate estimate_migration_cell(const System& sys, const CellPlan& cp, cons
   e.transfers = 1;
   e.host_transfers = 1;
   const Transfer& t = cp.scenario.transfers.at(0);
-  const Peak& pcie = sys.gpus.at(static_cast<std::size_t>(t.exec_device)).pcie;
+  const Peak& pcie = sys.gpus.at(static_cast<std::size_t>(t.exec_device)).host_link;
   const double gbps = pcie.known() ? pcie.gbps * m.pcie_ce : m.unknown_link_gbps;
   const double bytes = static_cast<double>(t.bytes);
   const double per_sample = 2 * (2 * bytes + std::min(bytes, kSmallRegion));  // place + touch

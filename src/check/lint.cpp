@@ -23,7 +23,8 @@ struct RuleDef {
 
 const std::vector<RuleDef>& rules() {
   static const std::vector<RuleDef> r = {
-      {"pcie_link", lint_pcie_link},       {"nvlink_count", lint_nvlink_count},
+      {"pcie_link", lint_pcie_link},       {"c2c_link", lint_c2c_link},
+      {"nvlink_count", lint_nvlink_count},
       {"peer_access", lint_peer_access},   {"pcie_acs", lint_pcie_acs},
       {"iommu", lint_iommu},               {"numa_placement", lint_numa_placement},
       {"persistence_mode", lint_persistence_mode}, {"clocks", lint_clocks},
@@ -134,12 +135,28 @@ LintReport run_lint(const LintInput& in) {
   return report;
 }
 
+namespace {
+// Whether the GPU a per_gpu check names ("gpu3") reaches the host over C2C.
+bool on_c2c(const System& sys, const std::string& who) {
+  const int g = std::stoi(who.substr(3));
+  return g >= 0 && g < sys.gpu_count() && sys.gpus[static_cast<std::size_t>(g)].host_link_kind == HostLinkKind::c2c;
+}
+}  // namespace
+
 RuleOutcome lint_pcie_link(const LintInput& in, std::vector<Finding>& out) {
   const auto has = [](const NvmlHealth& h) {
     return h.pcie_gen_current && h.pcie_gen_max && h.pcie_width_current && h.pcie_width_max;
   };
-  return per_gpu(in, out, outcome("pcie_link", "PCIe link trained at its maximum generation and width"),
-                 "the PCIe link state", has, [&](const NvmlHealth& h, const std::string& who) {
+  RuleOutcome o = outcome("pcie_link", "PCIe link trained at its maximum generation and width");
+  const bool all_c2c = std::all_of(in.sys->gpus.begin(), in.sys->gpus.end(),
+                                   [](const GpuInfo& g) { return g.host_link_kind == HostLinkKind::c2c; });
+  if (all_c2c && !in.sys->gpus.empty()) {
+    o.status = RuleStatus::not_applicable;
+    o.note = "every GPU reaches the host over NVLink-C2C (rule c2c_link)";
+    return o;
+  }
+  return per_gpu(in, out, o, "the PCIe link state", has, [&](const NvmlHealth& h, const std::string& who) {
+    if (on_c2c(*in.sys, who)) return;
     const int gen = *h.pcie_gen_current, gen_max = *h.pcie_gen_max;
     const int width = *h.pcie_width_current, width_max = *h.pcie_width_max;
     if (width < width_max)
@@ -151,6 +168,28 @@ RuleOutcome lint_pcie_link(const LintInput& in, std::vector<Finding>& out) {
                       "rechecked under load)", gen, gen_max),
           "if it stays low under load: check the slot's generation setting in the BIOS and the riser/retimer")
           .provisional = true;
+  });
+}
+
+RuleOutcome lint_c2c_link(const LintInput& in, std::vector<Finding>& out) {
+  RuleOutcome o = outcome("c2c_link", "NVLink-C2C host link enabled with every link active");
+  const bool any_c2c = std::any_of(in.sys->gpus.begin(), in.sys->gpus.end(),
+                                   [](const GpuInfo& g) { return g.host_link_kind == HostLinkKind::c2c; });
+  if (!any_c2c) {
+    o.status = RuleStatus::not_applicable;
+    o.note = "no GPU reaches the host over NVLink-C2C";
+    return o;
+  }
+  const auto has = [](const NvmlHealth& h) { return h.c2c_enabled.has_value() || h.c2c_links.has_value(); };
+  return per_gpu(in, out, o, "the NVLink-C2C state", has, [&](const NvmlHealth& h, const std::string& who) {
+    if (!on_c2c(*in.sys, who)) return;
+    const char* fix = "check 'nvidia-smi c2c -s' and the kernel log; reset the GPU, and if it stays, the superchip "
+                      "needs service";
+    if (!h.c2c_enabled.value_or(true))
+      add(out, "c2c_link", Severity::error, who, "NVML reports NVLink-C2C mode off on a GPU modelled as C2C", fix);
+    if (h.c2c_links && h.c2c_links_active && *h.c2c_links_active < *h.c2c_links)
+      add(out, "c2c_link", Severity::error, who,
+          fmt::format("{} of {} NVLink-C2C links active", *h.c2c_links_active, *h.c2c_links), fix);
   });
 }
 
@@ -194,8 +233,14 @@ RuleOutcome lint_peer_access(const LintInput& in, std::vector<Finding>& out) {
   for (int a = 0; a < sys.gpu_count(); ++a) {
     for (int b = a + 1; b < sys.gpu_count(); ++b) {
       if (sys.link(a, b).peer_access && sys.link(b, a).peer_access) continue;
-      add(out, "peer_access", Severity::error, fmt::format("gpu{}-gpu{}", a, b),
-          fmt::format("no peer access between gpu{} and gpu{} (cudaDeviceCanAccessPeer)", a, b),
+      // Kinds whose public specification promises no peer-to-peer (L40S).
+      const GpuModel* ma = find_gpu_model(sys.gpus[static_cast<std::size_t>(a)].name);
+      const GpuModel* mb = find_gpu_model(sys.gpus[static_cast<std::size_t>(b)].name);
+      const bool expected = !(ma && !ma->peer_access_expected) && !(mb && !mb->peer_access_expected);
+      add(out, "peer_access", expected ? Severity::error : Severity::info, fmt::format("gpu{}-gpu{}", a, b),
+          fmt::format("no peer access between gpu{} and gpu{} (cudaDeviceCanAccessPeer){}", a, b,
+                      expected ? "" : fmt::format("; {} does not list peer-to-peer", ma && !ma->peer_access_expected
+                                                                                        ? ma->key : mb->key)),
           "check that both GPUs share a PCIe root or NVLink, that ACS/IOMMU allow P2P, and the driver's P2P "
           "settings (nvidia-smi topo -p2p r)");
     }

@@ -84,6 +84,7 @@ void recheck_pcie_under_load(LintReport& report, const System& sys, const std::v
 // sysfs and procfs). Each returns its outcome and appends its findings.
 RuleOutcome lint_pcie_link(const LintInput& in, std::vector<Finding>& out);
 RuleOutcome lint_nvlink_count(const LintInput& in, std::vector<Finding>& out);
+RuleOutcome lint_c2c_link(const LintInput& in, std::vector<Finding>& out);
 RuleOutcome lint_peer_access(const LintInput& in, std::vector<Finding>& out);
 RuleOutcome lint_pcie_acs(const LintInput& in, std::vector<Finding>& out);
 RuleOutcome lint_iommu(const LintInput& in, std::vector<Finding>& out);

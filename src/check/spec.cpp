@@ -64,7 +64,9 @@ constexpr Named<LinkClass> kLinkClasses[] = {{LinkClass::pcie, "pcie"},
                                               {LinkClass::pcie_bidir, "pcie_bidir"},
                                               {LinkClass::nvlink, "nvlink"},
                                               {LinkClass::pcie_peer, "pcie_peer"},
-                                              {LinkClass::memory, "memory"}};
+                                              {LinkClass::memory, "memory"},
+                                              {LinkClass::c2c, "c2c"},
+                                              {LinkClass::c2c_bidir, "c2c_bidir"}};
 
 // "52 GB/s", "80%", "1300 ns", "1.3 us". Throws Error(usage) with `where`.
 Threshold parse_threshold(const std::string& raw, bool latency, const std::string& where) {

@@ -12,7 +12,7 @@
 //   latency_max = "115%"
 //   [[expect]]
 //   case = "host_to_device_memcpy_ce"   # a catalogue name, or "*"
-//   link = "pcie"                       # pcie | pcie_bidir | nvlink | pcie_peer | memory | "*"
+//   link = "pcie"                       # pcie | pcie_bidir | c2c | c2c_bidir | nvlink | pcie_peer | memory | "*"
 //   matrix = "total"                    # optional: one matrix of a multi-matrix case
 //   min = "52 GB/s"                     # or "80%"; latency cells take max = "1300 ns"
 #pragma once
@@ -27,8 +27,9 @@
 namespace xb::check {
 
 // The kind of link a cell's bytes cross, as expectations name it.
-// pcie_bidir: a host link carrying traffic both ways at once.
-enum class LinkClass { pcie, pcie_bidir, nvlink, pcie_peer, memory };
+// pcie_bidir: a host link carrying traffic both ways at once; c2c and
+// c2c_bidir: the same over NVLink-C2C (Grace: GH200, GB200).
+enum class LinkClass { pcie, pcie_bidir, nvlink, pcie_peer, memory, c2c, c2c_bidir };
 const char* to_string(LinkClass c) noexcept;
 
 // The catalogue case of that name; null for any other name.

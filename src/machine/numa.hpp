@@ -12,6 +12,10 @@ struct NumaNode {
   std::string cpus;                // "0-15,32-47"
   std::uint64_t memory_bytes = 0;  // total, as the kernel reports it
   std::uint64_t free_bytes = 0;
+  // Empty: ordinary host memory. On NVLink-C2C machines (classify_numa_nodes):
+  // "grace_lpddr5x" for the CPU's memory, "gpu_memory" for a GPU's memory
+  // that the kernel exposes as a node of its own.
+  std::string kind;
 };
 
 std::vector<NumaNode> numa_nodes();

@@ -41,7 +41,8 @@ namespace xb {
   X(cc_state, nvmlSystemGetConfComputeState)                 \
   X(processes, nvmlDeviceGetComputeRunningProcesses_v3)      \
   X(bus_width, nvmlDeviceGetMemoryBusWidth)                  \
-  X(uuid, nvmlDeviceGetUUID)
+  X(uuid, nvmlDeviceGetUUID)                                 \
+  X(c2c_mode, nvmlDeviceGetC2cModeInfoV)
 
 struct Nvml::Api {
   void* handle = nullptr;
@@ -237,6 +238,12 @@ NvmlLinkInfo Nvml::link_info(const std::string& pci_bus_id) const {
   info.memory_bus_width_bits = ask<unsigned>(api_->bus_width, dev).value_or(0);
   char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {};
   if (api_->uuid && api_->uuid(dev, uuid, sizeof(uuid)) == NVML_SUCCESS) info.uuid = uuid;
+  nvmlC2cModeInfo_v1_t c2c{};
+  if (api_->c2c_mode && api_->c2c_mode(dev, &c2c) == NVML_SUCCESS) info.c2c_enabled = c2c.isC2cEnabled != 0;
+  info.c2c_links = static_cast<int>(field_u64(*api_, dev, NVML_FI_DEV_C2C_LINK_COUNT).value_or(0));
+  for (int link = 0; link < info.c2c_links; ++link)
+    if (field_u64(*api_, dev, NVML_FI_DEV_C2C_LINK_GET_STATUS, static_cast<unsigned>(link)).value_or(0) == 1)
+      ++info.c2c_links_active;
   unsigned first_active = 0;
   for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS && api_->nvlink_state; ++link) {
     nvmlEnableState_t state{};
@@ -296,6 +303,12 @@ NvmlHealth Nvml::health(const std::string& pci_bus_id) const {
   h.persistence_mode = enabled(ask<nvmlEnableState_t>(api_->persistence, dev));
   clocks(*api_, dev, h);
   memory_errors(*api_, dev, h);
+  const NvmlLinkInfo links = link_info(pci_bus_id);
+  h.c2c_enabled = links.c2c_enabled;
+  if (links.c2c_links > 0) {
+    h.c2c_links = links.c2c_links;
+    h.c2c_links_active = links.c2c_links_active;
+  }
   unsigned mig = 0, mig_pending = 0;
   if (api_->mig_mode && api_->mig_mode(dev, &mig, &mig_pending) == NVML_SUCCESS)
     h.mig_enabled = mig == NVML_DEVICE_MIG_ENABLE;

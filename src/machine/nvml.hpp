@@ -23,6 +23,8 @@ struct NvmlLinkInfo {
   unsigned max_mem_clock_mhz = 0;
   unsigned memory_bus_width_bits = 0;  // nvmlDeviceGetMemoryBusWidth; 0: not reported
   std::string uuid;                    // "GPU-4276d9f0-..."; empty: not reported
+  std::optional<bool> c2c_enabled;     // nvmlDeviceGetC2cModeInfoV; empty: not reported
+  int c2c_links = 0, c2c_links_active = 0;  // fields C2C_LINK_COUNT, C2C_LINK_GET_STATUS
 };
 
 // Why the clocks are below their maximum: NVML's clocks-event reason bits
@@ -53,6 +55,10 @@ struct NvmlHealth {
   std::optional<bool> retired_pages_pending;
   std::optional<bool> row_remap_pending, row_remap_failure;
   std::optional<bool> mig_enabled;
+  // NVLink-C2C (Grace): nvmlDeviceGetC2cModeInfoV and the fields
+  // C2C_LINK_COUNT / C2C_LINK_GET_STATUS.
+  std::optional<bool> c2c_enabled;
+  std::optional<int> c2c_links, c2c_links_active;
 };
 
 // One telemetry reading of a GPU (clocks, throttle state, PCIe link and

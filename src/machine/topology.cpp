@@ -49,6 +49,41 @@ Peak pcie_peak(int generation, int width) {
   return p;
 }
 
+Peak c2c_peak(double total_gbps, const std::string& source) {
+  Peak p;
+  if (total_gbps <= 0) return p;
+  p.gbps = total_gbps / 2.0;
+  p.formula = fmt::format("NVLink-C2C: {:g} GB/s both directions / 2", total_gbps);
+  p.source = source;
+  return p;
+}
+
+void classify_host_link(GpuInfo& g, std::optional<bool> nvml_c2c, bool coherent_attributes) {
+  const GpuModel* model = find_gpu_model(g.name);
+  const bool model_c2c = model && model->host_link == HostLinkKind::c2c;
+  if (nvml_c2c) {
+    g.host_link_evidence = *nvml_c2c ? "NVML nvmlDeviceGetC2cModeInfoV: C2C enabled" : "";
+  } else if (coherent_attributes) {
+    g.host_link_evidence = "CUDA attributes HostNativeAtomicSupported and PageableMemoryAccessUsesHostPageTables";
+  } else if (model_c2c) {
+    g.host_link_evidence = fmt::format("GPU model '{}' (NVML and CUDA attributes did not tell)", model->key);
+  }
+  if (g.host_link_evidence.empty()) return;  // PCIe, as NVML reported it
+  g.host_link_kind = HostLinkKind::c2c;
+  g.host_link = model_c2c ? c2c_peak(model->c2c_gbps_total, model->source) : Peak{};
+}
+
+void classify_numa_nodes(System& sys) {
+  bool c2c = false;
+  for (const GpuInfo& g : sys.gpus) c2c = c2c || g.host_link_kind == HostLinkKind::c2c;
+  if (!c2c) return;
+  for (NumaNode& n : sys.numa) {
+    n.kind = "grace_lpddr5x";
+    for (const GpuInfo& g : sys.gpus)
+      if (g.memory_numa_node == n.id) n.kind = "gpu_memory";
+  }
+}
+
 namespace {
 
 // Peak of device memory: clock x 2 (DDR) x bus width / 8; unknown for zeros.
@@ -100,6 +135,8 @@ GpuInfo query_gpu(int dev) {
   g.shared_memory_per_sm_kib = attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) / 1024;
   g.memory_bus_width_bits = attr(cudaDevAttrGlobalMemoryBusWidth, dev);
   g.memory_clock_khz = attr(cudaDevAttrMemoryClockRate, dev);
+  g.memory_visible_to_cpu = attr(cudaDevAttrDirectManagedMemAccessFromHost, dev) != 0;
+  if (attr(cudaDevAttrNumaConfig, dev) == cudaDeviceNumaConfigNumaNode) g.memory_numa_node = attr(cudaDevAttrNumaId, dev);
   g.memory = memory_peak(g.memory_clock_khz / 1000.0, g.memory_bus_width_bits,
                          "CUDA attributes MemoryClockRate, GlobalMemoryBusWidth");
   return g;
@@ -114,7 +151,9 @@ void apply_nvml(GpuInfo& g, const NvmlLinkInfo& n) {
   g.nvlink_gbps_per_link = n.nvlink_gbps_per_link;
   g.nvlink_rate_source = n.nvlink_rate_source;
   g.nvlink_remote_bus_ids = n.nvlink_remote_bus_ids;
-  g.pcie = pcie_peak(n.pcie_gen_max, n.pcie_width_max);
+  g.host_link = pcie_peak(n.pcie_gen_max, n.pcie_width_max);
+  g.c2c_links = n.c2c_links;
+  g.c2c_links_active = n.c2c_links_active;
   if (!n.uuid.empty()) g.uuid = n.uuid;
   if (n.max_mem_clock_mhz > 0 && n.memory_bus_width_bits > 0)
     g.memory = memory_peak(n.max_mem_clock_mhz, static_cast<int>(n.memory_bus_width_bits),
@@ -186,8 +225,8 @@ PeerLink make_link(const System& sys, const std::vector<NvmlLinkInfo>& nv, const
     link.peak.source = ga.nvlink_rate_source;
   } else if (link.peer_access) {
     link.kind = LinkKind::pcie;
-    const Peak& pa = ga.pcie;
-    const Peak& pb = sys.gpus[b].pcie;
+    const Peak& pa = ga.host_link;
+    const Peak& pb = sys.gpus[b].host_link;
     link.peak = (pa.known() && pb.known() && pb.gbps < pa.gbps) ? pb : pa;
   }
   return link;
@@ -215,20 +254,27 @@ System discover_system(bool require_nvml) {
   std::vector<NvmlLinkInfo> nv;
   for (int d = 0; d < count; ++d) {
     sys.gpus.push_back(query_gpu(d));
+    std::optional<bool> c2c;
     if (nvml) {
       nv.push_back(nvml->link_info(sys.gpus.back().pci_bus_id));
       apply_nvml(sys.gpus.back(), nv.back());
+      c2c = nv.back().c2c_enabled;
     }
+    const bool coherent = attr(cudaDevAttrHostNativeAtomicSupported, d) != 0 &&
+                          attr(cudaDevAttrPageableMemoryAccessUsesHostPageTables, d) != 0;
+    classify_host_link(sys.gpus.back(), c2c, coherent);
   }
   sys.links.assign(count, std::vector<PeerLink>(count));
   for (int a = 0; a < count; ++a)
     for (int b = 0; b < count; ++b) sys.links[a][b] = make_link(sys, nv, nvml.get(), a, b);
   sys.numa = numa_nodes();
   sys.host_memory_bytes = host_memory_bytes();
+  classify_numa_nodes(sys);
   return sys;
 }
 
-std::string pcie_link_label(const GpuInfo& g) {
+std::string host_link_label(const GpuInfo& g) {
+  if (g.host_link_kind == HostLinkKind::c2c) return "NVLink-C2C";
   return g.pcie_gen_max < 1 ? "PCIe" : fmt::format("PCIe Gen{} x{}", g.pcie_gen_max, g.pcie_width_max);
 }
 
@@ -252,8 +298,8 @@ Peak transfer_peak(const System& sys, const Transfer& t, std::string* link) {
   const int gpu = src_dev ? t.src.device : dst_dev ? t.dst.device : t.exec_device;
   if (gpu < 0 || gpu >= sys.gpu_count()) return Peak{};
   const GpuInfo& g = sys.gpus[static_cast<std::size_t>(gpu)];
-  if (link) *link = pcie_link_label(g);
-  return g.pcie;
+  if (link) *link = host_link_label(g);
+  return g.host_link;
 }
 
 void enable_peer_access(int a, int b) {

@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/model.hpp"
+#include "machine/gpu_models.hpp"
 #include "machine/numa.hpp"
 
 namespace xb {
@@ -41,7 +43,19 @@ struct GpuInfo {
   int shared_memory_per_sm_kib = 0;  // cudaDevAttrMaxSharedMemoryPerMultiprocessor / 1024
   int memory_bus_width_bits = 0;
   int memory_clock_khz = 0;
-  Peak pcie;    // host <-> this GPU, per direction
+  // The host link: PCIe, or NVLink-C2C to a Grace CPU. C2C is detected from
+  // NVML (nvmlDeviceGetC2cModeInfoV, field C2C_LINK_COUNT), else from the
+  // CUDA attributes HostNativeAtomicSupported and
+  // PageableMemoryAccessUsesHostPageTables (both 1: a coherent CPU link),
+  // else from the GPU model (gpu_models.hpp); host_link_evidence says which.
+  HostLinkKind host_link_kind = HostLinkKind::pcie;
+  std::string host_link_evidence;  // empty for PCIe
+  int c2c_links = 0, c2c_links_active = 0;  // NVML C2C_LINK_COUNT / C2C_LINK_GET_STATUS; 0: not reported
+  // The CPU reads and writes this GPU's memory in place
+  // (cudaDevAttrDirectManagedMemAccessFromHost), as on NVLink-C2C.
+  bool memory_visible_to_cpu = false;
+  int memory_numa_node = -1;  // cudaDevAttrNumaId: the NUMA node of the GPU's memory; -1: none
+  Peak host_link;  // host <-> this GPU, per direction (PCIe or NVLink-C2C)
   // Device memory (HBM): memory clock x 2 (double data rate) x bus width /
   // 8, from NVML's maximum memory clock and bus width when it reports them,
   // else from the CUDA attributes. Reads and writes together.
@@ -87,10 +101,22 @@ System discover_system(bool require_nvml);
 
 // Peak of a PCIe link per direction; unknown for generation < 1.
 Peak pcie_peak(int generation, int width);
+// Peak of an NVLink-C2C link per direction: the model's total over both
+// directions / 2, with the model's public source; unknown for 0.
+Peak c2c_peak(double total_gbps, const std::string& source);
 
-// Link names used in every report: "PCIe Gen5 x16", "NVLink x18",
-// "PCIe peer", "device memory", "no peer link".
-std::string pcie_link_label(const GpuInfo& g);
+// The host link from what was detected: NVML's C2C mode (empty: not
+// reported), the two CUDA coherence attributes, then the GPU model. Sets
+// host_link_kind, host_link_evidence and, for C2C, host_link's peak.
+void classify_host_link(GpuInfo& g, std::optional<bool> nvml_c2c, bool coherent_attributes);
+// NUMA node kinds of a machine whose GPUs attach over NVLink-C2C: a node
+// that holds a GPU's memory is "gpu_memory", the others "grace_lpddr5x"
+// (Grace's memory). Unchanged without a C2C GPU.
+void classify_numa_nodes(System& sys);
+
+// Link names used in every report: "PCIe Gen5 x16", "NVLink-C2C",
+// "NVLink x18", "PCIe peer", "device memory", "no peer link".
+std::string host_link_label(const GpuInfo& g);
 std::string peer_link_label(const PeerLink& l);
 
 // Theoretical peak and link name of the path a transfer takes: the pair's

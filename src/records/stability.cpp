@@ -11,7 +11,7 @@ namespace xb {
 std::vector<ReferenceCell> reference_cells(const System& sys) {
   std::vector<ReferenceCell> refs;
   if (sys.gpu_count() == 0) return refs;
-  refs.push_back({"host_to_device_memcpy_ce", 0, 0, "host->gpu0", pcie_link_label(sys.gpus[0])});
+  refs.push_back({"host_to_device_memcpy_ce", 0, 0, "host->gpu0", host_link_label(sys.gpus[0])});
   for (int p = 1; p < sys.gpu_count(); ++p) {
     if (!sys.link(0, p).peer_access) continue;
     refs.push_back({"device_to_device_memcpy_write_ce", 0, p, fmt::format("gpu0->gpu{}", p),

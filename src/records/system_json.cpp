@@ -47,7 +47,20 @@ void gpu_fields(Io& io, G& g, bool complete) {
   io("shared_memory_per_sm_kib", g.shared_memory_per_sm_kib);
   io("memory_bus_width_bits", g.memory_bus_width_bits);
   io("memory_clock_khz", g.memory_clock_khz);
-  io("peak_host_link", g.pcie);
+  // Written for NVLink-C2C only: a PCIe machine's record stays as it was.
+  std::string host = to_string(g.host_link_kind);
+  const bool c2c = g.host_link_kind == HostLinkKind::c2c;
+  io.when(c2c, "host_link", host);
+  io.when(c2c, "host_link_evidence", g.host_link_evidence);
+  io.when(g.c2c_links > 0, "c2c_links", g.c2c_links);
+  io.when(g.c2c_links > 0, "c2c_links_active", g.c2c_links_active);
+  io.when(g.memory_visible_to_cpu, "memory_visible_to_cpu", g.memory_visible_to_cpu);
+  io.when(g.memory_numa_node >= 0, "memory_numa_node", g.memory_numa_node);
+  if constexpr (Io::reading) {
+    io.check(host == "pcie" || host == "nvlink_c2c", "host_link", "'" + host + "' is not pcie or nvlink_c2c");
+    g.host_link_kind = host == "nvlink_c2c" ? HostLinkKind::c2c : HostLinkKind::pcie;
+  }
+  io("peak_host_link", g.host_link);
   io("peak_device_memory", g.memory);
 }
 
@@ -63,6 +76,7 @@ constexpr auto system_fields = [](auto& io, auto& sys) {
     n("cpus", x.cpus);
     n("memory_bytes", x.memory_bytes);
     n("free_bytes", x.free_bytes);
+    n.when(!x.kind.empty(), "kind", x.kind);
   });
   io("host_memory_bytes", sys.host_memory_bytes);
 };

@@ -82,7 +82,7 @@ std::string system_csv(const System& sys) {
   for (const auto& g : sys.gpus) out += gpu_row(g);
   for (const auto& g : sys.gpus) {
     const std::string gpu = fmt::format("gpu{}", g.index);
-    out += link_row("host", gpu, "pcie", pcie_link_label(g), 0, false, g.pcie);
+    out += link_row("host", gpu, to_string(g.host_link_kind), host_link_label(g), 0, false, g.host_link);
     out += link_row(gpu, gpu, "memory", "device memory", 0, true, g.memory);
   }
   for (int a = 0; a < sys.gpu_count(); ++a) {

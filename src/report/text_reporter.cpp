@@ -195,13 +195,15 @@ void text_list(std::ostream& os, const System& s) {
     fmt::print(os, "\n");
   }
   fmt::print(os, "\nHost NUMA nodes\n");
-  for (const auto& n : s.numa) fmt::print(os, "  node {}: CPUs {}, memory {} ({} free)\n", n.id, n.cpus, gb(n.memory_bytes), gb(n.free_bytes));
+  for (const auto& n : s.numa)
+    fmt::print(os, "  node {}: CPUs {}, memory {} ({} free){}\n", n.id, n.cpus, gb(n.memory_bytes), gb(n.free_bytes),
+               n.kind.empty() ? "" : ", " + n.kind);
   if (const std::string note = numa_memory_note(s.numa, s.host_memory_bytes); !note.empty())
     fmt::print(os, "  note: {}\n", note);
   fmt::print(os, "\nTheoretical peaks, per direction\n");
   for (const auto& g : s.gpus) {
     fmt::print(os, "  host <-> gpu{}: {}\n", g.index,
-               g.pcie.known() ? fmt::format("{:.2f} GB/s = {} [{}]", g.pcie.gbps, g.pcie.formula, g.pcie.source) : "unknown");
+               g.host_link.known() ? fmt::format("{:.2f} GB/s = {} [{}]", g.host_link.gbps, g.host_link.formula, g.host_link.source) : "unknown");
     fmt::print(os, "  gpu{} memory: {}\n", g.index,
                g.memory.known() ? fmt::format("{:.1f} GB/s = {} [{}]", g.memory.gbps, g.memory.formula, g.memory.source) : "unknown");
   }
