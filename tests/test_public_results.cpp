@@ -355,3 +355,25 @@ TEST(GpuKindsLint, MissingPeerAccessIsInfoOnL40sAndAnErrorElsewhere) {
     for (const auto& f : out) EXPECT_EQ(f.severity, severity) << file << ": " << f.evidence;
   }
 }
+
+TEST(GpuKindsLint, NvlinkCountExpectsTheModelsLinksOnASwitchedBaseboard) {
+  using namespace xb::check;
+  const xb::System b200 = topology("kind-b200.json");
+  FakeNvml nvml;
+  for (const auto& g : b200.gpus) {
+    xb::NvmlHealth h = healthy_h200();
+    h.nvlinks_present = 16;  // NVML short of links: the model's 18 still count
+    h.nvlinks_active = 16;
+    nvml.healths[g.pci_bus_id] = h;
+  }
+  LintInput in;
+  in.sys = &b200;
+  in.nvml = &nvml;
+  std::vector<Finding> out;
+  EXPECT_EQ(lint_nvlink_count(in, out).status, RuleStatus::findings);
+  ASSERT_EQ(out.size(), 8u);
+  EXPECT_NE(out[0].evidence.find("16 of 18 NVLinks active (the b200 count"), std::string::npos) << out[0].evidence;
+  in.settings.nvlinks_per_gpu = 16;  // a spec's count wins
+  out.clear();
+  EXPECT_EQ(lint_nvlink_count(in, out).status, RuleStatus::passed);
+}

@@ -205,12 +205,19 @@ RuleOutcome lint_nvlink_count(const LintInput& in, std::vector<Finding>& out) {
   const auto has = [](const NvmlHealth& h) { return h.nvlinks_present && h.nvlinks_active; };
   o = per_gpu(in, out, o, "NVLink states", has, [&](const NvmlHealth& h, const std::string& who) {
     const int active = *h.nvlinks_active;
-    const int expected = in.settings.nvlinks_per_gpu.value_or(*h.nvlinks_present);
+    // The spec's count, else what NVML says the GPU has, raised to the
+    // model's count on a switched baseboard (gpu_models.cpp: every link is
+    // wired there) when NVML reports some links but fewer.
+    const GpuModel* m = find_gpu_model(in.sys->gpus[static_cast<std::size_t>(std::stoi(who.substr(3)))].name);
+    const bool by_model = !in.settings.nvlinks_per_gpu && m && std::string(m->nvlink_fabric) == "NVSwitch" &&
+                          *h.nvlinks_present > 0 && *h.nvlinks_present < m->nvlinks;
+    const int expected = in.settings.nvlinks_per_gpu.value_or(by_model ? m->nvlinks : *h.nvlinks_present);
     any_links = any_links || expected > 0;
     if (active < expected)
       add(out, "nvlink_count", Severity::error, who,
           fmt::format("{} of {} NVLinks active{}", active, expected,
-                      in.settings.nvlinks_per_gpu ? " (the spec's count for this model)" : ""),
+                      in.settings.nvlinks_per_gpu ? " (the spec's count for this model)"
+                      : by_model ? fmt::format(" (the {} count, {})", m->key, m->source) : ""),
           "run 'nvidia-smi nvlink -s' and the fabric manager log; reset the GPU or reseat the baseboard");
   });
   // No GPU has links to check (then none was found missing either).
