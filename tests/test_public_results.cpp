@@ -33,7 +33,8 @@ json read_json(const std::string& path) { return json::parse(std::ifstream(path)
 
 std::vector<std::string> public_files() {
   std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(src("tests/data/public"))) out.push_back(e.path().string());
+  for (const auto& e : fs::directory_iterator(src("tests/data/public")))
+    if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -226,13 +227,34 @@ TEST(PublicResults, NoPublishedFigureIsAboveItsLinksPeak) {
   EXPECT_GE(figures, 52);
 }
 
+// The records, as files a user can judge (tests/data/public/records): each
+// must be what the planner makes of its figures today, the tool's version
+// aside; XFERBENCH_UPDATE_GOLDEN=1 rewrites them.
+void expect_committed(const xb::RunResult& r, const std::string& name) {
+  const std::string path = src("tests/data/public/records/" + name + ".json");
+  json fresh = xb::records::run_json(r);
+  const char* update = std::getenv("XFERBENCH_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    fs::create_directories(fs::path(path).parent_path());
+    std::ofstream(path) << fresh.dump(1) << "\n";
+    return;
+  }
+  ASSERT_TRUE(fs::exists(path)) << path << " is missing; write it with XFERBENCH_UPDATE_GOLDEN=1";
+  json committed = read_json(path);
+  fresh.erase("tool");
+  committed.erase("tool");
+  EXPECT_EQ(fresh, committed) << path << " differs from its figures planned today (XFERBENCH_UPDATE_GOLDEN=1 rewrites it)";
+}
+
 TEST(PublicResults, CheckJudgesEachRunAsItsIssueSaid) {
   for (const std::string& path : public_files()) {
     const json doc = read_json(path);
     const xb::System sys = topology(doc.at("topology"));
     for (const json& run : doc.at("runs")) {
-      const std::string name = fs::path(path).stem().string() + "-" + run.at("buffer_mib").dump();
-      const json check = judge(record_of(sys, run, doc.at("url")), name);
+      const std::string name = fs::path(path).stem().string() + "-" + run.at("buffer_mib").dump() + "mib";
+      const xb::RunResult r = record_of(sys, run, doc.at("url"));
+      expect_committed(r, name);
+      const json check = judge(r, name);
       EXPECT_EQ(check.at("verdict"), run.at("expect")) << name << " (" << doc.at("url") << ")";
       EXPECT_EQ(failing_links(check), run.at("failing_links").get<std::vector<std::string>>()) << name;
     }
