@@ -159,9 +159,18 @@ TEST(GpuKinds, HostLinkDetectionOrder) {
   EXPECT_DOUBLE_EQ(gh.host_link.gbps, 450.0);
   EXPECT_NE(gh.host_link_evidence.find("GPU model 'gh200'"), std::string::npos);
   xb::GpuInfo off = h200;
-  off.name = "NVIDIA GH200 480GB";
-  xb::classify_host_link(off, false, true);  // NVML says C2C is off: it decides
+  xb::classify_host_link(off, false, true);  // NVML says C2C is off on a PCIe model: it decides
   EXPECT_EQ(off.host_link_kind, xb::HostLinkKind::pcie);
+  xb::GpuInfo gh_off = gh;
+  gh_off.host_link_evidence.clear();
+  gh_off.host_link_kind = xb::HostLinkKind::pcie;
+  xb::classify_host_link(gh_off, false, false);  // a GH200 whose NVML says off: C2C, and said so
+  EXPECT_EQ(gh_off.host_link_kind, xb::HostLinkKind::c2c);
+  EXPECT_NE(gh_off.host_link_evidence.find("NVML reports C2C mode off"), std::string::npos);
+  xb::GpuInfo gh_on = h200;
+  gh_on.name = "NVIDIA GH200 480GB";
+  xb::classify_host_link(gh_on, true, false);
+  EXPECT_EQ(gh_on.host_link_evidence, "NVML nvmlDeviceGetC2cModeInfoV: C2C enabled");
   xb::GpuInfo attrs = h200;
   attrs.name = "NVIDIA GB300";  // not in the table: coherent attributes say C2C, peak unknown
   xb::classify_host_link(attrs, std::nullopt, true);

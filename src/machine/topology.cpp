@@ -61,8 +61,13 @@ Peak c2c_peak(double total_gbps, const std::string& source) {
 void classify_host_link(GpuInfo& g, std::optional<bool> nvml_c2c, bool coherent_attributes) {
   const GpuModel* model = find_gpu_model(g.name);
   const bool model_c2c = model && model->host_link == HostLinkKind::c2c;
-  if (nvml_c2c) {
-    g.host_link_evidence = *nvml_c2c ? "NVML nvmlDeviceGetC2cModeInfoV: C2C enabled" : "";
+  if (nvml_c2c && *nvml_c2c) {
+    g.host_link_evidence = "NVML nvmlDeviceGetC2cModeInfoV: C2C enabled";
+  } else if (nvml_c2c && model_c2c) {
+    // A C2C model that NVML reports off: still C2C, and lint's c2c_link flags it.
+    g.host_link_evidence = fmt::format("GPU model '{}'; NVML reports C2C mode off", model->key);
+  } else if (nvml_c2c) {
+    // NVML answered "off" on a GPU that is not a C2C model: PCIe.
   } else if (coherent_attributes) {
     g.host_link_evidence = "CUDA attributes HostNativeAtomicSupported and PageableMemoryAccessUsesHostPageTables";
   } else if (model_c2c) {
@@ -225,8 +230,9 @@ PeerLink make_link(const System& sys, const std::vector<NvmlLinkInfo>& nv, const
     link.peak.source = ga.nvlink_rate_source;
   } else if (link.peer_access) {
     link.kind = LinkKind::pcie;
-    const Peak& pa = ga.host_link;
-    const Peak& pb = sys.gpus[b].host_link;
+    // The peers' PCIe links, also where the host link is NVLink-C2C.
+    const Peak pa = pcie_peak(ga.pcie_gen_max, ga.pcie_width_max);
+    const Peak pb = pcie_peak(sys.gpus[b].pcie_gen_max, sys.gpus[b].pcie_width_max);
     link.peak = (pa.known() && pb.known() && pb.gbps < pa.gbps) ? pb : pa;
   }
   return link;

@@ -106,7 +106,8 @@ Peak pcie_peak(int generation, int width);
 Peak c2c_peak(double total_gbps, const std::string& source);
 
 // The host link from what was detected: NVML's C2C mode (empty: not
-// reported), the two CUDA coherence attributes, then the GPU model. Sets
+// reported), the two CUDA coherence attributes, then the GPU model; a C2C
+// model whose NVML reports C2C off stays C2C (lint flags it). Sets
 // host_link_kind, host_link_evidence and, for C2C, host_link's peak.
 void classify_host_link(GpuInfo& g, std::optional<bool> nvml_c2c, bool coherent_attributes);
 // NUMA node kinds of a machine whose GPUs attach over NVLink-C2C: a node
