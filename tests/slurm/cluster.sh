@@ -3,12 +3,14 @@
 #
 #   cluster.sh start DIR [NODES]   munged, slurmctld and NODES (default 3)
 #                                  simulated slurmd nodes n1..nN, all under DIR
-#   cluster.sh stop DIR            ends every job, then every daemon it started
+#   cluster.sh stop DIR            ends every job, then every daemon it
+#                                  started; removes DIR
 #
-# Everything lives under DIR: munge's key and socket, slurm.conf (free
-# ports picked at start), state, spools, logs and the PIDs. A system Slurm
-# and other runs of these tests are not touched. Clients find the cluster
-# through DIR/env (`. DIR/env` sets SLURM_CONF).
+# DIR becomes a link to a new private folder under /tmp, where everything
+# lives: munge's key and socket, slurm.conf (free ports picked at start),
+# state, spools, logs and the PIDs. A system Slurm and other runs of these
+# tests are not touched. Clients find the cluster through DIR/env
+# (`. DIR/env` sets SLURM_CONF).
 #
 # The daemons run in the foreground of background shells, so their PIDs are
 # known without trusting pid files; stop ends those PIDs, and the job steps
@@ -66,6 +68,9 @@ spawn() {
 }
 
 alive() { kill -0 "$1" 2>/dev/null; }
+# A PID this cluster started that still runs: its command line names DIR
+# (a PID from a stale pid file may belong to another process by now).
+ours() { alive "$1" && tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF "$DIR/"; }
 
 nodes_idle() {
   local states
@@ -90,8 +95,9 @@ start() {
   done
   # Cluster names are lowercase, at most 40 characters.
   local cluster="xb$(printf '%s' "$DIR" | md5sum | cut -c1-10)"
-  awk -v dir="$DIR" -v port="$ctld_port" -v cluster="$cluster" -v nodes="$node_lines" '
-    { gsub("@DIR@", dir); gsub("@CTLD_PORT@", port); gsub("@CLUSTER@", cluster) }
+  local first_job=$(((RANDOM * 32768 + RANDOM) % 60000000 + 1000))
+  awk -v dir="$DIR" -v port="$ctld_port" -v cluster="$cluster" -v nodes="$node_lines" -v first="$first_job" '
+    { gsub("@DIR@", dir); gsub("@CTLD_PORT@", port); gsub("@CLUSTER@", cluster); gsub("@FIRST_JOB@", first) }
     $0 == "@NODES@" { printf "%s", nodes; next }
     { print }' "$HERE/slurm.conf.in" >"$DIR/slurm.conf"
   : >"$DIR/plugstack.conf"
@@ -173,7 +179,7 @@ stop() {
   # Jobs first, while slurmctld can still end them in order (a slurmd with
   # a step running outlives SIGTERM once slurmctld has gone).
   ctld=$(pid_of slurmctld)
-  if [ -n "$ctld" ] && alive "$ctld"; then
+  if [ -n "$ctld" ] && ours "$ctld"; then
     SLURM_CONF="$DIR/slurm.conf" scancel --full --quiet --user=root 2>/dev/null
     wait_for 30 no_jobs
   fi
@@ -181,30 +187,40 @@ stop() {
   end_pids "${pids[@]}"
   pids=()
   for f in "$DIR"/pids/slurmd-* "$DIR/pids/slurmctld"; do
-    [ -f "$f" ] && pids+=("$(cat "$f")")
+    [ -f "$f" ] && ours "$(cat "$f")" && pids+=("$(cat "$f")")
   done
   end_pids "${pids[@]}"
-  [ -n "$(pid_of munged)" ] && end_pids "$(pid_of munged)"
+  ours "$(pid_of munged)" && end_pids "$(pid_of munged)"
   rm -rf "$DIR/pids"
   printf 'cluster.sh: stopped after %.1f s (%s)\n' "$(since "$t0")" "$DIR"
 }
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 2 ] || die "usage: cluster.sh start|stop DIR [NODES]"
-DIR=$2
+HANDLE=$2
 NODES=${3:-3}
-case "$DIR" in /*) ;; *) DIR="$PWD/$DIR" ;; esac
+case "$HANDLE" in /*) ;; *) HANDLE="$PWD/$HANDLE" ;; esac
+# DIR is a symbolic link to a short private folder under /tmp: Unix socket
+# paths (munge's, PMIx's under each node's spool) must stay under 108
+# characters however deep the build folder is.
 case "$1" in
   start)
-    [ ! -e "$DIR/pids" ] || die "$DIR holds a running cluster: stop it first"
-    # A folder of an earlier cluster is reused; any other must be empty.
-    if [ -d "$DIR" ] && [ -n "$(ls -A "$DIR")" ]; then
-      [ -f "$DIR/slurm.conf" ] || [ -f "$DIR/skip" ] || die "$DIR is not empty and holds no cluster"
-      rm -rf "$DIR"
+    if [ -L "$HANDLE" ]; then
+      # An earlier cluster whose stop did not run (a killed ctest).
+      DIR=$(readlink "$HANDLE")
+      stop >/dev/null
+      rm -rf "$DIR" "$HANDLE"
     fi
-    mkdir -p "$DIR"
+    [ ! -e "$HANDLE" ] || die "$HANDLE exists and is not a cluster's link"
+    DIR=$(mktemp -d "${TMPDIR:-/tmp}/xb-slurm.XXXXXX") || die "cannot make a folder under ${TMPDIR:-/tmp}"
+    mkdir -p "$(dirname "$HANDLE")" && ln -s "$DIR" "$HANDLE" || die "cannot make the link $HANDLE"
     start
     ;;
-  stop) stop ;;
+  stop)
+    [ -L "$HANDLE" ] || exit 0
+    DIR=$(readlink "$HANDLE")
+    stop
+    rm -rf "$DIR" "$HANDLE"
+    ;;
   *) die "unknown action '$1' (start or stop)" ;;
 esac

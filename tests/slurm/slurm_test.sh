@@ -7,7 +7,7 @@
 # not start here: CLUSTER_DIR/skip says why). Every wait is for evidence (a
 # line, a file, a job state) under a generous cap, never a fixed sleep.
 set -u
-CASE=$1 CLUSTER=$2 XB=$3 WORK=$4
+CASE=$1 CLUSTER=$2 XB=$(realpath "$3") WORK=$4
 
 if [ -f "$CLUSTER/skip" ]; then
   echo "SKIP: no Slurm cluster: $(cat "$CLUSTER/skip")"
@@ -137,11 +137,16 @@ EOF
 first_row() { grep -qE '^\| +[0-9]+\|' job.out 2>/dev/null; }
 mib_row() { grep -qE '^\| +1048576\|' job.out 2>/dev/null; }
 job_gone() { [ -z "$(squeue -h -j "$JOB" -o %i 2>/dev/null)" ]; }
-
+# Waits up to $1 s for the row test $2 while the job runs.
+wait_row() {
+  wait_for "$1" eval "$2 || job_gone" && ! job_gone && return 0
+  cat job.out
+  fail "no $2 within $1 s, or the job ended first"
+}
 # The job ended by a signal: pp.json holds every size the table printed
 # (verified), status interrupted by SIGTERM, and lists the rest as not run.
 check_interrupted() {
-  wait_for 90 job_gone || fail "job $JOB still there 90 s after it should have ended"
+  wait_for 150 job_gone || fail "job $JOB still there after 150 s"
   cat job.out
   scontrol show job "$JOB" | grep -E "JobState|ExitCode"
   [ -f pp.json ] || fail "no pp.json"
@@ -155,14 +160,19 @@ kept = [s["bytes"] for s in done]
 assert printed and kept[:len(printed)] == printed, (printed, kept)
 assert all(s["verified"] is True for s in done), done
 left = d["stop"]["not_run"]
-assert left and len(kept) + len(left) == 25, (kept, left)
-print(f"pp.json: interrupted by SIGTERM, {len(kept)} sizes kept ({len(printed)} printed), {len(left)} not run")' \
+# Rank 0 writes its copy alone when the ranks have not agreed to stop
+# within 0.3 s (a loaded machine; docs/interrupts.md): the sizes not run
+# are not listed then, and the message says so.
+alone = "before the other ranks agreed" in d["stop"]["message"]
+assert alone or (left and len(kept) + len(left) == 25), (kept, left)
+how = "rank 0 alone" if alone else f"{len(left)} not run"
+print(f"pp.json: interrupted by SIGTERM, {len(kept)} sizes kept ({len(printed)} printed), {how}")' \
     printed.txt || fail "pp.json"
 }
 
 case_scancel() {
   JOB=$(submit_long_pingpong 400) || fail "sbatch failed"
-  wait_for 90 mib_row || { cat job.out; fail "1 MiB not measured within 90 s"; }
+  wait_row 90 mib_row
   scancel "$JOB"
   check_interrupted
 }
@@ -172,7 +182,7 @@ case_scancel() {
 # would (on the 2-core CI machine 400 repetitions reach 32 MiB in 60 s).
 case_time_limit() {
   JOB=$(submit_long_pingpong 4000 --time=0:10) || fail "sbatch failed"
-  wait_for 90 first_row || { cat job.out; fail "no size measured within 90 s"; }
+  wait_row 90 first_row
   check_interrupted
   scontrol show job "$JOB" | grep -q "JobState=TIMEOUT" || fail "the job did not end by its time limit"
 }
