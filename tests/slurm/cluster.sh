@@ -19,8 +19,9 @@
 #
 # Exit 77 (skip) with DIR/skip holding the reason when this machine cannot
 # run it: not root, or Slurm or munge missing. Measured on the 2-core CI
-# machine (Debian 12, Slurm 22.05, 2026-11-25): start about 1 s to idle
-# nodes, stop about 1 s.
+# machine (Debian 12, Slurm 22.05, 2026-11-25): start 1.2-1.5 s to idle
+# nodes, stop 3.3-4.1 s (most of it slurmd ending after SIGTERM; 7 s with
+# a job to cancel first).
 set -u
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
