@@ -95,7 +95,9 @@ int run_action(Context& ctx, std::ostream& err) {
   try {
     code = ctx.action();
   } catch (const Error& e) {
-    fmt::print(err, "xferbench: error: {}\n", e.what());
+    // Empty: an error every rank of a launch finds, which another rank says
+    // (comm::make_mpi_communicator).
+    if (*e.what() != '\0') fmt::print(err, "xferbench: error: {}\n", e.what());
     code = exit_code(e.kind());
   } catch (const Stopped& s) {
     // A command that stops before it has anything to keep.
