@@ -4,9 +4,11 @@
 # memory (nvidia-smi every 0.2 s) and peak RSS and wall time (/usr/bin/time
 # -v, else the shell's clock), then the cell-by-cell table
 # (bench/compare_with_nvbandwidth.py medians). xferbench runs as `run --suite full
-# --format nvbandwidth -o xbN.json`, except in the last round, where it runs
-# as a link named nvbandwidth with nvbandwidth's defaults; that round's two
-# texts are compared line by line with every number masked (masked.diff).
+# --format nvbandwidth -o xbN.json` (the table reads the run JSON), except in
+# the last round, where it runs as a link named nvbandwidth with nvbandwidth's
+# defaults; that round's two texts are compared line by line with every
+# number masked (masked.diff), so xferbench prints v0.8's text layout
+# (--nvbandwidth-version 0.8) in every round, the release compared against.
 # usage: bench/catalogue_vs_nvbandwidth.sh BIN_DIR OUT_DIR NVBANDWIDTH [ROUNDS] [-- EXTRA XFERBENCH ARGS]
 . "$(dirname "$0")/common.sh" "$@"
 nvb="$(readlink -f "$3")"; rounds="${4:-3}"
@@ -40,10 +42,10 @@ xbs=()
 for r in $(seq 1 "$rounds"); do
   run_measured "nvb$r" timeout 300 "$nvb"
   if [ "$r" -lt "$rounds" ]; then
-    run_measured "xb$r" timeout 120 "$x" run --suite full -q --format nvbandwidth -o "$out/xb$r.json" "${extra[@]}"
+    run_measured "xb$r" timeout 120 "$x" run --suite full -q --format nvbandwidth --nvbandwidth-version 0.8 -o "$out/xb$r.json" "${extra[@]}"
     xbs+=("$out/xb$r.json")
   else
-    run_measured "xb$r" timeout 120 "$out/bin/nvbandwidth" "${extra[@]}"
+    run_measured "xb$r" timeout 120 "$out/bin/nvbandwidth" --nvbandwidth-version 0.8 "${extra[@]}"
     xbs+=("$out/xb$r.txt")
   fi
 done

@@ -18,7 +18,11 @@ on the same machine. Standard library only (it runs on the GPU machine).
                 the status and matrix shape of each test case.
 
 bench/catalogue_vs_nvbandwidth.sh and bench/full_node.sh call `medians`,
-bench/nvbandwidth_side_by_side.sh calls `side-by-side`.
+bench/nvbandwidth_side_by_side.sh calls `side-by-side`. The text parser reads
+both of xferbench's layouts (v0.8's and v0.10's: COEFFICIENT_OF_VARIATION and
+NOTE lines are skipped); the scripts ask xferbench for v0.8's
+(--nvbandwidth-version 0.8), the release they compare against, so the masked
+line-by-line diffs line up.
 """
 import argparse
 import json

@@ -2,7 +2,8 @@
 # xferbench run as nvbandwidth (a link named nvbandwidth) next to the real
 # nvbandwidth on the same machine in one call: text and -j JSON from both, a
 # diff of the two texts with every number masked, and a per-cell table of
-# xferbench / real (cells beyond 2% marked '!').
+# xferbench / real (cells beyond 2% marked '!'). The real one is v0.8, so
+# xferbench's text comes in v0.8's layout (--nvbandwidth-version 0.8).
 # usage: bench/nvbandwidth_side_by_side.sh BIN_DIR OUT_DIR REAL_NVBANDWIDTH [ARGS...]
 #   ARGS go to both tools, e.g. -t 0 1 4 5 to shorten the run.
 # Then, once each, the other seed names (bwtest, cuts, gpudirect_p2p_overalloc
@@ -31,7 +32,7 @@ run() {
   python3 -c "print(f'{$t1 - $t0:.1f}')" > "$out/$name.seconds"
 }
 run real.txt "$real" "$@"
-run ours.txt "$ours" "$@"
+run ours.txt "$ours" --nvbandwidth-version 0.8 "$@"
 run real.json "$real" -j "$@"
 run ours.json "$ours" -j "$@"
 

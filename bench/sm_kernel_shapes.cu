@@ -293,6 +293,17 @@ __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// Waits until the mbarrier at shared address `bar` completes phase `parity`.
+__device__ __forceinline__ void wait_stage(std::uint32_t bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  while (!done) {
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+  }
+}
+
 // Bulk asynchronous copy, xferbench's pipeline: thread 0 keeps Stages
 // chunk loads in flight (global -> shared, each completing an mbarrier);
 // a copy stores each landed chunk (shared -> global) and, before reloading
@@ -335,16 +346,7 @@ __global__ void __launch_bounds__(32, 1) bulk_kernel(Args a) {
   };
   for (std::uint64_t k = 0; k < total && k < Stages; ++k) load(k);
   for (std::uint64_t k = 0; k < total; ++k) {
-    const std::uint32_t bar = smem_addr(&bars[k % Stages]);
-    const auto parity = static_cast<std::uint32_t>((k / Stages) & 1);
-    std::uint32_t done = 0;
-    while (!done) {
-      asm volatile(
-          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-          : "=r"(done)
-          : "r"(bar), "r"(parity)
-          : "memory");
-    }
+    wait_stage(smem_addr(&bars[k % Stages]), static_cast<std::uint32_t>((k / Stages) & 1));
     if constexpr (O == Op::copy) {
       asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(
                        reinterpret_cast<char*>(a.dst) + offset(k)),
@@ -410,16 +412,7 @@ __global__ void __launch_bounds__(512, 2) mixed_read_kernel(Args a) {
   };
   for (std::uint64_t k = 0; k < tcount && k < Stages; ++k) load(k);
   for (std::uint64_t k = 0; k < tcount; ++k) {
-    const std::uint32_t bar = smem_addr(&bars[k % Stages]);
-    const auto parity = static_cast<std::uint32_t>((k / Stages) & 1);
-    std::uint32_t done = 0;
-    while (!done) {
-      asm volatile(
-          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-          : "=r"(done)
-          : "r"(bar), "r"(parity)
-          : "memory");
-    }
+    wait_stage(smem_addr(&bars[k % Stages]), static_cast<std::uint32_t>((k / Stages) & 1));
     if (k + Stages < tcount) load(k + Stages);
   }
 #else

@@ -171,6 +171,20 @@ TEST(CheckVerdict, VerificationFailureAndCaseErrorsFail) {
             std::string::npos);
 }
 
+TEST(CheckVerdict, ACellMarkedInvalidFailsWithItsReasonWhateverItsValue) {
+  json run = load(kX2);
+  json& cell = *cell_of(run, "device_local_copy", 0);
+  cell["invalid"] = true;  // a recorded value the link cannot carry, far above any minimum
+  cell["invalid_reason"] = "9999 GB/s is above the link's peak";
+  cell["value"] = 9999.0;
+  const CheckResult r = judge(run);
+  EXPECT_FALSE(r.pass);
+  const CheckCell& c = find(r, "device_local_copy [local,gpu0]");
+  EXPECT_EQ(c.verdict, CellVerdict::fail);
+  EXPECT_NE(c.note.find("9999 GB/s is above the link's peak"), std::string::npos) << c.note;
+  EXPECT_TRUE(judge(load(kX2)).pass);  // the same run unedited passes
+}
+
 TEST(CheckVerdict, UnknownPeaksLeaveNothingJudgedAndFail) {
   json run = load(kX2);
   for (json& c : run["cases"])

@@ -198,6 +198,28 @@ TEST(Interrupts, FirstSignalIsRecordedAndTheSecondEndsTheProcess) {
       ::testing::KilledBySignal(SIGINT), "");
 }
 
+// Slurm signals every task of a cancelled job and srun relays its own
+// SIGTERM to them too: the copy must not end the process before it writes.
+TEST(Interrupts, ASigtermRightAfterTheFirstIsSrunsCopyNotASecondSignal) {
+  xb::clear_stop();
+  EXPECT_EXIT(
+      {
+        xb::app::StopSignals signals;
+        std::raise(SIGTERM);
+        std::raise(SIGTERM);
+        std::exit(xb::stop_requested() == xb::StopReason::sigterm ? 7 : 1);
+      },
+      ::testing::ExitedWithCode(7), "");
+  EXPECT_EXIT(
+      {
+        xb::app::StopSignals signals;
+        std::raise(SIGTERM);
+        std::raise(SIGINT);
+        std::exit(0);  // not reached: a different signal is a second one
+      },
+      ::testing::KilledBySignal(SIGINT), "");
+}
+
 TEST(Interrupts, DeadlineStopsTheLoops) {
   xb::clear_stop();
   xb::set_stop_deadline(std::chrono::steady_clock::now() - std::chrono::seconds(1));

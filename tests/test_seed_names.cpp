@@ -155,6 +155,17 @@ TEST(SeedNames, NvbandwidthDefaultsAndList) {
   ASSERT_EQ(xb::app::parse_nvbandwidth({"-P", "-1"}, inv, out, err), -1) << err.str();
   EXPECT_EQ(inv.request.sample_pairs, 0);  // every pair
   EXPECT_EQ(inv.request.measure.host_kind, xb::MemKind::pinned);
+  // xferbench's --nvbandwidth-version: v0.10's text layout unless 0.8 is asked for; text only.
+  EXPECT_EQ(inv.print.layout, xb::report::NvbLayout::v0_10);
+  ASSERT_EQ(xb::app::parse_nvbandwidth({"--nvbandwidth-version", "0.8", "-t", "0"}, inv, out, err), -1) << err.str();
+  EXPECT_EQ(inv.print.layout, xb::report::NvbLayout::v0_8);
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--nvbandwidth-version", "0.9"},
+                                              {"-j", "--nvbandwidth-version", "0.8"}, {"--nvbandwidth-version", ""}}) {
+    std::ostringstream o2, e2;
+    xb::app::NvbInvocation i2;
+    EXPECT_EQ(xb::app::parse_nvbandwidth(bad, i2, o2, e2), 2) << bad.back();
+    EXPECT_NE(e2.str().find("--nvbandwidth-version"), std::string::npos) << e2.str();
+  }
   ASSERT_EQ(xb::app::parse_nvbandwidth({"-l"}, inv, out, err), -1);
   std::ostringstream listed;
   auto* old = std::cout.rdbuf(listed.rdbuf());
@@ -172,6 +183,7 @@ TEST(SeedNames, XferbenchRunTakesNvbandwidthSpellingsAndFormats) {
   EXPECT_EQ(parse({"run", "-t", "0", "--format", "nvbandwidth-json"}).code, -1);
   EXPECT_EQ(parse({"run", "-P", "8", "-H", "-p", "device_to_device"}).code, -1);
   EXPECT_EQ(parse({"run", "-P", "-1", "--useHugePages"}).code, -1);
+  EXPECT_EQ(parse({"run", "-t", "0", "--format", "nvbandwidth", "--nvbandwidth-version", "0.8"}).code, -1);
   for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"run", "--loopCount", "0"}, "--loopCount '0'"},
            {{"run", "-P", "0"}, "'0'"},
@@ -180,7 +192,10 @@ TEST(SeedNames, XferbenchRunTakesNvbandwidthSpellingsAndFormats) {
            {{"run", "--bufferSize", "0"}, "'0'"},
            {{"run", "--testSamples", "0"}, "'0'"},
            {{"run", "--do=0:HtoD", "--format", "nvbandwidth"}, "--format nvbandwidth applies to named cases"},
-           {{"run", "--htod=0", "-v"}, "-v/--verbose applies to named cases"}}) {
+           {{"run", "--htod=0", "-v"}, "-v/--verbose applies to named cases"},
+           {{"run", "-t", "0", "--format", "nvbandwidth", "--nvbandwidth-version", "0.9"},
+            "invalid --nvbandwidth-version '0.9': use 0.8 or 0.10"},
+           {{"run", "-t", "0", "--nvbandwidth-version", "0.8"}, "--nvbandwidth-version applies to --format nvbandwidth"}}) {
     const Parsed p = parse(args);
     EXPECT_EQ(p.code, 2) << args[1];
     EXPECT_NE(p.err.find(needle), std::string::npos) << p.err;

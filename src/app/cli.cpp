@@ -95,7 +95,9 @@ int run_action(Context& ctx, std::ostream& err) {
   try {
     code = ctx.action();
   } catch (const Error& e) {
-    fmt::print(err, "xferbench: error: {}\n", e.what());
+    // Empty: an error every rank of a launch finds, which another rank says
+    // (comm::make_mpi_communicator).
+    if (*e.what() != '\0') fmt::print(err, "xferbench: error: {}\n", e.what());
     code = exit_code(e.kind());
   } catch (const Stopped& s) {
     // A command that stops before it has anything to keep.
@@ -148,8 +150,8 @@ std::string version_text(SeedTool tool) {
       return self + "\nInstalled as nvbandwidth, bwtest, cuts or gpudirect_p2p_overalloc it takes that tool's "
                     "options and prints its output.";
     case SeedTool::nvbandwidth:
-      return self + "\nRun as nvbandwidth: nvbandwidth's options, defaults and output (text as v0.10 prints it, -j "
-                    "JSON); this is not NVIDIA's nvbandwidth.";
+      return self + "\nRun as nvbandwidth: nvbandwidth's options, defaults and output (text as v0.10 prints it, "
+                    "--nvbandwidth-version 0.8 as v0.8 does; -j JSON); this is not NVIDIA's nvbandwidth.";
     case SeedTool::bwtest: return self + "\nRun as bwtest: multi-gpu-bwtest's options and output.";
     case SeedTool::cuts: return self + "\nRun as cuts: CUts' options and output ('xferbench cuts --format cuts').";
     case SeedTool::overalloc:

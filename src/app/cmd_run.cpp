@@ -84,7 +84,10 @@ int run_named(const RunOptions& opts, RunRequest req, report::Outputs& out, cons
 }
 
 int execute(const RunOptions& opts, const Context& ctx) {
-  report::Outputs out(opts.out.format, opts.out.file, {{opts.verbose}});
+  report::ReportOptions print;
+  print.verbose = opts.verbose;
+  if (!opts.nvbandwidth_version.empty()) print.layout = report::parse_nvb_layout(opts.nvbandwidth_version);
+  report::Outputs out(opts.out.format, opts.out.file, print);
   if (opts.list) {
     // --format nvbandwidth lists as nvbandwidth; any other format, as text.
     (out.screen().nvbandwidth_run() ? out.screen() : *report::make_reporter("text", std::cout)).cases();

@@ -1,7 +1,9 @@
 #include "app/interrupt.hpp"
 
+#include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 
@@ -10,8 +12,25 @@
 namespace xb::app {
 namespace {
 
+// Slurm sends SIGTERM to every task of a job it cancels or whose time is up,
+// and srun, which gets one too, sends its tasks SIGTERM again: a SIGTERM
+// this soon after the first is that copy, not a second request (which would
+// end the process before it writes what it measured).
+constexpr long long kSrunCopyNs = 2'000'000'000;
+std::atomic<long long> g_first_sigterm_ns{0};
+
+long long monotonic_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);  // async-signal-safe
+  return static_cast<long long>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
 extern "C" void on_stop_signal(int signal_number) {
+  const long long now = monotonic_ns();
   if (!xb::request_stop(signal_number)) {
+    if (signal_number == SIGTERM && xb::signal_stop() == StopReason::sigterm &&
+        now - g_first_sigterm_ns.load() < kSrunCopyNs)
+      return;
     // The second signal: end now, the way that signal ends a process.
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
@@ -20,6 +39,7 @@ extern "C" void on_stop_signal(int signal_number) {
     raise(signal_number);
     return;
   }
+  if (signal_number == SIGTERM) g_first_sigterm_ns.store(now);
   static const char msg[] =
       "\nxferbench: stopping: the cells measured so far are kept and written (signal again to end at once)\n";
   // write(2) is async-signal-safe; its result cannot be acted on here.

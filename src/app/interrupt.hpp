@@ -7,7 +7,8 @@
 // The first SIGINT or SIGTERM records a stop request (base/stop.hpp) and
 // prints one line; the loops abandon the cell in flight at their next poll,
 // the command writes what it completed and exits 130 / 143. A second signal
-// ends the process at once, by that signal.
+// ends the process at once, by that signal (a SIGTERM within 2 s of the
+// first is srun's copy of Slurm's, not a second one).
 #pragma once
 
 #include <condition_variable>

@@ -1,7 +1,8 @@
 // nvbandwidth's command line and the run printed as nvbandwidth prints it.
 // Options, short names and defaults follow nvbandwidth v0.9 (v0.8's plus
 // -H/--useHugePages and -P/--targetNumPairs); --loopCount and
-// --perfFormatter are hidden, as there.
+// --perfFormatter are hidden, as there. xferbench adds one option,
+// --nvbandwidth-version 0.8|0.10: the text layout (default 0.10).
 #include "app/nvbandwidth_cli.hpp"
 
 #include <algorithm>
@@ -26,6 +27,7 @@ struct NvbArgs {
   std::vector<std::string> testcases, prefixes;
   bool list = false, verbose = false, skip = false, no_affinity = false, mean = false, json = false;
   bool huge_pages = false, perf = false;
+  std::string layout;   // --nvbandwidth-version: empty = 0.10
   int samples = 0;      // -i: exactly N samples; 0: at least 3, more until the median is stable
   int loop_count = 0;   // --loopCount: copies per sample; 0: sized to about 20 ms per sample
   long long pairs = -1; // -P: -1 every pair
@@ -46,6 +48,8 @@ void add_options(CLI::App& app, NvbArgs& a) {
   app.add_flag("-m,--useMean", a.mean, "Report the mean of the samples instead of the median");
   app.add_flag("-H,--useHugePages", a.huge_pages, "Host buffers from huge pages");
   app.add_flag("-j,--json", a.json, "Print nvbandwidth's JSON instead of text");
+  app.add_option("--nvbandwidth-version", a.layout,
+                 "xferbench's option: print the text as nvbandwidth 0.10 (default) or 0.8 lays it out");
   // Hidden in nvbandwidth too: no group, no help line.
   app.add_option("--loopCount", a.loop_count, "")->group("");
   app.add_flag("--perfFormatter", a.perf, "")->group("");
@@ -112,6 +116,14 @@ int convert(const NvbArgs& a, NvbInvocation& inv, std::ostream& out, std::ostrea
   inv.print.perf_formatter = a.perf;
   inv.listed = suite_cases("full");
   if (a.list) return -1;
+  if (!a.layout.empty()) {
+    try {
+      inv.print.layout = report::parse_nvb_layout(a.layout);
+    } catch (const Error& e) {
+      return usage_error(e.what(), a.json, out, err);
+    }
+    if (a.json) return usage_error("--nvbandwidth-version applies to the text, not to -j/--json", true, out, err);
+  }
   if (!a.testcases.empty() && !a.prefixes.empty())
     return usage_error("give test cases (-t) or prefixes (-p), not both", a.json, out, err);
   std::vector<std::string> unknown;

@@ -259,6 +259,12 @@ void check_run_features(const RunOptions& o) {
   if (transfers && o.verbose)
     fail(ErrorKind::usage, "-v/--verbose applies to named cases (-t, -p, --suite), not to transfers (--do, --htod, "
                            "--dtoh, --dtod)");
+  if (!o.nvbandwidth_version.empty()) {
+    (void)report::parse_nvb_layout(o.nvbandwidth_version);
+    if (o.out.format != "nvbandwidth")
+      fail(ErrorKind::usage, fmt::format("--nvbandwidth-version applies to --format nvbandwidth, not --format {}",
+                                         o.out.format));
+  }
   const report::Outputs out(o.out.format, o.out.file);
   if (transfers) out.require(report::Kind::scenario);
   if (o.dry_run) out.require(report::Kind::plan);
@@ -335,6 +341,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   add_dedicated_engine_options(cmd, o);
   add_nvbandwidth_spellings(cmd, o);
   add_output_options(cmd, o.out, true, {"nvbandwidth", "nvbandwidth-json", "prometheus"});
+  cmd.add_option("--nvbandwidth-version", o.nvbandwidth_version,
+                 "With --format nvbandwidth: the text layout of nvbandwidth 0.10 (default) or 0.8 (docs/nvbandwidth.md)")
+      ->check(non_empty("--nvbandwidth-version"));
   add_stop_options(cmd, o.stop, true);
 }
 

@@ -58,6 +58,7 @@ struct RunOptions {
   double drift_tolerance_pct = 2.0;    // --drift-tolerance
   std::string max_memory;              // --max-memory GPU,HOST
   OutputOptions out;
+  std::string nvbandwidth_version;     // --nvbandwidth-version 0.8|0.10 (empty: 0.10), --format nvbandwidth's layout
   StopOptions stop;                    // --time-limit, --resume
   ConcurrentOptions concurrent;
   CutsFlagOptions cuts_flags;

@@ -85,6 +85,7 @@ CheckCell read_cell(const Cell& cell, const Matrix& m, const std::string& case_n
   c.peak_gbps = cell.peak.gbps;
   c.peak_formula = cell.peak.formula;
   c.verification_failed = cell.verification.status == Verification::Status::failed;
+  if (cell.invalid) c.invalid_reason = cell.invalid_reason.empty() ? "marked invalid in the record" : cell.invalid_reason;
   return c;
 }
 
@@ -245,6 +246,10 @@ void judge_cells(std::vector<CheckCell>& cells, const JudgeOptions& opts) {
   }
   judge_peers(cells, opts);
   for (CheckCell& c : cells) {
+    if (!c.invalid_reason.empty()) {  // a number the link cannot carry passes no threshold
+      c.verdict = CellVerdict::fail;
+      c.note = "invalid: " + c.invalid_reason;
+    }
     if (!c.verification_failed) continue;
     c.verdict = CellVerdict::fail;
     c.note = "data verification failed after the timed copies";

@@ -40,6 +40,7 @@ struct CheckCell {
   double peak_gbps = 0;     // 0: unknown
   std::string peak_formula;
   bool verification_failed = false;
+  std::string invalid_reason;  // the recorded cell is impossible (above its link's peak): why
   // Telemetry (filled by check_node before judging).
   bool throttled = false;
   std::string throttle_reasons;

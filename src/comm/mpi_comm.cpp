@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -26,15 +27,12 @@
 #include <fmt/format.h>
 
 #include "base/stop.hpp"
+#include "comm/launch_env.hpp"
 
 namespace xb::comm {
 namespace {
 
 static_assert(sizeof(MPI_Request) <= sizeof(Request::storage));
-
-// Testing aid: when set, processes on one machine with different values of
-// this variable count as different nodes (node-local election, host name).
-constexpr const char* kSimulatedNodeVariable = "XFERBENCH_NODE_NAME";
 
 // After a signal, a call blocked on a peer for longer than this (Watchdog)
 // waits for a peer that has gone.
@@ -253,9 +251,12 @@ MpiComm::MpiComm() {
   int len = 0;
   MPI_Get_processor_name(name, &len);
   host_.assign(name, static_cast<std::size_t>(len));
-  if (const char* simulated = std::getenv(kSimulatedNodeVariable); simulated != nullptr && *simulated != '\0') {
-    local = split_by_name(local, simulated);
-    host_ = simulated;
+  // A node name from the environment (XFERBENCH_NODE_NAME, srun's
+  // SLURMD_NODENAME) names the node, and processes with different names are
+  // different nodes even on one machine.
+  if (const std::string node = node_name_from_env(process_getenv); !node.empty()) {
+    local = split_by_name(local, node);
+    host_ = node;
   }
   MPI_Comm_rank(local, &local_rank_);
   MPI_Comm_size(local, &local_size_);
@@ -374,6 +375,43 @@ void MpiComm::give_up(Request* requests, std::size_t count, Seconds timeout) {
   fail(ErrorKind::timeout, timeout_message(rank_, peer, tag, timeout));
 }
 
+// Open MPI 5 has only PMIx. Open MPI 4 reads Slurm's PMI-1 / PMI-2 through
+// its pmix/s1 and pmix/s2 components, in the folder of the other mca_pmix_*
+// components next to libmpi (openmpi/; Debian: openmpi/lib/openmpi3/); not
+// finding that folder leaves the question open (pmix_only false). Asked of
+// the library actually loaded, before MPI_Init.
+MpiLibrary loaded_mpi_library() {
+  MpiLibrary lib;
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  if (MPI_Get_library_version(version, &len) != MPI_SUCCESS) return lib;
+  int major = 0;
+  lib.open_mpi = std::sscanf(version, "Open MPI v%d", &major) == 1;
+  if (!lib.open_mpi) return lib;
+  if (major >= 5) {
+    lib.pmix_only = true;
+    return lib;
+  }
+  Dl_info info{};
+  void* init = nullptr;
+  const auto init_fn = &MPI_Init;
+  std::memcpy(&init, &init_fn, sizeof init);
+  if (dladdr(init, &info) == 0 || info.dli_fname == nullptr) return lib;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  bool pmix_components = false, slurm_pmi = false;
+  const fs::path libdir = fs::path(info.dli_fname).parent_path();
+  for (const fs::path& parent : {libdir, libdir / "openmpi" / "lib"}) {
+    for (const auto& dir : fs::directory_iterator(parent, ec)) {
+      if (dir.path().filename().string().rfind("openmpi", 0) != 0) continue;
+      pmix_components |= fs::exists(dir.path() / "mca_pmix_isolated.so", ec);
+      slurm_pmi |= fs::exists(dir.path() / "mca_pmix_s1.so", ec) || fs::exists(dir.path() / "mca_pmix_s2.so", ec);
+    }
+  }
+  lib.pmix_only = pmix_components && !slurm_pmi;
+  return lib;
+}
+
 }  // namespace
 
 bool started_by_launcher(const char* (*getenv_fn)(const char*)) {
@@ -388,6 +426,11 @@ std::unique_ptr<Communicator> make_mpi_communicator(int min_ranks) {
   const auto env = [](const char* name) -> const char* { return std::getenv(name); };
   if (!started_by_launcher(env)) {
     fail(ErrorKind::comm, fmt::format("this command needs {} or more MPI processes; {}", min_ranks, kLaunchHint));
+  }
+  if (const std::string why = srun_without_pmix(env, loaded_mpi_library()); !why.empty()) {
+    // Every rank finds the same; the first says it (an empty message is not
+    // printed), so srun shows one line.
+    fail(ErrorKind::comm, launcher_world_rank(env) > 0 ? std::string() : why);
   }
   auto comm = std::make_unique<MpiComm>();
   if (comm->size() < min_ranks) {

@@ -12,7 +12,6 @@
 #include "machine/cuda_raii.hpp"
 #include "measure/dedicated_engines.hpp"
 #include "base/error.hpp"
-#include "base/names.hpp"
 #include "memory/memory_plan.hpp"
 #include "memory/memory_probe.hpp"
 #include "machine/numa.hpp"
@@ -23,12 +22,6 @@
 #include "base/units.hpp"
 
 namespace xb {
-
-const char* to_string(Verification::Status s) noexcept {
-  using S = Verification::Status;
-  static constexpr Named<S> kNames[] = {{S::passed, "passed"}, {S::failed, "failed"}, {S::skipped, "skipped"}};
-  return lookup_name(kNames, s, "skipped");
-}
 
 using Clock = std::chrono::steady_clock;
 

@@ -1,6 +1,15 @@
 #include "records/result.hpp"
 
+#include "base/names.hpp"
+
 namespace xb {
+
+// Declared with Verification in records/measure_options.hpp.
+const char* to_string(Verification::Status s) noexcept {
+  using S = Verification::Status;
+  static constexpr Named<S> kNames[] = {{S::passed, "passed"}, {S::failed, "failed"}, {S::skipped, "skipped"}};
+  return lookup_name(kNames, s, "skipped");
+}
 
 const char* to_string(Metric m) noexcept {
   return m == Metric::latency_ns ? "latency_ns" : "bandwidth_gbps";

@@ -1,9 +1,11 @@
 // nvbandwidth-compatible reporters: the text and JSON that nvbandwidth
 // prints, rendered from xferbench's result records, so that the programs
 // which already parse nvbandwidth (superbench, node health checks, DCGM's
-// nvbandwidth plugin) read xferbench unchanged. The layout follows
-// nvbandwidth v0.8's output.cpp and json_output.cpp plus the line v0.9 added
-// (COEFFICIENT_OF_VARIATION, here with v0.10's run-to-run meaning);
+// nvbandwidth plugin) read xferbench unchanged. The text comes in two
+// layouts: v0.10's (the default: its case headers, a
+// COEFFICIENT_OF_VARIATION line per matrix, the note inside the first case)
+// and v0.8's (output.cpp and its matrix printer, no CoV line). The JSON
+// follows v0.8's json_output.cpp with v0.9's aggregates.
 // docs/nvbandwidth.md lists every place where the content differs.
 #pragma once
 
@@ -23,9 +25,15 @@ struct CaseDef;
 
 namespace xb::report {
 
+// Which nvbandwidth release's text layout to print (--nvbandwidth-version).
+enum class NvbLayout { v0_8, v0_10 };
+// "0.8" or "0.10" (a leading 'v' allowed); throws Error(usage) naming any other value.
+NvbLayout parse_nvb_layout(const std::string& version);
+
 struct NvbOptions {
   bool verbose = false;         // -v: per-sample lines and MIN/MAX/AVG after each matrix
   bool perf_formatter = false;  // --perfFormatter: "&&&& PERF key sum +GB/s" instead of "SUM key sum"
+  NvbLayout layout = NvbLayout::v0_10;
 };
 
 // nvbandwidth's default buffer (512 MiB); smaller ones get a NOTE line.
@@ -46,9 +54,11 @@ struct NvbMatrixStats {
 NvbMatrixStats nvb_matrix_stats(const Matrix& m);
 
 // nvbandwidth's header line of matrix `index` of a case, e.g. "memcpy CE
-// CPU(row) -> GPU(column) bandwidth (GB/s)"; the xferbench title for a case
+// CPU(row) -> GPU(column) bandwidth (GB/s)", as `layout` words it (v0.10
+// names a device-to-host matrix "GPU(row) -> CPU(column)" and points a
+// GPU <-> GPU arrow the way the data moves); the xferbench title for a case
 // that nvbandwidth does not have.
-std::string nvb_description(const CaseResult& c, std::size_t index);
+std::string nvb_description(const CaseResult& c, std::size_t index, NvbLayout layout = NvbLayout::v0_10);
 // The name on the SUM line: the case name, with "_read1", "_total", ... for
 // the three matrices of a bidirectional GPU <-> GPU case.
 std::string nvb_key(const CaseResult& c, std::size_t index);
@@ -56,14 +66,29 @@ std::string nvb_key(const CaseResult& c, std::size_t index);
 std::string nvb_pci_address(const std::string& bus_id);
 
 // --- text ------------------------------------------------------------------
-// Version, CUDA and driver lines, the host name and one line per GPU, the
-// NOTE line when the buffer is below nvbandwidth's default, and xferbench's
-// note on what the numbers are. (nvbandwidth prints its note after the last
-// case; there it would join the last case's block, which shell parsers read
-// as matrix rows.)
-void nvb_text_header(std::ostream& os, const System& sys, std::uint64_t buffer_bytes);
-// "Running NAME." and the case's matrices with their SUM lines; nvbandwidth's
-// bare "Waived: " line, or "Error: MESSAGE", for a case without numbers.
+// A run's text, printed as it is measured: the header, then each case.
+// Header: version, CUDA and driver lines, the host name and one line per
+// GPU, the NOTE line when the buffer is below nvbandwidth's default. Then
+// xferbench's two-line note on what the numbers are: in the v0.8 layout
+// after the device list (nvbandwidth v0.8 prints its note after the last
+// case, where shell parsers would read it as matrix rows); in the v0.10
+// layout where v0.10 prints its note, after the first matrix's SUM and
+// COEFFICIENT_OF_VARIATION lines.
+class NvbTextPrinter {
+ public:
+  NvbTextPrinter(std::ostream& os, const NvbOptions& o) : os_(os), options_(o) {}
+  void header(const System& sys, std::uint64_t buffer_bytes);
+  // "Running NAME." and the case's matrices with their SUM (and CoV) lines;
+  // nvbandwidth's bare "Waived: " line, or "Error: MESSAGE", for a case
+  // without numbers.
+  void test_case(const CaseResult& c);
+
+ private:
+  std::ostream& os_;
+  NvbOptions options_;
+  bool note_due_ = false;  // v0.10: the note follows the first matrix printed
+};
+// One case as NvbTextPrinter prints it, without the note.
 void nvb_text_case(std::ostream& os, const CaseResult& c, const NvbOptions& o);
 // Why a case was waived, for stderr: stdout keeps nvbandwidth's bare
 // "Waived: " because text after it would join the previous case's block for

@@ -1,10 +1,14 @@
 // nvbandwidth's formats (report/nvbandwidth.hpp), from xferbench result
 // records: its text, case by case as each ends, and its JSON at the end;
 // they render named cases only.
-// Text: column widths, number formats and the order of lines follow
-// nvbandwidth v0.8's output.cpp and its matrix printer, plus v0.9's
-// COEFFICIENT_OF_VARIATION line; the parsers that wrap nvbandwidth key on
-// exactly these.
+// Text, v0.8 layout: column widths, number formats and the order of lines
+// follow nvbandwidth v0.8's output.cpp and its matrix printer. v0.10 layout:
+// the same, with the differences that v0.10's output shows
+// (Azure/azurehpc-health-checks, test/data/nvbandwidth_v0.10_output.txt;
+// docs/nvbandwidth.md): the device-to-host and GPU <-> GPU headers, row
+// indices only as wide as they need, a COEFFICIENT_OF_VARIATION line after
+// each SUM, the note inside the first case. The parsers that wrap
+// nvbandwidth key on exactly these.
 // JSON (-j): field names and types as nvbandwidth v0.8's json_output.cpp
 // writes them, with v0.9's rule that min, max and average skip cells that
 // are "N/A". DCGM's nvbandwidth plugin checks these types: "CUDA Runtime
@@ -23,7 +27,7 @@
 namespace xb::report {
 namespace {
 
-// nvbandwidth's arrow between the row and the column for each pattern.
+// nvbandwidth v0.8's arrow between the row and the column for each pattern.
 const char* arrow(Pattern p) {
   switch (p) {
     case Pattern::host_to_device: case Pattern::host_to_all: case Pattern::d2d_read:
@@ -52,7 +56,27 @@ const CaseDef* nvb_case_def(const std::string& name) {
 }
 
 // What the version lines and JSON say the program is.
-std::string nvb_version_text() { return fmt::format("xferbench {} (nvbandwidth v0.10 output)", XFERBENCH_VERSION); }
+std::string nvb_version_text(NvbLayout layout = NvbLayout::v0_10) {
+  return fmt::format("xferbench {} (nvbandwidth {} output)", XFERBENCH_VERSION,
+                     layout == NvbLayout::v0_8 ? "v0.8" : "v0.10");
+}
+
+// v0.10's header where it differs from v0.8's: a device-to-host matrix is
+// "GPU(row) -> CPU(column)" (v0.8: "CPU(row) <- GPU(column)"), and a
+// GPU <-> GPU read points from the column to the row, a write from the row
+// to the column (v0.8 the other way round). Empty where v0.10 words it as v0.8.
+std::string v010_description(Pattern p, const std::string& engine) {
+  switch (p) {
+    case Pattern::device_to_host: case Pattern::all_to_host:
+      return fmt::format("memcpy {} GPU(row) -> CPU(column) bandwidth (GB/s)", engine);
+    case Pattern::d2d_read:
+      return fmt::format("memcpy {} GPU(row) <- GPU(column) bandwidth (GB/s)", engine);
+    case Pattern::d2d_write:
+      return fmt::format("memcpy {} GPU(row) -> GPU(column) bandwidth (GB/s)", engine);
+    default:
+      return "";
+  }
+}
 
 }  // namespace
 
@@ -73,13 +97,22 @@ NvbMatrixStats nvb_matrix_stats(const Matrix& m) {
   return s;
 }
 
-std::string nvb_description(const CaseResult& c, std::size_t index) {
+NvbLayout parse_nvb_layout(const std::string& version) {
+  const std::string v = !version.empty() && version[0] == 'v' ? version.substr(1) : version;
+  if (v == "0.8") return NvbLayout::v0_8;
+  if (v == "0.10") return NvbLayout::v0_10;
+  fail(ErrorKind::usage, fmt::format("invalid --nvbandwidth-version '{}': use 0.8 or 0.10", version));
+}
+
+std::string nvb_description(const CaseResult& c, std::size_t index, NvbLayout layout) {
   if (index >= c.matrices.size()) return "";
   // nvbandwidth's own header for its 35 cases; xferbench's title for the
   // cases it adds (indices 35 and up), which nvbandwidth never printed.
   const CaseDef* def = nvb_case_def(c.name);
   if (!def || def->index >= kNvbandwidthCatalogue) return c.matrices[index].title;
   const std::string engine = def->engine == Engine::sm ? "SM" : "CE";
+  if (layout == NvbLayout::v0_10)
+    if (std::string v010 = v010_description(def->pattern, engine); !v010.empty()) return v010;
   switch (def->pattern) {
     case Pattern::host_device_latency: return "memory latency SM CPU(row) <-> GPU(column) (ns)";
     case Pattern::d2d_latency: return "Device to Device Latency SM GPU(row) <-> GPU(column) (ns)";
@@ -115,15 +148,18 @@ std::string nvb_pci_address(const std::string& bus_id) {
 
 namespace {
 
-// A matrix as nvbandwidth prints it: a two-character corner, column
-// indices and values ten characters wide, row indices instead of labels,
-// "N/A" where nothing was measured.
-void grid(std::ostream& os, const Matrix& m) {
-  fmt::print(os, "  ");
+// A matrix as nvbandwidth prints it: a corner as wide as the row indices
+// (v0.8: two characters; v0.10: as many as the largest index has digits),
+// column indices and values ten characters wide, row indices instead of
+// labels, "N/A" where nothing was measured.
+void grid(std::ostream& os, const Matrix& m, NvbLayout layout) {
+  const std::size_t width =
+      layout == NvbLayout::v0_8 ? 2 : fmt::format("{}", m.row_labels.empty() ? 0 : m.row_labels.size() - 1).size();
+  fmt::print(os, "{:{}}", "", width);
   for (std::size_t c = 0; c < m.col_labels.size(); ++c) fmt::print(os, "{:>10}", c);
   fmt::print(os, "\n");
   for (std::size_t r = 0; r < m.row_labels.size(); ++r) {
-    fmt::print(os, "{:>2}", r);
+    fmt::print(os, "{:>{}}", r, width);
     for (std::size_t c = 0; c < m.col_labels.size(); ++c) {
       const Cell* cell = find_cell(m, static_cast<int>(r), static_cast<int>(c));
       fmt::print(os, "{:>10}", cell ? fmt::format("{:.2f}", cell->value) : "N/A");
@@ -132,21 +168,43 @@ void grid(std::ostream& os, const Matrix& m) {
   }
 }
 
-void matrix_block(std::ostream& os, const CaseResult& c, std::size_t index, const NvbOptions& o) {
+constexpr const char* kNote =
+    "NOTE: xferbench measured these values and prints them in nvbandwidth's layout.\n"
+    "Other drivers, clocks or topologies can give other numbers on the same hardware.\n";
+
+// `note_due`: print the note after this matrix's lines (v0.10), and clear it.
+void matrix_block(std::ostream& os, const CaseResult& c, std::size_t index, const NvbOptions& o, bool& note_due) {
   const Matrix& m = c.matrices[index];
   const std::string key = nvb_key(c, index);
   const NvbMatrixStats s = nvb_matrix_stats(m);
-  fmt::print(os, "{}\n", nvb_description(c, index));
-  grid(os, m);
+  fmt::print(os, "{}\n", nvb_description(c, index, o.layout));
+  grid(os, m, o.layout);
   fmt::print(os, "\n");
   if (o.perf_formatter) {
     fmt::print(os, "&&&& PERF {} {:.2f} {}\n", key, s.sum, m.metric == Metric::latency_ns ? "-ns" : "+GB/s");
   } else {
     fmt::print(os, "SUM {} {:.2f}\n", key, s.sum);
   }
-  if (s.has_cov) fmt::print(os, "COEFFICIENT_OF_VARIATION {} {:.2f}\n", key, s.cov);
+  // v0.10 prints the line for every matrix; with fewer than two samples per
+  // cell there is no spread to report (0.00).
+  if (o.layout == NvbLayout::v0_10) fmt::print(os, "COEFFICIENT_OF_VARIATION {} {:.2f}\n", key, s.has_cov ? s.cov : 0.0);
   if (o.verbose) fmt::print(os, "MIN {} {:.2f}\nMAX {} {:.2f}\nAVG {} {:.2f}\n", key, s.min, key, s.max, key, s.average);
+  if (note_due) fmt::print(os, "{}", kNote);
+  note_due = false;
   fmt::print(os, "\n");
+}
+
+void print_case(std::ostream& os, const CaseResult& c, const NvbOptions& o, bool& note_due) {
+  // A case the run never reached (interrupted, out of time) prints nothing,
+  // as an nvbandwidth stopped before it would.
+  if (std::strcmp(to_string(c.status), "not_run") == 0) return;
+  if (c.status == CaseStatus::waived) return fmt::print(os, "Waived: \n");
+  fmt::print(os, "Running {}.\n", c.name);
+  // A failed verification or an error leaves no trustworthy numbers, so
+  // the case prints its error instead of matrices (nvbandwidth stops).
+  if (c.status != CaseStatus::passed) return fmt::print(os, "Error: {}\n", c.message);
+  if (o.verbose) nvb_sample_lines(os, c);
+  for (std::size_t i = 0; i < c.matrices.size(); ++i) matrix_block(os, c, i, o, note_due);
 }
 
 // "Host -> Device 1", "Device 0 -> Device 1": what moved the bytes behind
@@ -178,29 +236,24 @@ bool total_case(const CaseDef& d) {
 
 }  // namespace
 
-void nvb_text_header(std::ostream& os, const System& sys, std::uint64_t buffer_bytes) {
-  fmt::print(os, "nvbandwidth Version: {}\nBuilt from Git version: xferbench {}\n\n", nvb_version_text(),
+void NvbTextPrinter::header(const System& sys, std::uint64_t buffer_bytes) {
+  fmt::print(os_, "nvbandwidth Version: {}\nBuilt from Git version: xferbench {}\n\n", nvb_version_text(options_.layout),
              XFERBENCH_VERSION);
-  if (buffer_bytes < kNvbDefaultBufferBytes) fmt::print(os, "{}\n", kNvbSmallBufferNote);
-  fmt::print(os, "CUDA Runtime Version: {}\nCUDA Driver Version: {}\nDriver Version: {}\n\n", sys.cuda_runtime_version,
+  if (buffer_bytes < kNvbDefaultBufferBytes) fmt::print(os_, "{}\n", kNvbSmallBufferNote);
+  fmt::print(os_, "CUDA Runtime Version: {}\nCUDA Driver Version: {}\nDriver Version: {}\n\n", sys.cuda_runtime_version,
              sys.cuda_driver_version, sys.driver_version);
-  fmt::print(os, "{}\n", sys.hostname);
-  for (const GpuInfo& g : sys.gpus) fmt::print(os, "Device {}: {} ({})\n", g.index, g.name, nvb_pci_address(g.pci_bus_id));
-  fmt::print(os, "\nNOTE: xferbench measured these values and prints them in nvbandwidth's layout.\n"
-                 "Other drivers, clocks or topologies can give other numbers on the same hardware.\n\n");
+  fmt::print(os_, "{}\n", sys.hostname);
+  for (const GpuInfo& g : sys.gpus) fmt::print(os_, "Device {}: {} ({})\n", g.index, g.name, nvb_pci_address(g.pci_bus_id));
+  fmt::print(os_, "\n");
+  note_due_ = options_.layout == NvbLayout::v0_10;
+  if (!note_due_) fmt::print(os_, "{}\n", kNote);
 }
 
+void NvbTextPrinter::test_case(const CaseResult& c) { print_case(os_, c, options_, note_due_); }
+
 void nvb_text_case(std::ostream& os, const CaseResult& c, const NvbOptions& o) {
-  // A case the run never reached (interrupted, out of time) prints nothing,
-  // as an nvbandwidth stopped before it would.
-  if (std::strcmp(to_string(c.status), "not_run") == 0) return;
-  if (c.status == CaseStatus::waived) return fmt::print(os, "Waived: \n");
-  fmt::print(os, "Running {}.\n", c.name);
-  // A failed verification or an error leaves no trustworthy numbers, so
-  // the case prints its error instead of matrices (nvbandwidth stops).
-  if (c.status != CaseStatus::passed) return fmt::print(os, "Error: {}\n", c.message);
-  if (o.verbose) nvb_sample_lines(os, c);
-  for (std::size_t i = 0; i < c.matrices.size(); ++i) matrix_block(os, c, i, o);
+  bool no_note = false;
+  print_case(os, c, o, no_note);
 }
 
 std::string nvb_waiver_line(const CaseResult& c) {
@@ -267,7 +320,7 @@ json passed_case(const CaseResult& c) {
   for (std::size_t i = 0; i < c.matrices.size(); ++i) {
     for (const json& row : matrix_rows(c.matrices[i])) rows.push_back(row);
     const NvbMatrixStats s = nvb_matrix_stats(c.matrices[i]);
-    entry["bandwidth_description"] = nvb_description(c, i);
+    entry["bandwidth_description"] = nvb_description(c, i, NvbLayout::v0_8);  // the JSON keeps v0.8's words
     entry["sum"] = s.sum;
     entry["min"] = s.min;
     entry["max"] = s.max;
@@ -353,22 +406,22 @@ class NvbandwidthFormat : public Reporter {
 class NvbandwidthText : public NvbandwidthFormat {
  public:
   NvbandwidthText(std::ostream& out, std::ostream& err, const ReportOptions& o)
-      : NvbandwidthFormat("nvbandwidth", out), err_(err), options_(o) {}
+      : NvbandwidthFormat("nvbandwidth", out), err_(err), printer_(out, o) {}
 
   bool streams() const override { return true; }
   void run_begin(const RunResult& header) override {
-    nvb_text_header(out_, header.system, header.settings.buffer_bytes);
+    printer_.header(header.system, header.settings.buffer_bytes);
     out_.flush();
   }
   void run_case(const CaseResult& c) override {
-    nvb_text_case(out_, c, options_);
+    printer_.test_case(c);
     out_.flush();
     if (const std::string why = nvb_waiver_line(c); !why.empty()) err_ << why << "\n";
   }
 
  private:
   std::ostream& err_;
-  NvbOptions options_;
+  NvbTextPrinter printer_;
 };
 
 class NvbandwidthJson : public NvbandwidthFormat {

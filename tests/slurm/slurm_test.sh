@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# xferbench under a real Slurm (the private cluster of cluster.sh), no GPU:
+#
+#   slurm_test.sh CASE CLUSTER_DIR XFERBENCH WORK_DIR
+#
+# Exit 0 pass, 1 fail (the reason on stderr), 77 skip (the cluster could
+# not start here: CLUSTER_DIR/skip says why). Every wait is for evidence (a
+# line, a file, a job state) under a generous cap, never a fixed sleep.
+set -u
+CASE=$1 CLUSTER=$2 XB=$(realpath "$3") WORK=$4
+
+if [ -f "$CLUSTER/skip" ]; then
+  echo "SKIP: no Slurm cluster: $(cat "$CLUSTER/skip")"
+  exit 77
+fi
+[ -f "$CLUSTER/env" ] || { echo "FAIL: no cluster in $CLUSTER (did slurm_cluster_start run?)" >&2; exit 1; }
+# Only this cluster: forget any Slurm job this test itself runs in.
+for v in $(compgen -e | grep -E '^(SLURM|SLURMD|PMI|PMIX|OMPI)_'); do unset "$v"; done
+. "$CLUSTER/env"
+# The simulated nodes share one host name: Open MPI's shared-memory
+# transport would take peers on other "nodes" for local ones; and they
+# share one machine, so loopback reaches every peer (another interface of
+# a CI machine may not reach itself).
+export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+
+fail() {
+  echo "FAIL: $CASE: $*" >&2
+  exit 1
+}
+
+# Runs "$@" with a 120 s cap; stdout in out.txt, stderr in err.txt; sets RC.
+run() {
+  timeout 120 "$@" >out.txt 2>err.txt
+  RC=$?
+  [ "$RC" -ne 124 ] || fail "timed out: $*"
+}
+
+show() {
+  echo "--- stdout"; cat out.txt
+  echo "--- stderr"; cat err.txt
+}
+
+# Waits up to $1 seconds for "$2 ..." to succeed.
+wait_for() {
+  local end=$(($(date +%s) + $1))
+  shift
+  until "$@"; do
+    [ "$(date +%s)" -lt "$end" ] || return 1
+    sleep 0.1
+  done
+}
+
+# json FILE CODE [ARGS]: runs CODE with d = the parsed FILE, sys.argv[2:] = ARGS.
+json() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); $2" "$1" "${@:3}"; }
+
+# A fleet of 3 nodes x 2 processes: one file, a row per node named by
+# Slurm (n1, n2, n3), each with its no-GPU error (exit 3).
+fleet() {
+  local cmd=("$@")
+  run srun --mpi=pmix -N3 --ntasks-per-node=2 "$XB" "${cmd[@]}" -q -o fleet.json
+  show
+  [ -f fleet.json ] || fail "no fleet.json"
+  [ "$(find . -name '*.json' | wc -l)" -eq 1 ] || fail "more than one file: $(ls)"
+  json fleet.json '
+assert d["schema"] == "xferbench-fleet", d["schema"]
+assert d["command"] == sys.argv[2], d["command"]
+assert sorted(d["nodes"]) == ["n1", "n2", "n3"], sorted(d["nodes"])
+assert d["launch"] == {"nodes": 3, "processes": 6}, d["launch"]
+for name, n in d["nodes"].items():
+    assert n["host"] == name, n
+    assert n["status"] == "error" and n["exit_code"] == 3, n
+    assert n["error"]["kind"] == "no_device", n
+print("fleet.json: nodes n1 n2 n3, each with its no-GPU error")' "${cmd[0]}" || fail "fleet.json"
+  for n in n1 n2 n3; do
+    grep -qE "^ *$n +.*ERROR.*no NVIDIA driver or GPU found" out.txt || fail "no row for $n in the table"
+  done
+  ! grep -q "/rank" out.txt fleet.json || fail "rows named by rank"
+}
+
+case_fleet_run() {
+  fleet run
+  [ "$RC" -eq 3 ] || fail "srun exit $RC, expected 3 (no GPU)"
+}
+
+case_fleet_check() {
+  fleet check
+  # A multi-node check accepts only when every node passed; a node that
+  # failed makes it 1 (docs/check.md, Multi-node).
+  [ "$RC" -eq 1 ] || fail "srun exit $RC, expected 1 (FAIL: nodes without a GPU)"
+}
+
+case_fleet_sweep() {
+  fleet sweep --do 0:HtoD --min 1K --max 4K
+  [ "$RC" -eq 3 ] || fail "srun exit $RC, expected 3 (no GPU)"
+}
+
+# Two ranks on two nodes over TCP: verified data, both nodes named.
+case_pingpong() {
+  run srun --mpi=pmix -N2 -n2 "$XB" pingpong --dev1 host --dev2 host -n 8 --loop-count 5 -o pp.json
+  show
+  [ "$RC" -eq 0 ] || fail "srun exit $RC, expected 0"
+  grep -q "rank 0 (n1, host) <-> rank 1 (n2, host)" out.txt || fail "the header does not name n1 and n2"
+  json pp.json '
+p = d["pairs"][0]
+assert (p["host_a"], p["host_b"]) == ("n1", "n2"), p
+assert len(p["sizes"]) == 8, len(p["sizes"])
+assert all(s["verified"] is True for s in p["sizes"]), p["sizes"]
+assert d["status"] == "ok", d["status"]
+print("pp.json: 8 sizes verified between n1 and n2")' || fail "pp.json"
+}
+
+# sbatch --wait ends with the job's exit code, which is xferbench's.
+case_sbatch_exit() {
+  run sbatch --wait -N2 -o job.out --wrap "srun --mpi=pmix $XB run -q"
+  [ "$RC" -eq 3 ] || { cat job.out; fail "sbatch --wait exit $RC, expected 3 (no GPU)"; }
+  run sbatch --wait -N1 -o job2.out --wrap "$XB run --no-such-option"
+  [ "$RC" -eq 2 ] || { cat job2.out; fail "sbatch --wait exit $RC, expected 2 (usage)"; }
+  grep -q "no-such-option" job2.out || fail "the usage error is not in the job's output"
+  echo "sbatch --wait: exit 3 without a GPU, exit 2 for a usage error"
+}
+
+# A long pingpong (LOOPS repetitions per size, up to 128 MiB over TCP) as
+# a batch job with the sbatch options given; prints the job id.
+submit_long_pingpong() {
+  local loops=$1
+  shift
+  cat >job.sh <<EOF
+#!/bin/bash
+srun --mpi=pmix -N2 -n2 $XB pingpong --dev1 host --dev2 host --loop-count $loops -o pp.json
+EOF
+  sbatch --parsable -N2 -o job.out "$@" job.sh
+}
+
+# Rows of sizes measured; from 1 MiB on a size takes seconds, so the
+# signal lands inside one.
+first_row() { grep -qE '^\| +[0-9]+\|' job.out 2>/dev/null; }
+mib_row() { grep -qE '^\| +1048576\|' job.out 2>/dev/null; }
+job_gone() { [ -z "$(squeue -h -j "$JOB" -o %i 2>/dev/null)" ]; }
+# Waits up to $1 s for the row test $2 while the job runs.
+wait_row() {
+  wait_for "$1" eval "$2 || job_gone" && ! job_gone && return 0
+  cat job.out
+  fail "no $2 within $1 s, or the job ended first"
+}
+# The job ended by a signal: pp.json holds every size the table printed
+# (verified), status interrupted by SIGTERM, and lists the rest as not run.
+check_interrupted() {
+  wait_for 150 job_gone || fail "job $JOB still there after 150 s"
+  cat job.out
+  scontrol show job "$JOB" | grep -E "JobState|ExitCode"
+  [ -f pp.json ] || fail "no pp.json"
+  grep -oE '^\| +[0-9]+\|' job.out | tr -d '| ' >printed.txt
+  json pp.json '
+printed = [int(x) for x in open(sys.argv[2]).read().split()]
+assert d["status"] == "interrupted", d["status"]
+assert d["stop"]["reason"] == "SIGTERM", d["stop"]
+done = d["pairs"][0]["sizes"]
+kept = [s["bytes"] for s in done]
+assert printed and kept[:len(printed)] == printed, (printed, kept)
+assert all(s["verified"] is True for s in done), done
+left = d["stop"]["not_run"]
+# Rank 0 writes its copy alone when the ranks have not agreed to stop
+# within 0.3 s (a loaded machine; docs/interrupts.md): the sizes not run
+# are not listed then, and the message says so.
+alone = "before the other ranks agreed" in d["stop"]["message"]
+assert alone or (left and len(kept) + len(left) == 25), (kept, left)
+how = "rank 0 alone" if alone else f"{len(left)} not run"
+print(f"pp.json: interrupted by SIGTERM, {len(kept)} sizes kept ({len(printed)} printed), {how}")' \
+    printed.txt || fail "pp.json"
+}
+
+case_scancel() {
+  JOB=$(submit_long_pingpong 400) || fail "sbatch failed"
+  wait_row 90 mib_row
+  scancel "$JOB"
+  check_interrupted
+}
+
+# Slurm counts time limits in whole minutes and looks at them about every
+# 30 s: the job ends 60 to 90 s after its start, long before the pingpong
+# would (on the 2-core CI machine 400 repetitions reach 32 MiB in 60 s).
+case_time_limit() {
+  JOB=$(submit_long_pingpong 4000 --time=0:10) || fail "sbatch failed"
+  wait_row 90 first_row
+  check_interrupted
+  scontrol show job "$JOB" | grep -q "JobState=TIMEOUT" || fail "the job did not end by its time limit"
+}
+
+# srun without PMIx (stock MpiDefault=none; --mpi=pmi2): one line naming
+# the fix, exit 6 (MPI / launch problem), before Open MPI's MPI_Init aborts.
+no_pmix() {
+  local expect=$1
+  shift
+  run srun "$@"
+  show
+  [ "$RC" -eq 6 ] || fail "srun exit $RC, expected 6"
+  [ "$(grep -c "^xferbench: " err.txt)" -eq 1 ] || fail "not one line from xferbench"
+  grep -q "^xferbench: error: $expect started this process without PMIx.*run srun --mpi=pmix, or set MpiDefault=pmix in slurm.conf$" err.txt ||
+    fail "the line does not name the launch and the fix"
+  ! grep -qi "PMI support\|MPI_Init" err.txt out.txt || fail "Open MPI's own abort came first"
+}
+
+case_no_pmix() {
+  no_pmix "srun without --mpi (MpiDefault=none)" -N2 -n2 "$XB" pingpong --dev1 host --dev2 host
+  no_pmix "srun without --mpi (MpiDefault=none)" -N3 --ntasks-per-node=2 "$XB" run -q -o fleet.json
+  [ ! -e fleet.json ] || fail "a fleet.json was written"
+  no_pmix "srun --mpi=pmi2" --mpi=pmi2 -N2 -n2 "$XB" pingpong --dev1 host --dev2 host
+}
+
+declare -F "case_$CASE" >/dev/null || fail "unknown case"
+"case_$CASE"
+echo "PASS: $CASE"
