@@ -1,0 +1,89 @@
+// A soak run's records (xferbench soak, check --soak): one JSON Lines file,
+// appended line by line as the soak measures, so a killed soak loses at most
+// the line in flight. Line kinds (field "type"):
+//   "header"  first line: schema, command line, start time, the node, the cases
+//   "sample"  one measured value of one cell, with the telemetry read right after it
+//   "resume"  a --resume continued the file here (t_s keeps counting from the last sample)
+//   "end"     the soak ended (completed, or why not); the summary is recomputed from the samples
+// Pure data and its codec; no CUDA, no NVML.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace xb::soak {
+
+inline constexpr const char* kSoakSchema = "xferbench.soak";
+inline constexpr int kSoakSchemaVersion = 1;
+
+// NVML telemetry of one GPU, read right after a sample; a field NVML does
+// not report stays empty (written as null).
+struct GpuTelemetry {
+  int gpu = 0;
+  std::optional<double> temperature_c, power_w;
+  std::optional<unsigned> sm_clock_mhz, mem_clock_mhz;
+  std::optional<std::uint64_t> clock_reasons;  // nvml.hpp clock_reason bits
+  std::optional<std::uint64_t> ecc_corrected, ecc_uncorrected;  // volatile totals since driver load
+  std::optional<std::uint64_t> rows_remapped_correctable, rows_remapped_uncorrectable;
+  std::optional<bool> row_remap_pending, row_remap_failure;
+  std::optional<std::uint64_t> pcie_replays;  // nvmlDeviceGetPcieReplayCounter
+  std::vector<std::uint64_t> xids;            // XID events NVML delivered since the previous sample
+};
+
+struct Sample {
+  double t_s = 0;          // seconds since the soak started; a resumed soak keeps counting
+  std::string time_utc;    // "2026-11-25T12:03:04.123Z"
+  int round = 0;           // 1-based
+  // "CASE[ROW,COL]" for the first matrix, "CASE/MATRIX[ROW,COL]" for a named one
+  std::string cell;
+  std::string unit;        // "gbps" or "ns"
+  double value = 0;        // the cell's reported value (median of its samples) in this round
+  std::optional<double> peak_gbps;       // the link's peak, bandwidth cells
+  // Loaded-latency cells: the idle latency and the load's bandwidth and
+  // share of its link's peak in this round.
+  std::optional<double> idle_ns, load_gbps, load_pct;
+  bool verified = true;    // data verification passed (or was not asked)
+  std::string error;       // non-empty: the cell failed this round; value is not meaningful
+  std::vector<GpuTelemetry> telemetry;  // the GPUs the cell used
+};
+
+struct Header {
+  std::vector<std::string> command_line;
+  std::string start_time_utc;
+  std::string host;
+  std::vector<std::string> gpus;        // "gpu0 NVIDIA H200 GPU-xxxx", in index order
+  std::vector<std::string> cases;
+  double duration_s = 0;                // asked
+};
+
+struct End {
+  std::string time_utc;
+  double t_s = 0;
+  std::string status;                   // "completed", "interrupted", "error"
+  std::string reason;                   // why, when not completed
+};
+
+// One soak file read back: lines in order; a last line cut short by a kill
+// is dropped and counted, any other bad line is Error(usage) naming file:line.
+struct SoakFile {
+  Header header;
+  std::vector<Sample> samples;
+  std::vector<double> resumed_at_s;     // t_s of every "resume" line
+  std::optional<End> end;               // the last "end" line, if any
+  int torn_lines = 0;                   // 0 or 1: the last line was cut short
+};
+
+// One JSON object per line, no newline inside, '\n' at the end.
+std::string header_line(const Header& h);
+std::string sample_line(const Sample& s);
+std::string resume_line(double t_s, const std::string& time_utc);
+std::string end_line(const End& e);
+
+SoakFile parse_soak(const std::string& text, const std::string& label);
+// Reads and parses a file (Error(usage) naming it when unreadable).
+SoakFile read_soak_file(const std::string& path);
+
+}  // namespace xb::soak
