@@ -6,6 +6,19 @@
 //   "resume"  a --resume continued the file here (t_s keeps counting from the last sample)
 //   "end"     the soak ended (completed, or why not); the summary is recomputed from the samples
 // Pure data and its codec; no CUDA, no NVML.
+//
+// Field names are the struct members' names below; an empty optional is
+// written as null, an empty error and an empty xids list are left out:
+//   {"type":"header","schema":"xferbench.soak","schema_version":1,"command_line":[...],
+//    "start_time_utc":"...","host":"...","gpus":["gpu0 NVIDIA H200 GPU-..."],"cases":[...],"duration_s":300}
+//   {"type":"sample","t_s":12.5,"time_utc":"...","round":1,"cell":"host_to_device_memcpy_ce[0,0]",
+//    "unit":"gbps","value":55.1,"peak_gbps":63.02,"idle_ns":null,"load_gbps":null,"load_pct":null,
+//    "verified":true,"telemetry":[{"gpu":0,"temperature_c":41,"power_w":130.5,"sm_clock_mhz":1980,
+//    "mem_clock_mhz":3201,"clock_reasons":0,"ecc_corrected":0,"ecc_uncorrected":0,
+//    "rows_remapped_correctable":0,"rows_remapped_uncorrectable":0,"row_remap_pending":false,
+//    "row_remap_failure":false,"pcie_replays":0,"xids":[79]}]}
+//   {"type":"resume","t_s":300.2,"time_utc":"..."}
+//   {"type":"end","time_utc":"...","t_s":300.2,"status":"completed","reason":""}
 #pragma once
 
 #include <cstdint>
