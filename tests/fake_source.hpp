@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "measure/sample_source.hpp"
 #include "base/stop.hpp"
@@ -78,6 +79,29 @@ class FakeSource : public xb::SampleSource {
     }
     return out;
   }
+
+  // The chase of latency() alone, then under the load at `loaded_factor`
+  // times its idle figure; the load moves `load_share` of what run() would.
+  xb::LoadedLatencySamples loaded_latency(int gpu, const xb::Location& target,
+                                          const std::vector<xb::Transfer>& load) override {
+    xb::LoadedLatencySamples out;
+    out.idle = latency(gpu, target);
+    out.loaded = out.idle;
+    double gbps = 0;
+    for (const xb::Transfer& t : load) {
+      const bool host = t.src.on_host() || t.dst.on_host(), local = !host && t.src.device == t.dst.device;
+      gbps += limited(host ? 50.0 : local ? 2000.0 : 350.0) * load_share;
+    }
+    for (double& v : out.loaded.ns_per_access) {
+      v *= loaded_factor;
+      out.load_gbps.push_back(gbps);
+    }
+    out.load_verification.assign(load.size(), {xb::Verification::Status::passed, 0});
+    out.load_copies = 8;
+    return out;
+  }
+  double loaded_factor = 2.8;
+  double load_share = 1.0;
 
   xb::MigrationSamples migration(int, xb::MigrationDirection, std::uint64_t bytes) override {
     if (cells_ != nullptr) ++*cells_;

@@ -293,7 +293,7 @@ TEST(DedicatedEngineCli, UsageErrorsNameTheValue) {
       {{"run", "--topology", "t.json"}, "needs --dry-run"},
       {{"run", "--do", "0:HtoD", "--host-mem", "hugepages"}, "hugepages"},
       {{"run", "--do", "0:HtoD", "--sample-pairs", "2"}, "--sample-pairs 2 applies to named cases"},
-      {{"run", "--suite", "most"}, "expected quick, full or all"},
+      {{"run", "--suite", "most"}, "expected quick, full, loaded or all"},
       {{"sweep", "-t", "host_to_device_memcpy_ce", "--sms"}, "no single SM copy kernel"},
       {{"sweep", "-t", "20", "--sms", "1,2", "--min", "1K"}, "--min sweeps sizes"},
       {{"sweep", "--do", "0:HtoD", "--sms"}, "--sms sweeps a named case"},

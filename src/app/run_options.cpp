@@ -305,7 +305,7 @@ void record_cuts_order(const CLI::App& cmd, const CutsFlagOptions& flags, Concur
 void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("-t,--testcase", o.testcases, "Case(s) by name or index (see 'xferbench cases')")->take_all();
   cmd.add_option("-p,--testcase-prefix", o.prefixes, "Every case whose name starts with PREFIX")->take_all();
-  cmd.add_option("--suite", o.suite, "quick (default), full (nvbandwidth v0.8's 35 cases) or all (every case)");
+  cmd.add_option("--suite", o.suite, "quick (default), full (nvbandwidth v0.8's 35 cases), loaded (latency idle and under load) or all (every case)");
   cmd.add_option("-b,--buffer-mib", o.buffer_mib, "Buffer size in MiB, as nvbandwidth (default 512)")
       ->check(non_empty("-b/--buffer-mib"));
   cmd.add_option("--buffer-size", o.buffer_size, "Buffer size in bytes; K/M/G suffixes are binary (1K = 1024)")

@@ -237,27 +237,87 @@ void plan_local(const CaseDef& def, const System& sys, std::uint64_t bytes, Case
   }
 }
 
-void plan_latency(const CaseDef& def, const System& sys, CasePlan& plan) {
+// The copy-engine copies that load a latency cell's link (LatencyLoad), and
+// the output of the load matrix: the link they cross and its peak.
+void add_load(const CaseDef& def, const System& sys, int r, int c, std::uint64_t bytes, CellPlan& cell) {
+  const int g = def.pattern == P::host_device_latency || def.pattern == P::local_latency ? c : r;
+  auto& t = cell.scenario.transfers;
+  const Engine CE = Engine::copy_engine;
+  Output o = host_output(sys.gpus[g], 2);
+  switch (def.load) {
+    case LatencyLoad::none: return;
+    case LatencyLoad::host_to_device: t.push_back(make_transfer(kHost, device_memory(g), CE, g, bytes)); break;
+    case LatencyLoad::device_to_host: t.push_back(make_transfer(device_memory(g), kHost, CE, g, bytes)); break;
+    case LatencyLoad::bidirectional:
+      t.push_back(make_transfer(kHost, device_memory(g), CE, g, bytes));
+      t.push_back(make_transfer(device_memory(g), kHost, CE, g, bytes));
+      o.peak = scaled(o.peak, 2, "both directions");
+      break;
+    case LatencyLoad::local_copy:
+      t.push_back(make_transfer(device_memory(g), device_memory(g), CE, g, bytes));
+      o.link = "device memory";
+      o.peak = sys.link(g, g).peak;
+      break;
+    case LatencyLoad::peer_read:
+      t.push_back(make_transfer(device_memory(c), device_memory(r), CE, r, bytes));
+      o.link = peer_link_label(sys.link(r, c));
+      o.peak = sys.link(r, c).peak;
+      break;
+  }
+  cell.outputs.push_back(o);
+}
+
+const char* load_words(LatencyLoad load) {
+  switch (load) {
+    case LatencyLoad::host_to_device: return "while host -> GPU copy-engine copies load the link";
+    case LatencyLoad::device_to_host: return "while GPU -> host copy-engine copies load the link";
+    case LatencyLoad::bidirectional: return "while copy-engine copies load the link both ways";
+    case LatencyLoad::local_copy: return "while a copy-engine copy within that memory loads it";
+    case LatencyLoad::peer_read: return "while GPU(row)'s copy engine reads GPU(column) memory";
+    case LatencyLoad::none: break;
+  }
+  return "";
+}
+
+void plan_latency(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
   const int n = sys.gpu_count();
   plan.latency = true;
-  Matrix m = def.pattern == P::host_device_latency
-                 ? header("", "memory access latency, GPU(column) reading host memory (ns)", {"host"}, n)
+  plan.load = def.load;
+  const bool host = def.pattern == P::host_device_latency, local = def.pattern == P::local_latency;
+  const bool loaded = def.load != LatencyLoad::none;
+  const std::string under = loaded ? fmt::format(", {}", load_words(def.load)) : "";
+  const std::vector<std::string> rows = host ? std::vector<std::string>{"host"}
+                                        : local ? std::vector<std::string>{"local"} : gpu_labels(n);
+  Matrix m = host    ? header("", fmt::format("memory access latency, GPU(column) reading host memory{} (ns)", under), rows, n)
+             : local ? header("", fmt::format("memory access latency, GPU(column) reading its own memory{} (ns)", under),
+                              rows, n)
              : def.engine == Engine::tma
-                 ? header("", "TMA latency: dependent 16-byte bulk copies by GPU(row) from GPU(column) memory (ns)",
-                          gpu_labels(n), n)
-                 : header("", "memory access latency, GPU(row) reading GPU(column) memory (ns)", gpu_labels(n), n);
+                 ? header("", "TMA latency: dependent 16-byte bulk copies by GPU(row) from GPU(column) memory (ns)", rows, n)
+                 : header("", fmt::format("memory access latency, GPU(row) reading GPU(column) memory{} (ns)", under),
+                          rows, n);
   m.metric = Metric::latency_ns;
   plan.matrices.push_back(m);
-  for (int r = 0; r < (def.pattern == P::host_device_latency ? 1 : n); ++r) {
+  if (loaded) {
+    Matrix idle = header("idle", "the same chase alone, idle (ns)", rows, n);
+    idle.metric = Metric::latency_ns;
+    plan.matrices.push_back(idle);
+    plan.matrices.push_back(header("load", "the load's bandwidth while the chase ran (GB/s)", rows, n));
+  }
+  for (int r = 0; r < (host || local ? 1 : n); ++r) {
     for (int c = 0; c < n; ++c) {
       if (def.pattern == P::d2d_latency && (r == c || !sys.link(r, c).peer_access)) continue;
       CellPlan& cell = add_cell(plan, r, c);
-      const int gpu = def.pattern == P::host_device_latency ? c : r;
-      const Location target = def.pattern == P::host_device_latency ? kHost : device_memory(c);
+      const int gpu = host || local ? c : r;
+      const Location target = host ? kHost : device_memory(c);
       cell.scenario.transfers.push_back(make_transfer(target, target, def.engine, gpu, 0));
       Output o;
-      o.link = def.pattern == P::host_device_latency ? host_link_label(sys.gpus[c]) : peer_link_label(sys.link(r, c));
+      o.link = host ? host_link_label(sys.gpus[c]) : local ? "device memory" : peer_link_label(sys.link(r, c));
       cell.outputs.push_back(o);
+      if (!loaded) continue;
+      Output idle = o;
+      idle.matrix = 1;
+      cell.outputs.push_back(idle);
+      add_load(def, sys, r, c, bytes, cell);
     }
   }
 }
@@ -316,7 +376,7 @@ std::optional<std::string> hugepage_waiver(const CaseDef& def, const SampleSourc
 CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes) {
   CasePlan plan;
   const Pattern p = def.pattern;
-  if (p == P::host_device_latency || p == P::d2d_latency) plan_latency(def, sys, plan);
+  if (is_latency(p)) plan_latency(def, sys, bytes, plan);
   else if (is_pairwise(p)) plan_pairs(def, sys, bytes, plan);
   else if (is_fan(p)) plan_fan(def, sys, bytes, plan);
   else if (p == P::local_copy || p == P::local_read || p == P::local_write) plan_local(def, sys, bytes, plan);
@@ -441,6 +501,17 @@ std::vector<Cell> migration_cells(const CaseDef& def, const CellPlan& cp, Sample
   return cells;
 }
 
+// Bytes of one load copy (all load transfers have the cell's size).
+std::uint64_t load_bytes(const CellPlan& cp) {
+  return cp.scenario.transfers.size() > 1 ? cp.scenario.transfers[1].bytes : 0;
+}
+
+std::vector<std::string> transfer_labels(const std::vector<Transfer>& ts) {
+  std::vector<std::string> out;
+  for (const Transfer& t : ts) out.push_back(t.label);
+  return out;
+}
+
 Cell latency_cell(const CaseDef& def, const CellPlan& cp, SampleSource& src, bool fail_check,
                   CaseResult& result) {
   const Transfer& t = cp.scenario.transfers[0];
@@ -458,12 +529,63 @@ Cell latency_cell(const CaseDef& def, const CellPlan& cp, SampleSource& src, boo
   return cell;
 }
 
+// The three cells of a loaded-latency cell: the loaded chase (with the
+// LoadedLatency record), the idle chase, and the load's bandwidth.
+std::vector<Cell> loaded_latency_cells(const CellPlan& cp, SampleSource& src, bool fail_check, CaseResult& result) {
+  const Transfer& chase = cp.scenario.transfers[0];
+  const std::vector<Transfer> loads(cp.scenario.transfers.begin() + 1, cp.scenario.transfers.end());
+  LoadedLatencySamples ls = src.loaded_latency(chase.exec_device, chase.src, loads);
+  const Statistic st = src.options().statistic;
+  auto chase_cell = [&](const Output& o, LatencySamples& s) {
+    Cell cell = make_cell(cp, o, std::move(s.ns_per_access), st);
+    cell.bytes_per_copy = s.buffer_bytes;
+    cell.copies_per_sample = static_cast<int>(s.accesses_per_sample);
+    cell.host_page_bytes = s.host_page_bytes;
+    return cell;
+  };
+  std::vector<Cell> cells;
+  cells.push_back(chase_cell(cp.outputs[0], ls.loaded));
+  cells.push_back(chase_cell(cp.outputs[1], ls.idle));
+  const Output& lo = cp.outputs[2];
+  Cell load = make_cell(cp, lo, std::move(ls.load_gbps), st);
+  load.bytes_per_copy = load_bytes(cp);
+  load.copies_per_sample = ls.load_copies;
+  load.verification.status = Verification::Status::skipped;
+  for (std::size_t i = 0; i < ls.load_verification.size(); ++i) {
+    Verification v = ls.load_verification[i];
+    if (fail_check && i == 0) v = {Verification::Status::failed, 0};
+    if (i == 0 || v.status == Verification::Status::failed) load.verification = v;
+    if (v.status == Verification::Status::failed && result.status != CaseStatus::failed) {
+      result.status = CaseStatus::failed;
+      result.message = fmt::format("verification failed: {} at byte offset {}", loads[i].label, v.first_bad_offset);
+    }
+  }
+  LoadedLatency l;
+  l.idle_ns = cells[1].value;
+  l.idle = cells[1].stats;
+  l.loaded_ns = cells[0].value;
+  l.ratio = l.idle_ns > 0 ? l.loaded_ns / l.idle_ns : 0;
+  l.load = fmt::format("{}, copy engine", fmt::join(transfer_labels(loads), " and "));
+  l.load_gbps = load.value;
+  l.load_link = lo.link;
+  l.load_peak = lo.peak;
+  l.load_pct = load.efficiency * 100;
+  l.weak = lo.peak.known() && load.efficiency < kWeakLoadShare;
+  if (l.weak)
+    cells[0].note = fmt::format("weak load: {:.1f} GB/s is {:.0f}% of the {} peak, under {:.0f}%: the ratio does not show "
+                                "the link loaded", l.load_gbps, l.load_pct, lo.link, kWeakLoadShare * 100);
+  cells[0].loaded = l;
+  cells.push_back(std::move(load));
+  return cells;
+}
+
 // The cells one planned cell reports (one per output, in output order).
 // `fail_check` (fault injection) marks the data check failed as a real
 // mismatch at offset 0 would.
 std::vector<Cell> measure_cell(const CaseDef& def, const CasePlan& plan, const CellPlan& cp, SampleSource& src,
                                std::uint64_t bytes, bool fail_check, CaseResult& result) {
   if (plan.migration) return migration_cells(def, cp, src, bytes, fail_check, result);
+  if (plan.latency && plan.load != LatencyLoad::none) return loaded_latency_cells(cp, src, fail_check, result);
   if (plan.latency) return {latency_cell(def, cp, src, fail_check, result)};
   std::vector<Cell> cells;
   ScenarioSamples s = run_lead(src, cp);
@@ -653,7 +775,11 @@ std::vector<BufferRequest> cell_requests(const CasePlan& plan, const CellPlan& c
   // Migration cells allocate one managed buffer of their own (migration.cpp).
   if (plan.migration) return {{t.src, t.bytes, false}};
   if (!plan.latency) return scenario_requests(cell.scenario, resolve);
-  return {{resolve ? resolve(t.src, t.exec_device) : t.src, kChaseBytes, false}};
+  std::vector<BufferRequest> out{{resolve ? resolve(t.src, t.exec_device) : t.src, chase_bytes(t.src, t.exec_device), false}};
+  Scenario load;
+  load.transfers.assign(cell.scenario.transfers.begin() + 1, cell.scenario.transfers.end());
+  for (const BufferRequest& r : scenario_requests(load, resolve)) out.push_back(r);
+  return out;
 }
 
 MemoryAmount case_memory_need(const CaseDef& def, const System& sys, std::uint64_t bytes) {

@@ -40,6 +40,10 @@ struct CasePlan {
   std::vector<Matrix> matrices;  // titles and labels; cells filled by the runner
   std::vector<CellPlan> cells;
   bool latency = false;
+  // Latency cells measured idle and under load: their scenario's first
+  // transfer is the chase, the others the load; three matrices (loaded
+  // latency, idle latency, the load's GB/s), outputs in that order.
+  LatencyLoad load = LatencyLoad::none;
   bool migration = false;  // managed-memory migration: three matrices per GPU
 };
 

@@ -48,6 +48,28 @@ void add_xferbench_cases(std::vector<CaseDef>& c) {
                "each GPU reads its own memory with a read-only SM kernel: memory read bandwidth", XB});
   c.push_back({44, "device_local_write_sm", P::local_write, Engine::sm_write,
                "each GPU writes its own memory with a write-only SM kernel: memory write bandwidth", XB});
+  c.push_back({45, "device_local_latency_sm", P::local_latency, SM,
+               "GPU pointer chase through its own memory (a 512 MiB ring of scattered cache lines, past the L2): "
+               "ns per dependent access", XB});
+  // Loaded latency: the chase idle, then while copy-engine copies keep the same link busy.
+  const std::string loaded = ", idle and while {}: the two latencies, their ratio, and the load's GB/s and % of peak";
+  auto under = [&](int index, const char* name, Pattern p, LatencyLoad load, const std::string& chase, const char* by) {
+    CaseDef d{index, name, p, SM, chase + fmt::format(fmt::runtime(loaded), by), XB};
+    d.load = load;
+    c.push_back(d);
+  };
+  const std::string host_chase = "GPU pointer chase through host memory";
+  under(46, "host_device_latency_sm_under_host_to_device_ce", P::host_device_latency, LatencyLoad::host_to_device,
+        host_chase, "host -> GPU copy-engine copies load the host link");
+  under(47, "host_device_latency_sm_under_device_to_host_ce", P::host_device_latency, LatencyLoad::device_to_host,
+        host_chase, "GPU -> host copy-engine copies load the host link");
+  under(48, "host_device_latency_sm_under_bidirectional_ce", P::host_device_latency, LatencyLoad::bidirectional,
+        host_chase, "copy-engine copies load the host link both ways");
+  under(49, "device_local_latency_sm_under_local_copy_ce", P::local_latency, LatencyLoad::local_copy,
+        "GPU pointer chase through its own memory", "a copy-engine copy within the same memory loads it");
+  under(50, "device_to_device_latency_sm_under_read_ce", P::d2d_latency, LatencyLoad::peer_read,
+        "GPU(row) pointer chase through GPU(column) memory",
+        "GPU(row)'s copy engine reads GPU(column) memory over the same link");
 }
 
 bool is_all(Pattern p) { return p == P::all_to_host_bidir || p == P::host_to_all_bidir; }
@@ -160,6 +182,11 @@ std::vector<const CaseDef*> suite_cases(const std::string& suite) {
       if (suite == "all" || d.index < kNvbandwidthCases) out.push_back(&d);
     return out;
   }
+  if (suite == "loaded") {
+    for (const auto& d : case_catalogue())
+      if (d.load != LatencyLoad::none) out.push_back(&d);
+    return out;
+  }
   if (suite == "quick") {
     return select_cases({"host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "host_to_device_memcpy_sm",
                          "device_to_host_memcpy_sm", "device_to_device_memcpy_read_ce",
@@ -167,13 +194,13 @@ std::vector<const CaseDef*> suite_cases(const std::string& suite) {
                          "device_to_device_memcpy_write_sm", "device_local_copy"},
                         {});
   }
-  fail(ErrorKind::usage, fmt::format("unknown suite '{}' (expected quick, full or all)", suite));
+  fail(ErrorKind::usage, fmt::format("unknown suite '{}' (expected quick, full, loaded or all)", suite));
 }
 
 // Managed migration allocates managed memory, not host buffers of the
 // --host-mem kind, so huge pages do not apply to it.
 bool uses_host_memory(Pattern p) noexcept {
-  return !needs_peers(p) && p != P::local_copy && p != P::local_read && p != P::local_write &&
+  return !needs_peers(p) && p != P::local_copy && p != P::local_read && p != P::local_write && p != P::local_latency &&
          p != P::managed_migration_to_device && p != P::managed_migration_to_host;
 }
 
@@ -187,6 +214,10 @@ bool is_pairwise(Pattern p) noexcept {
 bool is_host_bidir(Pattern p) noexcept {
   return p == P::host_to_device_bidir || p == P::device_to_host_bidir || p == P::all_to_host_bidir ||
          p == P::host_to_all_bidir;
+}
+
+bool is_latency(Pattern p) noexcept {
+  return p == P::host_device_latency || p == P::d2d_latency || p == P::local_latency;
 }
 
 bool is_fan(Pattern p) noexcept {

@@ -24,7 +24,12 @@ enum class Pattern {
   local_copy,
   managed_migration_to_device, managed_migration_to_host,
   local_read, local_write,  // each GPU reads (writes) its own memory only
+  local_latency,            // each GPU chases pointers through its own memory
 };
+
+// What loads the link while a latency case's chase runs (the *_under_*
+// cases measure each cell idle, then under this load); none: idle only.
+enum class LatencyLoad { none, host_to_device, device_to_host, bidirectional, local_copy, peer_read };
 
 inline constexpr const char* kOriginNvbandwidth = "nvbandwidth v0.8";
 inline constexpr const char* kOriginXferbench = "xferbench";
@@ -44,6 +49,8 @@ struct CaseDef {
   // SM bidirectional host cases only: each copy walks the whole buffer
   // instead of re-copying each part in place (nvbandwidth's order).
   bool streaming = false;
+  // Latency cases: the copy-engine load their chase runs under.
+  LatencyLoad load = LatencyLoad::none;
 };
 
 // nvbandwidth v0.8's cases are indices 0 .. kNvbandwidthCases - 1.
@@ -59,7 +66,8 @@ std::vector<const CaseDef*> select_cases(const std::vector<std::string>& names,
 
 // The cases of a named suite: "quick" (the default: the main host<->GPU,
 // GPU<->GPU, latency and local-copy cases), "full" (nvbandwidth v0.8's 35
-// cases, indices 0-34) or "all" (every case, xferbench's own included).
+// cases, indices 0-34), "loaded" (the latency cases measured idle and under
+// load) or "all" (every case, xferbench's own included).
 std::vector<const CaseDef*> suite_cases(const std::string& suite);
 
 // Why this machine cannot run the case (one GPU, no peer access, no GPU
@@ -82,5 +90,7 @@ bool is_pairwise(Pattern p) noexcept;
 bool is_host_bidir(Pattern p) noexcept;
 // One GPU against all its peers at once (all_to_one, one_to_all).
 bool is_fan(Pattern p) noexcept;
+// A pointer chase: host, peer or local latency.
+bool is_latency(Pattern p) noexcept;
 
 }  // namespace xb

@@ -31,6 +31,8 @@ const TimeModel kRecorded{
     /*contention=*/0.246,
     /*host_latency_ns=*/1185.0,  // recorded host_device_latency_sm cells
     /*peer_latency_ns=*/831.0,   // recorded device_to_device_latency_sm cells
+    /*local_latency_ns=*/337.0,  // device_local_latency_sm on H200, bench/results/2026-11-25-h200-loaded-latency
+    /*loaded_latency_ratio=*/3.0,  // the same recording: 1.4-4.8, host under host->GPU 2.8
     /*pcie_ce=*/0.878, /*pcie_sm=*/0.823, /*pcie_split=*/1.332,
     /*nvlink_ce=*/0.826, /*nvlink_sm=*/0.781,
     /*local_copy=*/0.870,
@@ -134,10 +136,23 @@ CellEstimate estimate_latency_cell(const System& sys, const CellPlan& cp, const 
   e.transfers = 1;
   const Transfer& t = cp.scenario.transfers.at(0);
   const double hops = kChaseHopsPerSm * sys.gpus.at(static_cast<std::size_t>(t.exec_device)).sm_count;
-  e.copy_s = hops * (t.src.on_host() ? m.host_latency_ns : m.peer_latency_ns) * 1e-9;
+  const double ns = t.src.on_host() ? m.host_latency_ns : t.src.device == t.exec_device ? m.local_latency_ns
+                                                                                         : m.peer_latency_ns;
+  e.copy_s = hops * ns * 1e-9;
   e.copies = 1;
   e.samples = o.min_samples;  // chains are steady: recorded latency cells stop at the minimum
   e.seconds = m.latency_cell_s + (1 + e.samples) * e.copy_s;
+  if (cp.scenario.transfers.size() > 1) {
+    // Under load: the same chases again, slower, while the load's copies
+    // run from before each one starts until after it ends.
+    const double loaded_s = (1 + e.samples) * e.copy_s * m.loaded_latency_ratio;
+    double gbps = 0;
+    for (std::size_t i = 1; i < cp.scenario.transfers.size(); ++i)
+      gbps += expected_gbps(sys, cp.scenario.transfers[i], m);
+    e.transfers = static_cast<int>(cp.scenario.transfers.size());
+    e.bytes_moved = loaded_s * gbps * 1e9;
+    e.seconds += loaded_s;
+  }
   return e;
 }
 

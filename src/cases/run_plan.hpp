@@ -46,6 +46,8 @@ struct TimeModel {
   double contention;          // samples: fraction of (max - min) added per concurrent host transfer beyond one
   double host_latency_ns;     // expected pointer-chase latency through host memory
   double peer_latency_ns;     // ... through a peer GPU's memory (load or TMA chain)
+  double local_latency_ns;    // ... through the GPU's own memory, past its L2
+  double loaded_latency_ratio;  // a chase under load against the same chase idle
   // Expected fraction of the link's theoretical peak, by engine:
   double pcie_ce, pcie_sm, pcie_split;  // split: both directions of one kernel together, per byte moved
   double nvlink_ce, nvlink_sm;          // SM and TMA

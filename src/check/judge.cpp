@@ -35,15 +35,17 @@ int first_peer(const System& sys, int g) {
 }
 
 // Link class, link key and the GPU a cell is about, from its case's pattern.
-void place(CheckCell& c, P p, const System& sys) {
+void place(CheckCell& c, const CaseDef& def, const System& sys) {
+  const P p = def.pattern;
   const int r = gpu_of(c.row), col = gpu_of(c.col);
   if (is_host_copy(p) || p == P::host_device_latency) {
     c.gpu = col;
     const bool c2c = is_gpu(sys, col) && sys.gpus[static_cast<std::size_t>(col)].host_link_kind == HostLinkKind::c2c;
-    c.link = is_host_bidir(p) ? (c2c ? LinkClass::c2c_bidir : LinkClass::pcie_bidir)
-                              : (c2c ? LinkClass::c2c : LinkClass::pcie);
+    // A loaded latency's load both ways is judged as a bidirectional copy.
+    const bool bidir = is_host_bidir(p) || (def.load == LatencyLoad::bidirectional && c.matrix == "load");
+    c.link = bidir ? (c2c ? LinkClass::c2c_bidir : LinkClass::pcie_bidir) : (c2c ? LinkClass::c2c : LinkClass::pcie);
     c.link_key = fmt::format("host<->{}", c.col);
-  } else if (p == P::local_copy) {
+  } else if (p == P::local_copy || p == P::local_latency) {
     c.gpu = col;
     c.link = LinkClass::memory;
     c.link_key = fmt::format("{} memory", c.col);
@@ -86,6 +88,15 @@ CheckCell read_cell(const Cell& cell, const Matrix& m, const std::string& case_n
   c.peak_formula = cell.peak.formula;
   c.verification_failed = cell.verification.status == Verification::Status::failed;
   if (cell.invalid) c.invalid_reason = cell.invalid_reason.empty() ? "marked invalid in the record" : cell.invalid_reason;
+  if (cell.loaded) {
+    c.loaded = true;
+    c.idle_ns = cell.loaded->idle_ns;
+    c.ratio = cell.loaded->ratio;
+    if (cell.loaded->weak)
+      c.weak_load = fmt::format("weak load: {} reached {:.1f} GB/s, {:.0f}% of its peak (under {:.0f}%), so the "
+                                "latency was not measured on a loaded link", cell.loaded->load, cell.loaded->load_gbps,
+                                cell.loaded->load_pct, kWeakLoadShare * 100);
+  }
   return c;
 }
 
@@ -105,6 +116,17 @@ void judge_spec(CheckCell& c, const Expectation& e, const std::string& file) {
   }
   const bool ok = c.latency ? c.value <= c.threshold : c.value >= c.threshold;
   c.verdict = ok ? CellVerdict::pass : CellVerdict::fail;
+}
+
+// max_ratio: the loaded latency may be at most that many times the idle
+// one, which is this cell's threshold in ns.
+void judge_ratio(CheckCell& c, const Expectation& e, const std::string& file) {
+  c.basis = Basis::spec;
+  c.source = e.where.empty() ? file : e.where;
+  c.why = e.why;
+  c.threshold = c.idle_ns * e.threshold.value;
+  c.verdict = c.idle_ns > 0 && c.ratio <= e.threshold.value ? CellVerdict::pass : CellVerdict::fail;
+  c.note = fmt::format("loaded / idle = {:.2f}, at most {:.2f} ({:.0f} ns idle)", c.ratio, e.threshold.value, c.idle_ns);
 }
 
 void judge_baseline(CheckCell& c, const CheckCell& old, const Baseline& b, const CompareOptions& opts) {
@@ -207,7 +229,7 @@ std::vector<CheckCell> extract_cells(const RunResult& run, const std::string& so
     for (const Matrix& m : cs.matrices) {
       for (const Cell& cell : m.cells) {
         out.push_back(read_cell(cell, m, cs.name, source));
-        place(out.back(), def->pattern, run.system);
+        place(out.back(), *def, run.system);
       }
     }
   }
@@ -235,8 +257,11 @@ Baseline load_baseline(const RunResult& run, const std::string& file, const Syst
 
 void judge_cells(std::vector<CheckCell>& cells, const JudgeOptions& opts) {
   for (CheckCell& c : cells) {
+    const Expectation* ratio = opts.spec && c.loaded ? find_ratio_expectation(*opts.spec, c.case_name, c.link) : nullptr;
     const Expectation* e = opts.spec ? find_expectation(*opts.spec, c.case_name, c.matrix, c.link, c.latency) : nullptr;
-    if (e) {
+    if (ratio) {
+      judge_ratio(c, *ratio, opts.spec->file);
+    } else if (e) {
       judge_spec(c, *e, opts.spec->file);
     } else if (opts.baseline && opts.baseline->cells.count(c.key)) {
       judge_baseline(c, opts.baseline->cells.at(c.key), *opts.baseline, opts.compare);
@@ -249,6 +274,10 @@ void judge_cells(std::vector<CheckCell>& cells, const JudgeOptions& opts) {
     if (!c.invalid_reason.empty()) {  // a number the link cannot carry passes no threshold
       c.verdict = CellVerdict::fail;
       c.note = "invalid: " + c.invalid_reason;
+    }
+    if (!c.weak_load.empty()) {
+      c.verdict = CellVerdict::fail;
+      c.note = c.weak_load;
     }
     if (!c.verification_failed) continue;
     c.verdict = CellVerdict::fail;

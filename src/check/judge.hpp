@@ -41,6 +41,10 @@ struct CheckCell {
   std::string peak_formula;
   bool verification_failed = false;
   std::string invalid_reason;  // the recorded cell is impossible (above its link's peak): why
+  // Loaded-latency cells (the loaded matrix of the *_under_* cases).
+  bool loaded = false;
+  double idle_ns = 0, ratio = 0;
+  std::string weak_load;       // why the load was too weak to show the link loaded; empty: it was not
   // Telemetry (filled by check_node before judging).
   bool throttled = false;
   std::string throttle_reasons;

@@ -81,11 +81,13 @@ void remeasure(CheckResult& r, RunResult& run, SampleSource& src, const RunReque
     if (std::find(replaced.begin(), replaced.end(), w.case_name) != replaced.end()) t.push_back(w);
 }
 
-// The check suite's cases and those a spec names: a recorded full run holds
-// cases (host traffic of every GPU at once) that no built-in peak can judge.
+// The check suite's cases, the loaded-latency cases (judged on their load
+// and ratio) and those a spec names: a recorded full run holds cases (host
+// traffic of every GPU at once) that no built-in peak can judge.
 bool judged_case(const std::string& name, const JudgeOptions& opts) {
   for (const CaseDef* d : check_suite())
     if (d->name == name) return true;
+  if (const CaseDef* d = find_case(name); d && d->load != LatencyLoad::none) return true;
   if (!opts.spec) return false;
   return std::any_of(opts.spec->expect.begin(), opts.spec->expect.end(),
                      [&](const Expectation& e) { return e.case_name == name; });

@@ -95,7 +95,7 @@ Threshold parse_threshold(const std::string& raw, bool latency, const std::strin
 }
 
 Expectation parse_expect(const toml::table& t, const std::string& file) {
-  only_keys(t, {"case", "link", "matrix", "min", "max", "why"}, file, "[expect]");
+  only_keys(t, {"case", "link", "matrix", "min", "max", "max_ratio", "why"}, file, "[expect]");
   Expectation e;
   e.where = at(file, t.source());
   const CaseDef* def = nullptr;  // null for "*"
@@ -118,7 +118,23 @@ Expectation parse_expect(const toml::table& t, const std::string& file) {
   if (auto* n = t.get("why")) e.why = need_string(*n, at(file, n->source()), "why");
   const toml::node* min = t.get("min");
   const toml::node* max = t.get("max");
-  if (!min == !max) bad(e.where, "an [[expect]] entry needs exactly one of 'min' (bandwidth) or 'max' (latency)");
+  if (const toml::node* ratio = t.get("max_ratio")) {
+    const std::string where = at(file, ratio->source());
+    if (min || max) bad(e.where, "an [[expect]] entry needs exactly one of 'min', 'max' or 'max_ratio'");
+    const auto v = ratio->value<double>();
+    if (!(ratio->is_number() && v && *v >= 1 && *v <= 1000))
+      bad(where, "key 'max_ratio' needs a number from 1 to 1000: the loaded latency over the idle one");
+    if (def && def->load == LatencyLoad::none)
+      bad(where, fmt::format("key 'max_ratio': case '{}' is not measured under load (see 'xferbench cases', the "
+                             "*_under_* cases)", def->name));
+    if (!e.matrix.empty()) bad(where, "key 'max_ratio' applies to the loaded-latency matrix: leave out 'matrix'");
+    e.latency = true;
+    e.threshold = {Threshold::Unit::ratio, *v};
+    return e;
+  }
+  if (!min == !max)
+    bad(e.where, "an [[expect]] entry needs exactly one of 'min' (bandwidth), 'max' (latency) or 'max_ratio' (a "
+                 "latency under load)");
   const toml::node& n = min ? *min : *max;
   const std::string key = min ? "min" : "max";
   const std::string where = at(file, n.source());
@@ -126,8 +142,9 @@ Expectation parse_expect(const toml::table& t, const std::string& file) {
     bad(where, fmt::format("key '{}' needs a value with a unit, e.g. \"52 GB/s\", \"80%\" or \"1300 ns\"", key));
   e.latency = max != nullptr;
   e.threshold = parse_threshold(*n.value<std::string>(), e.latency, fmt::format("{}: key '{}'", where, key));
-  const bool latency_case = def && (def->pattern == Pattern::host_device_latency || def->pattern == Pattern::d2d_latency);
-  if (def && latency_case != e.latency)
+  const bool latency_case = def && is_latency(def->pattern);
+  // A loaded-latency case has both: its latencies and the load's GB/s.
+  if (def && latency_case != e.latency && def->load == LatencyLoad::none)
     bad(where, fmt::format("key '{}': case '{}' reports {}, so give '{}'", key, def->name,
                            latency_case ? "a latency (ns)" : "a bandwidth (GB/s)", latency_case ? "max" : "min"));
   return e;
@@ -193,11 +210,26 @@ const Expectation* find_expectation(const CheckSpec& spec, const std::string& ca
   const Expectation* best = nullptr;
   int best_score = -1;
   for (const auto& e : spec.expect) {
-    if (e.latency != latency) continue;
+    if (e.latency != latency || e.threshold.unit == Threshold::Unit::ratio) continue;
     if (e.case_name != "*" && e.case_name != case_name) continue;
     if (e.link && *e.link != link) continue;
     if (!e.matrix.empty() && e.matrix != matrix) continue;
     const int score = (e.case_name != "*" ? 4 : 0) + (e.link ? 2 : 0) + (e.matrix.empty() ? 0 : 1);
+    if (score >= best_score) {
+      best = &e;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+const Expectation* find_ratio_expectation(const CheckSpec& spec, const std::string& case_name, LinkClass link) {
+  const Expectation* best = nullptr;
+  int best_score = -1;
+  for (const auto& e : spec.expect) {
+    if (e.threshold.unit != Threshold::Unit::ratio) continue;
+    if ((e.case_name != "*" && e.case_name != case_name) || (e.link && *e.link != link)) continue;
+    const int score = (e.case_name != "*" ? 2 : 0) + (e.link ? 1 : 0);
     if (score >= best_score) {
       best = &e;
       best_score = score;

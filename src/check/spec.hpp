@@ -15,6 +15,8 @@
 //   link = "pcie"                       # pcie | pcie_bidir | c2c | c2c_bidir | nvlink | pcie_peer | memory | "*"
 //   matrix = "total"                    # optional: one matrix of a multi-matrix case
 //   min = "52 GB/s"                     # or "80%"; latency cells take max = "1300 ns"
+//   # loaded-latency cases (*_under_*) also take max_ratio = 3.5: the
+//   # loaded latency at most that many times the idle one
 #pragma once
 
 #include <optional>
@@ -36,9 +38,10 @@ const char* to_string(LinkClass c) noexcept;
 const CaseDef* find_case(const std::string& name);
 
 struct Threshold {
-  enum class Unit { percent_of_peak, gbps, ns };
+  // ratio: a loaded-latency cell's loaded / idle latency (max_ratio)
+  enum class Unit { percent_of_peak, gbps, ns, ratio };
   Unit unit = Unit::percent_of_peak;
-  double value = 0;  // percent, GB/s or ns
+  double value = 0;  // percent, GB/s, ns or a ratio
 };
 
 struct Expectation {
@@ -63,6 +66,10 @@ struct CheckSpec {
 // link, then matrix), the later one on a tie; null when none matches.
 const Expectation* find_expectation(const CheckSpec& spec, const std::string& case_name, const std::string& matrix,
                                     LinkClass link, bool latency);
+
+// The max_ratio expectation for a loaded-latency cell of `case_name` over
+// `link` (the most specific, as find_expectation); null when none.
+const Expectation* find_ratio_expectation(const CheckSpec& spec, const std::string& case_name, LinkClass link);
 
 CheckSpec parse_spec_text(const std::string& text, const std::string& file);
 // Throws Error(usage) naming the file when it cannot be read (base/input_file.hpp).

@@ -128,15 +128,28 @@ __global__ void gate_kernel(const volatile int* release, int* timed_out, std::ui
   }
 }
 
-__global__ void chase_kernel(const void* start, std::uint64_t steps, unsigned long long* sink, int active_block) {
+__global__ void chase_kernel(const void* start, std::uint64_t steps, unsigned long long* sink, int active_block,
+                             bool resume) {
   if (static_cast<int>(blockIdx.x) != active_block) return;
-  const void* p = start;
+  const void* p = resume && *sink != 0 ? reinterpret_cast<const void*>(*sink) : start;
   for (std::uint64_t s = 0; s < steps; ++s) {
     // A plain dependent load: host and peer memory are not kept in this
     // GPU's caches, so each hop pays the full link round trip.
     p = *reinterpret_cast<const void* const*>(p);
   }
   *sink = reinterpret_cast<unsigned long long>(p);
+}
+
+// Line i of the ring points to line (a * i + c) mod lines: with lines a
+// power of two, c odd and a = 1 mod 4 that map is one cycle through every
+// line (Hull-Dobell), and neighbouring hops land far apart.
+__global__ void scattered_ring_kernel(std::uint64_t* ring, std::uint64_t lines) {
+  constexpr std::uint64_t a = 0x9E3779B97F4A7C15ull, c = 0x632BE59BD9B4E019ull;
+  constexpr std::uint64_t words_per_line = kRingLineBytes / sizeof(std::uint64_t);
+  const auto base = reinterpret_cast<std::uint64_t>(ring);
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < lines;
+       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x)
+    ring[i * words_per_line] = base + ((a * i + c) & (lines - 1)) * kRingLineBytes;
 }
 
 constexpr int kFillThreads = 512;
@@ -223,13 +236,20 @@ void launch_gate(const volatile int* release, int* timed_out, std::uint64_t time
 }
 
 void launch_chase(const void* buf, std::uint64_t steps, unsigned long long* sink, int blocks, int active_block,
-                  cudaStream_t stream) {
-  chase_kernel<<<blocks, 1, 0, stream>>>(buf, steps, sink, active_block);
+                  cudaStream_t stream, bool resume) {
+  chase_kernel<<<blocks, 1, 0, stream>>>(buf, steps, sink, active_block, resume);
+  XB_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_build_scattered_ring(void* buf, std::uint64_t lines, cudaStream_t stream) {
+  if (lines == 0 || (lines & (lines - 1)) != 0) fail(ErrorKind::internal, "a scattered ring needs a power-of-two line count");
+  const auto blocks = static_cast<unsigned>(std::min<std::uint64_t>((lines + 255) / 256, 65535));
+  scattered_ring_kernel<<<blocks, 256, 0, stream>>>(static_cast<std::uint64_t*>(buf), lines);
   XB_CUDA_CHECK(cudaGetLastError());
 }
 
 void preload_kernels() {
-  load_kernels(fill_kernel, verify_kernel, gate_kernel, chase_kernel, split_copy_kernel<1>,
+  load_kernels(fill_kernel, verify_kernel, gate_kernel, chase_kernel, scattered_ring_kernel, split_copy_kernel<1>,
                split_copy_kernel<2>, split_copy_kernel<4>, split_copy_kernel<8>, split_copy_in_place_kernel,
                touch_kernel, poison_chunks_kernel);
   preload_sm_kernels();

@@ -65,8 +65,19 @@ void launch_gate(const volatile int* release, int* timed_out, std::uint64_t time
 // in *sink so the chain cannot be optimised away. `blocks` one-thread blocks
 // are launched (one per SM) and only `active_block` works: stepping it over
 // every SM averages out each SM's distance to the link.
+// With `resume`, the chase starts where the last one stopped (*sink, when
+// not 0), so a ring far larger than the caches is walked without revisiting
+// lines between launches.
 void launch_chase(const void* buf, std::uint64_t steps, unsigned long long* sink, int blocks, int active_block,
-                  cudaStream_t stream);
+                  cudaStream_t stream, bool resume = false);
+
+// Bytes between the slots of a scattered ring: one 128-byte cache line each.
+inline constexpr std::uint64_t kRingLineBytes = 128;
+// Writes a ring for launch_chase over `lines` cache lines of device memory
+// (a power of two): each line's first slot points to a line far away, and
+// the hops visit every line once per turn, so no cache or DRAM page
+// locality helps a chase through more lines than the L2 holds.
+void launch_build_scattered_ring(void* buf, std::uint64_t lines, cudaStream_t stream);
 
 // Forces module loading for the current device so that lazy loading never
 // happens inside a timed region or while another device waits on a gate.

@@ -53,6 +53,13 @@ LatencySamples GpuSource::latency(int gpu, const Location& target, ChaseKind kin
   return measure_latency(*measurer_, gpu, target, kind);
 }
 
+LoadedLatencySamples GpuSource::loaded_latency(int gpu, const Location& target, const std::vector<Transfer>& load) {
+  if (!target.on_host()) enable_peers(target.device, gpu);
+  for (const Transfer& t : load)
+    if (!t.src.on_host() && !t.dst.on_host()) enable_peers(t.src.device, t.dst.device);
+  return measure_loaded_latency(*measurer_, gpu, target, load);
+}
+
 MigrationSamples GpuSource::migration(int gpu, MigrationDirection dir, std::uint64_t bytes) {
   return measure_migration(*measurer_, gpu, dir, bytes);
 }

@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "measure/latency.hpp"
 #include "measure/measure.hpp"
@@ -44,6 +45,8 @@ class SampleSource {
   // measure_latency's contract: GPU `gpu` chasing pointers at `target`
   // with loads or with TMA bulk copies.
   virtual LatencySamples latency(int gpu, const Location& target, ChaseKind kind = ChaseKind::load) = 0;
+  // measure_loaded_latency's contract: the chase alone, then under `load`.
+  virtual LoadedLatencySamples loaded_latency(int gpu, const Location& target, const std::vector<Transfer>& load) = 0;
   // measure_migration's contract: managed pages faulting between the host and `gpu`.
   virtual MigrationSamples migration(int gpu, MigrationDirection dir, std::uint64_t bytes) = 0;
   // Measurer::preflight's contract: why the buffers of a cell needing
@@ -77,6 +80,7 @@ class GpuSource final : public SampleSource {
   void check_fits(std::uint64_t bytes) override;
   ScenarioSamples run(const Scenario& scenario, const SampleMetric& metric) override;
   LatencySamples latency(int gpu, const Location& target, ChaseKind kind = ChaseKind::load) override;
+  LoadedLatencySamples loaded_latency(int gpu, const Location& target, const std::vector<Transfer>& load) override;
   MigrationSamples migration(int gpu, MigrationDirection dir, std::uint64_t bytes) override;
   std::optional<std::string> preflight(const MemoryAmount& need) override { return measurer_->preflight(need); }
   void start_memory_accounting(const MemoryAmount& budget, bool fixed) override;

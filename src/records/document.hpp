@@ -12,6 +12,7 @@
 
 #include <initializer_list>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,7 @@ class Fields {
 //   io.list(key, v, f)            a list of them
 //   io.need_object, io.need_list  the same, required
 //   io.object_or_null(cond, key, r, f)  written as null unless cond holds
+//   io.optional_object(key, opt, f)     a std::optional record, left out when empty
 //   io.text(key, value)           written only: fixed text or a value derived from others
 //   io.check(ok, key, problem)    read only: a value the reader refuses
 class Writer {
@@ -122,6 +124,10 @@ class Writer {
   template <class R, class F>
   void object_or_null(bool present, const std::string& key, const R& r, F f) {
     j_[key] = present ? of(r, f) : nlohmann::json(nullptr);
+  }
+  template <class R, class F>
+  void optional_object(const std::string& key, const std::optional<R>& r, F f) {
+    if (r) j_[key] = of(*r, f);
   }
   template <class R, class F>
   void list(const std::string& key, const std::vector<R>& v, F f) {
@@ -164,6 +170,10 @@ class Reader {
   void need_object(const std::string& key, R& r, F f) { into(f_.object(key), r, f); }
   template <class R, class F>
   void object_or_null(bool, const std::string& key, R& r, F f) { object(key, r, f); }
+  template <class R, class F>
+  void optional_object(const std::string& key, std::optional<R>& r, F f) {
+    if (f_.has(key)) into(f_.object(key), r.emplace(), f);
+  }
   template <class R, class F>
   void list(const std::string& key, std::vector<R>& v, F f) {
     if (f_.has(key)) need_list(key, v, f);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,25 @@ namespace xb {
 
 enum class Metric { bandwidth_gbps, latency_ns };
 const char* to_string(Metric m) noexcept;
+
+// A latency measured while a copy loads the same link (the *_under_* cases),
+// kept on the cell of the loaded-latency matrix, whose value is the loaded
+// latency: the idle figure, their ratio, and what the load achieved, so a
+// weak load cannot pass for a small slowdown.
+struct LoadedLatency {
+  double idle_ns = 0;          // the idle chase (its matrix "idle" has the cell too)
+  Summary idle;
+  double loaded_ns = 0;        // the cell's value
+  double ratio = 0;            // loaded / idle
+  std::string load;            // what loaded the link: "host->gpu0, copy engine"
+  double load_gbps = 0;        // median over the loaded samples of what the load moved meanwhile
+  std::string load_link;
+  Peak load_peak;
+  double load_pct = 0;         // load_gbps as a percentage of load_peak; 0 when the peak is unknown
+  bool weak = false;           // below kWeakLoadShare of the load's peak
+};
+// A load below this share of its link's peak does not show the link loaded.
+inline constexpr double kWeakLoadShare = 0.5;
 
 struct Cell {
   int row = 0, col = 0;
@@ -39,6 +59,7 @@ struct Cell {
   bool invalid = false;
   std::string invalid_reason;
   std::string error;                // non-empty: the cell could not be measured (no value); why
+  std::optional<LoadedLatency> loaded;  // loaded-latency cells only
 };
 
 struct Matrix {

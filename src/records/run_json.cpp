@@ -17,6 +17,22 @@ namespace {
 
 using json = nlohmann::json;
 
+constexpr auto loaded_fields = [](auto& io, auto& l) {
+  io.need("idle_ns", l.idle_ns);
+  io.object("idle_stats", l.idle, [](auto& s, auto& x) { stats_fields(s, x, "ns"); });
+  io("loaded_ns", l.loaded_ns);
+  io.need("ratio", l.ratio);
+  io.object("load", l, [](auto& o, auto& x) {
+    o("label", x.load);
+    o.need("gbps", x.load_gbps);
+    o("link", x.load_link);
+    o("peak", x.load_peak);
+    o.text("peak_gbps", x.load_peak.known() ? nlohmann::json(x.load_peak.gbps) : nlohmann::json(nullptr));
+    o.null_unless(x.load_peak.known(), "pct_of_peak", x.load_pct);
+    o("weak", x.weak);
+  });
+};
+
 template <class Io, class C>
 void cell_fields(Io& io, C& c, const Matrix& m) {
   const std::string unit = m.metric == Metric::bandwidth_gbps ? "gbps" : "ns";
@@ -49,6 +65,7 @@ void cell_fields(Io& io, C& c, const Matrix& m) {
   io("invalid", c.invalid);
   io.when(c.invalid, "invalid_reason", c.invalid_reason);
   io.when(!c.error.empty(), "error", c.error);
+  io.optional_object("loaded", c.loaded, loaded_fields);
 }
 
 constexpr auto matrix_fields = [](auto& io, auto& m) {

@@ -50,6 +50,7 @@ json model_json(const TimeModel& m) {
           {"pin_s_per_gib", m.pin_s_per_gib}, {"device_s_per_gib", m.device_s_per_gib},
           {"host_memory_gbps", m.host_memory_gbps}, {"contention", m.contention},
           {"host_latency_ns", m.host_latency_ns}, {"peer_latency_ns", m.peer_latency_ns},
+          {"local_latency_ns", m.local_latency_ns}, {"loaded_latency_ratio", m.loaded_latency_ratio},
           {"efficiency", {{"pcie_ce", m.pcie_ce}, {"pcie_sm", m.pcie_sm}, {"pcie_split", m.pcie_split},
                           {"nvlink_ce", m.nvlink_ce}, {"nvlink_sm", m.nvlink_sm}, {"local_copy", m.local_copy},
                           {"local_one_way", m.local_one_way}}},

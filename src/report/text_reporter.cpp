@@ -64,6 +64,12 @@ void text_matrix(std::ostream& os, const Matrix& m) {
       fmt::print(os, ", VERIFICATION FAILED at byte {}", c.verification.first_bad_offset);
     if (c.outlier) fmt::print(os, ", OUTLIER: {}", c.note);
     if (c.invalid) fmt::print(os, ", INVALID: {}", c.invalid_reason);
+    if (c.loaded) {
+      const LoadedLatency& l = *c.loaded;
+      fmt::print(os, ", idle {:.0f} ns, loaded/idle {:.2f}x, load {} {:.2f} GB/s", l.idle_ns, l.ratio, l.load, l.load_gbps);
+      if (l.load_peak.known()) fmt::print(os, " = {:.0f}% of {:.2f} GB/s", l.load_pct, l.load_peak.gbps);
+      if (l.weak) fmt::print(os, ", WEAK LOAD (under {:.0f}% of peak)", kWeakLoadShare * 100);
+    }
     fmt::print(os, "\n");
   }
 }
