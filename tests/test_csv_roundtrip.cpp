@@ -6,6 +6,8 @@
 #include <map>
 
 #include "compare/compare.hpp"
+#include "cases/concurrent.hpp"
+#include "cases/sm_sweep.hpp"
 #include "cases/sweep.hpp"
 #include "fake_system.hpp"
 #include "pingpong/result.hpp"
@@ -118,7 +120,31 @@ TEST(CsvRoundTrip, RunCellsComeBackWithTheirValues) {
     expect_close(num(rows[i], "efficiency"), src.efficiency, 1e-5);
     EXPECT_EQ(std::stoi(rows[i].at("samples")), src.stats.count);
     EXPECT_EQ(rows[i].at("outlier"), src.outlier ? "true" : "false");
+    expect_close(num(rows[i], "p50"), src.stats.median, 1e-5);
+    expect_close(num(rows[i], "p95"), src.stats.p95, 1e-5);
+    expect_close(num(rows[i], "p99"), src.stats.p99, 1e-5);
+    expect_close(num(rows[i], "min"), src.stats.min, 1e-5);
+    expect_close(num(rows[i], "max"), src.stats.max, 1e-5);
   }
+}
+
+// The percentile columns (issue 30) come last, after every column a script
+// may read by position.
+TEST(CsvRoundTrip, PercentileColumnsAreAppended) {
+  const auto header = [](const std::string& csv) { return csv.substr(0, csv.find('\n')); };
+  const auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  EXPECT_TRUE(ends_with(header(xb::testing::rendered("csv", [](auto& f) { f.run(xb::RunResult{}); })),
+                        ",invalid_reason,error,p50,p95,p99"));
+  EXPECT_TRUE(ends_with(header(xb::report::sweep_csv(xb::SweepResult{})), ",invalid,p50_gbps,p95_gbps,p99_gbps"));
+  EXPECT_TRUE(ends_with(header(xb::report::sm_sweep_csv(xb::SmSweepResult{})),
+                        ",named_case_gbps,p50_gbps,p95_gbps,p99_gbps"));
+  EXPECT_TRUE(ends_with(header(xb::report::pingpong_csv(xb::pingpong::Result{})),
+                        ",one_way_time_p99_s,bandwidth_gbps,bandwidth_min_gbps,bandwidth_max_gbps,verified,"
+                        "one_way_time_p50_s,one_way_time_p95_s"));
+  EXPECT_TRUE(ends_with(header(xb::report::scenario_csv(xb::ScenarioResult{})),
+                        ",invalid,invalid_reason,p50_gbps,p95_gbps,p99_gbps"));
 }
 
 TEST(CsvRoundTrip, SweepRowsAndFits) {
@@ -152,6 +178,9 @@ TEST(CsvRoundTrip, SweepRowsAndFits) {
     expect_close(num(rows[i], "value_gbps"), src.value_gbps, 1e-8);
     expect_close(num(rows[i], "time_per_copy_s"), src.seconds_per_copy, 1e-8);
     expect_close(num(rows[i], "stddev_gbps"), src.stats.stddev, 1e-8);
+    expect_close(num(rows[i], "p50_gbps"), src.stats.median, 1e-8);
+    expect_close(num(rows[i], "p95_gbps"), src.stats.p95, 1e-8);
+    expect_close(num(rows[i], "p99_gbps"), src.stats.p99, 1e-8);
     EXPECT_EQ(rows[i].at("peak_gbps").empty(), !s.peak.known());
     ASSERT_TRUE(s.fit.valid);
     expect_close(num(rows[i], "fit_startup_s"), s.fit.startup_s, 1e-8);
@@ -211,6 +240,9 @@ TEST(CsvRoundTrip, PingpongSizes) {
     EXPECT_EQ(rows[i].at("gpu_b"), "host");
     expect_close(num(rows[i], "one_way_time_mean_s"), s.one_way_s.mean, 1e-8);
     expect_close(num(rows[i], "one_way_time_median_s"), s.one_way_s.median, 1e-8);
+    expect_close(num(rows[i], "one_way_time_p50_s"), s.one_way_s.median, 1e-8);
+    expect_close(num(rows[i], "one_way_time_p95_s"), s.one_way_s.p95, 1e-8);
+    expect_close(num(rows[i], "one_way_time_p99_s"), s.one_way_s.p99, 1e-8);
     EXPECT_NEAR(num(rows[i], "bandwidth_gbps"), s.bandwidth_gbps, 1e-9);
     EXPECT_EQ(rows[i].at("verified"), "true");
   }

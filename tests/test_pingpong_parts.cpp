@@ -345,7 +345,8 @@ TEST(PingpongResult, PairsSurviveTheirWireFormat) {
   ASSERT_EQ(back[0].sizes.size(), 1u);
   EXPECT_DOUBLE_EQ(back[0].sizes[0].one_way_s.mean, p.sizes[0].one_way_s.mean);
   EXPECT_DOUBLE_EQ(back[0].sizes[0].bandwidth_gbps, p.sizes[0].bandwidth_gbps);
-  EXPECT_DOUBLE_EQ(back[0].sizes[0].one_way_p99_s, 1.5e-6);
+  EXPECT_DOUBLE_EQ(back[0].sizes[0].one_way_s.p95, 1.5e-6);
+  EXPECT_DOUBLE_EQ(back[0].sizes[0].one_way_s.p99, 1.5e-6);
   EXPECT_TRUE(back[0].sizes[0].verified);
 }
 

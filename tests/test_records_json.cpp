@@ -243,6 +243,63 @@ TEST(RecordsJson, PingpongAndFirstTouchRoundTrip) {
   EXPECT_EQ(xb::records::first_touch_json(xb::records::decode_first_touch(ft, "f.json"), kArgv), ft);
 }
 
+// Percentiles (issue 30): every stats object carries p50 (the median), p95
+// and p99; a file written before them still reads, its p95 and p99 taken
+// from the samples it kept, so it writes back as a new file would.
+static void erase_percentiles(json& j) {
+  if (j.is_object()) {
+    for (const char* unit : {"gbps", "ns"})
+      for (const char* p : {"p50_", "p95_", "p99_"}) j.erase(std::string(p) + unit);
+  }
+  if (j.is_structured())
+    for (json& x : j) erase_percentiles(x);
+}
+
+TEST(RecordsJson, PercentilesAreWrittenAndOldFilesWithoutThemStillRead) {
+  xb::RunResult run = populated_run();
+  xb::Cell& cell = run.cases[2].matrices[0].cells[0];
+  cell.samples.clear();
+  for (int i = 40; i >= 1; --i) cell.samples.push_back(i);
+  cell.stats = xb::summarize(cell.samples);
+  const json doc = xb::records::run_json(run);
+  const json& stats = doc["cases"][2]["matrices"][0]["cells"][0]["stats"];
+  const std::string unit = doc["cases"][2]["matrices"][0]["metric"] == "latency_ns" ? "ns" : "gbps";
+  EXPECT_DOUBLE_EQ(stats["p50_" + unit].get<double>(), 20.5);
+  EXPECT_DOUBLE_EQ(stats["p95_" + unit].get<double>(), 38.0);
+  EXPECT_DOUBLE_EQ(stats["p99_" + unit].get<double>(), 40.0);
+  EXPECT_DOUBLE_EQ(stats["min_" + unit].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(stats["max_" + unit].get<double>(), 40.0);
+  json old = doc;
+  erase_percentiles(old);
+  ASSERT_FALSE(old["cases"][2]["matrices"][0]["cells"][0]["stats"].contains("p95_" + unit));
+  EXPECT_EQ(xb::records::run_json(xb::records::decode_run(old, "old.json")), doc);
+
+  const json sweep = xb::records::sweep_json(populated_sweep());
+  EXPECT_DOUBLE_EQ(sweep["series"][0]["rows"][0]["stats"]["p95_gbps"].get<double>(), 22.0);
+  json old_sweep = sweep;
+  erase_percentiles(old_sweep);
+  EXPECT_EQ(xb::records::sweep_json(xb::records::decode_sweep(old_sweep, "s.json")), sweep);
+  const json sms = xb::records::sm_sweep_json(populated_sm_sweep());
+  EXPECT_DOUBLE_EQ(sms["series"][0]["points"][1]["stats"]["p99_gbps"].get<double>(), 2.2);
+  json old_sms = sms;
+  erase_percentiles(old_sms);
+  EXPECT_EQ(xb::records::sm_sweep_json(xb::records::decode_sm_sweep(old_sms, "m.json")), sms);
+
+  // Ping-pong keeps no samples: an old file's p95 reads as 0, the rest as written.
+  const json pp = xb::records::pingpong_json(populated_pingpong(), kArgv);
+  const json& times = pp["pairs"][0]["sizes"][0]["one_way_time_s"];
+  EXPECT_DOUBLE_EQ(times["p50"].get<double>(), times["median"].get<double>());
+  EXPECT_DOUBLE_EQ(times["p95"].get<double>(), 3e-6 / 64);
+  EXPECT_DOUBLE_EQ(times["p99"].get<double>(), 3e-6 / 64);
+  json old_pp = pp;
+  old_pp["pairs"][0]["sizes"][0]["one_way_time_s"].erase("p50");
+  old_pp["pairs"][0]["sizes"][0]["one_way_time_s"].erase("p95");
+  const auto back = xb::records::decode_pingpong(old_pp, "p.json");
+  EXPECT_DOUBLE_EQ(back.pairs[0].sizes[0].one_way_s.median, 2e-6 / 64);
+  EXPECT_DOUBLE_EQ(back.pairs[0].sizes[0].one_way_s.p99, 3e-6 / 64);
+  EXPECT_DOUBLE_EQ(back.pairs[0].sizes[0].one_way_s.p95, 0.0);
+}
+
 TEST(RecordsJson, DecodeErrorsNameTheDocumentAndTheField) {
   json run = xb::records::run_json(populated_run());
   run["cases"][2]["matrices"][0]["cells"][1]["row"] = "zero";

@@ -96,3 +96,36 @@ TEST(Text, ListNotesMemoryTheNumaNodesDoNotHold) {
   EXPECT_EQ(xb::numa_memory_note({node}, 0), "");
   EXPECT_EQ(xb::numa_memory_note({}, 251ull << 30), "");
 }
+
+// -v (issue 30): after each matrix a line per cell with the samples' count
+// and nearest-rank percentiles in the metric's unit; without -v none.
+TEST(Text, VerbosePrintsEachCellsPercentiles) {
+  const auto run = sample_run();
+  xb::report::ReportOptions verbose;
+  verbose.verbose = true;
+  const std::string v = xb::testing::rendered("text", [&](auto& f) { f.run_case(run.cases[0]); }, verbose);
+  EXPECT_NE(v.find("#   [host,gpu0] n 3, p50 55.50, p95 56.00, p99 56.00, min 55.00, max 56.00 GB/s\n"),
+            std::string::npos) << v;
+  EXPECT_NE(v.find("#   [host,gpu1] n 3, p50 56.50, p95 57.00, p99 57.00, min 56.00, max 57.00 GB/s\n"),
+            std::string::npos) << v;
+  const std::string plain = xb::testing::rendered("text", [&](auto& f) { f.run_case(run.cases[0]); });
+  EXPECT_EQ(plain.find("p95"), std::string::npos) << plain;
+  // Latency cells in ns, one decimal.
+  xb::CaseResult lat = run.cases[0];
+  lat.matrices[0].metric = xb::Metric::latency_ns;
+  lat.matrices[0].cells.resize(1);
+  lat.matrices[0].cells[0].stats = xb::summarize({101.0, 99.0, 100.0, 130.0});
+  const std::string ns = xb::testing::rendered("text", [&](auto& f) { f.run_case(lat); }, verbose);
+  EXPECT_NE(ns.find("#   [host,gpu0] n 4, p50 100.5, p95 130.0, p99 130.0, min 99.0, max 130.0 ns\n"),
+            std::string::npos) << ns;
+}
+
+TEST(Json, CellsCarryPercentilesNextToMinAndMax) {
+  const auto j = xb::records::run_json(sample_run());
+  const auto& stats = j["cases"][0]["matrices"][0]["cells"][0]["stats"];
+  EXPECT_DOUBLE_EQ(stats["p50_gbps"].get<double>(), 55.5);
+  EXPECT_DOUBLE_EQ(stats["p95_gbps"].get<double>(), 56.0);
+  EXPECT_DOUBLE_EQ(stats["p99_gbps"].get<double>(), 56.0);
+  EXPECT_DOUBLE_EQ(stats["min_gbps"].get<double>(), 55.0);
+  EXPECT_DOUBLE_EQ(stats["max_gbps"].get<double>(), 56.0);
+}

@@ -46,3 +46,43 @@ TEST(Stats, MedianRelativeErrorShrinksWithSamples) {
   EXPECT_NEAR(xb::median_relative_error(few), 1.2533141373155003 * 1.0 / std::sqrt(3.0) / 100.0, 1e-12);
   EXPECT_LT(xb::median_relative_error(many), xb::median_relative_error(few));
 }
+
+// Percentiles of a summary: nearest rank over the values as given (p50 is
+// the median, also for an even count).
+TEST(Stats, SummaryPercentilesExact) {
+  std::vector<double> twenty;
+  for (int i = 20; i >= 1; --i) twenty.push_back(i);
+  const xb::Summary s = xb::summarize(twenty);
+  EXPECT_DOUBLE_EQ(s.median, 10.5);
+  EXPECT_DOUBLE_EQ(s.p95, 19.0);  // ceil(0.95 * 20) = 19th value
+  EXPECT_DOUBLE_EQ(s.p99, 20.0);  // ceil(0.99 * 20) = 20th
+  std::vector<double> two_hundred;
+  for (int i = 1; i <= 200; ++i) two_hundred.push_back(i);
+  const xb::Summary t = xb::summarize(two_hundred);
+  EXPECT_DOUBLE_EQ(t.p95, 190.0);
+  EXPECT_DOUBLE_EQ(t.p99, 198.0);
+  EXPECT_DOUBLE_EQ(t.min, 1.0);
+  EXPECT_DOUBLE_EQ(t.max, 200.0);
+}
+
+TEST(Stats, SummaryPercentilesOfFewValuesAreTheMaximum) {
+  // One value: every percentile is it.
+  const xb::Summary one = xb::summarize({7});
+  EXPECT_DOUBLE_EQ(one.median, 7.0);
+  EXPECT_DOUBLE_EQ(one.p95, 7.0);
+  EXPECT_DOUBLE_EQ(one.p99, 7.0);
+  // Fewer than 1 / (1 - 0.95) = 20 values: p95 and p99 are the maximum.
+  const xb::Summary few = xb::summarize({5, 1, 4, 2, 3});
+  EXPECT_DOUBLE_EQ(few.median, 3.0);
+  EXPECT_DOUBLE_EQ(few.p95, 5.0);
+  EXPECT_DOUBLE_EQ(few.p99, 5.0);
+  // 20 values reach p95 below the maximum, p99 not yet (needs 100).
+  std::vector<double> nineteen_ones(19, 1.0);
+  nineteen_ones.push_back(9.0);
+  const xb::Summary tail = xb::summarize(nineteen_ones);
+  EXPECT_DOUBLE_EQ(tail.p95, 1.0);
+  EXPECT_DOUBLE_EQ(tail.p99, 9.0);
+  const xb::Summary none = xb::summarize({});
+  EXPECT_DOUBLE_EQ(none.p95, 0.0);
+  EXPECT_DOUBLE_EQ(none.p99, 0.0);
+}

@@ -44,7 +44,9 @@ void add_nvbandwidth_spellings(CLI::App& cmd, RunOptions& o) {
          },
          "Measure N sampled GPU pairs in GPU <-> GPU cases; -1: every pair (nvbandwidth v0.9)")
       ->group(group);
-  cmd.add_flag("-v,--verbose", o.verbose, "Print each sample's value after the case, as nvbandwidth -v does");
+  cmd.add_flag("-v,--verbose", o.verbose,
+               "Print each cell's sample count, p50, p95, p99, min and max after its matrix, and each sample's "
+               "value after the case, as nvbandwidth -v does");
 }
 
 }  // namespace xb::app

@@ -39,6 +39,8 @@ Summary summarize(const std::vector<double>& values) {
   const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
   s.min = *lo;
   s.max = *hi;
+  s.p95 = percentile(values, 0.95);
+  s.p99 = percentile(values, 0.99);
   if (values.size() > 1) {
     double sq = 0.0;
     for (double v : values) sq += (v - s.mean) * (v - s.mean);

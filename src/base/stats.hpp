@@ -7,7 +7,10 @@ namespace xb {
 
 struct Summary {
   int count = 0;
+  // median is also the p50 the records write (for an even count the mean
+  // of the two middle values, not a nearest rank).
   double median = 0, mean = 0, min = 0, max = 0;
+  double p95 = 0, p99 = 0;  // percentile() of the values: nearest rank
   double stddev = 0;  // sample standard deviation (n - 1)
   double cov = 0;     // stddev / mean, 0 when mean is 0
 };

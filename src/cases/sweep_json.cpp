@@ -30,6 +30,7 @@ void row_fields(Io& io, R& r, const Peak& peak) {
   io.need_object("stats", r.stats, gbps_stats);
   io("samples", r.stats.count);
   io("samples_gbps", r.samples_gbps);
+  percentiles_from_samples(io, r.stats, r.samples_gbps);
   io("copies_per_sample", r.copies_per_sample);
   io.null_unless(peak.known(), "efficiency", r.efficiency);
   io.object("verification", r.verification, check_fields);
@@ -96,6 +97,7 @@ constexpr auto sm_point_fields = [](auto& io, auto& p, const Peak& peak) {
   io.need_object("stats", p.stats, gbps_stats);
   io("samples", p.stats.count);
   io("samples_gbps", p.samples_gbps);
+  percentiles_from_samples(io, p.stats, p.samples_gbps);
   io("copies_per_sample", p.copies_per_sample);
   io.null_unless(peak.known(), "efficiency", p.efficiency);
   io("of_all_sms", p.of_all);

@@ -14,7 +14,9 @@ constexpr auto size_fields = [](auto& io, auto& s) {
   io.object("one_way_time_s", s, [](auto& t, auto& x) {
     t("mean", x.one_way_s.mean);
     t("median", x.one_way_s.median);
-    t("p99", x.one_way_p99_s);
+    t.text("p50", x.one_way_s.median);
+    t("p95", x.one_way_s.p95);
+    t("p99", x.one_way_s.p99);
     t("min", x.one_way_s.min);
     t("max", x.one_way_s.max);
     t("stddev", x.one_way_s.stddev);

@@ -25,7 +25,6 @@ SizeResult summarize_size(Mode mode, std::uint64_t bytes, int window, const std:
   SizeResult s;
   s.bytes = bytes;
   s.one_way_s = summarize(one_way);
-  s.one_way_p99_s = percentile(one_way, 0.99);
   // Bytes one "one-way time" carries: bibw counts both directions, as osu_bibw.
   const double moved = static_cast<double>(bytes) * (mode == Mode::bibw ? 2 : 1);
   const auto gbps = [moved](double seconds) { return seconds > 0 ? moved / seconds / 1e9 : 0.0; };

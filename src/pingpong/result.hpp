@@ -19,7 +19,6 @@ namespace xb::pingpong {
 struct SizeResult {
   std::uint64_t bytes = 0;
   Summary one_way_s;               // per repetition: round trip / 2, or window time / window
-  double one_way_p99_s = 0;        // 99th percentile (nearest rank) of the same values
   double bandwidth_gbps = 0;       // bytes moved per one-way time, from the mean (1e9 B/s)
   double bandwidth_min_gbps = 0;   // from the slowest repetition
   double bandwidth_max_gbps = 0;   // from the fastest repetition

@@ -21,6 +21,7 @@
 
 #include "base/error.hpp"
 #include "base/input_file.hpp"
+#include "base/stats.hpp"
 #include "records/measure_options.hpp"
 #include "records/result.hpp"
 #include "base/stop.hpp"
@@ -216,16 +217,33 @@ nlohmann::json completion_json(const Completion& c);
 // when the section names no reason.
 void decode_completion(const Fields& doc, Completion& c);
 
-// {"median_UNIT", "mean_UNIT", "min_UNIT", "max_UNIT", "stddev_UNIT", "cov"}
-// (the count is the record's own "samples").
+// {"median_UNIT", "mean_UNIT", "min_UNIT", "max_UNIT", "p50_UNIT",
+// "p95_UNIT", "p99_UNIT", "stddev_UNIT", "cov"} (the count is the record's
+// own "samples"). p50 is the median, written twice so that the
+// percentiles read as one set; a reader takes the median's.
 template <class Io, class S>
 void stats_fields(Io& io, S& s, const std::string& unit) {
   io("median_" + unit, s.median);
   io("mean_" + unit, s.mean);
   io("min_" + unit, s.min);
   io("max_" + unit, s.max);
+  io.text("p50_" + unit, s.median);
+  io("p95_" + unit, s.p95);
+  io("p99_" + unit, s.p99);
   io("stddev_" + unit, s.stddev);
   io("cov", s.cov);
+}
+
+// Files written before the percentiles (issue 30) lack p95 and p99; a
+// reader takes them from the record's samples, where it kept them. Call
+// after both were read.
+template <class Io, class S>
+void percentiles_from_samples(Io&, S& s, const std::vector<double>& samples) {
+  if constexpr (Io::reading) {
+    if (s.p99 != 0 || samples.empty()) return;
+    s.p95 = percentile(samples, 0.95);
+    s.p99 = percentile(samples, 0.99);
+  }
 }
 
 // {"status"} of a data check.

@@ -44,6 +44,7 @@ void cell_fields(Io& io, C& c, const Matrix& m) {
   io.need_object("stats", c.stats, [&unit](auto& s, auto& x) { stats_fields(s, x, unit); });
   io("samples", c.stats.count);
   io("samples_" + unit, c.samples);
+  percentiles_from_samples(io, c.stats, c.samples);
   io("link", c.link);
   io("outlier", c.outlier);
   if (m.metric == Metric::bandwidth_gbps) {

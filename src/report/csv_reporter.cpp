@@ -24,16 +24,17 @@ namespace {
 std::string run_csv(const RunResult& run) {
   std::string out =
       "case_index,case,status,matrix,metric,row,col,value,median,mean,min,max,stddev,cov,samples,"
-      "bytes_per_copy,copies_per_sample,link,peak_gbps,efficiency,verification,outlier,invalid,invalid_reason,error\n";
+      "bytes_per_copy,copies_per_sample,link,peak_gbps,efficiency,verification,outlier,invalid,invalid_reason,error,"
+      "p50,p95,p99\n";
   for (const auto& c : run.cases) {
     if (c.matrices.empty()) {
-      out += fmt::format("{},{},{},,,,,,,,,,,,,,,,,,,,,,{}\n", c.index, c.name, to_string(c.status),
+      out += fmt::format("{},{},{},,,,,,,,,,,,,,,,,,,,,,{},,,\n", c.index, c.name, to_string(c.status),
                          csv_escape(c.status == CaseStatus::waived ? std::string() : c.message));
       continue;
     }
     for (const auto& m : c.matrices) {
       for (const auto& cell : m.cells) {
-        out += fmt::format("{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{},{},{},{},{},{},{}\n",
+        out += fmt::format("{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g}\n",
                            c.index, c.name, to_string(c.status), csv_escape(m.name), to_string(m.metric),
                            csv_escape(m.row_labels[cell.row]), csv_escape(m.col_labels[cell.col]), cell.value,
                            cell.stats.median, cell.stats.mean, cell.stats.min, cell.stats.max, cell.stats.stddev,
@@ -41,7 +42,8 @@ std::string run_csv(const RunResult& run) {
                            csv_escape(cell.link), cell.peak.known() ? fmt::format("{:.6g}", cell.peak.gbps) : "",
                            cell.peak.known() ? fmt::format("{:.6g}", cell.efficiency) : "",
                            to_string(cell.verification.status), cell.outlier ? "true" : "false",
-                           cell.invalid ? "true" : "false", csv_escape(cell.invalid_reason), csv_escape(cell.error));
+                           cell.invalid ? "true" : "false", csv_escape(cell.invalid_reason), csv_escape(cell.error),
+                           cell.stats.median, cell.stats.p95, cell.stats.p99);
       }
     }
   }

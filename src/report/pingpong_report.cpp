@@ -69,7 +69,7 @@ std::string pingpong_size_row(const SizeResult& s) {
   if (!s.error.empty()) return fmt::format("|{:>15}| ERROR: {}\n", s.bytes, s.error);
   const auto& t = s.one_way_s;
   return fmt::format("|{:>15}|{:>23.9f}|{:>18.9f}|{:>14.9f}|{:>17.9f}|{:>14.9f}|{:>14.9f}|{}\n", s.bytes, t.mean,
-                     s.bandwidth_gbps, t.min, t.median, s.one_way_p99_s, t.max, s.verified ? "" : " FAILED");
+                     s.bandwidth_gbps, t.min, t.median, s.one_way_s.p99, t.max, s.verified ? "" : " FAILED");
 }
 
 std::string pingpong_pair_foot(const PairResult& p) {
@@ -130,7 +130,7 @@ std::string all_pairs_text(const Result& r) {
   append_matrix(out, r, "median one-way time (us) at the smallest size", false,
                 [](const SizeResult& s) { return s.one_way_s.median * 1e6; });
   append_matrix(out, r, "p99 one-way time (us) at the smallest size", false,
-                [](const SizeResult& s) { return s.one_way_p99_s * 1e6; });
+                [](const SizeResult& s) { return s.one_way_s.p99 * 1e6; });
   for (const auto& p : r.pairs) {
     std::string verdict = p.error.empty() ? "verified" : "error: " + p.error;
     for (const auto& s : p.sizes) {
@@ -156,14 +156,15 @@ std::string pingpong_csv(const Result& r) {
   std::string out =
       "rank_a,rank_b,host_a,host_b,gpu_a,gpu_b,transport,mode,bytes,one_way_time_mean_s,one_way_time_min_s,"
       "one_way_time_max_s,one_way_time_median_s,one_way_time_p99_s,bandwidth_gbps,bandwidth_min_gbps,"
-      "bandwidth_max_gbps,verified\n";
+      "bandwidth_max_gbps,verified,one_way_time_p50_s,one_way_time_p95_s\n";
   for (const auto& p : r.pairs) {
     for (const auto& s : p.sizes) {
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.9e},{:.9e},{:.9e},{:.9e},{:.9e},{:.9f},{:.9f},{:.9f},{}\n",
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.9e},{:.9e},{:.9e},{:.9e},{:.9e},{:.9f},{:.9f},{:.9f},{},{:.9e},{:.9e}\n",
                          p.rank_a, p.rank_b, p.host_a, p.host_b, device_label(p.gpu_a), device_label(p.gpu_b),
                          p.transport, to_string(r.mode), s.bytes, s.one_way_s.mean, s.one_way_s.min,
-                         s.one_way_s.max, s.one_way_s.median, s.one_way_p99_s, s.bandwidth_gbps,
-                         s.bandwidth_min_gbps, s.bandwidth_max_gbps, s.verified ? "true" : "false");
+                         s.one_way_s.max, s.one_way_s.median, s.one_way_s.p99, s.bandwidth_gbps,
+                         s.bandwidth_min_gbps, s.bandwidth_max_gbps, s.verified ? "true" : "false",
+                         s.one_way_s.median, s.one_way_s.p95);
     }
   }
   return out;

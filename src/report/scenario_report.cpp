@@ -248,7 +248,9 @@ json scenario_json_measured(const ScenarioResult& r) {
             {"aggregate_bandwidth_gbps", r.aggregate_bandwidth_gbps},
             {"aggregate_bandwidth_definition", "total_bytes / span_s"},
             {"aggregate_stats", {{"median_gbps", r.aggregate_stats.median}, {"min_gbps", r.aggregate_stats.min},
-                                 {"max_gbps", r.aggregate_stats.max}, {"cov", r.aggregate_stats.cov}}},
+                                 {"max_gbps", r.aggregate_stats.max}, {"p50_gbps", r.aggregate_stats.median},
+                                 {"p95_gbps", r.aggregate_stats.p95}, {"p99_gbps", r.aggregate_stats.p99},
+                                 {"cov", r.aggregate_stats.cov}}},
             {"sum_of_transfer_bandwidths_gbps", r.sum_of_transfer_bandwidths_gbps},
             {"overlapped_s", r.overlapped_s},
             {"overlap_fraction", r.overlap_fraction},
@@ -285,18 +287,18 @@ std::string scenario_csv(const ScenarioResult& r) {
       "id,label,device,device_name,direction,bytes_per_copy,memory_kind,engine,copies_per_sample,samples,elapsed_s,"
       "bandwidth_gbps,median_gbps,mean_gbps,min_gbps,max_gbps,stddev_gbps,cov,link,peak_gbps,efficiency,"
       "verification,first_bad_offset,start_s,end_s,span_s,aggregate_bandwidth_gbps,sum_of_transfer_bandwidths_gbps,"
-      "overlap_fraction,invalid,invalid_reason\n";
+      "overlap_fraction,invalid,invalid_reason,p50_gbps,p95_gbps,p99_gbps\n";
   const bool measured = r.completion.status == RunStatus::complete && r.completion.error.empty();
   for (const TransferResult& t : r.transfers) {
     if (!measured) {  // described only: the measured columns stay empty
-      out += fmt::format("{},{},{},{},{},{},{},{},,,,,,,,,,,{},,,not_run,,,,,,,,,\n", t.id, csv_escape(t.label), t.device,
+      out += fmt::format("{},{},{},{},{},{},{},{},,,,,,,,,,,{},,,not_run,,,,,,,,,,,,\n", t.id, csv_escape(t.label), t.device,
                          csv_escape(t.device_name), t.direction, t.bytes, to_string(t.memory), to_string(t.engine),
                          csv_escape(t.link));
       continue;
     }
     const bool bad = t.verification.status == Verification::Status::failed;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{},"
-                       "{:.9g},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{},{}\n",
+                       "{:.9g},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{},{},{:.6g},{:.6g},{:.6g}\n",
                        t.id, csv_escape(t.label), t.device, csv_escape(t.device_name), t.direction, t.bytes,
                        to_string(t.memory), to_string(t.engine), r.copies_per_sample, r.samples, t.elapsed_s,
                        t.bandwidth_gbps, t.stats.median, t.stats.mean, t.stats.min, t.stats.max, t.stats.stddev,
@@ -304,7 +306,8 @@ std::string scenario_csv(const ScenarioResult& r) {
                        t.peak.known() ? fmt::format("{:.6g}", t.efficiency) : "", to_string(t.verification.status),
                        bad ? std::to_string(t.verification.first_bad_offset) : "", t.start_s, t.end_s, r.span_s,
                        r.aggregate_bandwidth_gbps, r.sum_of_transfer_bandwidths_gbps, r.overlap_fraction,
-                       t.invalid_reason.empty() ? "false" : "true", csv_escape(t.invalid_reason));
+                       t.invalid_reason.empty() ? "false" : "true", csv_escape(t.invalid_reason), t.stats.median,
+                       t.stats.p95, t.stats.p99);
   }
   return out;
 }

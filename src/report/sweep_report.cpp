@@ -82,19 +82,20 @@ std::string sweep_text(const SweepResult& r) {
 std::string sweep_csv(const SweepResult& r) {
   std::string out =
       "series,link,bytes,time_per_copy_s,value_gbps,median_gbps,mean_gbps,min_gbps,max_gbps,stddev_gbps,cov,samples,"
-      "copies_per_sample,peak_gbps,efficiency,verification,fit_startup_s,fit_asymptotic_gbps,fit_n_half_bytes,invalid\n";
+      "copies_per_sample,peak_gbps,efficiency,verification,fit_startup_s,fit_asymptotic_gbps,fit_n_half_bytes,invalid,"
+      "p50_gbps,p95_gbps,p99_gbps\n";
   for (const auto& s : r.series) {
     const std::string fit = s.fit.valid ? fmt::format("{:.9g},{:.9g},{:.9g}", s.fit.startup_s, s.fit.asymptotic_gbps,
                                                       s.fit.n_half_bytes)
                                         : ",,";
     for (const auto& row : s.rows) {
-      out += fmt::format("{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{},{},{}\n",
+      out += fmt::format("{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g}\n",
                          csv_escape(s.label), csv_escape(s.link), row.bytes, row.seconds_per_copy, row.value_gbps,
                          row.stats.median, row.stats.mean, row.stats.min, row.stats.max, row.stats.stddev, row.stats.cov,
                          row.stats.count, row.copies_per_sample,
                          s.peak.known() ? fmt::format("{:.9g}", s.peak.gbps) : "",
                          s.peak.known() ? fmt::format("{:.9g}", row.efficiency) : "", to_string(row.verification), fit,
-                         row.invalid ? "true" : "false");
+                         row.invalid ? "true" : "false", row.stats.median, row.stats.p95, row.stats.p99);
     }
   }
   return out;
@@ -148,17 +149,18 @@ std::string sm_sweep_text(const SmSweepResult& r) {
 std::string sm_sweep_csv(const SmSweepResult& r) {
   std::string out = "series,link,gpu_sms,sms,value_gbps,median_gbps,mean_gbps,min_gbps,max_gbps,stddev_gbps,cov,samples,"
                     "copies_per_sample,peak_gbps,efficiency,of_all_sms,verification,sms_for_90pct,sms_for_95pct,per_sm_gbps,"
-                    "named_case_gbps\n";
+                    "named_case_gbps,p50_gbps,p95_gbps,p99_gbps\n";
   for (const SmSeries& s : r.series)
     for (const SmPoint& p : s.points)
-      out += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{:.9g},{},{},{},{:.9g},{}\n",
+      out += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{:.9g},{},{},{},{:.9g},{},{:.9g},{:.9g},{:.9g}\n",
                          csv_escape(s.label), csv_escape(s.link), s.gpu_sms, p.sms, p.value_gbps, p.stats.median,
                          p.stats.mean, p.stats.min, p.stats.max, p.stats.stddev, p.stats.cov, p.stats.count,
                          p.copies_per_sample, s.peak.known() ? fmt::format("{:.9g}", s.peak.gbps) : "",
                          s.peak.known() ? fmt::format("{:.9g}", p.efficiency) : "", p.of_all, to_string(p.verification),
                          s.sms_for_90 > 0 ? std::to_string(s.sms_for_90) : "",
                          s.sms_for_95 > 0 ? std::to_string(s.sms_for_95) : "", s.per_sm_gbps,
-                         s.named_gbps > 0 ? fmt::format("{:.9g}", s.named_gbps) : "");
+                         s.named_gbps > 0 ? fmt::format("{:.9g}", s.named_gbps) : "", p.stats.median, p.stats.p95,
+                         p.stats.p99);
   return out;
 }
 

@@ -37,7 +37,16 @@ std::string cell_text(const Cell* c, Metric metric) {
   return s;
 }
 
-void text_matrix(std::ostream& os, const Matrix& m) {
+// -v: a cell's samples as "n N, p50 X, p95 X, p99 X, min X, max X UNIT"
+// (nearest-rank percentiles of the samples, p50 their median).
+std::string percentile_text(const Summary& s, Metric metric) {
+  const bool gbps = metric == Metric::bandwidth_gbps;
+  const auto v = [gbps](double x) { return gbps ? fmt::format("{:.2f}", x) : fmt::format("{:.1f}", x); };
+  return fmt::format("n {}, p50 {}, p95 {}, p99 {}, min {}, max {} {}", s.count, v(s.median), v(s.p95), v(s.p99),
+                     v(s.min), v(s.max), gbps ? "GB/s" : "ns");
+}
+
+void text_matrix(std::ostream& os, const Matrix& m, bool verbose) {
   fmt::print(os, "{}\n", m.title);
   const int w = 18;
   fmt::print(os, "{:>8}", "");
@@ -72,6 +81,10 @@ void text_matrix(std::ostream& os, const Matrix& m) {
     }
     fmt::print(os, "\n");
   }
+  if (!verbose) return;
+  for (const auto& c : m.cells)
+    if (c.error.empty() && c.stats.count > 0)
+      fmt::print(os, "#   [{},{}] {}\n", m.row_labels[c.row], m.col_labels[c.col], percentile_text(c.stats, m.metric));
 }
 
 std::string gb(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30)); }
@@ -103,11 +116,11 @@ void text_run_header(std::ostream& os, const RunResult& run) {
   fmt::print(os, "# cell values: GB/s (1e9 B/s) with % of the link's theoretical peak; '!' marks an outlier\n\n");
 }
 
-void text_case(std::ostream& os, const CaseResult& c) {
+void text_case(std::ostream& os, const CaseResult& c, bool verbose) {
   fmt::print(os, "Running {} ({}): {}\n", c.name, c.index, c.description);
   if (c.status == CaseStatus::waived) return fmt::print(os, "# WAIVED: {}\n\n", c.message);
   if (c.status == CaseStatus::not_run && c.matrices.empty()) return fmt::print(os, "# NOT RUN: {}\n\n", c.message);
-  for (const auto& m : c.matrices) text_matrix(os, m);
+  for (const auto& m : c.matrices) text_matrix(os, m, verbose);
   for (const auto& w : c.waived_cells)
     fmt::print(os, "# cell [{},{}] WAIVED: {}\n", label_at(c, 0, w.row, true), label_at(c, 0, w.col, false), w.reason);
   if (c.status == CaseStatus::error) fmt::print(os, "# ERROR: {}\n", c.message);
@@ -245,7 +258,7 @@ class TextReporter : public Reporter {
     out_.flush();
   }
   void run_case(const CaseResult& c) override {
-    text_case(out_, c);
+    text_case(out_, c, verbose_);
     if (verbose_) nvb_sample_lines(out_, c);
     out_.flush();
   }
