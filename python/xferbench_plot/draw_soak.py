@@ -44,27 +44,23 @@ def _readings(samples):
 
 def _throttle_spans(by_gpu, span_s):
     """(start_s, end_s, label) of each run of readings with a slowdown bit, per GPU; a reading stands for the
-    time up to halfway to its neighbours, so a single one still shows."""
+    time up to halfway to its neighbours, and a lone one at the end gets a sliver, so every one shows."""
     spans = []
     for gpu, rows in by_gpu.items():
-        current = None
+        run = None  # [start_s, end_s, reason bits] of the run being extended
         for i, (t, r) in enumerate(rows):
             mask = (r["clock_reasons"] or 0) & SLOWDOWN_MASK
             if not mask:
-                current = None
+                run = None
                 continue
             lo = (rows[i - 1][0] + t) / 2 if i > 0 else t
             hi = (rows[i + 1][0] + t) / 2 if i + 1 < len(rows) else t
-            if current is None:
-                current = [lo, hi, 0]
-                spans.append(current)
-            current[1] = max(current[1], hi)
-            current[2] |= mask
-        for s in spans:
-            if isinstance(s[2], int):
-                s[2] = f"gpu{gpu} " + ", ".join(slowdown_names(s[2]))
+            if run is None:
+                run = [lo, hi, 0, gpu]
+                spans.append(run)
+            run[1], run[2] = max(run[1], hi), run[2] | mask
     width = span_s * 0.004
-    return [(a, max(b, a + width), label) for a, b, label in spans]
+    return [(a, max(b, a + width), f"gpu{gpu} " + ", ".join(slowdown_names(mask))) for a, b, mask, gpu in spans]
 
 
 def _events(data, by_gpu):
