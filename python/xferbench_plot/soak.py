@@ -4,8 +4,6 @@ src/soak/soak_record.hpp. A "header" line first, then "sample", "resume" and
 JSON) is ignored and counted; any other bad line is one InputError naming
 'FILE':LINE. Pure Python without matplotlib, like load.py."""
 
-import json
-
 from .fields import InputError, Place, describe
 
 SCHEMA = "xferbench.soak"
