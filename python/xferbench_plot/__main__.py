@@ -1,4 +1,4 @@
-"""python3 -m xferbench_plot RESULT.json... -o FILE.png|FILE.svg [--kind ...]
+"""python3 -m xferbench_plot RESULT.json|SOAK.jsonl... -o FILE.png|FILE.svg [--kind ...]
 
 Exit codes (read by `xferbench plot`): 0 written; 2 bad input, nothing
 written; 3 matplotlib missing; 4 the image could not be written; 5 a bug in
@@ -36,6 +36,8 @@ def auto_kind(result):
         return "heatmap"
     if result.schema == "xferbench-sms":
         return "sms"
+    if result.schema == L.soak.SCHEMA:
+        return "soak"
     return "timeline"
 
 
@@ -70,6 +72,14 @@ def build_figure(results, kind, title):
     if len(results) != 1:
         raise L.InputError(f"--kind {kind} draws one result file, got {len(results)}")
     r = results[0]
+    if kind == "soak":
+        if r.schema != L.soak.SCHEMA:
+            raise L.InputError(f"'{r.path}' is an {r.schema} result: the soak figure needs a soak file "
+                               "(xferbench soak)")
+        from . import draw_soak
+        return draw_soak.soak(r.doc, title)
+    if r.schema == L.soak.SCHEMA:
+        raise L.InputError(f"'{r.path}' is a soak file: --kind {kind} cannot draw it (auto or soak can)")
     if kind == "sms":
         return draw.sm_budget(L.sm_budget_series(r), title or default_title(r))
     if kind == "heatmap":
@@ -128,10 +138,10 @@ def save(fig, path):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="xferbench plot", description="Draw xferbench result JSON with matplotlib.")
-    p.add_argument("results", nargs="+", metavar="RESULT.json")
+    p = argparse.ArgumentParser(prog="xferbench plot", description="Draw xferbench result JSON or a soak file with matplotlib.")
+    p.add_argument("results", nargs="+", metavar="RESULT.json|SOAK.jsonl")
     p.add_argument("-o", "--output", required=True, help="FILE.png or FILE.svg")
-    p.add_argument("--kind", choices=["auto", "curves", "heatmap", "timeline", "sms"], default="auto")
+    p.add_argument("--kind", choices=["auto", "curves", "heatmap", "timeline", "sms", "soak"], default="auto")
     p.add_argument("--title", default="")
     return p.parse_args(argv)
 

@@ -4,6 +4,7 @@ pyplot global state), so several figures can be built in one process."""
 import math
 
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
 
 DPI = 100
@@ -137,18 +138,76 @@ def _heatmap_panel(fig, ax, p):
     bar.ax.tick_params(labelsize=8)
 
 
-def heatmap(panels, title):
-    n = len(panels)
-    ncols = min(3, n)
-    nrows = math.ceil(n / ncols)
-    fig = Figure(figsize=(4.6 * ncols, 3.4 * nrows + 0.6), dpi=DPI, layout="constrained")
+def _heatmap_grid(fig, panels, ncols, nrows, title):
     axes = fig.subplots(nrows, ncols, squeeze=False)
     for i, p in enumerate(panels):
         _heatmap_panel(fig, axes[i // ncols][i % ncols], p)
-    for j in range(n, nrows * ncols):
+    for j in range(len(panels), nrows * ncols):
         axes[j // ncols][j % ncols].set_visible(False)
     fig.suptitle(title + "\ncell: GB/s (or ns) and % of the link's theoretical peak")
+
+
+def heatmap(panels, title):
+    """One heatmap per matrix; below them, when latency cells were also measured under load, their idle and
+    loaded bars (loaded_bars)."""
+    n = len(panels)
+    ncols = min(3, n)
+    nrows = math.ceil(n / ncols)
+    loaded = [p for p in panels if p.get("loaded")]
+    if not loaded:
+        fig = Figure(figsize=(4.6 * ncols, 3.4 * nrows + 0.6), dpi=DPI, layout="constrained")
+        _heatmap_grid(fig, panels, ncols, nrows, title)
+        return fig
+    bars_width = sum(max(3.0, 2.2 * len(p["loaded"]) + 1.2) for p in loaded)
+    fig = Figure(figsize=(max(4.6 * ncols, bars_width), 3.4 * nrows + 0.6 + 4.4), dpi=DPI, layout="constrained")
+    top, bottom = fig.subfigures(2, 1, height_ratios=[3.4 * nrows + 0.6, 4.4])
+    _heatmap_grid(top, panels, ncols, nrows, title)
+    loaded_bars(bottom, loaded)
     return fig
+
+
+def _load_text(c):
+    parts = [c["load_label"]] if c["load_label"] else []
+    if c["load_gbps"] is not None:
+        parts.append(f"{c['load_gbps']:.4g} GB/s" + (f", {c['pct_of_peak']:.0f}% of peak"
+                                                     if c["pct_of_peak"] is not None else ""))
+    if c["weak"]:
+        parts.append("weak load")
+    return "\n".join(parts)
+
+
+def loaded_bars(fig, panels):
+    """Per loaded-latency cell, the idle and the loaded latency side by side, the ratio above, the load's
+    GB/s and % of its link's peak under them; a weak load (under 50% of peak) hatched and named."""
+    widths = [max(3.0, 2.2 * len(p["loaded"]) + 1.2) for p in panels]
+    axes = fig.subplots(1, len(panels), squeeze=False, gridspec_kw={"width_ratios": widths})[0]
+    for ax, p in zip(axes, panels):
+        cells = p["loaded"]
+        xs = range(len(cells))
+        ax.bar([x - 0.2 for x in xs], [c["idle_ns"] for c in cells], 0.4, color="tab:blue", label="idle")
+        bars = ax.bar([x + 0.2 for x in xs], [c["loaded_ns"] for c in cells], 0.4, color="tab:red",
+                      label="under load")
+        for x, c, bar in zip(xs, cells, bars):
+            if c["weak"]:
+                bar.set_hatch("//")
+                bar.set_facecolor("mistyrose")
+                bar.set_edgecolor("tab:red")
+            top = max(c["idle_ns"], c["loaded_ns"])
+            text = f"x{c['ratio']:.2f}" if c["ratio"] is not None else "x n/a"
+            ax.annotate(text, xy=(x, top), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
+                        fontsize=9, fontweight="bold")
+        ax.set_xticks(list(xs), [c["label"] + "\n" + _load_text(c) for c in cells], fontsize=7.5)
+        ax.set_ylim(0, max(max(c["idle_ns"], c["loaded_ns"]) for c in cells) * 1.45 or 1)  # room for the legend
+        ax.set_ylabel("latency (ns)")
+        ax.set_title(p["title"] + ": idle vs under load", fontsize=9)
+        ax.grid(True, axis="y", alpha=0.3)
+        handles = ax.get_legend_handles_labels()[0]
+        if any(c["weak"] for c in cells):
+            handles.append(Patch(facecolor="mistyrose", edgecolor="tab:red", hatch="//",
+                                 label="under a weak load (<50% of peak)"))
+        ax.legend(handles=handles, fontsize=8, loc="upper left")
+    fig.suptitle("latency under load: ratio = loaded / idle; under each pair the load that ran "
+                 "(hatched: weak load, under 50% of the link's peak, so the ratio understates)", fontsize=10)
 
 
 def timeline(transfers, title):

@@ -42,16 +42,21 @@ def describe(value):
 class Place:
     """Where in which file a value was read, for messages: 'FILE': WHERE: field "F" is ..., not ..."""
 
-    def __init__(self, path, where=""):
+    def __init__(self, path, where="", line=None):
         self.path = path
         self.where = where
+        self.line = line  # JSON Lines files: messages name 'FILE':LINE
 
     def at(self, where):
-        return Place(self.path, where)
+        return Place(self.path, where, self.line)
+
+    def prefix(self):
+        """'FILE': or 'FILE':LINE:, then WHERE: when set."""
+        head = f"'{self.path}':" + (f"{self.line}:" if self.line is not None else "")
+        return head + " " + (f"{self.where}: " if self.where else "")
 
     def bad(self, field, value, want):
-        prefix = f"'{self.path}': " + (f"{self.where}: " if self.where else "")
-        return InputError(f"{prefix}field \"{field}\" is {describe(value)}, not {want}")
+        return InputError(f"{self.prefix()}field \"{field}\" is {describe(value)}, not {want}")
 
     def _get(self, obj, key, optional, default):
         value = obj[key] if isinstance(obj, list) else obj.get(key, _MISSING)

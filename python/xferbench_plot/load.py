@@ -9,6 +9,7 @@ import math
 import os
 import stat
 
+from . import soak
 from .fields import InputError, Place, describe
 
 # Schemas this plotter reads, with the versions it knows.
@@ -76,10 +77,17 @@ def _no_constant(name):
     raise _NumberOutOfRange(f"{name} is not a JSON number")
 
 
+def _parse_json(text):
+    return json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+
+
 def load(path):
     text = _read(path)
+    # A soak file is JSON Lines: told by its first line's schema, whatever the file's name.
+    if soak.header_of(text, _parse_json) is not None:
+        return Result(path, soak.SCHEMA, soak.parse(path, text, _parse_json))
     try:
-        doc = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+        doc = _parse_json(text)
     except RecursionError:
         raise InputError(f"'{path}' is not JSON this plotter reads: lists or objects nested too deeply") from None
     except ValueError as e:  # also a number with more digits than Python converts
@@ -93,7 +101,8 @@ def load(path):
         raise InputError(f"'{path}' has schema '{schema}': this plotter reads xferbench-pingpong schema_version 1")
     if schema not in VERSIONED:
         raise InputError(f"'{path}' has schema '{schema}': this plotter reads "
-                         "xferbench-run, xferbench-sweep, xferbench-sms, xferbench-pingpong and xferbench-scenario results")
+                         "xferbench-run, xferbench-sweep, xferbench-sms, xferbench-pingpong and xferbench-scenario results "
+                         f"and {soak.SCHEMA} files")
     version = doc.get("schema_version")
     if isinstance(version, bool) or not isinstance(version, int) or version not in VERSIONED[schema]:
         raise InputError(f"'{path}' has {schema} schema_version {describe(version)}: "
@@ -208,6 +217,7 @@ def _panel(place, case_name, at, m):
     title = case_name + (f" [{name}]" if name else "")
     values = [[None] * len(cols) for _ in rows]
     eff = [[None] * len(cols) for _ in rows]
+    loaded = []
     cells = at.objects(m, "cells")
     for j, c in enumerate(cells):
         index_at = place.at(f"case '{title}' cells[{j}]")
@@ -215,10 +225,33 @@ def _panel(place, case_name, at, m):
         where = place.at(f"case '{title}' cell ({r}, {k})")
         values[r][k] = where.number(c, f"value_{unit}", minimum=0)
         eff[r][k] = where.number(c, "efficiency", optional=True, minimum=0)
+        if unit == "ns" and c.get("loaded") is not None:
+            loaded.append(_loaded(where, c, f"{rows[r]}, {cols[k]}", values[r][k]))
     if not cells:
         return None
     return {"title": title, "subtitle": at.text(m, "title", optional=True), "rows": rows, "cols": cols,
-            "values": values, "efficiency": eff, "unit": unit}
+            "values": values, "efficiency": eff, "unit": unit, "loaded": loaded}
+
+
+def _loaded(where, cell, label, value_ns):
+    """A loaded-latency cell: idle and loaded ns, their ratio, and the load that ran (a weak one cannot fake a
+    small ratio, so it is shown)."""
+    lo, at = where.object(cell, "loaded"), where
+    idle = at.number(lo, "idle_ns", minimum=0, name="loaded.idle_ns")
+    busy = at.number(lo, "loaded_ns", optional=True, minimum=0, name="loaded.loaded_ns")
+    busy = value_ns if busy is None else busy
+    ratio = at.number(lo, "ratio", optional=True, minimum=0, name="loaded.ratio")
+    load = at.object(lo, "load", optional=True) or {}
+    pct = at.number(load, "pct_of_peak", optional=True, minimum=0, name="loaded.load.pct_of_peak")
+    weak = load.get("weak")
+    if weak is not None and not isinstance(weak, bool):
+        raise at.bad("loaded.load.weak", weak, "true or false")
+    return {"label": label, "idle_ns": idle, "loaded_ns": busy,
+            "ratio": ratio if ratio is not None else (busy / idle if idle > 0 else None),
+            "load_label": at.text(load, "label", optional=True),
+            "load_gbps": at.number(load, "gbps", optional=True, minimum=0, name="loaded.load.gbps"),
+            "load_link": at.text(load, "link", optional=True), "pct_of_peak": pct,
+            "weak": weak if weak is not None else (pct is not None and pct < 50)}
 
 
 def heatmap_panels(result):

@@ -1,4 +1,4 @@
-// xferbench plot RESULT.json... -o FILE.png|FILE.svg: draws results with the
+// xferbench plot RESULT.json...|SOAK.jsonl -o FILE.png|FILE.svg: draws results with the
 // xferbench_plot Python package (matplotlib), run as `python3 -m
 // xferbench_plot`. Drawing lives in Python because matplotlib is the
 // well-kept plotting library; this command only checks the arguments, finds
@@ -223,15 +223,17 @@ int execute(const PlotArgs& a) {
 }  // namespace
 
 void add_plot_command(CLI::App& root, Context& ctx) {
-  auto* cmd = root.add_subcommand("plot", "Draw a run, sweep, sweep --sms, pingpong or scenario JSON as PNG or SVG (needs python3 "
-                                          "with matplotlib)");
+  auto* cmd = root.add_subcommand("plot", "Draw a run, sweep, sweep --sms, pingpong or scenario JSON, or a soak "
+                                          "file, as PNG or SVG (needs python3 with matplotlib)");
   auto args = std::make_shared<PlotArgs>();
-  cmd->add_option("RESULT", args->inputs, "Result JSON file(s); several sweep/pingpong files share one figure")
+  cmd->add_option("RESULT", args->inputs,
+                  "Result JSON file(s), or a soak file (JSON Lines); several sweep/pingpong files share one figure")
       ->required();
   cmd->add_option("-o,--output", args->output, "Image to write: FILE.png or FILE.svg")->required();
   cmd->add_option("--kind", args->kind,
-                  "auto, curves (bandwidth vs size), heatmap (matrices), timeline, sms (bandwidth vs SM count)")
-      ->check(CLI::IsMember({"auto", "curves", "heatmap", "timeline", "sms"}))
+                  "auto, curves (bandwidth vs size), heatmap (matrices), timeline, sms (bandwidth vs SM count), "
+                  "soak (cells and GPU telemetry over time)")
+      ->check(CLI::IsMember({"auto", "curves", "heatmap", "timeline", "sms", "soak"}))
       ->capture_default_str();
   cmd->add_option("--title", args->title, "Figure title (default: from the result)");
   cmd->footer("Nothing is written unless the whole image is. See docs/plots.md.");
