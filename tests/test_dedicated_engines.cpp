@@ -32,12 +32,13 @@ TEST(DedicatedEngineCases, IndicesFrom39WithTheirOrigin) {
   }
   for (const auto* d : xb::suite_cases("full")) EXPECT_EQ(d->origin, xb::kOriginNvbandwidth);
   try {
-    select_cases({"45"}, {});
+    select_cases({"51"}, {});
     FAIL();
   } catch (const xb::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("the catalogue has 0-44"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the catalogue has 0-50"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(select_cases({}, {"device_local"}).size(), 4u);
+  // Copy, TMA copy, read, write, and the local latency idle and under load.
+  EXPECT_EQ(select_cases({}, {"device_local"}).size(), 6u);
 }
 
 TEST(DedicatedEngineCases, TmaNeedsComputeCapabilityNine) {

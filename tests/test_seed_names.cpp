@@ -144,10 +144,11 @@ TEST(SeedNames, NvbandwidthDefaultsAndList) {
   EXPECT_FALSE(inv.json);
   ASSERT_EQ(xb::app::parse_nvbandwidth({"-p", "device_to_device", "host_device"}, inv, out, err), -1) << err.str();
   // 8 d2d CE/SM copy cases, both latency cases, then xferbench's TMA read,
-  // write and latency cases, in catalogue order.
-  EXPECT_EQ(inv.request.cases.size(), 13u);
+  // write and latency cases and its four loaded-latency cases of host and
+  // peer memory, in catalogue order.
+  EXPECT_EQ(inv.request.cases.size(), 17u);
   EXPECT_EQ(inv.request.cases.front()->name, "device_to_device_memcpy_read_ce");
-  EXPECT_EQ(inv.request.cases.back()->name, "device_to_device_latency_tma");
+  EXPECT_EQ(inv.request.cases.back()->name, "device_to_device_latency_sm_under_read_ce");
   // v0.9's -H and -P set huge-page host memory and pair sampling.
   ASSERT_EQ(xb::app::parse_nvbandwidth({"-H", "-P", "4"}, inv, out, err), -1) << err.str();
   EXPECT_EQ(inv.request.measure.host_kind, xb::MemKind::hugepages);

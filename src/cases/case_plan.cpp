@@ -562,7 +562,6 @@ std::vector<Cell> loaded_latency_cells(const CellPlan& cp, SampleSource& src, bo
   }
   LoadedLatency l;
   l.idle_ns = cells[1].value;
-  l.idle = cells[1].stats;
   l.loaded_ns = cells[0].value;
   l.ratio = l.idle_ns > 0 ? l.loaded_ns / l.idle_ns : 0;
   l.load = fmt::format("{}, copy engine", fmt::join(transfer_labels(loads), " and "));

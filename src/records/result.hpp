@@ -25,8 +25,7 @@ const char* to_string(Metric m) noexcept;
 // latency: the idle figure, their ratio, and what the load achieved, so a
 // weak load cannot pass for a small slowdown.
 struct LoadedLatency {
-  double idle_ns = 0;          // the idle chase (its matrix "idle" has the cell too)
-  Summary idle;
+  double idle_ns = 0;          // the idle chase (the matrix "idle" has its cell, with its statistics)
   double loaded_ns = 0;        // the cell's value
   double ratio = 0;            // loaded / idle
   std::string load;            // what loaded the link: "host->gpu0, copy engine"

@@ -19,7 +19,6 @@ using json = nlohmann::json;
 
 constexpr auto loaded_fields = [](auto& io, auto& l) {
   io.need("idle_ns", l.idle_ns);
-  io.object("idle_stats", l.idle, [](auto& s, auto& x) { stats_fields(s, x, "ns"); });
   io("loaded_ns", l.loaded_ns);
   io.need("ratio", l.ratio);
   io.object("load", l, [](auto& o, auto& x) {
