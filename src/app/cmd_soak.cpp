@@ -11,6 +11,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ostream.h>
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
