@@ -125,6 +125,7 @@ RunResult measure_soak(const CheckArgs& a, const Context& ctx, SampleSource& src
   const auto out = open_soak_file(a.soak_file, soak_clock(ctx), std::cerr);
   check::SoakOutcome o = run_soak_with_status(src, nvml, req, *out, ctx);
   r.soak = o.summary;
+  r.soak_header = o.file.header;
   r.soak_file = out->path();
   return check::with_soak_medians(std::move(o.first_round), o.summary);
 }

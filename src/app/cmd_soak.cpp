@@ -112,7 +112,7 @@ void validate(SoakArgs& a, const std::vector<std::string>& argv) {
 
 void print_summary(const SoakArgs& a, const check::SoakOutcome& o) {
   if (a.format == "json") std::cout << report::soak_summary_json(o.summary).dump(2) << "\n";
-  else report::print_soak_summary(std::cout, o.summary);
+  else report::print_soak_summary(std::cout, o.summary, o.file.header);
   std::cout.flush();
 }
 

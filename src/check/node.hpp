@@ -58,6 +58,7 @@ struct CheckResult {
   // check --soak: what the soak found (its findings fail the check) and
   // the file it wrote; the cells judged carry the soak's medians.
   std::optional<soak::SoakSummary> soak;
+  soak::Header soak_header;
   std::string soak_file;
   bool strict = false;
   bool pass = false;

@@ -212,9 +212,12 @@ void SoakFileWriter::append(const std::string& line) {
 void SoakFileWriter::drop_torn_tail() {
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return;
+  const int in = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);  // the append descriptor cannot read
+  if (in < 0) io_fail("read the soak file", path_);
   off_t end = st.st_size;
   char ch = 0;
-  while (end > 0 && ::pread(fd_, &ch, 1, end - 1) == 1 && ch != '\n') --end;
+  while (end > 0 && ::pread(in, &ch, 1, end - 1) == 1 && ch != '\n') --end;
+  ::close(in);
   if (end != st.st_size && ::ftruncate(fd_, end) != 0) io_fail("cut the torn last line of", path_);
 }
 

@@ -188,7 +188,7 @@ void text_check(std::ostream& os, const CheckResult& r) {
   }
   if (r.soak) {
     fmt::print(os, "# soak ({})\n", r.soak_file);
-    print_soak_summary(os, *r.soak);
+    print_soak_summary(os, *r.soak, r.soak_header);
   }
   fmt::print(os, "# {:.1f} s\n{}\n", r.wall_seconds, check_summary_line(r));
 }
