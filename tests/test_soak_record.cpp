@@ -214,6 +214,16 @@ TEST(SoakRecord, ReadsTheShippedFiles) {
   EXPECT_EQ(f.header.cases.size(), 2u);
   ASSERT_TRUE(f.end);
   EXPECT_EQ(f.end->status, "completed");
+  const SoakFile torn = read_soak_file(XB_SOAK_DATA "/torn.jsonl");
+  EXPECT_EQ(torn.samples.size(), 4u);
+  EXPECT_EQ(torn.torn_lines, 1);
+  EXPECT_EQ(read_soak_file(XB_SOAK_DATA "/drift.jsonl").samples.size(), 120u);
+  try {
+    read_soak_file(XB_SOAK_DATA "/bad_line.jsonl");
+    ADD_FAILURE();
+  } catch (const xb::Error& e) {
+    EXPECT_EQ(std::string(e.what()), XB_SOAK_DATA "/bad_line.jsonl:3: value: missing");
+  }
   try {
     read_soak_file(XB_SOAK_DATA "/no_such.jsonl");
     ADD_FAILURE();

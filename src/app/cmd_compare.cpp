@@ -1,6 +1,7 @@
 // xferbench compare OLD.json NEW.json: per-cell faster / slower / same under
 // a tolerance and the cells' own noise (rule in compare/compare.hpp), exit 1 on
-// any regression so it can gate node acceptance in CI. Every input problem
+// any regression so it can gate node acceptance in CI. Two soak files
+// (OLD.jsonl NEW.jsonl) are compared by compare_soaks. Every input problem
 // (unreadable file, not JSON, another tool or version, mismatched cases) is
 // a usage error: exit 2 with one line.
 #include <memory>
@@ -14,6 +15,7 @@
 #include "base/input_file.hpp"
 #include "report/reporter.hpp"
 #include "report/output_file.hpp"
+#include "soak/soak_record.hpp"
 
 namespace xb::app {
 namespace {
@@ -26,9 +28,19 @@ struct CompareArgs {
 
 int execute(const CompareArgs& a) {
   check_output_writable(a.out);
-  const nlohmann::json old_doc = read_input_json(a.old_path, "");
-  const nlohmann::json new_doc = read_input_json(a.new_path, "");
-  const CompareResult r = compare_documents(old_doc, new_doc, a.options, "'" + a.old_path + "'", "'" + a.new_path + "'");
+  // Read and parsed in this order, so the first bad input is the one named.
+  const std::string old_name = input_label("", a.old_path), new_name = input_label("", a.new_path);
+  const std::string old_text = read_input_file(a.old_path, "");
+  const bool old_soak = is_soak_text(old_text);
+  const nlohmann::json old_doc = old_soak ? nlohmann::json() : parse_input_json(old_text, a.old_path, "");
+  const std::string new_text = read_input_file(a.new_path, "");
+  if (is_soak_text(new_text) != old_soak)
+    fail(ErrorKind::usage, fmt::format("{} is a soak file but {} is not: compare a soak file with a soak file",
+                                       old_soak ? old_name : new_name, old_soak ? new_name : old_name));
+  const CompareResult r =
+      old_soak ? compare_soaks(soak::parse_soak(old_text, a.old_path), soak::parse_soak(new_text, a.new_path), a.options,
+                               old_name, new_name)
+               : compare_documents(old_doc, parse_input_json(new_text, a.new_path, ""), a.options, old_name, new_name);
   report::Outputs(a.out.format, a.out.file).emit([&](report::Reporter& rep) { rep.compare(r, a.old_path, a.new_path); });
   return r.regression() ? 1 : 0;
 }
@@ -36,9 +48,10 @@ int execute(const CompareArgs& a) {
 }  // namespace
 
 void add_compare_command(CLI::App& root, Context& ctx) {
-  auto* cmd = root.add_subcommand("compare", "Compare two run or sweep JSON results cell by cell; exit 1 on a regression");
+  auto* cmd = root.add_subcommand(
+      "compare", "Compare two run, sweep or fleet JSON results, or two soak files, cell by cell; exit 1 on a regression");
   auto args = std::make_shared<CompareArgs>();
-  cmd->add_option("OLD", args->old_path, "Baseline result (xferbench run or sweep JSON)")->required();
+  cmd->add_option("OLD", args->old_path, "Baseline result (xferbench run, sweep or fleet JSON, or a soak file)")->required();
   cmd->add_option("NEW", args->new_path, "Result to check, of the same kind")->required();
   cmd->add_option("--tolerance", args->options.tolerance_pct, "Changes within PCT percent of OLD are 'same'")
       ->capture_default_str();
@@ -49,7 +62,8 @@ void add_compare_command(CLI::App& root, Context& ctx) {
   cmd->footer(
       "A cell is slower/faster only if the change exceeds both --tolerance and --noise-k x\n"
       "sqrt(se_old^2 + se_new^2), se = sqrt(pi/2) x stddev / sqrt(samples) from each file's cell stats.\n"
-      "A case that errored or was waived in NEW but measured in OLD, or a failed data check in NEW, is 'failed'.");
+      "A case that errored or was waived in NEW but measured in OLD, or a failed data check in NEW, is 'failed'.\n"
+      "Two soak files: a cell is also 'slower' when NEW drifts or steps the bad way and OLD does not.");
   finish_command(*cmd, [&ctx, args]() {
     if (!(args->options.tolerance_pct >= 0))
       fail(ErrorKind::usage, fmt::format("invalid --tolerance '{}': must be 0 or more", args->options.tolerance_pct));

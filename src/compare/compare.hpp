@@ -18,10 +18,13 @@
 // as regressions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "soak/soak_record.hpp"
 
 namespace xb {
 
@@ -33,6 +36,14 @@ struct CompareOptions {
 enum class Verdict { faster, slower, same, failed, skipped };
 const char* to_string(Verdict v) noexcept;
 
+// What two soaks say of one cell beside its median (compare_soaks).
+struct SoakCellChange {
+  double old_slope_pct_per_hour = 0, new_slope_pct_per_hour = 0;  // the trends (soak_analysis.hpp)
+  bool old_drift = false, new_drift = false;
+  int old_steps = 0, new_steps = 0;    // steps the bad way
+  int old_failed = 0, new_failed = 0;  // samples with an error or a failed data check
+};
+
 struct CompareEntry {
   std::string key;            // "host_to_device_memcpy_ce [host,gpu0]", "host->gpu0 @ 1048576"
   std::string unit;           // "gbps" or "ns"
@@ -41,10 +52,11 @@ struct CompareEntry {
   double noise_pct = 0;       // noise_k x combined standard error, percent of old
   Verdict verdict = Verdict::same;
   std::string note;           // why failed / skipped
+  std::optional<SoakCellChange> soak;  // a cell of two soak files
 };
 
 struct CompareResult {
-  std::string schema;         // "xferbench-run" or "xferbench-sweep"
+  std::string schema;         // "xferbench-run", "xferbench-sweep", "xferbench-fleet" or "xferbench.soak"
   CompareOptions options;
   std::vector<CompareEntry> entries;
   int count(Verdict v) const;
@@ -65,5 +77,19 @@ CompareEntry compare_values(const std::string& key, const std::string& unit, dou
 // Two fleet files (docs/fleet.md) are compared node by node.
 CompareResult compare_documents(const nlohmann::json& old_doc, const nlohmann::json& new_doc, const CompareOptions& opts,
                                 const std::string& old_name = "OLD", const std::string& new_name = "NEW");
+
+// Whether `text` is a soak file: its first line a soak header
+// (soak/soak_record.hpp).
+bool is_soak_text(const std::string& text);
+
+// Two soaks (xferbench soak), cell by cell: each cell's median under the
+// noise rule above (the noise from the spread of its samples); a cell is
+// also "slower" when NEW drifts the bad way and OLD does not, or NEW has
+// more steps the bad way than OLD, and "failed" when NEW has more failed
+// samples. One entry per kind of telemetry episode found in either ("episodes:
+// xid"): "failed" when NEW has more of them. Error(usage) naming the cells
+// for files that hold different cells.
+CompareResult compare_soaks(const soak::SoakFile& old_soak, const soak::SoakFile& new_soak, const CompareOptions& opts,
+                            const std::string& old_name = "OLD", const std::string& new_name = "NEW");
 
 }  // namespace xb

@@ -31,7 +31,7 @@ std::string compare_text(const CompareResult& r, const std::string& old_name, co
   out += fmt::format("#{:<{}} {:>12} {:>12} {:>9} {:>8}  {}\n", "cell", w - 1, "old", "new", "change %", "noise %",
                      "verdict");
   for (const auto& e : r.entries) {
-    if (e.verdict == Verdict::skipped || (e.verdict == Verdict::failed && e.unit.empty())) {
+    if (e.verdict == Verdict::skipped || e.unit.empty()) {
       out += fmt::format("{:<{}} {:>12} {:>12} {:>9} {:>8}  {} ({})\n", e.key, w, "-", "-", "-", "-", to_string(e.verdict),
                          e.note);
       continue;
@@ -56,6 +56,12 @@ nlohmann::json compare_json(const CompareResult& r, const std::string& old_name,
       j["noise_pct"] = e.noise_pct;
     }
     if (!e.note.empty()) j["note"] = e.note;
+    if (e.soak)
+      j["soak"] = {{"old_slope_pct_per_hour", e.soak->old_slope_pct_per_hour},
+                   {"new_slope_pct_per_hour", e.soak->new_slope_pct_per_hour},
+                   {"old_drift", e.soak->old_drift}, {"new_drift", e.soak->new_drift},
+                   {"old_steps", e.soak->old_steps}, {"new_steps", e.soak->new_steps},
+                   {"old_failed", e.soak->old_failed}, {"new_failed", e.soak->new_failed}};
     entries.push_back(j);
   }
   return {{"schema", "xferbench-compare"},
