@@ -46,8 +46,12 @@ class SoakSource : public FakeSource {
     const double noise = 1 + 0.002 * static_cast<double>(static_cast<int>((calls_ * 7919) % 11) - 5) / 5.0;
     return FakeSource::limited(gbps) * factor_(*now_) * noise;
   }
+  // A SIGINT arrives once the fake clock passes this time.
+  double sigint_at = -1;
+
   xb::ScenarioSamples run(const xb::Scenario& sc, const xb::SampleMetric& metric) override {
     ++calls_;
+    if (sigint_at >= 0 && *now_ >= sigint_at) xb::request_stop(SIGINT);
     xb::ScenarioSamples s = FakeSource::run(sc, metric);
     // A GPU's own memory at 2100 GB/s (FakeSource gives every GPU link
     // 350), so a healthy fake node passes check's device-memory minimum.
@@ -269,6 +273,25 @@ TEST(SoakRun, ResumeContinuesRoundsAndTime) {
   EXPECT_LT(both.end->t_s, 2 * kHour + 600);  // the duration counts from the file's start
   for (std::size_t i = 1; i < both.samples.size(); ++i) EXPECT_GE(both.samples[i].t_s, both.samples[i - 1].t_s);
   EXPECT_EQ(both.header.cases, std::vector<std::string>{kH2D});
+}
+
+TEST(SoakRun, SigintWritesTheEndLineAndTheSummary) {
+  SoakRig rig;
+  rig.make_source = [&rig] {
+    auto src = std::make_unique<SoakSource>(1, &rig.now, rig.step_s, rig.factor);
+    src->sigint_at = kHour;
+    return src;
+  };
+  const std::string f = temp_path("sigint.jsonl");
+  const InProcessRun r = rig.run({"-q", "soak", "-t", kH2D, "--duration", "8h", "-o", f});
+  EXPECT_EQ(r.code, 130) << r.err;
+  EXPECT_NE(r.out.find("xferbench soak"), std::string::npos) << r.out;
+  const xb::soak::SoakFile back = xb::soak::read_soak_file(f);
+  ASSERT_TRUE(back.end);
+  EXPECT_EQ(back.end->status, "interrupted");
+  EXPECT_NE(back.end->reason.find("SIGINT"), std::string::npos) << back.end->reason;
+  EXPECT_NEAR(back.end->t_s, kHour, 300);
+  EXPECT_GE(back.samples.size(), 25u);
 }
 
 TEST(SoakRun, ResumeWithOtherCasesIsRefused) {
