@@ -36,6 +36,7 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
   add_compare_command(*app, ctx);
   add_cuts_command(*app, ctx);
   add_check_command(*app, ctx);
+  add_soak_command(*app, ctx);
   set_exit_code_footer(*app);
   return app;
 }

@@ -13,6 +13,7 @@
 #include "app/interrupt.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
+#include "app/soak_cli.hpp"
 #include "app/validators.hpp"
 #include "check/node.hpp"
 #include "base/error.hpp"
@@ -37,6 +38,9 @@ struct CheckArgs {
   OutputOptions out;
   StopOptions stop;
   std::string buffer_size;  // --buffer-size as typed
+  std::string soak;         // --soak DURATION: judge a soak of the check suite
+  std::string soak_file;    // --soak-file FILE
+  double soak_s = 0;
 };
 
 void validate(CheckArgs& a, const std::vector<std::string>& argv) {
@@ -51,6 +55,10 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
     fail(ErrorKind::usage, "--summary prints one line where --format prometheus prints the metrics: give -o FILE for "
                            "the metrics");
   if (!a.buffer_size.empty()) a.opts.buffer_bytes = positive_size(a.buffer_size, "--buffer-size");
+  if (!a.soak.empty()) a.soak_s = check::parse_duration(a.soak, "--soak");
+  if (!a.soak_file.empty() && a.soak.empty()) fail(ErrorKind::usage, "--soak-file needs --soak DURATION");
+  if (!a.soak.empty() && !a.judge_file.empty())
+    fail(ErrorKind::usage, "--soak measures and --judge judges a recorded run: give one of them");
   a.opts.time_limit_s = a.stop.time_limit_s;
   a.opts.measure.budget_s = a.budget_s;
   a.opts.remeasure = !a.no_remeasure;
@@ -103,10 +111,34 @@ int publish_fleet(const CheckArgs& a, fleet::Fleet& f, std::ostream& out) {
   return f.exit_code;
 }
 
+// --soak: the check suite soaked for the duration; the run judged carries
+// each cell's median over the soak, the soak's findings fail the check.
+RunResult measure_soak(const CheckArgs& a, const Context& ctx, SampleSource& src, const NvmlQueries* nvml,
+                       const RunRequest& suite, check::CheckResult& r) {
+  check::SoakRequest req;
+  req.cases = suite.cases;
+  req.duration_s = a.soak_s;
+  req.buffer_bytes = suite.buffer_bytes;
+  req.measure = suite.measure;
+  req.command_line = suite.command_line;
+  if (!a.soak_file.empty()) report::check_output_file(a.soak_file);
+  const auto out = open_soak_file(a.soak_file, soak_clock(ctx), std::cerr);
+  check::SoakOutcome o = run_soak_with_status(src, nvml, req, *out, ctx);
+  r.soak = o.summary;
+  r.soak_header = o.file.header;
+  r.soak_file = out->path();
+  return check::with_soak_medians(std::move(o.first_round), o.summary);
+}
+
 check::CheckResult measure_node(const CheckArgs& a, const Context& ctx) {
-  Progress progress(progress_enabled(ctx), std::cerr);
+  Progress progress(progress_enabled(ctx) && a.soak_s == 0, std::cerr);
   check::CheckCallbacks cb;
   cb.open_source = ctx.open_source;
+  cb.open_nvml = ctx.open_nvml;
+  if (a.soak_s > 0)
+    cb.measure = [&](SampleSource& src, const NvmlQueries* nvml, const RunRequest& suite, check::CheckResult& r) {
+      return measure_soak(a, ctx, src, nvml, suite, r);
+    };
   cb.phase = [&progress](const std::string& what) { progress.update(what); };
   cb.on_case = [&progress](const CaseResult& c, std::size_t done, std::size_t total) {
     progress.update(fmt::format("[{}/{}] {} done", done, total, c.name));
@@ -136,6 +168,7 @@ int execute(const CheckArgs& a, const Context& ctx) {
                  return check::check_verdict(r).exit_code;
                },
                [&] {
+                 if (a.soak_s > 0) fail(ErrorKind::usage, "check --soak checks one node: run it on each node alone");
                  const check::CheckResult r = measure_node(a, ctx);
                  return node_outcome(report::check_json(r), r.run.completion.stop, check::check_verdict(r).exit_code);
                }};
@@ -166,6 +199,11 @@ void add_check_command(CLI::App& root, Context& ctx) {
   cmd->add_option("--junit", a->junit_file, "Also write JUnit XML to FILE");
   cmd->add_flag("--summary", a->summary_only, "Print only the one-line summary (for node-health scripts)");
   cmd->add_option("--judge", a->judge_file, "Judge a recorded run JSON instead of measuring (no lint, no telemetry)");
+  cmd->add_option("--soak", a->soak,
+                  "Soak the check suite for DURATION (30m, 2h, 1h30m) and judge each cell's median over it; the "
+                  "soak's findings (drift, steps, throttle and error episodes) fail the check (docs/soak.md)");
+  cmd->add_option("--soak-file", a->soak_file,
+                  "The soak's JSON Lines file (default: a new xferbench-soak-<UTC time>.jsonl here)");
   add_fleet_timeout_option(*cmd, a->fleet.timeout_s);
   auto* alias = cmd->add_option("--timeout", a->fleet.timeout_s, "Same as --fleet-timeout (its former name)");
   add_output_options(*cmd, a->out, false, {"prometheus"});

@@ -7,6 +7,7 @@
 
 #include <any>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@
 
 namespace xb::comm {
 class Communicator;
+}
+namespace xb {
+class NvmlQueries;
 }
 
 namespace xb::app {
@@ -39,6 +43,12 @@ struct Context {
   // The processes of a launch, for run, sweep and check: null = MPI when a
   // launcher started several; tests install in-process ranks here.
   comm::Communicator* launch = nullptr;
+  // Soaks (soak, check --soak): their clocks, monotonic seconds and UTC
+  // seconds since the epoch (empty: the real clocks; tests plant hours
+  // without waiting), and their NVML (empty: the driver's, none where it
+  // cannot load).
+  std::function<double()> steady_s, utc_s;
+  std::function<std::shared_ptr<NvmlQueries>()> open_nvml;
 };
 
 // Ends a subcommand's setup, after its options and footer: the exit codes
@@ -53,6 +63,7 @@ void add_plot_command(CLI::App& root, Context& ctx);
 void add_compare_command(CLI::App& root, Context& ctx);
 void add_cuts_command(CLI::App& root, Context& ctx);
 void add_check_command(CLI::App& root, Context& ctx);
+void add_soak_command(CLI::App& root, Context& ctx);
 // Defined only when MPI support is built (XFERBENCH_HAVE_MPI).
 void add_pingpong_command(CLI::App& root, Context& ctx);
 void add_first_touch_command(CLI::App& root, Context& ctx);

@@ -18,29 +18,29 @@ struct Row {
 
 const Row kRows[] = {
     {0, "*", "success (every case passed or was waived)"},
-    {1, "run sweep cuts compare check pingpong first-touch nvbandwidth bwtest",
+    {1, "run sweep cuts compare check soak pingpong first-touch nvbandwidth bwtest",
      "a measurement failed: a data check or a case error; compare: a regression; check: FAIL"},
     {2, "*",
      "bad input: a bad argument or option value, or an input file (spec, baseline, judge file, topology, resume "
      "file, compared or plotted JSON) that cannot be read, is not a regular file or is malformed; the message names "
      "the value, or the file and the field"},
-    {3, "list run sweep cuts check pingpong first-touch nvbandwidth bwtest", "no usable CUDA GPU or driver"},
-    {4, "run sweep cuts plot check pingpong first-touch nvbandwidth bwtest",
+    {3, "list run sweep cuts check soak pingpong first-touch nvbandwidth bwtest", "no usable CUDA GPU or driver"},
+    {4, "run sweep cuts plot check soak pingpong first-touch nvbandwidth bwtest",
      "not enough memory for the requested buffers"},
     {5, "list", "NVML unavailable (list needs it)"},
     {6, "run sweep check pingpong first-touch",
      "MPI / launch problem (also srun without PMIx where Open MPI needs it: the message names the fix)"},
     {7, "*", "an output could not be written: an -o or --junit file, standard output, a FIFO without a reader"},
-    {8, "list run sweep cuts check pingpong first-touch nvbandwidth bwtest", "CUDA error"},
-    {9, "run sweep cuts check pingpong first-touch nvbandwidth bwtest",
+    {8, "list run sweep cuts check soak pingpong first-touch nvbandwidth bwtest", "CUDA error"},
+    {9, "run sweep cuts check soak pingpong first-touch nvbandwidth bwtest",
      "timeout: a gate, a transfer or a peer that does not answer"},
     {10, "run sweep cuts check pingpong first-touch",
      "partial result: --time-limit left cells out, or cells were waived because they did not fit in memory or the "
      "--max-memory budget (both listed as not run)"},
     {70, "*", "internal error (a bug; never for user input)"},
-    {130, "run sweep cuts plot check pingpong first-touch nvbandwidth bwtest",
+    {130, "run sweep cuts plot check soak pingpong first-touch nvbandwidth bwtest",
      "interrupted by SIGINT; what was measured is written (status interrupted)"},
-    {143, "run sweep cuts plot check pingpong first-touch nvbandwidth bwtest", "interrupted by SIGTERM; likewise"},
+    {143, "run sweep cuts plot check soak pingpong first-touch nvbandwidth bwtest", "interrupted by SIGTERM; likewise"},
 };
 
 // What a code means for particular commands, where that says more than the
@@ -50,12 +50,14 @@ const Row kSpecific[] = {
     {0, "compare", "no regression"},
     {0, "plot", "the image was written"},
     {0, "check", "PASS"},
+    {0, "soak", "nothing found: no drift, step, episode or failed sample"},
     {0, "pingpong first-touch", "success (every size or iteration passed)"},
     {1, "run nvbandwidth", "a case failed: a data check or a case error"},
     {1, "sweep", "a size failed: a data check or an error"},
     {1, "cuts bwtest", "a transfer failed: a data check or an error"},
     {1, "compare", "a regression: a cell slower, or failed in NEW"},
     {1, "check", "FAIL"},
+    {1, "soak", "findings: drift or a step the bad way, a throttle or error episode, a failed sample"},
     {1, "pingpong", "a data check or a size failed"},
     {1, "first-touch", "an iteration failed"},
     {2, "list cases", "bad argument or option value"},
@@ -66,6 +68,7 @@ const Row kSpecific[] = {
      "is malformed"},
     {2, "compare", "bad argument, or an OLD or NEW file that cannot be read, is malformed, or does not match the other"},
     {2, "plot", "bad argument, a RESULT file that cannot be read or is malformed, or python3 or matplotlib missing"},
+    {2, "soak", "bad argument or duration, or a --resume file that is not a soak file or has other cases"},
     {2, "check", "bad argument, or a --spec, --baseline or --judge file that cannot be read or is malformed"},
     {2, "pingpong first-touch", "bad argument or option value (most are found before MPI starts)"},
     {2, "nvbandwidth", "bad argument or option value (also an unknown test case)"},
@@ -85,6 +88,8 @@ const Row kSpecific[] = {
     {10, "check", "PARTIAL: --time-limit left cells out (not accepted)"},
     {10, "pingpong", "partial result: --time-limit left sizes out"},
     {10, "first-touch", "partial result: --time-limit left iterations out"},
+    {130, "soak", "interrupted by SIGINT; the summary is printed and the end line written"},
+    {143, "soak", "interrupted by SIGTERM; likewise"},
     {130, "plot", "python3 was interrupted by SIGINT; no image"},
     {143, "plot", "python3 ended by SIGTERM, SIGHUP, SIGQUIT or SIGKILL; no image"},
 };
@@ -121,7 +126,7 @@ std::string footer_line(int code, const std::string& meaning, std::size_t width 
 
 const std::vector<std::string>& exit_code_commands() {
   static const std::vector<std::string> all = {"list",  "cases",    "run",         "sweep",       "cuts",  "compare",
-                                               "plot",  "check",    "pingpong",    "first-touch", "nvbandwidth",
+                                               "plot",  "check",    "soak",        "pingpong",    "first-touch", "nvbandwidth",
                                                "bwtest"};
   return all;
 }

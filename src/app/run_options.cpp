@@ -347,17 +347,23 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   add_stop_options(cmd, o.stop, true);
 }
 
+std::vector<const CaseDef*> named_cases(const std::vector<std::string>& testcases,
+                                        const std::vector<std::string>& prefixes, const std::string& suite,
+                                        const std::function<std::vector<const CaseDef*>()>& fallback) {
+  if (!suite.empty() && (!testcases.empty() || !prefixes.empty()))
+    fail(ErrorKind::usage, "--suite cannot be combined with -t/--testcase or -p/--testcase-prefix");
+  if (!testcases.empty() && !prefixes.empty())
+    fail(ErrorKind::usage, "give cases by name/index (-t) or by prefix (-p), not both");
+  if (!testcases.empty() || !prefixes.empty()) return select_cases(testcases, prefixes);
+  return suite.empty() ? fallback() : suite_cases(suite);
+}
+
 RunRequest build_request(const RunOptions& o, const std::vector<std::string>& command_line) {
   check_option_mix(o);
   check_run_features(o);
   RunRequest req;
   req.command_line = command_line;
-  if (!o.suite.empty() && (!o.testcases.empty() || !o.prefixes.empty()))
-    fail(ErrorKind::usage, "--suite cannot be combined with -t/--testcase or -p/--testcase-prefix");
-  if (!o.testcases.empty() && !o.prefixes.empty())
-    fail(ErrorKind::usage, "give cases by name/index (-t) or by prefix (-p), not both");
-  req.cases = (o.testcases.empty() && o.prefixes.empty()) ? suite_cases(o.suite.empty() ? "quick" : o.suite)
-                                                          : select_cases(o.testcases, o.prefixes);
+  req.cases = named_cases(o.testcases, o.prefixes, o.suite, [] { return suite_cases("quick"); });
   req.buffer_bytes = buffer_bytes(o);
   req.measure = measure_options(o);
   if (o.drift_check != "on" && o.drift_check != "off" && o.drift_check != "auto")

@@ -3,6 +3,7 @@
 // Pure: no GPU is touched, so every argument error is reported first.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,12 @@ MemoryLimit parse_max_memory(const std::string& text);
 // --useMean, --loopCount = --copies, ...), -v/--verbose, -H and -P.
 // Defined in run_spellings.cpp.
 void add_nvbandwidth_spellings(CLI::App& cmd, RunOptions& opts);
+
+// The cases -t, -p or --suite name (Error(usage) for a mix of them), or
+// `fallback` when none is given (run: the quick suite).
+std::vector<const CaseDef*> named_cases(const std::vector<std::string>& testcases,
+                                        const std::vector<std::string>& prefixes, const std::string& suite,
+                                        const std::function<std::vector<const CaseDef*>()>& fallback);
 
 // Named cases. Throws Error(usage) naming the bad value, also for options
 // that only apply to concurrent transfers (--streams, --size, ...).

@@ -153,6 +153,7 @@ FailReasons fail_reasons(const CheckResult& r) {
       f.problems.push_back(i);
   f.nothing_judged = !judged_bandwidth;
   f.incomplete = stopped(r);
+  f.soak_findings = r.soak && r.soak->findings;
   return f;
 }
 
@@ -216,13 +217,13 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   const RunControls controls{&budget, &faults, nullptr};
 
   if (cb.phase) cb.phase("lint");
-  std::shared_ptr<Nvml> nvml;
+  std::shared_ptr<NvmlQueries> nvml;
   LintInput lin;
   lin.sys = &sys;
   lin.paths = opts.paths;
   lin.settings = ex.spec.lint;
   try {
-    nvml = Nvml::load();
+    nvml = cb.open_nvml ? cb.open_nvml() : Nvml::load();
     lin.nvml = nvml.get();
   } catch (const Error& e) {
     lin.nvml_error = e.what();
@@ -237,10 +238,10 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   req.measure = opts.measure;
   req.command_line = opts.command_line;
   req.on_cell = [&rec](const CaseDef& d, int row, int col, bool begin) { rec.on_cell(d, row, col, begin); };
-  RunResult run = run_cases(*src, req, cb.on_case, controls);
+  RunResult run = cb.measure ? cb.measure(*src, lin.nvml, req, r) : run_cases(*src, req, cb.on_case, controls);
   r.telemetry = rec.windows();
   const bool cut_short = run.completion.stop != StopReason::none && run.completion.stop != StopReason::memory;
-  if (opts.remeasure && !cut_short) remeasure(r, run, *src, req, lin.nvml, cb, controls);
+  if (opts.remeasure && !cut_short && !cb.measure) remeasure(r, run, *src, req, lin.nvml, cb, controls);
   r.run = std::move(run);  // judge_result reads the stop (also one during remeasure) from it
 
   recheck_pcie_under_load(r.lint, sys, pcie_gen_under_load(r.telemetry, sys.gpu_count()));

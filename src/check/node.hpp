@@ -18,6 +18,7 @@
 #include "cases/runner.hpp"
 #include "measure/sample_source.hpp"
 #include "base/stop.hpp"
+#include "soak/soak_analysis.hpp"
 
 namespace xb::check {
 
@@ -54,6 +55,11 @@ struct CheckResult {
   std::vector<CaseProblem> problems;
   std::vector<LinkVerdict> links;
   std::string spec_file, baseline_file;
+  // check --soak: what the soak found (its findings fail the check) and
+  // the file it wrote; the cells judged carry the soak's medians.
+  std::optional<soak::SoakSummary> soak;
+  soak::Header soak_header;
+  std::string soak_file;
   bool strict = false;
   bool pass = false;
   double wall_seconds = 0;  // the whole check: lint, measurement, re-measurement
@@ -69,8 +75,9 @@ struct FailReasons {
   std::vector<std::size_t> problems;   // indices into problems
   bool nothing_judged = false;
   bool incomplete = false;             // stopped before every cell was measured
+  bool soak_findings = false;          // check --soak: the soak found something (CheckResult::soak)
   bool empty() const {
-    return findings.empty() && cells.empty() && problems.empty() && !nothing_judged && !incomplete;
+    return findings.empty() && cells.empty() && problems.empty() && !nothing_judged && !incomplete && !soak_findings;
   }
 };
 FailReasons fail_reasons(const CheckResult& r);
@@ -103,6 +110,12 @@ struct CheckCallbacks {
   CaseCallback on_case;
   // Measures instead of a GpuSource on the GPUs found (tests pass a fake).
   std::function<std::unique_ptr<SampleSource>(const MeasureOptions&)> open_source;
+  // NVML in place of the driver's (tests pass a fake); empty: Nvml::load().
+  std::function<std::shared_ptr<NvmlQueries>()> open_nvml;
+  // Measures in place of the check suite's one run (check --soak: a soak,
+  // its medians put into the run it returns, its summary into `r.soak`);
+  // no re-measurement then.
+  std::function<RunResult(SampleSource&, const NvmlQueries*, const RunRequest&, CheckResult& r)> measure;
 };
 
 // Reads the spec first (usage errors before any GPU work), then discovers

@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include <fmt/format.h>
@@ -42,7 +44,13 @@ namespace xb {
   X(processes, nvmlDeviceGetComputeRunningProcesses_v3)      \
   X(bus_width, nvmlDeviceGetMemoryBusWidth)                  \
   X(uuid, nvmlDeviceGetUUID)                                 \
-  X(c2c_mode, nvmlDeviceGetC2cModeInfoV)
+  X(c2c_mode, nvmlDeviceGetC2cModeInfoV)                     \
+  X(power, nvmlDeviceGetPowerUsage)                          \
+  X(pcie_replays, nvmlDeviceGetPcieReplayCounter)            \
+  X(event_set_create, nvmlEventSetCreate)                    \
+  X(event_set_free, nvmlEventSetFree)                        \
+  X(register_events, nvmlDeviceRegisterEvents)               \
+  X(event_wait, nvmlEventSetWait_v2)
 
 struct Nvml::Api {
   void* handle = nullptr;
@@ -54,6 +62,19 @@ struct Nvml::Api {
   nvmlReturn_t (*clock_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
   nvmlReturn_t (*app_clock)(nvmlDevice_t, nvmlClockType_t, unsigned*) = nullptr;
   nvmlReturn_t (*default_app_clock)(nvmlDevice_t, nvmlClockType_t, unsigned*) = nullptr;
+  nvmlReturn_t (*temperature)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned*) = nullptr;
+};
+
+// XID events: one set for the process, created at the first telemetry();
+// each GPU is registered at its first telemetry(). Events of every GPU
+// come out of the one set, so those of other GPUs wait in `pending`.
+struct Nvml::Events {
+  std::mutex mutex;
+  bool tried = false;
+  nvmlEventSet_t set{};
+  bool have_set = false;
+  std::map<std::string, bool> registered;  // by bus id: registration done (true: events come)
+  std::map<nvmlDevice_t, std::vector<std::uint64_t>> pending;
 };
 
 static_assert(clock_reason::gpu_idle == nvmlClocksEventReasonGpuIdle &&
@@ -185,6 +206,30 @@ void memory_errors(const Nvml::Api& api, nvmlDevice_t dev, NvmlHealth& h) {
   }
 }
 
+// XIDs NVML delivered for `dev` since the last call; registers the GPU
+// first. No event support (set, registration or wait): none, never an error.
+std::vector<std::uint64_t> poll_xids(const Nvml::Api& api, Nvml::Events& ev, const std::string& pci_bus_id,
+                                     nvmlDevice_t dev) {
+  const std::lock_guard<std::mutex> lock(ev.mutex);
+  if (!ev.tried) {
+    ev.tried = true;
+    ev.have_set = api.event_set_create && api.register_events && api.event_wait &&
+                  api.event_set_create(&ev.set) == NVML_SUCCESS;
+  }
+  if (!ev.have_set) return {};
+  if (!ev.registered.count(pci_bus_id))  // not supported: this GPU just has no events
+    ev.registered[pci_bus_id] = api.register_events(dev, nvmlEventTypeXidCriticalError, ev.set) == NVML_SUCCESS;
+  // Drain what has arrived, without waiting (timeout 0).
+  for (int i = 0; i < 1024; ++i) {
+    nvmlEventData_t data{};
+    if (api.event_wait(ev.set, &data, 0) != NVML_SUCCESS) break;
+    if (data.eventType & nvmlEventTypeXidCriticalError) ev.pending[data.device].push_back(data.eventData);
+  }
+  std::vector<std::uint64_t> out;
+  out.swap(ev.pending[dev]);
+  return out;
+}
+
 }  // namespace
 
 std::shared_ptr<Nvml> Nvml::load() {
@@ -200,6 +245,7 @@ std::shared_ptr<Nvml> Nvml::load() {
   if (!api->clock_reasons) resolve(api->handle, api->clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
   resolve(api->handle, api->app_clock, "nvmlDeviceGetApplicationsClock");
   resolve(api->handle, api->default_app_clock, "nvmlDeviceGetDefaultApplicationsClock");
+  resolve(api->handle, api->temperature, "nvmlDeviceGetTemperature");
   if (!api->init || !api->shutdown || !api->error_string) {
     dlclose(api->handle);
     fail(ErrorKind::nvml, fmt::format("nvml unavailable: {} lacks nvmlInit_v2", lib));
@@ -213,9 +259,10 @@ std::shared_ptr<Nvml> Nvml::load() {
   return std::shared_ptr<Nvml>(new Nvml(std::move(api)));
 }
 
-Nvml::Nvml(std::unique_ptr<Api> api) : api_(std::move(api)) {}
+Nvml::Nvml(std::unique_ptr<Api> api) : api_(std::move(api)), events_(std::make_unique<Events>()) {}
 
 Nvml::~Nvml() {
+  if (events_->have_set && api_->event_set_free) api_->event_set_free(events_->set);
   api_->shutdown();
   dlclose(api_->handle);
 }
@@ -327,6 +374,30 @@ NvmlSample Nvml::sample(const std::string& pci_bus_id) const {
   s.power_throttle_ns = field_u64(*api_, dev, NVML_FI_DEV_PERF_POLICY_POWER);
   s.thermal_throttle_ns = field_u64(*api_, dev, NVML_FI_DEV_PERF_POLICY_THERMAL);
   return s;
+}
+
+NvmlTelemetry Nvml::telemetry(const std::string& pci_bus_id) const {
+  NvmlTelemetry t;
+  nvmlDevice_t dev{};
+  if (!find_device(*api_, pci_bus_id, dev)) return t;
+  if (const auto c = ask<unsigned>(api_->temperature, dev, NVML_TEMPERATURE_GPU)) t.temperature_c = *c;
+  if (const auto mw = ask<unsigned>(api_->power, dev)) t.power_w = *mw / 1000.0;
+  t.sm_clock_mhz = ask<unsigned>(api_->clock, dev, NVML_CLOCK_SM);
+  t.mem_clock_mhz = ask<unsigned>(api_->clock, dev, NVML_CLOCK_MEM);
+  t.clock_reasons = ask<unsigned long long>(api_->clock_reasons, dev);
+  t.ecc_corrected = ask<unsigned long long>(api_->ecc_errors, dev, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC);
+  t.ecc_uncorrected =
+      ask<unsigned long long>(api_->ecc_errors, dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC);
+  unsigned corr = 0, unc = 0, pending = 0, failure = 0;
+  if (api_->remapped_rows && api_->remapped_rows(dev, &corr, &unc, &pending, &failure) == NVML_SUCCESS) {
+    t.rows_remapped_correctable = corr;
+    t.rows_remapped_uncorrectable = unc;
+    t.row_remap_pending = pending != 0;
+    t.row_remap_failure = failure != 0;
+  }
+  t.pcie_replays = ask<unsigned>(api_->pcie_replays, dev);
+  t.xids = poll_xids(*api_, *events_, pci_bus_id, dev);
+  return t;
 }
 
 std::optional<bool> Nvml::confidential_compute() const {

@@ -70,6 +70,21 @@ struct NvmlSample {
   std::optional<std::uint64_t> power_throttle_ns, thermal_throttle_ns;
 };
 
+// What a soak reads of one GPU after every sample (soak::GpuTelemetry is
+// filled from it). A field NVML cannot answer stays empty.
+struct NvmlTelemetry {
+  std::optional<double> temperature_c, power_w;
+  std::optional<unsigned> sm_clock_mhz, mem_clock_mhz;
+  std::optional<std::uint64_t> clock_reasons;
+  std::optional<std::uint64_t> ecc_corrected, ecc_uncorrected;  // volatile totals
+  std::optional<std::uint64_t> rows_remapped_correctable, rows_remapped_uncorrectable;
+  std::optional<bool> row_remap_pending, row_remap_failure;
+  std::optional<std::uint64_t> pcie_replays;
+  // XID critical errors NVML delivered for this GPU since the previous
+  // telemetry() of it; none where the GPU or driver has no events.
+  std::vector<std::uint64_t> xids;
+};
+
 // What node acceptance asks NVML. The dlopen'd Nvml implements it; unit
 // tests use a fake, so every health rule is tested without a GPU.
 class NvmlQueries {
@@ -79,6 +94,11 @@ class NvmlQueries {
   virtual NvmlSample sample(const std::string& pci_bus_id) const = 0;
   // Confidential-computing mode of the system; empty when NVML cannot tell.
   virtual std::optional<bool> confidential_compute() const = 0;
+  // Soak telemetry; the default reports nothing (every field empty).
+  virtual NvmlTelemetry telemetry(const std::string& pci_bus_id) const {
+    (void)pci_bus_id;
+    return {};
+  }
 };
 
 class Nvml final : public NvmlQueries {
@@ -99,15 +119,20 @@ class Nvml final : public NvmlQueries {
   NvmlHealth health(const std::string& pci_bus_id) const override;
   NvmlSample sample(const std::string& pci_bus_id) const override;
   std::optional<bool> confidential_compute() const override;
+  // The first call for a GPU registers it for XID events (when NVML has
+  // events); every call polls them without waiting.
+  NvmlTelemetry telemetry(const std::string& pci_bus_id) const override;
   // GPU memory process `pid` uses on this GPU (its context included), when
   // NVML lists the process there with a known amount.
   std::optional<std::uint64_t> process_memory(const std::string& pci_bus_id, unsigned pid) const;
 
-  struct Api;  // resolved NVML entry points (defined in nvml.cpp)
+  struct Api;     // resolved NVML entry points (defined in nvml.cpp)
+  struct Events;  // the XID event set and the events read but not yet reported
 
  private:
   explicit Nvml(std::unique_ptr<Api> api);
   std::unique_ptr<Api> api_;
+  std::unique_ptr<Events> events_;
 };
 
 }  // namespace xb

@@ -10,6 +10,7 @@
 #include <fmt/ostream.h>
 
 #include "report/formats.hpp"
+#include "report/soak_report.hpp"
 
 namespace xb::report {
 namespace {
@@ -133,6 +134,11 @@ std::string check_summary_line(const CheckResult& r) {
     parts.push_back(fmt::format("{} {}: {}", p.case_name, to_string(p.status), p.message));
   }
   if (why.nothing_judged) parts.push_back("no bandwidth cell could be judged (no peak, spec or baseline)");
+  if (why.soak_findings) {
+    const auto& lines = r.soak->finding_lines;
+    parts.push_back(fmt::format("soak: {}{}", lines.empty() ? "findings" : lines.front(),
+                                lines.size() > 1 ? fmt::format(" (+{} more)", lines.size() - 1) : ""));
+  }
   if (!why.findings.empty()) {
     const Finding& f = r.lint.findings[why.findings.front()];
     parts.push_back(fmt::format("lint: {} {}{}", f.subject, f.evidence,
@@ -180,6 +186,10 @@ void text_check(std::ostream& os, const CheckResult& r) {
     for (std::size_t i = 0; i < not_run.size(); ++i) fmt::print(os, "{}{}", i ? ", " : "", not_run[i]);
     fmt::print(os, "\n");
   }
+  if (r.soak) {
+    fmt::print(os, "# soak ({})\n", r.soak_file);
+    print_soak_summary(os, *r.soak, r.soak_header);
+  }
   fmt::print(os, "# {:.1f} s\n{}\n", r.wall_seconds, check_summary_line(r));
 }
 
@@ -205,7 +215,7 @@ json check_section_json(const CheckResult& r) {
   // The check's own words for passed and failed.
   const char* word =
       v.outcome == Outcome::passed ? "pass" : v.outcome == Outcome::failed ? "fail" : to_string(v.outcome);
-  return {{"verdict", word},
+  json section = {{"verdict", word},
           {"exit_code", v.exit_code},
           {"summary", check_summary_line(r)},
           {"hostname", r.hostname()},
@@ -224,6 +234,8 @@ json check_section_json(const CheckResult& r) {
           {"case_problems", problems},
           {"remeasured_cases", r.remeasured_cases},
           {"telemetry", telemetry}};
+  if (r.soak) section["soak"] = {{"file", r.soak_file}, {"summary", soak_summary_json(*r.soak)}};
+  return section;
 }
 
 // A node's verdict as its row shows it, from its status (fleet::node_status).

@@ -1,0 +1,168 @@
+// xferbench soak: the chosen cases (default: the check suite) in rounds
+// until --duration is over, every sample appended to a JSON Lines file with
+// the NVML telemetry read right after it; at the end, or on SIGINT /
+// SIGTERM, the summary (soak::analyze) on stdout. Exit 0: nothing found,
+// 1: findings, 130 / 143 after a signal (docs/soak.md).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "app/cli.hpp"
+#include "app/command.hpp"
+#include "app/interrupt.hpp"
+#include "app/progress.hpp"
+#include "app/run_options.hpp"
+#include "app/soak_cli.hpp"
+#include "base/error.hpp"
+#include "base/stop.hpp"
+#include "check/node.hpp"
+#include "report/output_file.hpp"
+#include "report/soak_report.hpp"
+
+namespace xb::app {
+
+std::vector<const CaseDef*> default_soak_cases() { return check::check_suite(); }
+
+check::SoakClock soak_clock(const Context& ctx) {
+  check::SoakClock c = check::real_soak_clock();
+  if (ctx.steady_s) c.steady_s = ctx.steady_s;
+  if (ctx.utc_s) c.utc_s = ctx.utc_s;
+  return c;
+}
+
+std::shared_ptr<NvmlQueries> soak_nvml(const Context& ctx) {
+  if (ctx.open_nvml) return ctx.open_nvml();
+  try {
+    return Nvml::load();
+  } catch (const Error&) {
+    return nullptr;  // no telemetry: every field stays empty
+  }
+}
+
+std::unique_ptr<check::SoakFileWriter> open_soak_file(const std::string& file, const check::SoakClock& clock,
+                                                      std::ostream& err) {
+  if (!file.empty()) return std::make_unique<check::SoakFileWriter>(file, false);
+  std::string stamp = check::utc_text(clock.utc_s());  // 2026-11-25T12:03:04.123Z -> 20261125T120304Z
+  stamp.erase(std::remove_if(stamp.begin(), stamp.end(), [](char ch) { return ch == '-' || ch == ':'; }), stamp.end());
+  stamp = stamp.substr(0, stamp.find('.')) + "Z";
+  const std::string name = fmt::format("xferbench-soak-{}.jsonl", stamp);
+  auto out = std::make_unique<check::SoakFileWriter>(name, true);
+  fmt::print(err, "xferbench: soak samples go to {}\n", name);
+  return out;
+}
+
+check::SoakOutcome run_soak_with_status(SampleSource& src, const NvmlQueries* nvml, const check::SoakRequest& req,
+                                        check::SoakFileWriter& out, const Context& ctx) {
+  const bool terminal = progress_enabled(ctx);
+  Progress progress(terminal, std::cerr, 0.0);
+  check::SoakCallbacks cb;
+  cb.on_status = [&](const check::SoakStatus& s) {
+    if (terminal) progress.update(check::soak_status_text(s));
+    else if (!ctx.quiet && s.round_done) fmt::print(std::cerr, "xferbench: {}\n", check::soak_status_text(s));
+  };
+  check::SoakOutcome o = check::run_soak(src, nvml, req, out, soak_clock(ctx), cb);
+  progress.finish();
+  return o;
+}
+
+namespace {
+
+struct SoakArgs {
+  std::string duration;
+  std::vector<std::string> cases, prefixes;
+  std::string suite;
+  std::string file;    // -o
+  std::string resume;  // --resume FILE
+  std::string format = "text";
+  double budget_s = 1.0;
+  check::SoakRequest req;  // validated
+};
+
+// The cases, the duration and the file to continue, before any GPU work.
+void validate(SoakArgs& a, const std::vector<std::string>& argv) {
+  if (!a.duration.empty()) a.req.duration_s = check::parse_duration(a.duration, "--duration");
+  if (!(a.budget_s > 0)) fail(ErrorKind::usage, fmt::format("invalid --budget '{}': must be greater than 0", a.budget_s));
+  const bool named = !a.cases.empty() || !a.prefixes.empty() || !a.suite.empty();
+  a.req.cases = named_cases(a.cases, a.prefixes, a.suite, default_soak_cases);
+  a.req.measure = check::check_measure_options();
+  a.req.measure.budget_s = a.budget_s;
+  a.req.command_line = argv;
+  if (a.resume.empty()) {
+    if (a.duration.empty()) fail(ErrorKind::usage, "soak needs --duration (e.g. --duration 8h) or --resume FILE");
+    return;
+  }
+  if (!a.file.empty() && a.file != a.resume)
+    fail(ErrorKind::usage, fmt::format("--resume '{}' appends to that file: leave -o '{}' out", a.resume, a.file));
+  a.req.resume = soak::read_soak_file(a.resume);
+  const soak::Header& h = a.req.resume->header;
+  if (!named) a.req.cases = select_cases(h.cases, {});
+  std::vector<std::string> names;
+  for (const CaseDef* d : a.req.cases) names.push_back(d->name);
+  if (names != h.cases)
+    fail(ErrorKind::usage, fmt::format("--resume '{}' soaked other cases ({}) than these ({})", a.resume,
+                                       fmt::join(h.cases, ", "), fmt::join(names, ", ")));
+  if (a.duration.empty()) a.req.duration_s = h.duration_s;
+}
+
+void print_summary(const SoakArgs& a, const check::SoakOutcome& o) {
+  if (a.format == "json") std::cout << report::soak_summary_json(o.summary).dump(2) << "\n";
+  else report::print_soak_summary(std::cout, o.summary, o.file.header);
+  std::cout.flush();
+}
+
+int execute(const SoakArgs& a, const Context& ctx) {
+  const std::string path = a.resume.empty() ? a.file : a.resume;
+  if (!path.empty()) report::check_output_file(path);
+  // From here a signal ends the soak: the summary is printed, the end line written.
+  StopSignals signals;
+  const auto src = ctx.open_source ? ctx.open_source(a.req.measure) : open_gpu_source(a.req.measure);
+  const std::shared_ptr<NvmlQueries> nvml = soak_nvml(ctx);
+  const check::SoakClock clock = soak_clock(ctx);
+  const auto out = open_soak_file(path, clock, std::cerr);
+  const check::SoakOutcome o = run_soak_with_status(*src, nvml.get(), a.req, *out, ctx);
+  print_summary(a, o);
+  if (!o.error.empty()) {
+    fmt::print(std::cerr, "xferbench: error: {}\n", o.error);
+    return 1;
+  }
+  if (o.stop != StopReason::none) return stop_exit_code(o.stop);
+  return o.summary.findings ? 1 : 0;
+}
+
+}  // namespace
+
+void add_soak_command(CLI::App& root, Context& ctx) {
+  auto* cmd = root.add_subcommand("soak", "Measure cases in rounds for hours (default: the check suite), every "
+                                          "sample with NVML telemetry in a JSON Lines file; summary at the end");
+  auto a = std::make_shared<SoakArgs>();
+  cmd->add_option("--duration", a->duration, "How long: 90s, 30m, 8h, 1h30m or seconds");
+  cmd->add_option("-t,--case,--testcase", a->cases, "Case(s) by name or index (see 'xferbench cases')")->take_all();
+  cmd->add_option("-p,--prefix,--testcase-prefix", a->prefixes, "Every case whose name starts with PREFIX")
+      ->take_all();
+  cmd->add_option("--suite", a->suite, "quick, full or all (default: the check suite)");
+  cmd->add_option("-o,--output", a->file,
+                  "The JSON Lines file (appended line by line; default: a new xferbench-soak-<UTC time>.jsonl here)");
+  cmd->add_option("--resume", a->resume,
+                  "Continue the soak FILE: same cases, the duration counted from its start, rounds and t_s go on");
+  cmd->add_option("--format", a->format, "The summary on stdout: text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--budget", a->budget_s, "Sampling budget per cell in seconds")->capture_default_str();
+  cmd->footer(
+      "A status line on a terminal (elapsed, ETA, round, the cell furthest below its first round); otherwise\n"
+      "a line per round on stderr; -q: neither. The soak ends after the case in flight when the duration is\n"
+      "over. The summary gives per cell min/median/max, the trend in % per hour with its interval, steps\n"
+      "and the throttle and error episodes; 'xferbench plot FILE' draws it. See docs/soak.md.");
+  finish_command(*cmd, [&ctx, a]() {
+    validate(*a, ctx.argv);
+    ctx.action = [a, &ctx]() { return execute(*a, ctx); };
+  });
+}
+
+}  // namespace xb::app
