@@ -20,6 +20,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "app/cli.hpp"
@@ -241,6 +243,38 @@ TEST(SoakRun, EccIncreaseIsAnEpisode) {
   EXPECT_NEAR(e->start_s, 4 * kHour, 300);
 }
 
+// Loaded-latency samples carry their idle figure and their load; a load
+// under half its link's peak is a finding of the soak.
+TEST(SoakRun, LoadedLatencySamplesCarryTheirLoadAndAWeakLoadIsAFinding) {
+  const std::string name = "host_device_latency_sm_under_host_to_device_ce";
+  for (const double share : {1.0, 0.3}) {
+    SoakRig rig;
+    rig.make_source = [&rig, share] {
+      auto src = std::make_unique<SoakSource>(rig.gpus, &rig.now, rig.step_s, rig.factor);
+      src->load_share = share;
+      return src;
+    };
+    const std::string f = temp_path(share < 1 ? "weak.jsonl" : "full.jsonl");
+    const InProcessRun r = rig.run({"-q", "soak", "-t", name, "--duration", "1h", "-o", f});
+    const xb::soak::SoakFile file = xb::soak::read_soak_file(f);
+    int loaded = 0;
+    for (const auto& smp : file.samples) {
+      if (smp.cell != name + "[0,0]") continue;
+      ++loaded;
+      ASSERT_TRUE(smp.idle_ns && smp.load_gbps && smp.load_pct) << smp.cell;
+      EXPECT_NEAR(smp.value / *smp.idle_ns, 2.8, 1e-6);
+      EXPECT_EQ(*smp.load_pct < 50, share < 1) << *smp.load_pct;
+    }
+    EXPECT_GT(loaded, 2);
+    const xb::soak::SoakSummary summary = xb::soak::analyze(file);
+    const auto cell = std::find_if(summary.cells.begin(), summary.cells.end(),
+                                   [&](const xb::soak::CellSummary& c) { return c.cell == name + "[0,0]"; });
+    ASSERT_NE(cell, summary.cells.end());
+    EXPECT_EQ(cell->weak_load_samples, share < 1 ? loaded : 0);
+    EXPECT_EQ(r.code, share < 1 ? 1 : 0) << r.err << r.out;
+  }
+}
+
 TEST(SoakRun, JsonSummaryOnStdout) {
   SoakRig rig;
   const std::string f = temp_path("json.jsonl");
@@ -316,10 +350,11 @@ TEST(SoakRun, BadDurationsAreUsageErrors) {
   EXPECT_DOUBLE_EQ(xb::check::parse_duration("2h15m30s", "--duration"), 8130);
 }
 
-// The source blocks, for ever, in the measurement after `n` latency cells.
+// Two GPUs (two latency cells per case and round); the source blocks, for
+// ever, in the measurement after `n` latency cells.
 class BlockingSource : public SoakSource {
  public:
-  BlockingSource(double* now, int n, int fd) : SoakSource(1, now, 60, [](double) { return 1.0; }), n_(n), fd_(fd) {}
+  BlockingSource(double* now, int n, int fd) : SoakSource(2, now, 60, [](double) { return 1.0; }), n_(n), fd_(fd) {}
   xb::LatencySamples latency(int gpu, const xb::Location& target, xb::ChaseKind kind) override {
     if (++cells_ > n_) {
       char ch = 0;
@@ -365,9 +400,11 @@ TEST(SoakRun, SigkillKeepsEverySampleWritten) {
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   ::close(fds[1]);
   const xb::soak::SoakFile back = xb::soak::read_soak_file(f);
+  // Every cell measured is in the file, also the first cell of the case in
+  // flight (round 3): lines are written per cell, not per case.
   ASSERT_EQ(back.samples.size(), static_cast<std::size_t>(kSamples));
   for (int i = 0; i < kSamples; ++i) {
-    EXPECT_EQ(back.samples[static_cast<std::size_t>(i)].round, i + 1);
+    EXPECT_EQ(back.samples[static_cast<std::size_t>(i)].round, i / 2 + 1);
     EXPECT_EQ(back.samples[static_cast<std::size_t>(i)].unit, "ns");
   }
   EXPECT_FALSE(back.end);

@@ -1,4 +1,4 @@
-// xferbench soak: the chosen cases (default: the check suite) in rounds
+// xferbench soak: the chosen cases (default: the check suite and the loaded-latency cases) in rounds
 // until --duration is over, every sample appended to a JSON Lines file with
 // the NVML telemetry read right after it; at the end, or on SIGINT /
 // SIGTERM, the summary (soak::analyze) on stdout. Exit 0: nothing found,
@@ -27,7 +27,12 @@
 
 namespace xb::app {
 
-std::vector<const CaseDef*> default_soak_cases() { return check::check_suite(); }
+// The check suite, then the loaded-latency cases (latency idle and under load).
+std::vector<const CaseDef*> default_soak_cases() {
+  std::vector<const CaseDef*> cases = check::check_suite();
+  for (const CaseDef* d : suite_cases("loaded")) cases.push_back(d);
+  return cases;
+}
 
 check::SoakClock soak_clock(const Context& ctx) {
   check::SoakClock c = check::real_soak_clock();
@@ -138,14 +143,14 @@ int execute(const SoakArgs& a, const Context& ctx) {
 }  // namespace
 
 void add_soak_command(CLI::App& root, Context& ctx) {
-  auto* cmd = root.add_subcommand("soak", "Measure cases in rounds for hours (default: the check suite), every "
+  auto* cmd = root.add_subcommand("soak", "Measure cases in rounds for hours (default: the check suite and the loaded-latency cases), every "
                                           "sample with NVML telemetry in a JSON Lines file; summary at the end");
   auto a = std::make_shared<SoakArgs>();
   cmd->add_option("--duration", a->duration, "How long: 90s, 30m, 8h, 1h30m or seconds");
   cmd->add_option("-t,--case,--testcase", a->cases, "Case(s) by name or index (see 'xferbench cases')")->take_all();
   cmd->add_option("-p,--prefix,--testcase-prefix", a->prefixes, "Every case whose name starts with PREFIX")
       ->take_all();
-  cmd->add_option("--suite", a->suite, "quick, full or all (default: the check suite)");
+  cmd->add_option("--suite", a->suite, "quick, full, loaded or all (default: the check suite and --suite loaded)");
   cmd->add_option("-o,--output", a->file,
                   "The JSON Lines file (appended line by line; default: a new xferbench-soak-<UTC time>.jsonl here)");
   cmd->add_option("--resume", a->resume,

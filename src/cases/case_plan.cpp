@@ -719,9 +719,9 @@ void run_case_plans(const CaseDef& def, SampleSource& src, std::uint64_t bytes, 
         result.waived_cells.push_back({cp.row, cp.col, *why});
         continue;
       }
-      if (on_cell) on_cell(def, cp.row, cp.col, true);
+      if (on_cell) on_cell(def, cp.row, cp.col, true, nullptr);
       run_cell(def, plan, cp, src, bytes, result, ctl);
-      if (on_cell) on_cell(def, cp.row, cp.col, false);
+      if (on_cell) on_cell(def, cp.row, cp.col, false, &plan.matrices);
     }
   } catch (const Stopped&) {
     result.matrices = std::move(plan.matrices);  // the cells measured before the stop are kept

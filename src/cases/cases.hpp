@@ -74,10 +74,17 @@ std::vector<const CaseDef*> suite_cases(const std::string& suite);
 // with a Tensor Memory Accelerator), if so.
 std::optional<std::string> waive_reason(const CaseDef& def, const System& sys);
 
+struct Matrix;
+
 // Called before (begin = true) and after each cell a case measures, outside
 // the timed region, with the cell's row and column; `xferbench check`
-// samples NVML telemetry around every cell with it.
-using CellHook = std::function<void(const CaseDef& def, int row, int col, bool begin)>;
+// samples NVML telemetry around every cell with it. After a cell,
+// `measured` is the case's matrices so far, where the cell's results (one
+// per matrix it reports to, at row and column) are the last of their
+// cells; a soak writes them from there as they are measured. Before a
+// cell it is null.
+using CellHook =
+    std::function<void(const CaseDef& def, int row, int col, bool begin, const std::vector<Matrix>* measured)>;
 
 // Whether the case's scenarios move bytes to or from host memory.
 bool uses_host_memory(Pattern p) noexcept;

@@ -266,9 +266,9 @@ RunResult run_cases(SampleSource& src, const RunRequest& req, const CaseCallback
   if (controls.resume != nullptr)
     ctl.set_done_before([&](const std::string& key) { return has_cell(*controls.resume, key); });
   DriftCheck drift(src, req, controls.budget);
-  const CellHook on_cell = [&](const CaseDef& def, int row, int col, bool begin) {
+  const CellHook on_cell = [&](const CaseDef& def, int row, int col, bool begin, const std::vector<Matrix>* measured) {
     if (begin) drift.start_once(run, req);  // before the caller's hook: its window holds the cell alone
-    if (req.on_cell) req.on_cell(def, row, col, begin);
+    if (req.on_cell) req.on_cell(def, row, col, begin, measured);
   };
   const std::size_t total = req.cases.size();
   bool in_case = false;

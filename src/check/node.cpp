@@ -58,7 +58,9 @@ void remeasure(CheckResult& r, RunResult& run, SampleSource& src, const RunReque
   RunRequest req = base;
   req.cases = select_cases(r.remeasured_cases, {});
   req.stability_check = false;
-  req.on_cell = [&again](const CaseDef& d, int row, int col, bool begin) { again.on_cell(d, row, col, begin); };
+  req.on_cell = [&again](const CaseDef& d, int row, int col, bool begin, const std::vector<Matrix>*) {
+    again.on_cell(d, row, col, begin);
+  };
   const RunResult second = run_cases(src, req, cb.on_case, controls);
   std::vector<std::string> replaced;
   for (const CaseResult& c : second.cases) {
@@ -237,7 +239,9 @@ CheckResult check_node(const CheckOptions& opts, const CheckCallbacks& cb) {
   req.buffer_bytes = opts.buffer_bytes;
   req.measure = opts.measure;
   req.command_line = opts.command_line;
-  req.on_cell = [&rec](const CaseDef& d, int row, int col, bool begin) { rec.on_cell(d, row, col, begin); };
+  req.on_cell = [&rec](const CaseDef& d, int row, int col, bool begin, const std::vector<Matrix>*) {
+    rec.on_cell(d, row, col, begin);
+  };
   RunResult run = cb.measure ? cb.measure(*src, lin.nvml, req, r) : run_cases(*src, req, cb.on_case, controls);
   r.telemetry = rec.windows();
   const bool cut_short = run.completion.stop != StopReason::none && run.completion.stop != StopReason::memory;

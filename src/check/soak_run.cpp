@@ -96,27 +96,40 @@ struct SoakState {
   }
 };
 
-// The samples of one case's result: one per matrix cell, or one naming the
-// case when it failed before any cell.
-void write_case(SoakState& st, const CaseResult& c, int round, CellTelemetry& tele) {
+// The samples of the cell just measured at (row, col): one per matrix it
+// reports to, written as soon as the cell ends, with the telemetry read
+// right after it.
+void write_cell(SoakState& st, const CaseDef& def, const std::vector<Matrix>& matrices, int row, int col, int round,
+                CellTelemetry& tele) {
+  const std::vector<soak::GpuTelemetry> telemetry = tele.take(row, col);
+  for (std::size_t m = 0; m < matrices.size(); ++m) {
+    const Matrix& mx = matrices[m];
+    const Cell* cell = find_cell(mx, row, col);
+    if (!cell) continue;
+    soak::Sample s;
+    s.round = round;
+    s.cell = soak_cell_name(def.name, matrices, m, *cell);
+    s.unit = mx.metric == Metric::latency_ns ? "ns" : "gbps";
+    s.value = cell->value;
+    if (mx.metric == Metric::bandwidth_gbps && cell->peak.known()) s.peak_gbps = cell->peak.gbps;
+    if (cell->loaded) {
+      s.idle_ns = cell->loaded->idle_ns;
+      s.load_gbps = cell->loaded->load_gbps;
+      if (cell->loaded->load_peak.known()) s.load_pct = cell->loaded->load_pct;
+    }
+    s.verified = cell->verification.status != Verification::Status::failed;
+    s.error = !cell->error.empty() ? cell->error : cell->invalid ? cell->invalid_reason : "";
+    s.telemetry = telemetry;
+    st.write(std::move(s));
+  }
+}
+
+// A case that failed before any cell: one sample naming the case (its
+// cells were written as they were measured).
+void write_case(SoakState& st, const CaseResult& c, int round) {
   if (c.status == CaseStatus::waived) return;
   bool any = false;
-  for (std::size_t m = 0; m < c.matrices.size(); ++m) {
-    const Matrix& mx = c.matrices[m];
-    for (const Cell& cell : mx.cells) {
-      soak::Sample s;
-      s.round = round;
-      s.cell = soak_cell_name(c, m, cell);
-      s.unit = mx.metric == Metric::latency_ns ? "ns" : "gbps";
-      s.value = cell.value;
-      if (mx.metric == Metric::bandwidth_gbps && cell.peak.known()) s.peak_gbps = cell.peak.gbps;
-      s.verified = cell.verification.status != Verification::Status::failed;
-      s.error = !cell.error.empty() ? cell.error : cell.invalid ? cell.invalid_reason : "";
-      s.telemetry = tele.take(cell.row, cell.col);
-      st.write(std::move(s));
-      any = true;
-    }
-  }
+  for (const Matrix& m : c.matrices) any = any || !m.cells.empty();
   if (!any && (c.status == CaseStatus::error || c.status == CaseStatus::failed)) {
     soak::Sample s;
     s.round = round;
@@ -239,10 +252,15 @@ soak::Header soak_header(const SoakRequest& req, const System& sys, const SoakCl
   return h;
 }
 
+std::string soak_cell_name(const std::string& case_name, const std::vector<Matrix>& matrices, std::size_t matrix,
+                           const Cell& cell) {
+  const Matrix& m = matrices[matrix];
+  if (matrix == 0 || m.name.empty()) return fmt::format("{}[{},{}]", case_name, cell.row, cell.col);
+  return fmt::format("{}/{}[{},{}]", case_name, m.name, cell.row, cell.col);
+}
+
 std::string soak_cell_name(const CaseResult& c, std::size_t matrix, const Cell& cell) {
-  const Matrix& m = c.matrices[matrix];
-  if (matrix == 0 || m.name.empty()) return fmt::format("{}[{},{}]", c.name, cell.row, cell.col);
-  return fmt::format("{}/{}[{},{}]", c.name, m.name, cell.row, cell.col);
+  return soak_cell_name(c.name, c.matrices, matrix, cell);
 }
 
 soak::GpuTelemetry to_soak_telemetry(int gpu, const NvmlTelemetry& t) {
@@ -292,10 +310,14 @@ SoakOutcome run_soak(SampleSource& src, const NvmlQueries* nvml, const SoakReque
   one.measure = req.measure;
   one.command_line = req.command_line;
   one.stability_check = false;
-  one.on_cell = [&tele](const CaseDef& d, int row, int col, bool begin) { tele.on_cell(d, row, col, begin); };
+  int round_now = 0;
+  one.on_cell = [&](const CaseDef& d, int row, int col, bool begin, const std::vector<Matrix>* measured) {
+    tele.on_cell(d, row, col, begin);
+    if (!begin && measured) write_cell(st, d, *measured, row, col, round_now, tele);
+  };
   bool first_round = true;
   while (res.stop == StopReason::none && st.t_s() < duration) {
-    ++round;
+    round_now = ++round;
     const std::size_t before = st.file.samples.size();
     for (std::size_t i = 0; i < req.cases.size() && res.stop == StopReason::none; ++i) {
       one.cases = {req.cases[i]};
@@ -310,7 +332,7 @@ SoakOutcome run_soak(SampleSource& src, const NvmlQueries* nvml, const SoakReque
         failed.message = e.what();
         r.cases.push_back(failed);
       }
-      for (const CaseResult& c : r.cases) write_case(st, c, round, tele);
+      for (const CaseResult& c : r.cases) write_case(st, c, round);
       if (first_round && i == 0) res.first_round = r;
       else if (first_round) res.first_round.cases.insert(res.first_round.cases.end(), r.cases.begin(), r.cases.end());
       if (is_interruption(r.completion.stop)) {

@@ -1,12 +1,12 @@
 // A soak (xferbench soak, check --soak): the chosen cases measured in
 // rounds until the duration is over, every sample appended to a JSON Lines
-// file (soak/soak_record.hpp) as soon as its case ends, with the NVML
-// telemetry of the GPUs its cell used read right after the cell.
+// file (soak/soak_record.hpp) as soon as its cell is measured, with the
+// NVML telemetry of the GPUs the cell used read right after it.
 //
-// Granularity: the runner reports a cell's value with its case
-// (run_cases' case callback), so the lines of a case are appended when the
-// case ends, one write() per line; a SIGKILL loses the case in flight (its
-// cells' lines), never a line already written. When the duration is over
+// Granularity: the runner's cell hook (CellHook) hands over each cell's
+// results when the cell ends; its lines are appended then, one write() per
+// line, so a SIGKILL loses at most the cell in flight, never a line
+// already written. When the duration is over
 // the soak ends after the case in flight: the last round may be short.
 // A signal (SIGINT / SIGTERM) ends it at the next poll of the runner; the
 // cells of the case in flight that were measured are still written.
@@ -114,6 +114,8 @@ SoakOutcome run_soak(SampleSource& src, const NvmlQueries* nvml, const SoakReque
 // The soak's cell name of a matrix cell: "CASE[ROW,COL]" for the first
 // matrix, "CASE/MATRIX[ROW,COL]" for others.
 std::string soak_cell_name(const CaseResult& c, std::size_t matrix, const Cell& cell);
+std::string soak_cell_name(const std::string& case_name, const std::vector<Matrix>& matrices, std::size_t matrix,
+                           const Cell& cell);
 
 // The first round's results with each cell's value replaced by its median
 // over the soak (cells without samples keep theirs), for check's judge.
