@@ -133,6 +133,34 @@ TEST(SoakAnalysis, PlantedDriftIsFoundAsDriftNotSteps) {
   EXPECT_TRUE(down.findings);
 }
 
+// Five minutes, a sample every 5 s, a 3 %/h slope: clear in the interval,
+// but 0.25 % over the soak, which a short soak cannot tell from wander; the
+// same slope over 8 hours (24 %) is drift.
+TEST(SoakAnalysis, ShortSoakSlopeMovingUnderOnePercentIsNotDrift) {
+  auto sloped = [](double seconds, double step) {
+    SoakFile f;
+    f.header.cases = {"host_to_device_memcpy_ce"};
+    int round = 0;
+    for (double t = 0; t <= seconds; t += step) {
+      Sample smp;
+      smp.t_s = t;
+      smp.round = ++round;
+      smp.cell = kBw;
+      smp.unit = "gbps";
+      smp.value = 55.0 * (1 - 0.03 * t / 3600) * (1 + 0.0002 * ((round * 7) % 5 - 2));
+      f.samples.push_back(smp);
+    }
+    return f;
+  };
+  const SoakSummary brief = analyze(sloped(300, 5));
+  EXPECT_LT(cell(brief, kBw).slope_high, 0) << "the interval excludes 0";
+  EXPECT_FALSE(cell(brief, kBw).drift);
+  EXPECT_FALSE(brief.findings) << lines(brief);
+  const SoakSummary longer = analyze(sloped(8 * 3600, 120));
+  EXPECT_TRUE(cell(longer, kBw).drift);
+  EXPECT_TRUE(longer.findings);
+}
+
 TEST(SoakAnalysis, PlantedStepsAreFoundAtTheirTime) {
   const double at = 3 * 3600;
   const SoakSummary s = analyze(soak([&](const std::string& c, double t) {

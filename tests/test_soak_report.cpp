@@ -13,7 +13,7 @@ using namespace xb::soak;
 
 // The whole text, as a user sees it.
 const char* const kGolden = R"(# xferbench soak on node1: started 2026-11-25T04:00:00.000Z, 8.00 h, 480 rounds, 2 cells
-# trend: Theil-Sen slope in % of the cell's median per hour (95% interval); drift: at least the drift threshold and the interval excludes 0
+# trend: Theil-Sen slope in % of the cell's median per hour (95% interval); drift: at least the drift threshold, the interval excludes 0 and at least 1% moved over the soak
 #cell                          samples failed weak        min     median        max unit  trend %/h                   steps
 host_to_device_memcpy_ce[0,0]      480      1    0     49.100     54.950     55.400 GB/s  -1.35 (-1.64..-0.66) drift  -9.9% at 2026-11-25T07:00:00.000Z (t=10800 s)
 device_local_copy_latency[0,0]     480      0    2       1980       2001       2030 ns    +0.01 (-0.02..+0.03)        -

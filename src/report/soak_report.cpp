@@ -40,7 +40,7 @@ void print_soak_summary(std::ostream& out, const soak::SoakSummary& s, const soa
                      h.start_time_utc.empty() ? "-" : h.start_time_utc, s.duration_s / 3600, s.rounds,
                      s.rounds == 1 ? "" : "s", s.cells.size(), s.cells.size() == 1 ? "" : "s");
   out << "# trend: Theil-Sen slope in % of the cell's median per hour (95% interval); drift: at least the drift "
-         "threshold and the interval excludes 0\n";
+         "threshold, the interval excludes 0 and at least 1% moved over the soak\n";
   std::size_t w = 4;
   for (const auto& c : s.cells) w = std::max(w, c.cell.size());
   std::vector<std::string> trends;

@@ -184,7 +184,9 @@ CellSummary summarize_cell(const std::string& cell, const std::vector<const Samp
     const double scale = 100 * 3600 / c.median;
     c.slope_pct_per_hour = s.slope * scale;
     std::tie(c.slope_low, c.slope_high) = std::minmax(s.low * scale, s.high * scale);
-    c.drift = std::abs(c.slope_pct_per_hour) >= opts.drift_pct_per_hour && (c.slope_low > 0 || c.slope_high < 0);
+    const double hours = (p.back().t - p.front().t) / 3600;
+    c.drift = std::abs(c.slope_pct_per_hour) >= opts.drift_pct_per_hour && (c.slope_low > 0 || c.slope_high < 0) &&
+              std::abs(c.slope_pct_per_hour) * hours >= opts.drift_min_change_pct;
   }
   c.steps = find_steps(p, c.median, opts);
   c.worse = (c.drift && bad_way(c.unit, c.slope_pct_per_hour)) ||

@@ -15,6 +15,11 @@ struct AnalysisOptions {
   // A trend is reported as drift when its |slope| is at least this many %
   // per hour AND its confidence interval excludes 0.
   double drift_pct_per_hour = 0.25;
+  // ... AND the trend moved the cell by at least this many % over the time
+  // the cell was sampled: a few minutes' wander, extrapolated to an hour, is
+  // not drift (a 5-minute H200 soak showed 1-3 %/h trends with intervals
+  // excluding 0 on steady cells, bench/results/2026-11-25-h200-soak).
+  double drift_min_change_pct = 1.0;
   // A step is a lasting change of the median of at least this many % (and
   // well above the cell's noise) between neighbouring windows of samples.
   double step_pct = 3.0;
@@ -33,7 +38,7 @@ struct CellSummary {
   double min = 0, median = 0, max = 0;
   double slope_pct_per_hour = 0;   // Theil-Sen slope / median * 100 * 3600
   double slope_low = 0, slope_high = 0;  // its confidence interval, same unit
-  bool drift = false;              // see AnalysisOptions::drift_pct_per_hour
+  bool drift = false;              // see AnalysisOptions::drift_pct_per_hour and drift_min_change_pct
   bool worse = false;              // the trend or last step goes the bad way (lower GB/s, higher ns)
   std::vector<Step> steps;
   int weak_load_samples = 0;       // loaded-latency samples whose load was under 50% of peak
