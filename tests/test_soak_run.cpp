@@ -184,7 +184,8 @@ TEST(SoakRun, SteadySoakFindsNothingAndExitsZero) {
 TEST(SoakRun, SlowDriftIsFoundWithItsSignAndSize) {
   SoakRig rig;
   rig.factor = [](double t) { return 1 - 0.005 * t / kHour; };  // -0.5% per hour
-  const Soaked s = soak_h2d(rig, temp_path("drift.jsonl"));
+  const std::string f = temp_path("drift.jsonl");
+  const Soaked s = soak_h2d(rig, f);
   EXPECT_EQ(s.run.code, 1) << s.run.err << s.run.out;
   const auto* c = cell_of(s.summary, kCell);
   ASSERT_NE(c, nullptr);
@@ -195,6 +196,17 @@ TEST(SoakRun, SlowDriftIsFoundWithItsSignAndSize) {
   EXPECT_GE(c->slope_high, c->slope_pct_per_hour);
   EXPECT_LT(c->slope_high, 0);
   EXPECT_TRUE(s.summary.findings);
+
+  // --summary reads the file again, measures nothing, and prints the same.
+  SoakRig again;
+  again.make_source = []() -> std::unique_ptr<xb::SampleSource> { throw std::logic_error("--summary measured"); };
+  const InProcessRun r = again.run({"soak", "--summary", f});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.out, s.run.out);
+  EXPECT_NE(r.out.find(kCell), std::string::npos);
+  const InProcessRun mixed = again.run({"soak", "--summary", f, "--duration", "1h"});
+  EXPECT_EQ(mixed.code, 2);
+  EXPECT_NE(mixed.err.find("--summary '" + f + "' only reads that soak file"), std::string::npos) << mixed.err;
 }
 
 TEST(SoakRun, StepIsFoundAtItsTime) {

@@ -84,6 +84,7 @@ struct SoakArgs {
   std::string suite;
   std::string file;    // -o
   std::string resume;  // --resume FILE
+  std::string summary; // --summary FILE: analyse a soak file, measure nothing
   std::string format = "text";
   double budget_s = 1.0;
   check::SoakRequest req;  // validated
@@ -91,6 +92,14 @@ struct SoakArgs {
 
 // The cases, the duration and the file to continue, before any GPU work.
 void validate(SoakArgs& a, const std::vector<std::string>& argv) {
+  if (!a.summary.empty()) {
+    if (!a.duration.empty() || !a.resume.empty() || !a.file.empty() || !a.cases.empty() || !a.prefixes.empty() ||
+        !a.suite.empty())
+      fail(ErrorKind::usage, fmt::format("--summary '{}' only reads that soak file: leave out --duration, --resume, -o "
+                                         "and the cases", a.summary));
+    a.req.resume = soak::read_soak_file(a.summary);
+    return;
+  }
   if (!a.duration.empty()) a.req.duration_s = check::parse_duration(a.duration, "--duration");
   if (!(a.budget_s > 0)) fail(ErrorKind::usage, fmt::format("invalid --budget '{}': must be greater than 0", a.budget_s));
   const bool named = !a.cases.empty() || !a.prefixes.empty() || !a.suite.empty();
@@ -121,7 +130,18 @@ void print_summary(const SoakArgs& a, const check::SoakOutcome& o) {
   std::cout.flush();
 }
 
+// --summary: the summary of a soak file as it stands, nothing measured;
+// the exit code is the one the soak would end with (0, or 1 for findings).
+int summarize_file(const SoakArgs& a) {
+  check::SoakOutcome o;
+  o.file = *a.req.resume;
+  o.summary = soak::analyze(o.file);
+  print_summary(a, o);
+  return o.summary.findings ? 1 : 0;
+}
+
 int execute(const SoakArgs& a, const Context& ctx) {
+  if (!a.summary.empty()) return summarize_file(a);
   const std::string path = a.resume.empty() ? a.file : a.resume;
   if (!path.empty()) report::check_output_file(path);
   // From here a signal ends the soak: the summary is printed, the end line written.
@@ -155,6 +175,8 @@ void add_soak_command(CLI::App& root, Context& ctx) {
                   "The JSON Lines file (appended line by line; default: a new xferbench-soak-<UTC time>.jsonl here)");
   cmd->add_option("--resume", a->resume,
                   "Continue the soak FILE: same cases, the duration counted from its start, rounds and t_s go on");
+  cmd->add_option("--summary", a->summary,
+                  "Print the summary of the soak FILE (as it stands, also one still running or killed); measures nothing");
   cmd->add_option("--format", a->format, "The summary on stdout: text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
