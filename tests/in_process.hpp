@@ -3,6 +3,7 @@
 // (a FakeSource: no GPU needed).
 #pragma once
 
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -16,10 +17,13 @@ struct InProcessRun {
   std::string out, err;
 };
 
-inline InProcessRun run_in_process(std::vector<std::string> args, xb::SourceFactory open_source) {
+// `setup` fills in what else the test fakes (clocks, NVML) before parsing.
+inline InProcessRun run_in_process(std::vector<std::string> args, xb::SourceFactory open_source,
+                                   const std::function<void(xb::app::Context&)>& setup = {}) {
   xb::app::Context ctx;
   ctx.argv = {"xferbench"};
   ctx.open_source = std::move(open_source);
+  if (setup) setup(ctx);
   auto app = xb::app::make_app(ctx);
   std::ostringstream out, err;
   InProcessRun r;

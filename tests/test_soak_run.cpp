@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -20,8 +21,6 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-
-#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "app/cli.hpp"
@@ -100,24 +99,13 @@ struct SoakRig {
   };
 
   InProcessRun run(std::vector<std::string> args) {
-    xb::app::Context ctx;
-    ctx.argv = {"xferbench"};
-    ctx.open_source = [this](const xb::MeasureOptions&) { return make_source(); };
-    ctx.steady_s = [this] { return now; };
-    ctx.utc_s = [this] { return 1795000000.0 + now; };  // 2026-11-18
-    ctx.open_nvml = [this]() -> std::shared_ptr<xb::NvmlQueries> { return nvml; };
-    auto app = xb::app::make_app(ctx);
-    std::ostringstream out, err;
-    InProcessRun r;
-    r.code = xb::app::parse_args(*app, ctx, std::move(args), out, err);
-    if (r.code < 0) {
-      std::streambuf* old = std::cout.rdbuf(out.rdbuf());
-      r.code = xb::app::run_action(ctx, err);
-      std::cout.rdbuf(old);
-    }
-    r.out = out.str();
-    r.err = err.str();
-    return r;
+    return run_in_process(
+        std::move(args), [this](const xb::MeasureOptions&) { return make_source(); },
+        [this](xb::app::Context& ctx) {
+          ctx.steady_s = [this] { return now; };
+          ctx.utc_s = [this] { return 1795000000.0 + now; };  // 2026-11-18
+          ctx.open_nvml = [this]() -> std::shared_ptr<xb::NvmlQueries> { return nvml; };
+        });
   }
 };
 
