@@ -42,7 +42,7 @@ void build_ring(Buffer& buf, bool scattered, cudaStream_t stream) {
 class Chase {
  public:
   Chase(Measurer& m, int gpu, const Location& target, ChaseKind kind, Buffer& ring)
-      : gpu_(gpu), kind_(kind), ring_(ring), scattered_(!target.on_host() && target.device == gpu),
+      : kind_(kind), ring_(ring), scattered_(is_local_chase(target, gpu)),
         stream_(gpu), start_(gpu), stop_(gpu), sink_(gpu) {
     XB_CUDA_CHECK(cudaSetDevice(gpu));
     build_ring(ring, scattered_, stream_.get());
@@ -84,7 +84,6 @@ class Chase {
   double accesses() const { return static_cast<double>(out_.accesses_per_sample); }
 
  private:
-  int gpu_;
   ChaseKind kind_;
   Buffer& ring_;
   bool scattered_;

@@ -31,9 +31,13 @@ constexpr std::uint64_t kChaseBytes = 2ull << 20;
 // 64 MiB and more read device memory on H200 (bench/local_latency_rings.cu).
 constexpr std::uint64_t kLocalChaseBytes = 512ull << 20;
 
+// Whether a chase by `gpu` through `target` walks the GPU's own memory
+// (the large scattered ring).
+inline bool is_local_chase(const Location& target, int gpu) { return !target.on_host() && target.device == gpu; }
+
 // The ring a chase by `gpu` through `target` needs.
 inline std::uint64_t chase_bytes(const Location& target, int gpu) {
-  return !target.on_host() && target.device == gpu ? kLocalChaseBytes : kChaseBytes;
+  return is_local_chase(target, gpu) ? kLocalChaseBytes : kChaseBytes;
 }
 
 struct LatencySamples {
