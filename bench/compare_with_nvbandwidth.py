@@ -7,8 +7,13 @@ on the same machine. Standard library only (it runs on the GPU machine).
                 nvbandwidth), any number of each: per cell of every case both
                 ran, each tool's median over its runs, the ratio
                 (xferbench / nvbandwidth, latency inverted: > 1 is xferbench
-                better) and each tool's run-to-run spread (max/min - 1); the
-                drift check of each xferbench run. Matrices of a case pair in
+                better), each tool's run-to-run spread (max/min - 1) and
+                whether xferbench is within 3% of nvbandwidth's median or
+                inside its range; from the JSON also xferbench's own figure
+                (where a cell was measured nvbandwidth's way too, the
+                nvbandwidth layouts print that one) and whether a cell whose
+                own figure is more than 3% apart says so; the drift check of
+                each xferbench run. Matrices of a case pair in
                 order (nvbandwidth prints its bidirectional D2D matrices in the
                 order xferbench keeps them).
   side-by-side  one nvbandwidth text against xferbench's text as nvbandwidth
@@ -73,37 +78,59 @@ def text_cases(path):
 
 
 def xferbench_run(path):
-    """(cases as text_cases gives them, wall seconds, drift check) of a run JSON or text."""
+    """(cases, own cases, flagged, wall seconds, drift check) of a run JSON or text.
+    cases: what the nvbandwidth layouts print (a cell's nvbandwidth-way figure
+    where it has one); own: xferbench's own figures; flagged: {(case, matrix,
+    cell)} whose JSON says the two ways differ. A text has only the first."""
     if path.endswith(".txt"):  # the `nvbandwidth` link's output: nvbandwidth's own layout
-        return text_cases(path), None, {}
+        return text_cases(path), {}, set(), None, {}
     doc = json.load(open(path))
-    cases = {}
+    cases, own, flagged = {}, {}, set()
     for c in doc["cases"]:
-        mats = []
-        for m in c.get("matrices", []):
+        mats, owns = [], []
+        for mi, m in enumerate(c.get("matrices", [])):
             unit = "ns" if m.get("metric") == "latency_ns" else "gbps"
-            mats.append({(cell["row"], cell["col"]): cell["value_" + unit] for cell in m["cells"]
-                         if not cell.get("invalid")})
-        cases[c["name"]] = mats
-    return cases, doc.get("wall_seconds"), doc.get("stability", {})
+            cells = [cell for cell in m["cells"] if not cell.get("invalid") and "value_" + unit in cell]
+            owns.append({(cell["row"], cell["col"]): cell["value_" + unit] for cell in cells})
+            mats.append({(cell["row"], cell["col"]): (cell.get("nvbandwidth") or {}).get("value_gbps",
+                                                                                          cell["value_" + unit])
+                         for cell in cells})
+            flagged |= {(c["name"], mi, (cell["row"], cell["col"])) for cell in cells
+                        if (cell.get("nvbandwidth") or {}).get("differs")}
+        cases[c["name"]], own[c["name"]] = mats, owns
+    return cases, own, flagged, doc.get("wall_seconds"), doc.get("stability", {})
 
 
 def spread(values):
     return max(values) / min(values) - 1 if values and min(values) > 0 else float("nan")
 
 
+def values_at(runs, case, mi, key):
+    return [r[case][mi][key] for r in runs if case in r and mi < len(r[case]) and key in r[case][mi]]
+
+
+def agrees(nv, x, tolerance=0.03):
+    """Within `tolerance` of nvbandwidth's median, or inside the range of its own runs."""
+    n = statistics.median(nv)
+    return abs(x / n - 1) <= tolerance or min(nv) <= x <= max(nv)
+
+
 def medians(a):
     nvb = [text_cases(p) for p in a.nvb]
     xbs = [xferbench_run(p) for p in a.xb]
     xb = [x[0] for x in xbs]
+    own = [x[1] for x in xbs if x[1]]
+    flagged = set().union(*(x[2] for x in xbs))
     print(f"# nvbandwidth runs: {len(nvb)}, xferbench runs: {len(xb)}; "
-          f"xferbench wall s: {', '.join('%.1f' % x[1] for x in xbs if x[1] is not None)}")
-    for i, (_, _, st) in enumerate(xbs):
+          f"xferbench wall s: {', '.join('%.1f' % x[3] for x in xbs if x[3] is not None)}")
+    for i, x in enumerate(xbs):
+        st = x[4]
         if st.get("checked"):
             refs = ", ".join(f"{r['label']} {r['drift_pct']:+.2f}%" for r in st.get("references", []))
             print(f"# xferbench run {i + 1} drift check: {refs}; stable={st.get('stable')}")
-    print(f"{'case':50} {'cell':>9} {'nvbandwidth':>12} {'xferbench':>10} {'ratio':>7} {'nvb spread':>10} {'xb spread':>9}")
-    ratios, worst = [], []
+    print(f"{'case':50} {'cell':>9} {'nvbandwidth':>12} {'as nvb':>9} {'ratio':>7} {'nvb spread':>10} "
+          f"{'xb spread':>9} {'own':>9} {'own/nvb':>7}")
+    ratios, worst, outside, own_apart = [], [], [], []
     for case in nvb[0]:
         if case not in xb[0]:
             continue
@@ -111,8 +138,7 @@ def medians(a):
             if mi >= len(xb[0][case]):
                 continue
             for key in sorted(nmat):
-                nv = [r[case][mi][key] for r in nvb if case in r and mi < len(r[case]) and key in r[case][mi]]
-                xv = [r[case][mi][key] for r in xb if case in r and mi < len(r[case]) and key in r[case][mi]]
+                nv, xv = values_at(nvb, case, mi, key), values_at(xb, case, mi, key)
                 if not nv or not xv:
                     continue
                 n, x = statistics.median(nv), statistics.median(xv)
@@ -120,13 +146,30 @@ def medians(a):
                 ratio = (n / x if latency else x / n) if n and x else float("nan")  # > 1: xferbench better
                 ratios.append(ratio)
                 worst.append((ratio, case, mi, key))
-                print(f"{case:50} {mi}:{key[0]},{key[1]:>3} {n:12.2f} {x:10.2f} {ratio:7.3f} {spread(nv) * 100:9.2f}% "
-                      f"{spread(xv) * 100:8.2f}%")
+                ok = agrees(nv, x)
+                if not ok:
+                    outside.append((ratio, case, mi, key))
+                ov = values_at(own, case, mi, key)
+                o = statistics.median(ov) if ov else float("nan")
+                oratio = (n / o if latency else o / n) if ov and n and o else float("nan")
+                if ov and abs(oratio - 1) > 0.03:
+                    own_apart.append((oratio, case, mi, key, (case, mi, key) in flagged))
+                print(f"{case:50} {mi}:{key[0]},{key[1]:>3} {n:12.2f} {x:9.2f} {ratio:7.3f} {spread(nv) * 100:9.2f}% "
+                      f"{spread(xv) * 100:8.2f}% {o:9.2f} {oratio:7.3f}{'' if ok else '  OUTSIDE'}")
     if ratios:
-        print(f"# {len(ratios)} cells; median ratio (xferbench/nvbandwidth, latency inverted) "
-              f"{statistics.median(ratios):.4f}; within 2%: {sum(abs(r - 1) <= 0.02 for r in ratios)}")
-        for r, case, mi, key in sorted(worst)[:5]:
+        print(f"# {len(ratios)} cells; as nvbandwidth: median ratio (xferbench/nvbandwidth, latency inverted) "
+              f"{statistics.median(ratios):.4f}; within 2%: {sum(abs(r - 1) <= 0.02 for r in ratios)}; within 3% "
+              f"or nvbandwidth's own range: {len(ratios) - len(outside)}")
+        for r, case, mi, key in sorted(outside, key=lambda w: abs(w[0] - 1), reverse=True):
+            print(f"# outside: {case} matrix {mi} cell {key}: {r:.3f}")
+        for r, case, mi, key in sorted(worst)[:3]:
             print(f"# lowest: {case} matrix {mi} cell {key}: {r:.3f}")
+    if own:
+        unflagged = [w for w in own_apart if not w[4]]
+        print(f"# xferbench's own figures more than 3% from nvbandwidth's median: {len(own_apart)} cells, "
+              f"{len(own_apart) - len(unflagged)} of them flagged on the cell (nvbandwidth's way measured apart)")
+        for r, case, mi, key, f in sorted(own_apart, key=lambda w: abs(w[0] - 1), reverse=True):
+            print(f"# own: {case} matrix {mi} cell {key}: {r:.3f}{'' if f else '  NOT FLAGGED'}")
 
 
 def keyed_matrices(path):

@@ -76,9 +76,26 @@ enum class StreamMode {
 };
 const char* to_string(StreamMode mode) noexcept;  // "per-transfer", "per-device", "only-one"
 
+// How a sample of a scenario is timed.
+enum class Timing {
+  // Every stream is held by the gate until all copies are queued, then
+  // released at once; the total runs from the release to the last end.
+  gate,
+  // nvbandwidth v0.8's order (its memcpy.cpp): after the release each
+  // stream runs kNvbandwidthWarmups copies of its own; stream 0 then
+  // records the start, which every other stream waits for before its
+  // timed copies; the total runs from that start to the last end, and a
+  // sample holds kNvbandwidthLoopCount copies unless the user fixes it.
+  // Needs one stream per transfer.
+  nvbandwidth,
+};
+constexpr int kNvbandwidthWarmups = 4;
+constexpr int kNvbandwidthLoopCount = 16;
+
 struct Scenario {
   std::vector<Transfer> transfers;
   StreamMode streams = StreamMode::per_transfer;
+  Timing timing = Timing::gate;
 };
 
 // Short label for a location: "host", "host(numa1)", "gpu0".

@@ -1,6 +1,7 @@
 #include "cases/case_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -113,6 +114,16 @@ void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CaseP
     }
     c.outputs.push_back(host_output(sys.gpus[g]));
     if (split) c.outputs.back().scale = 0.5;
+    // nvbandwidth's split-warp interferers are as long as the measured copy.
+    if (split && all && !def.streaming && c.scenario.transfers.size() > 1) {
+      Scenario nvb = c.scenario;
+      for (std::size_t i = 1; i < nvb.transfers.size(); ++i) nvb.transfers[i].repeat = 1;
+      nvb.timing = Timing::nvbandwidth;
+      c.nvbandwidth = std::move(nvb);
+      c.nvbandwidth_why = "nvbandwidth's interfering split-warp copies on the other GPUs are only as long as this one, "
+                          "and start after their own warm-up copies, so part of it runs with fewer GPUs on the host "
+                          "link; xferbench's run twice as long, so every GPU loads the link for the whole copy";
+    }
   }
 }
 
@@ -208,7 +219,14 @@ void plan_fan(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePl
     } else {
       o.peak = Peak{};
     }
-    if (cell.scenario.transfers.size() > 1) o.link = fmt::format("{} peers", cell.scenario.transfers.size());
+    if (cell.scenario.transfers.size() > 1) {
+      o.link = fmt::format("{} peers", cell.scenario.transfers.size());
+      cell.nvbandwidth = cell.scenario;
+      cell.nvbandwidth->timing = Timing::nvbandwidth;
+      cell.nvbandwidth_why = "nvbandwidth times the total from the first copy's start, taken after that stream's own "
+                             "warm-up copies while the other streams may still be in theirs; xferbench from the "
+                             "release of every copy at once to the last end";
+    }
     cell.outputs.push_back(o);
     plan.cells.push_back(std::move(cell));
   }
@@ -421,10 +439,10 @@ double output_value(const Output& out, const Scenario& sc, const ScenarioSamples
 
 namespace {
 
-// Samples of a bandwidth cell's scenario, gated on its first output.
-ScenarioSamples run_lead(SampleSource& src, const CellPlan& cp) {
-  return src.run(cp.scenario, [&cp](const ScenarioSamples& ss, std::size_t i) {
-    return output_value(cp.outputs[0], cp.scenario, ss, i);
+// Samples of one of a bandwidth cell's scenarios, gated on its first output.
+ScenarioSamples run_lead(SampleSource& src, const CellPlan& cp, const Scenario& sc) {
+  return src.run(sc, [&cp, &sc](const ScenarioSamples& ss, std::size_t i) {
+    return output_value(cp.outputs[0], sc, ss, i);
   });
 }
 
@@ -454,8 +472,7 @@ Cell make_cell(const CellPlan& cp, const Output& o, std::vector<double> samples,
 }
 
 // Failed verification anywhere in the scenario fails the cell and the case.
-void record_verification(const ScenarioSamples& s, const Scenario& sc, Cell& cell, CaseResult& result) {
-  cell.verification.status = s.transfers.empty() ? Verification::Status::skipped : s.transfers[0].verification.status;
+void note_failures(const ScenarioSamples& s, const Scenario& sc, Cell& cell, CaseResult& result) {
   for (std::size_t t = 0; t < s.transfers.size(); ++t) {
     const Verification& v = s.transfers[t].verification;
     if (v.status != Verification::Status::failed) continue;
@@ -466,6 +483,30 @@ void record_verification(const ScenarioSamples& s, const Scenario& sc, Cell& cel
     }
   }
 }
+
+void record_verification(const ScenarioSamples& s, const Scenario& sc, Cell& cell, CaseResult& result) {
+  cell.verification.status = s.transfers.empty() ? Verification::Status::skipped : s.transfers[0].verification.status;
+  note_failures(s, sc, cell, result);
+}
+
+// The cell measured nvbandwidth's way too (CellPlan::nvbandwidth), one
+// NvbandwidthWay per output; its data is verified like the cell's own.
+void add_nvbandwidth_way(const CellPlan& cp, SampleSource& src, std::vector<Cell>& cells, CaseResult& result) {
+  const Scenario& sc = *cp.nvbandwidth;
+  const ScenarioSamples s = run_lead(src, cp, sc);
+  for (std::size_t i = 0; i < cp.outputs.size(); ++i) {
+    NvbandwidthWay w;
+    w.samples = output_values(cp.outputs[i], sc, s);
+    w.stats = summarize(w.samples);
+    w.value = value_of(w.stats, src.options().statistic);
+    w.ratio = cells[i].value > 0 ? w.value / cells[i].value : 0;
+    w.differs = std::abs(w.ratio - 1) > kMethodsDiffer;
+    w.why = cp.nvbandwidth_why;
+    cells[i].nvbandwidth = std::move(w);
+    note_failures(s, sc, cells[i], result);
+  }
+}
+
 
 std::string cell_key(const CaseDef& def, const CellPlan& cp) { return fmt::format("{}[{},{}]", def.name, cp.row, cp.col); }
 
@@ -587,7 +628,7 @@ std::vector<Cell> measure_cell(const CaseDef& def, const CasePlan& plan, const C
   if (plan.latency && plan.load != LatencyLoad::none) return loaded_latency_cells(cp, src, fail_check, result);
   if (plan.latency) return {latency_cell(def, cp, src, fail_check, result)};
   std::vector<Cell> cells;
-  ScenarioSamples s = run_lead(src, cp);
+  ScenarioSamples s = run_lead(src, cp, cp.scenario);
   if (fail_check && !s.transfers.empty()) s.transfers[0].verification = {Verification::Status::failed, 0};
   for (const Output& o : cp.outputs) {
     Cell cell = make_cell(cp, o, output_values(o, cp.scenario, s), src.options().statistic);
@@ -598,6 +639,7 @@ std::vector<Cell> measure_cell(const CaseDef& def, const CasePlan& plan, const C
     record_verification(s, cp.scenario, cell, result);
     cells.push_back(std::move(cell));
   }
+  if (cp.nvbandwidth) add_nvbandwidth_way(cp, src, cells, result);
   return cells;
 }
 
@@ -664,7 +706,7 @@ double measure_one_cell(const CaseDef& def, SampleSource& src, std::uint64_t byt
   const CasePlan plan = plan_case(def, src.system(), bytes);
   for (const CellPlan& cp : plan.cells) {
     if (cp.row != row || cp.col != col || plan.latency || plan.migration) continue;
-    return median(output_values(cp.outputs[0], cp.scenario, run_lead(src, cp)));
+    return median(output_values(cp.outputs[0], cp.scenario, run_lead(src, cp, cp.scenario)));
   }
   fail(ErrorKind::usage, fmt::format("{} has no bandwidth cell [{},{}] on this machine", def.name, row, col));
 }

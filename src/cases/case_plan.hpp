@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ struct CellPlan {
   int row = 0, col = 0;
   Scenario scenario;
   std::vector<Output> outputs;  // the first one drives adaptive sampling
+  // Where nvbandwidth measures the cell another way (its timing, or
+  // interfering copies of another length): the scenario as nvbandwidth
+  // runs it, measured as well (NvbandwidthWay), and what differs.
+  std::optional<Scenario> nvbandwidth;
+  std::string nvbandwidth_why;
 };
 
 struct CasePlan {

@@ -177,11 +177,28 @@ CellEstimate estimate_migration_cell(const System& sys, const CellPlan& cp, cons
   return e;
 }
 
+// A cell measured nvbandwidth's way too (CellPlan::nvbandwidth): that
+// scenario again, with its warm-up copies inside each sample.
+CellEstimate estimate_bandwidth_cell(const System& sys, const CellPlan& cp, const MeasureOptions& o,
+                                     const TimeModel& m) {
+  CellEstimate e = estimate_cell(sys, cp, o, m);
+  if (!cp.nvbandwidth) return e;
+  CellPlan nvb = cp;
+  nvb.scenario = *cp.nvbandwidth;
+  MeasureOptions per_sample = o;
+  per_sample.copies_per_sample = (o.copies_per_sample > 0 ? o.copies_per_sample : kNvbandwidthLoopCount) +
+                                 kNvbandwidthWarmups;
+  const CellEstimate again = estimate_cell(sys, nvb, per_sample, m);
+  e.seconds += again.seconds;
+  e.bytes_moved += again.bytes_moved;
+  return e;
+}
+
 CellEstimate estimate_any_cell(const System& sys, const CasePlan& plan, const CellPlan& cp, const MeasureOptions& o,
                                const TimeModel& m) {
   CellEstimate e = plan.latency     ? estimate_latency_cell(sys, cp, o, m)
                    : plan.migration ? estimate_migration_cell(sys, cp, o, m)
-                                    : estimate_cell(sys, cp, o, m);
+                                    : estimate_bandwidth_cell(sys, cp, o, m);
   e.row = cp.row;
   e.col = cp.col;
   return e;

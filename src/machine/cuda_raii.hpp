@@ -49,6 +49,17 @@ class Stream : public detail::DeviceHandle<cudaStream_t, cudaStreamDestroy> {
   explicit Stream(int device) : DeviceHandle(device) {
     XB_CUDA_CHECK(cudaStreamCreateWithFlags(&h_, cudaStreamNonBlocking));
   }
+  // The device's highest stream priority: its kernels' blocks are
+  // dispatched before those of streams at the default priority.
+  static Stream highest_priority(int device) {
+    Stream s;
+    s.device_ = device;
+    XB_CUDA_CHECK(cudaSetDevice(device));
+    int least = 0, greatest = 0;
+    XB_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    XB_CUDA_CHECK(cudaStreamCreateWithPriority(&s.h_, cudaStreamNonBlocking, greatest));
+    return s;
+  }
 };
 
 class Event : public detail::DeviceHandle<cudaEvent_t, cudaEventDestroy> {

@@ -1,7 +1,9 @@
 #include "measure/latency.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -9,10 +11,12 @@
 #include "base/error.hpp"
 #include "base/stats.hpp"
 #include "base/stop.hpp"
+#include "base/time_budget.hpp"
 #include "kernels/kernels.hpp"
 #include "machine/cuda_check.hpp"
 #include "machine/cuda_raii.hpp"
 #include "machine/topology.hpp"
+#include "measure/load_feed.hpp"
 #include "measure/measure.hpp"
 
 namespace xb {
@@ -43,7 +47,7 @@ class Chase {
  public:
   Chase(Measurer& m, int gpu, const Location& target, ChaseKind kind, Buffer& ring)
       : kind_(kind), ring_(ring), scattered_(is_local_chase(target, gpu)),
-        stream_(gpu), start_(gpu), stop_(gpu), sink_(gpu) {
+        stream_(Stream::highest_priority(gpu)), start_(gpu), stop_(gpu), sink_(gpu) {
     XB_CUDA_CHECK(cudaSetDevice(gpu));
     build_ring(ring, scattered_, stream_.get());
     XB_CUDA_CHECK(cudaMemsetAsync(sink_.get(), 0, sizeof(unsigned long long), stream_.get()));
@@ -52,7 +56,8 @@ class Chase {
     out_.buffer_bytes = ring.bytes();
     out_.host_page_bytes = ring.page_bytes();
   }
-  // Queues one sample on the chase stream.
+  // Queues one sample on the chase stream (the device's highest priority,
+  // so a load that runs as kernels does not hold back the chase's blocks).
   void enqueue() {
     XB_CUDA_CHECK(cudaEventRecord(start_.get(), stream_.get()));
     for (int b = 0; b < sms_; ++b) {
@@ -62,6 +67,12 @@ class Chase {
         launch_chase(ring_.kernel_ptr(), kAccessesPerSm, sink_.get(), sms_, b, stream_.get(), scattered_);
     }
     XB_CUDA_CHECK(cudaEventRecord(stop_.get(), stream_.get()));
+  }
+  bool done() const {
+    const cudaError_t q = cudaEventQuery(stop_.get());
+    if (q == cudaErrorNotReady) return false;
+    XB_CUDA_CHECK(q);
+    return true;
   }
   // The queued sample, once done: ns per access.
   double finish() {
@@ -100,15 +111,17 @@ struct LoadCopy {
   Buffer* src = nullptr;
   Buffer* dst = nullptr;
   Stream stream;
-  std::vector<Event> done;  // done[j]: copy j ended
+  std::vector<Event> done;  // done[j]: copy j of this sample ended (kept for the next samples)
+  std::size_t queued = 0, ended = 0;
 };
 
 // The load's GB/s over the chase: for each copy stream, the copies between
 // the last one that ended before the chase started and the first one that
 // ended after it stopped (a window just around the chase).
-double load_rate(std::vector<LoadCopy>& loads, const Chase& chase, int copies) {
+double load_rate(std::vector<LoadCopy>& loads, const Chase& chase) {
   double sum = 0;
   for (LoadCopy& l : loads) {
+    const int copies = static_cast<int>(l.queued);
     int first = 0, last = copies - 1;
     for (int j = 0; j < copies; ++j)
       if (elapsed_seconds(l.done[static_cast<std::size_t>(j)], chase.start()) >= 0) first = j;
@@ -120,15 +133,61 @@ double load_rate(std::vector<LoadCopy>& loads, const Chase& chase, int copies) {
   return sum;
 }
 
-// Whether every copy stream was busy from before the chase started until
-// after it stopped.
-bool covered(std::vector<LoadCopy>& loads, const Chase& chase, int copies) {
-  for (LoadCopy& l : loads) {
-    if (elapsed_seconds(l.done.front(), chase.start()) < 0) return false;
-    if (elapsed_seconds(chase.stop(), l.done[static_cast<std::size_t>(copies - 1)]) <= 0) return false;
+// load_feed.hpp's driver on the GPUs: copy-engine copies on one stream per
+// load, the chase on its own stream.
+class GpuLoadDriver final : public LoadDriver {
+ public:
+  GpuLoadDriver(std::vector<LoadCopy>& loads, Chase& chase, int gpu) : loads_(loads), chase_(chase), gpu_(gpu) {}
+  std::size_t loads() const override { return loads_.size(); }
+  void begin_sample() override {
+    t0_ = std::chrono::steady_clock::now();
+    for (LoadCopy& l : loads_) l.queued = l.ended = 0;
   }
-  return true;
-}
+  void queue_copy(std::size_t i) override {
+    LoadCopy& l = loads_[i];
+    XB_CUDA_CHECK(cudaSetDevice(l.t->exec_device));
+    if (l.done.size() <= l.queued) l.done.emplace_back(l.t->exec_device);
+    XB_CUDA_CHECK(cudaMemcpyAsync(l.dst->ptr(), l.src->ptr(), l.t->bytes, cudaMemcpyDefault, l.stream.get()));
+    XB_CUDA_CHECK(cudaEventRecord(l.done[l.queued].get(), l.stream.get()));
+    ++l.queued;
+  }
+  std::size_t queued(std::size_t i) const override { return loads_[i].queued; }
+  std::size_t ended(std::size_t i) override {
+    LoadCopy& l = loads_[i];
+    while (l.ended < l.queued) {
+      const cudaError_t q = cudaEventQuery(l.done[l.ended].get());
+      if (q == cudaErrorNotReady) break;
+      XB_CUDA_CHECK(q);
+      ++l.ended;
+    }
+    return l.ended;
+  }
+  void start_chase() override {
+    XB_CUDA_CHECK(cudaSetDevice(gpu_));
+    for (LoadCopy& l : loads_) XB_CUDA_CHECK(cudaStreamWaitEvent(chase_.stream().get(), l.done.front().get(), 0));
+    chase_.enqueue();
+  }
+  bool chase_done() override { return chase_.done(); }
+  void finish_copies() override {
+    for (LoadCopy& l : loads_)
+      if (l.queued > 0) XB_CUDA_CHECK(cudaEventSynchronize(l.done[l.queued - 1].get()));
+  }
+  bool covered() override {
+    for (LoadCopy& l : loads_) {
+      if (elapsed_seconds(l.done.front(), chase_.start()) < 0) return false;
+      if (elapsed_seconds(chase_.stop(), l.done[l.queued - 1]) <= 0) return false;
+    }
+    return true;
+  }
+  double elapsed_s() override { return seconds_since(t0_); }
+  void pause() override { std::this_thread::sleep_for(std::chrono::microseconds(20)); }
+
+ private:
+  std::vector<LoadCopy>& loads_;
+  Chase& chase_;
+  int gpu_;
+  std::chrono::steady_clock::time_point t0_;
+};
 
 }  // namespace
 
@@ -165,55 +224,29 @@ LoadedLatencySamples measure_loaded_latency(Measurer& measurer, int gpu, const L
     if (opts.verify && l.dst->content_seed() == l.src->seed())
       fill_buffer(*l.dst, l.t->bytes, l.dst->seed(), l.t->exec_device);
   }
-  auto copy = [](LoadCopy& l) {
-    XB_CUDA_CHECK(cudaMemcpyAsync(l.dst->ptr(), l.src->ptr(), l.t->bytes, cudaMemcpyDefault, l.stream.get()));
-  };
-  // One copy of each alone (warm-up), timed: the slowest sizes the load.
+  // One copy of each alone (warm-up), timed: the slowest sizes the copies
+  // kept in flight, about a millisecond of copies ahead of the chase.
+  GpuLoadDriver driver(loads, chase, gpu);
   double copy_s = 0;
-  for (LoadCopy& l : loads) {
-    XB_CUDA_CHECK(cudaSetDevice(l.t->exec_device));
-    Event a(l.t->exec_device), b(l.t->exec_device);
-    copy(l);
-    XB_CUDA_CHECK(cudaEventRecord(a.get(), l.stream.get()));
-    copy(l);
-    XB_CUDA_CHECK(cudaEventRecord(b.get(), l.stream.get()));
-    XB_CUDA_CHECK(cudaEventSynchronize(b.get()));
-    copy_s = std::max(copy_s, elapsed_seconds(a, b));
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    LoadCopy& l = loads[i];
+    driver.begin_sample();
+    driver.queue_copy(i);
+    driver.queue_copy(i);
+    driver.finish_copies();
+    copy_s = std::max(copy_s, elapsed_seconds(l.done[0], l.done[1]));
   }
-  // Enough copies to cover three times the idle chase, doubled whenever a
-  // sample finds the chase outlasting them.
+  const std::size_t ahead = static_cast<std::size_t>(std::clamp(std::ceil(1e-3 / std::max(copy_s, 1e-9)), 2.0, 64.0));
+  // A chase that has not stopped long after its idle time is stuck, not slow.
   const double idle_s = median(out.idle.ns_per_access) * 1e-9 * chase.accesses();
-  int copies = static_cast<int>(std::ceil(3.0 * idle_s / std::max(copy_s, 1e-9))) + 3;
-  constexpr int kMaxCopies = 1 << 14;
+  const double limit_s = std::max(60.0, 100 * idle_s);
   auto sample = [&]() {
-    for (int attempt = 0;; ++attempt) {
-      throw_if_stopped();
-      copies = std::min(copies, kMaxCopies);
-      for (LoadCopy& l : loads) {
-        XB_CUDA_CHECK(cudaSetDevice(l.t->exec_device));
-        while (l.done.size() < static_cast<std::size_t>(copies)) l.done.emplace_back(l.t->exec_device);
-        for (int j = 0; j < copies; ++j) {
-          copy(l);
-          XB_CUDA_CHECK(cudaEventRecord(l.done[static_cast<std::size_t>(j)].get(), l.stream.get()));
-        }
-      }
-      XB_CUDA_CHECK(cudaSetDevice(gpu));
-      // The chase starts once the first copy of every load has ended: the
-      // load is running at its pace by then.
-      for (LoadCopy& l : loads) XB_CUDA_CHECK(cudaStreamWaitEvent(chase.stream().get(), l.done.front().get(), 0));
-      chase.enqueue();
-      const double ns = chase.finish();
-      for (LoadCopy& l : loads) XB_CUDA_CHECK(cudaEventSynchronize(l.done[static_cast<std::size_t>(copies - 1)].get()));
-      if (covered(loads, chase, copies)) {
-        out.load_gbps.push_back(load_rate(loads, chase, copies));
-        out.load_copies = copies;
-        return ns;
-      }
-      if (copies >= kMaxCopies || attempt >= 6)
-        fail(ErrorKind::cuda, fmt::format("the load ({} copies of {}) did not cover the chase on gpu{}", copies,
-                                          load.front().label, gpu));
-      copies *= 2;
-    }
+    if (!feed_loaded_sample(driver, ahead, limit_s))
+      fail(ErrorKind::cuda, fmt::format("the load ({} copies of {} kept in flight) did not cover the chase on gpu{}",
+                                        ahead, load.front().label, gpu));
+    out.load_gbps.push_back(load_rate(loads, chase));
+    out.load_copies = static_cast<int>(loads.front().queued);
+    return chase.finish();
   };
   sample();  // warm-up under load
   out.load_gbps.clear();

@@ -241,6 +241,8 @@ void Measurer::warm_up(Plan& plan) {
     plan.copies = 1;
   } else if (opts_.copies_per_sample > 0) {
     plan.copies = opts_.copies_per_sample;
+  } else if (plan.scenario->timing == Timing::nvbandwidth) {
+    plan.copies = kNvbandwidthLoopCount;
   } else {
     const double n = slowest_copy_s > 0 ? std::ceil(opts_.target_sample_s / slowest_copy_s) : 1;
     // At most 1000 copies queued per stream behind the gate.
@@ -266,9 +268,11 @@ void Measurer::run_sample(Plan& plan, ScenarioSamples& out) {
     if (plan.gated) launch_gate(release_, timed_out_, timeout_ns, plan.streams[s].get());
     XB_CUDA_CHECK(cudaEventRecord(plan.gate_end[s].get(), plan.streams[s].get()));
   }
+  const bool nvb = plan.scenario->timing == Timing::nvbandwidth;
+  if (nvb) queue_nvbandwidth_starts(plan);
   for (std::size_t i = 0; i < plan.size(); ++i) {
     XB_CUDA_CHECK(cudaSetDevice(plan.stream(i).device()));
-    XB_CUDA_CHECK(cudaEventRecord(plan.start[i].get(), plan.stream(i).get()));
+    if (!nvb) XB_CUDA_CHECK(cudaEventRecord(plan.start[i].get(), plan.stream(i).get()));
     if (opts_.sm_repeat_in_kernel) {
       enqueue_copy(plan, i, plan.copies);  // copy-engine copies are queued one by one either way
     } else {
@@ -284,13 +288,31 @@ void Measurer::run_sample(Plan& plan, ScenarioSamples& out) {
   release_[0] = 1;
   wait_for(plan.total_end);
 
-  out.total_seconds.push_back(elapsed_seconds(plan.gate_end[0], plan.total_end));
+  out.total_seconds.push_back(elapsed_seconds(nvb ? plan.start[0] : plan.gate_end[0], plan.total_end));
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const Event& ref = plan.gate_end[plan.stream_of[i]];
     auto& ts = out.transfers[i];
     ts.seconds.push_back(elapsed_seconds(plan.start[i], plan.end[i]));
     ts.start_s.push_back(elapsed_seconds(ref, plan.start[i]));
     ts.end_s.push_back(elapsed_seconds(ref, plan.end[i]));
+  }
+}
+
+// nvbandwidth's order behind the gate: each stream's own warm-up copies,
+// then stream 0's start, which the other streams' starts wait for.
+void Measurer::queue_nvbandwidth_starts(const Plan& plan) {
+  if (plan.scenario->streams != StreamMode::per_transfer)
+    fail(ErrorKind::usage, "nvbandwidth's timing needs one stream per transfer");
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    XB_CUDA_CHECK(cudaSetDevice(plan.stream(i).device()));
+    enqueue_copy(plan, i, kNvbandwidthWarmups);
+  }
+  XB_CUDA_CHECK(cudaSetDevice(plan.stream(0).device()));
+  XB_CUDA_CHECK(cudaEventRecord(plan.start[0].get(), plan.stream(0).get()));
+  for (std::size_t i = 1; i < plan.size(); ++i) {
+    XB_CUDA_CHECK(cudaSetDevice(plan.stream(i).device()));
+    XB_CUDA_CHECK(cudaStreamWaitEvent(plan.stream(i).get(), plan.start[0].get(), 0));
+    XB_CUDA_CHECK(cudaEventRecord(plan.start[i].get(), plan.stream(i).get()));
   }
 }
 

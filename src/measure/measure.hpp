@@ -8,6 +8,8 @@
 // (gate release to the last transfer's end). Warm-up copies run first and
 // size the samples; adaptive sampling stops once the metric the caller
 // reports is stable. Verification runs after the timed region, never inside.
+// A scenario with Timing::nvbandwidth is sampled in nvbandwidth's order
+// instead (model.hpp); its total then starts at stream 0's start.
 #pragma once
 
 #include <cstdint>
@@ -86,6 +88,7 @@ class Measurer {
   SmCopyConfig kernel_config(const Plan& plan, std::size_t i) const;
   int sm_budget(int device) const;  // SMs a kernel may use: all, or opts_.sm_limit
   void run_sample(Plan& plan, ScenarioSamples& out);
+  void queue_nvbandwidth_starts(const Plan& plan);
   void wait_for(const Event& done);
   void verify(Plan& plan, ScenarioSamples& out);
 

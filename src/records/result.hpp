@@ -38,6 +38,22 @@ struct LoadedLatency {
 // A load below this share of its link's peak does not show the link loaded.
 inline constexpr double kWeakLoadShare = 0.5;
 
+// A cell that nvbandwidth measures another way than xferbench (its copy
+// schedule, the size of its interfering copies), measured that way too, so
+// the nvbandwidth layouts print nvbandwidth's figure and xferbench's own
+// output says where the two part (docs/nvbandwidth.md).
+struct NvbandwidthWay {
+  double value = 0;    // GB/s measured nvbandwidth's way (the run's statistic of its samples)
+  double ratio = 0;    // value / the cell's own value
+  bool differs = false;  // |ratio - 1| above kMethodsDiffer
+  std::string why;     // what nvbandwidth does differently
+  Summary stats;
+  std::vector<double> samples;
+};
+// Two ways of measuring a cell that part by more than this share are
+// reported as different.
+inline constexpr double kMethodsDiffer = 0.03;
+
 struct Cell {
   int row = 0, col = 0;
   double value = 0;                 // what the case reports: median (or mean with --mean)
@@ -59,7 +75,11 @@ struct Cell {
   std::string invalid_reason;
   std::string error;                // non-empty: the cell could not be measured (no value); why
   std::optional<LoadedLatency> loaded;  // loaded-latency cells only
+  std::optional<NvbandwidthWay> nvbandwidth;  // cells nvbandwidth measures another way
 };
+// What nvbandwidth's layouts print for a cell: its nvbandwidth-way figure
+// where it has one, else its value.
+inline double nvbandwidth_value(const Cell& c) { return c.nvbandwidth ? c.nvbandwidth->value : c.value; }
 
 struct Matrix {
   std::string name;                 // "", "write1", "write2", "total"

@@ -32,6 +32,15 @@ constexpr auto loaded_fields = [](auto& io, auto& l) {
   });
 };
 
+constexpr auto nvbandwidth_way_fields = [](auto& io, auto& w) {
+  io.need("value_gbps", w.value);
+  io.need("ratio", w.ratio);
+  io("differs", w.differs);
+  io("why", w.why);
+  io.need_object("stats", w.stats, [](auto& s, auto& x) { stats_fields(s, x, "gbps"); });
+  io("samples_gbps", w.samples);
+};
+
 template <class Io, class C>
 void cell_fields(Io& io, C& c, const Matrix& m) {
   const std::string unit = m.metric == Metric::bandwidth_gbps ? "gbps" : "ns";
@@ -66,6 +75,7 @@ void cell_fields(Io& io, C& c, const Matrix& m) {
   io.when(c.invalid, "invalid_reason", c.invalid_reason);
   io.when(!c.error.empty(), "error", c.error);
   io.optional_object("loaded", c.loaded, loaded_fields);
+  io.optional_object("nvbandwidth", c.nvbandwidth, nvbandwidth_way_fields);
 }
 
 constexpr auto matrix_fields = [](auto& io, auto& m) {

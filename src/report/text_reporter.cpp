@@ -79,6 +79,9 @@ void text_matrix(std::ostream& os, const Matrix& m, bool verbose) {
       if (l.load_peak.known()) fmt::print(os, " = {:.0f}% of {:.2f} GB/s", l.load_pct, l.load_peak.gbps);
       if (l.weak) fmt::print(os, ", WEAK LOAD (under {:.0f}% of peak)", kWeakLoadShare * 100);
     }
+    if (c.nvbandwidth && c.nvbandwidth->differs)
+      fmt::print(os, ", NVBANDWIDTH'S WAY {:.2f} GB/s ({:+.0f}%): {}", c.nvbandwidth->value,
+                 (c.nvbandwidth->ratio - 1) * 100, c.nvbandwidth->why);
     fmt::print(os, "\n");
   }
   if (!verbose) return;

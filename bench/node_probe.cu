@@ -1,0 +1,407 @@
+// An independent probe of a whole node's shared-link figures, written
+// without any of xferbench's code, to hold xferbench's own cells against.
+//
+//   node_probe fan MIB COPIES
+//     For every GPU g and each of the four fan shapes (all peers read from g,
+//     g writes to all peers, all peers write to g, g reads from all peers):
+//     one stream per copy, each held by a spin kernel until every copy is
+//     queued, then released together. Prints the total bytes over the time
+//     from the release to the last copy's end (GB/s).
+//   node_probe hostbidir MIB COPIES
+//     Every GPU at once copies between its own memory and pinned host memory
+//     both ways with one SM kernel (odd warps host -> GPU, even warps
+//     GPU -> host), each pass walking the whole buffer; all GPUs released
+//     together. Prints per GPU the per-direction GB/s (half the bytes over
+//     its own time), and the same with one GPU alone.
+//   node_probe flag A B ITERS
+//     One thread on GPU A and one on GPU B ping-pong a sequence number:
+//     each stores into a flag in the other's memory and polls its own.
+//     Prints the one-way time (round trip / 2) for several variants of
+//     what a transport does besides the store and the poll.
+//   node_probe localce MIB
+//     Whether a same-GPU cudaMemcpyAsync runs on the copy engine: every SM
+//     is held by a spinning kernel while the copy is queued on another
+//     stream; a copy that ends while the SMs are held did not need them.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                                                      \
+  do {                                                                                             \
+    cudaError_t e_ = (x);                                                                          \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));      \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+__global__ void spin(volatile int* flag) {
+  while (*flag == 0) __nanosleep(100);
+}
+
+__global__ void fill(uint4* p, size_t n, unsigned seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    p[i] = make_uint4(unsigned(i) ^ seed, unsigned(i >> 32) + seed, seed * 3u, unsigned(i) * 7u);
+}
+
+__global__ void count_bad(const uint4* p, size_t n, unsigned seed, unsigned long long* bad) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const uint4 v = p[i];
+    if (v.x != (unsigned(i) ^ seed) || v.y != unsigned(i >> 32) + seed || v.z != seed * 3u || v.w != unsigned(i) * 7u)
+      atomicAdd(bad, 1ull);
+  }
+}
+
+static int gpu_count() {
+  int n = 0;
+  CK(cudaGetDeviceCount(&n));
+  return n;
+}
+
+static void enable_peers(int n) {
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      if (a == b) continue;
+      CK(cudaSetDevice(a));
+      const cudaError_t e = cudaDeviceEnablePeerAccess(b, 0);
+      if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) CK(e);
+      cudaGetLastError();
+    }
+}
+
+static unsigned long long check(int dev, const void* p, size_t bytes, unsigned seed) {
+  CK(cudaSetDevice(dev));
+  unsigned long long* bad = nullptr;
+  CK(cudaMallocManaged(&bad, sizeof *bad));
+  *bad = 0;
+  count_bad<<<1024, 256>>>(static_cast<const uint4*>(p), bytes / 16, seed, bad);
+  CK(cudaDeviceSynchronize());
+  const unsigned long long b = *bad;
+  CK(cudaFree(bad));
+  return b;
+}
+
+// One copy of the fan: dst <- src, issued by `exec`.
+struct Copy {
+  int exec;
+  void* dst;
+  const void* src;
+  int src_dev, dst_dev;
+};
+
+// All copies released together; returns total GB/s from the release to the last end.
+static double run_gated(const std::vector<Copy>& copies, size_t bytes, int reps, int* flag) {
+  const size_t n = copies.size();
+  std::vector<cudaStream_t> s(n);
+  std::vector<cudaEvent_t> released(n), done(n);
+  for (size_t i = 0; i < n; ++i) {
+    CK(cudaSetDevice(copies[i].exec));
+    CK(cudaStreamCreateWithFlags(&s[i], cudaStreamNonBlocking));
+    CK(cudaEventCreate(&released[i]));
+    CK(cudaEventCreate(&done[i]));
+  }
+  *flag = 0;
+  for (size_t i = 0; i < n; ++i) {
+    CK(cudaSetDevice(copies[i].exec));
+    spin<<<1, 1, 0, s[i]>>>(flag);
+    CK(cudaEventRecord(released[i], s[i]));
+    for (int r = 0; r < reps; ++r) CK(cudaMemcpyAsync(copies[i].dst, copies[i].src, bytes, cudaMemcpyDefault, s[i]));
+    CK(cudaEventRecord(done[i], s[i]));
+  }
+  __sync_synchronize();
+  *flag = 1;
+  double longest_ms = 0;
+  for (size_t i = 0; i < n; ++i) {
+    CK(cudaSetDevice(copies[i].exec));
+    CK(cudaEventSynchronize(done[i]));
+  }
+  // Every stream's release is the same host store; time from the earliest
+  // release (stream 0's device clock) to each end, taken on that device.
+  for (size_t i = 0; i < n; ++i) {
+    float ms = 0;
+    CK(cudaSetDevice(copies[i].exec));
+    CK(cudaEventElapsedTime(&ms, released[i], done[i]));
+    longest_ms = std::max(longest_ms, double(ms));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    CK(cudaSetDevice(copies[i].exec));
+    CK(cudaStreamDestroy(s[i]));
+    CK(cudaEventDestroy(released[i]));
+    CK(cudaEventDestroy(done[i]));
+  }
+  return double(bytes) * reps * n / (longest_ms * 1e-3) / 1e9;
+}
+
+static int fan(size_t mib, int reps) {
+  const int n = gpu_count();
+  if (n < 2) {
+    std::puts("fan: needs 2 GPUs");
+    return 1;
+  }
+  enable_peers(n);
+  const size_t bytes = mib << 20;
+  std::vector<void*> a(n), b(n * n);
+  for (int g = 0; g < n; ++g) {
+    CK(cudaSetDevice(g));
+    CK(cudaMalloc(&a[g], bytes));
+    fill<<<1024, 256>>>(static_cast<uint4*>(a[g]), bytes / 16, 100 + g);
+    for (int p = 0; p < n; ++p) CK(cudaMalloc(&b[g * n + p], bytes));  // b[g*n+p]: on g, for peer p
+    CK(cudaDeviceSynchronize());
+  }
+  int* flag = nullptr;
+  CK(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
+  const char* names[4] = {"all_to_one_read (peers read from g)", "one_to_all_write (g writes to peers)",
+                          "all_to_one_write (peers write to g)", "one_to_all_read (g reads from peers)"};
+  int bad_total = 0;
+  for (int shape = 0; shape < 4; ++shape) {
+    std::printf("%-40s", names[shape]);
+    for (int g = 0; g < n; ++g) {
+      std::vector<Copy> copies;
+      for (int p = 0; p < n; ++p) {
+        if (p == g) continue;
+        const bool out_of_g = shape < 2;                 // data leaves g
+        const bool peer_issues = shape == 0 || shape == 2;
+        const int src_dev = out_of_g ? g : p, dst_dev = out_of_g ? p : g;
+        Copy c;
+        c.exec = peer_issues ? p : g;
+        c.src = a[src_dev];
+        c.dst = b[dst_dev * n + (out_of_g ? g : p)];
+        c.src_dev = src_dev;
+        c.dst_dev = dst_dev;
+        copies.push_back(c);
+      }
+      for (const Copy& c : copies) {
+        CK(cudaSetDevice(c.dst_dev));
+        CK(cudaMemset(c.dst, 0, bytes));
+      }
+      const double gbps = run_gated(copies, bytes, reps, flag);
+      for (const Copy& c : copies) bad_total += check(c.dst_dev, c.dst, bytes, 100 + c.src_dev) != 0;
+      std::printf(" gpu%d %7.1f", g, gbps);
+    }
+    std::printf("\n");
+  }
+  std::printf("verification: %s\n", bad_total ? "FAILED" : "passed");
+  return bad_total ? 1 : 0;
+}
+
+// Odd warps copy host -> device, even warps device -> host; every pass
+// walks the whole buffer (grid-stride over warps' 512-byte pieces).
+__global__ void split_stream(uint4* host, uint4* dev, size_t n, int passes) {
+  const size_t lane = threadIdx.x & 31;
+  const size_t warp = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const size_t warps = (size_t(gridDim.x) * blockDim.x) >> 5;
+  const bool odd = warp & 1;
+  for (int p = 0; p < passes; ++p)
+    for (size_t w = warp; w * 32 < n; w += warps) {
+      const size_t i = w * 32 + lane;
+      if (i >= n) break;
+      if (odd)
+        __stcg(dev + i, __ldcg(host + i));
+      else
+        __stcg(host + i, __ldcg(dev + i));
+    }
+}
+
+static int hostbidir(size_t mib, int passes) {
+  const int n = gpu_count();
+  const size_t bytes = mib << 20;
+  std::vector<void*> h(n), d(n);
+  std::vector<cudaStream_t> s(n);
+  std::vector<cudaEvent_t> e0(n), e1(n);
+  int* flag = nullptr;
+  CK(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
+  for (int g = 0; g < n; ++g) {
+    CK(cudaSetDevice(g));
+    CK(cudaHostAlloc(&h[g], bytes, cudaHostAllocPortable));
+    CK(cudaMalloc(&d[g], bytes));
+    CK(cudaStreamCreateWithFlags(&s[g], cudaStreamNonBlocking));
+    CK(cudaEventCreate(&e0[g]));
+    CK(cudaEventCreate(&e1[g]));
+  }
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  auto run = [&](int only) {
+    *flag = 0;
+    for (int g = 0; g < n; ++g) {
+      if (only >= 0 && g != only) continue;
+      CK(cudaSetDevice(g));
+      spin<<<1, 1, 0, s[g]>>>(flag);
+      CK(cudaEventRecord(e0[g], s[g]));
+      split_stream<<<sms * 2, 1024, 0, s[g]>>>(static_cast<uint4*>(h[g]), static_cast<uint4*>(d[g]), bytes / 16,
+                                               passes);
+      CK(cudaEventRecord(e1[g], s[g]));
+    }
+    __sync_synchronize();
+    *flag = 1;
+    for (int g = 0; g < n; ++g) {
+      if (only >= 0 && g != only) continue;
+      CK(cudaSetDevice(g));
+      CK(cudaEventSynchronize(e1[g]));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, e0[g], e1[g]));
+      std::printf(" gpu%d %6.1f", g, double(bytes) * passes / 2 / (ms * 1e-3) / 1e9);
+    }
+  };
+  for (int round = 0; round < 3; ++round) {
+    std::printf("all GPUs at once, per direction GB/s:");
+    run(-1);
+    std::printf("\n");
+  }
+  std::printf("each GPU alone, per direction GB/s:   ");
+  for (int g = 0; g < n; ++g) run(g);
+  std::printf("\n");
+  return 0;
+}
+
+__device__ __forceinline__ unsigned long long ld_flag(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_flag(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.volatile.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void ld_pair(const unsigned long long* p, unsigned long long& a, unsigned long long& b) {
+  asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+}
+__device__ __forceinline__ void st_pair(unsigned long long* p, unsigned long long a, unsigned long long b) {
+  asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+}
+
+// Variant 0: 8-byte flag. 1: 16-byte word pair (data + sequence in each
+// word). 2: as 1, plus the receiver stores the data to a local buffer and
+// the responder re-reads it before answering (an echo), plus a block
+// barrier after each receive. The initiator records globaltimer before
+// and after `iters` round trips.
+__global__ void flag_pingpong(unsigned long long* mine, unsigned long long* theirs, unsigned long long* scratch,
+                              int initiator, int iters, int variant, unsigned long long* ns) {
+  unsigned long long t0 = 0, t1 = 0;
+  if (threadIdx.x == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  for (int i = 1; i <= iters; ++i) {
+    const unsigned long long seq = 2ull * i + (initiator ? 0 : 1);
+    const unsigned long long want = 2ull * i + (initiator ? 1 : 0);
+    auto send = [&]() {
+      if (threadIdx.x != 0) return;
+      unsigned long long data = variant == 2 ? scratch[0] : seq;
+      if (variant == 0)
+        st_flag(theirs, seq);
+      else
+        st_pair(theirs, (seq << 32) | (data & 0xffffffffu), (seq << 32) | (data >> 32));
+    };
+    auto receive = [&]() {
+      if (threadIdx.x == 0) {
+        if (variant == 0) {
+          while (ld_flag(mine) < want) {
+          }
+        } else {
+          unsigned long long lo, hi;
+          do ld_pair(mine, lo, hi);
+          while ((lo >> 32) < (want & 0xffffffffu) || (hi >> 32) < (want & 0xffffffffu));
+          if (variant == 2) scratch[0] = (lo & 0xffffffffu) | (hi << 32);
+        }
+      }
+      if (variant == 2) __syncthreads();
+    };
+    if (initiator) {
+      send();
+      receive();
+    } else {
+      receive();
+      send();
+    }
+  }
+  if (threadIdx.x == 0) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    *ns = t1 - t0;
+  }
+}
+
+static int flag(int a, int b, int iters) {
+  enable_peers(gpu_count());
+  unsigned long long *fa, *fb, *sa, *sb, *ns;
+  CK(cudaSetDevice(a));
+  CK(cudaMalloc(&fa, 256));
+  CK(cudaMalloc(&sa, 256));
+  CK(cudaSetDevice(b));
+  CK(cudaMalloc(&fb, 256));
+  CK(cudaMalloc(&sb, 256));
+  CK(cudaHostAlloc(&ns, 2 * sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable));
+  const char* what[3] = {"8-byte flag", "16-byte LL pair", "LL pair + local store, echo re-read, barrier"};
+  for (int variant = 0; variant < 3; ++variant) {
+    for (int n : {10, 100, iters}) {
+      CK(cudaSetDevice(a));
+      CK(cudaMemset(fa, 0, 256));
+      CK(cudaMemset(sa, 0, 256));
+      CK(cudaDeviceSynchronize());
+      CK(cudaSetDevice(b));
+      CK(cudaMemset(fb, 0, 256));
+      CK(cudaMemset(sb, 0, 256));
+      CK(cudaDeviceSynchronize());
+      CK(cudaSetDevice(b));
+      flag_pingpong<<<1, 32>>>(fb, fa, sb, 0, n, variant, ns + 1);
+      CK(cudaSetDevice(a));
+      flag_pingpong<<<1, 32>>>(fa, fb, sa, 1, n, variant, ns);
+      CK(cudaDeviceSynchronize());
+      CK(cudaSetDevice(b));
+      CK(cudaDeviceSynchronize());
+      std::printf("flag gpu%d<->gpu%d %-46s %7d round trips: one-way %.3f us\n", a, b, what[variant], n,
+                  double(ns[0]) / n / 2 / 1e3);
+    }
+  }
+  return 0;
+}
+
+__global__ void hold_sms(volatile int* flag, unsigned long long* started) {
+  if (threadIdx.x == 0) atomicAdd(started, 1ull);
+  while (*flag == 0) __nanosleep(1000);
+}
+
+static int localce(size_t mib) {
+  const size_t bytes = mib << 20;
+  int sms = 0, per_sm_threads = 0;
+  CK(cudaSetDevice(0));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  CK(cudaDeviceGetAttribute(&per_sm_threads, cudaDevAttrMaxThreadsPerMultiProcessor, 0));
+  void *src, *dst;
+  CK(cudaMalloc(&src, bytes));
+  CK(cudaMalloc(&dst, bytes));
+  int* flag;
+  unsigned long long* started;
+  CK(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped));
+  CK(cudaHostAlloc(&started, sizeof *started, cudaHostAllocMapped));
+  *flag = 0;
+  *started = 0;
+  cudaStream_t s1, s2;
+  CK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+  const int blocks = sms * (per_sm_threads / 1024);
+  hold_sms<<<blocks, 1024, 0, s1>>>(flag, started);
+  while (*started < static_cast<unsigned long long>(blocks)) {
+  }
+  cudaEvent_t done;
+  CK(cudaEventCreate(&done));
+  CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s2));
+  CK(cudaEventRecord(done, s2));
+  bool finished = false;
+  for (int i = 0; i < 2000000 && !finished; ++i) finished = cudaEventQuery(done) == cudaSuccess;
+  std::printf("localce: a %zu MiB same-GPU cudaMemcpyAsync %s while all %d SMs were held (%d blocks of 1024)\n", mib,
+              finished ? "FINISHED (copy engine)" : "did NOT finish (needs SMs)", sms, blocks);
+  *flag = 1;
+  CK(cudaDeviceSynchronize());
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "fan" && argc == 4) return fan(std::strtoull(argv[2], nullptr, 10), std::atoi(argv[3]));
+  if (mode == "hostbidir" && argc == 4) return hostbidir(std::strtoull(argv[2], nullptr, 10), std::atoi(argv[3]));
+  if (mode == "flag" && argc == 5) return flag(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
+  if (mode == "localce" && argc == 3) return localce(std::strtoull(argv[2], nullptr, 10));
+  std::fprintf(stderr, "usage: node_probe fan MIB COPIES | hostbidir MIB PASSES | flag A B ITERS | localce MIB\n");
+  return 2;
+}
