@@ -18,11 +18,17 @@
 //     each stores into a flag in the other's memory and polls its own.
 //     Prints the one-way time (round trip / 2) for several variants of
 //     what a transport does besides the store and the poll.
+//   node_probe flagipc A B ITERS
+//     The same 16-byte word-pair ping-pong, but between two processes (a
+//     fork before CUDA starts), each with one GPU, the peer's flag mapped
+//     over CUDA IPC: what a transport between two ranks starts from.
 //   node_probe localce MIB
 //     Whether a same-GPU cudaMemcpyAsync runs on the copy engine: every SM
 //     is held by a spinning kernel while the copy is queued on another
 //     stream; a copy that ends while the SMs are held did not need them.
 #include <cuda_runtime.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -356,6 +362,41 @@ static int flag(int a, int b, int iters) {
   return 0;
 }
 
+// Two processes: the parent drives GPU A, the child GPU B; each sends the
+// other the IPC handle of its flag through a pipe, maps the peer's, and both
+// run variant 1 (the 16-byte word pair).
+static int flagipc(int a, int b, int iters) {
+  int to_child[2], to_parent[2];
+  if (pipe(to_child) != 0 || pipe(to_parent) != 0) return 1;
+  const pid_t pid = fork();
+  const bool parent = pid != 0;
+  CK(cudaSetDevice(parent ? a : b));
+  unsigned long long *mine, *scratch, *ns;
+  CK(cudaMalloc(&mine, 256));
+  CK(cudaMalloc(&scratch, 256));
+  CK(cudaMemset(mine, 0, 256));
+  CK(cudaHostAlloc(&ns, sizeof(unsigned long long), cudaHostAllocMapped));
+  cudaIpcMemHandle_t h, peer;
+  CK(cudaIpcGetMemHandle(&h, mine));
+  const int out = parent ? to_child[1] : to_parent[1], in = parent ? to_parent[0] : to_child[0];
+  if (write(out, &h, sizeof h) != sizeof h || read(in, &peer, sizeof peer) != sizeof peer) return 1;
+  void* theirs = nullptr;
+  CK(cudaIpcOpenMemHandle(&theirs, peer, cudaIpcMemLazyEnablePeerAccess));
+  CK(cudaDeviceSynchronize());
+  char go = 1;  // both mapped before either starts
+  if (write(out, &go, 1) != 1 || read(in, &go, 1) != 1) return 1;
+  flag_pingpong<<<1, 32>>>(mine, static_cast<unsigned long long*>(theirs), scratch, parent, iters, 1, ns);
+  CK(cudaDeviceSynchronize());
+  if (parent) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    std::printf("flagipc gpu%d<->gpu%d two processes, 16-byte LL pair %7d round trips: one-way %.3f us\n", a, b, iters,
+                double(ns[0]) / iters / 2 / 1e3);
+  }
+  CK(cudaIpcCloseMemHandle(theirs));
+  return 0;
+}
+
 __global__ void hold_sms(volatile int* flag, unsigned long long* started) {
   if (threadIdx.x == 0) atomicAdd(started, 1ull);
   while (*flag == 0) __nanosleep(1000);
@@ -401,7 +442,9 @@ int main(int argc, char** argv) {
   if (mode == "fan" && argc == 4) return fan(std::strtoull(argv[2], nullptr, 10), std::atoi(argv[3]));
   if (mode == "hostbidir" && argc == 4) return hostbidir(std::strtoull(argv[2], nullptr, 10), std::atoi(argv[3]));
   if (mode == "flag" && argc == 5) return flag(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
+  if (mode == "flagipc" && argc == 5) return flagipc(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
   if (mode == "localce" && argc == 3) return localce(std::strtoull(argv[2], nullptr, 10));
-  std::fprintf(stderr, "usage: node_probe fan MIB COPIES | hostbidir MIB PASSES | flag A B ITERS | localce MIB\n");
+  std::fprintf(stderr,
+               "usage: node_probe fan MIB COPIES | hostbidir MIB PASSES | flag A B ITERS | flagipc A B ITERS | localce MIB\n");
   return 2;
 }

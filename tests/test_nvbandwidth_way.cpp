@@ -1,8 +1,9 @@
 // Cells nvbandwidth measures another way than xferbench (issue 40): the
 // fan cases' total on three or more GPUs (nvbandwidth's timing) and the
-// split-warp host cases of every GPU (interferers as long as the measured
-// copy). The plan carries nvbandwidth's scenario, the runner measures it
-// too, and the text and JSON say where the two ways part by more than 3%.
+// split-warp host cases (nvbandwidth's in-place order; in the all-GPU
+// cases also interferers only as long as the measured copy). The plan
+// carries nvbandwidth's scenario, the runner measures it too, and the text
+// and JSON say where the two ways part by more than 3%.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -48,27 +49,39 @@ TEST(NvbandwidthWay, FanCellsOfSeveralPeersCarryNvbandwidthTiming) {
   }
 }
 
-TEST(NvbandwidthWay, SplitWarpAllHostCellsHaveInterferersAsLongAsTheMeasuredCopy) {
+TEST(NvbandwidthWay, SplitWarpCellsWalkTheBufferAndMeasureNvbandwidthsInPlaceOrderToo) {
   for (const char* name : {"host_to_all_bidirectional_memcpy_sm", "all_to_host_bidirectional_memcpy_sm"}) {
     const auto plan = xb::plan_case(named(name), fake_system(4), 1 << 20);
     ASSERT_EQ(plan.cells.size(), 4u);
     for (const auto& c : plan.cells) {
       ASSERT_TRUE(c.nvbandwidth.has_value()) << name;
       ASSERT_EQ(c.scenario.transfers.size(), 4u);
+      ASSERT_EQ(c.nvbandwidth->transfers.size(), 4u);
+      for (std::size_t i = 0; i < 4; ++i) {
+        EXPECT_FALSE(c.scenario.transfers[i].repeat_in_place) << name;     // xferbench: whole-buffer passes
+        EXPECT_TRUE(c.nvbandwidth->transfers[i].repeat_in_place) << name;  // nvbandwidth: each piece in place
+      }
       for (std::size_t i = 1; i < 4; ++i) {
         EXPECT_EQ(c.scenario.transfers[i].repeat, 2) << name;       // xferbench: the interferers cover the copy
         EXPECT_EQ(c.nvbandwidth->transfers[i].repeat, 1) << name;  // nvbandwidth: as long as it
       }
       EXPECT_EQ(c.nvbandwidth->timing, xb::Timing::nvbandwidth);
+      EXPECT_NE(c.nvbandwidth_why.find("only as long as this one"), std::string::npos);
     }
   }
-  // No interferer on one GPU; the streaming cases and the copy-engine ones
-  // size their interferers as nvbandwidth does.
-  for (const auto& c : xb::plan_case(named("host_to_all_bidirectional_memcpy_sm"), fake_system(1), 1 << 20).cells)
-    EXPECT_FALSE(c.nvbandwidth.has_value());
+  // One GPU, and the single-GPU split cells: the order differs, no interferer.
+  for (const char* name : {"host_to_all_bidirectional_memcpy_sm", "host_to_device_bidirectional_memcpy_sm",
+                           "device_to_host_bidirectional_memcpy_sm"})
+    for (const auto& c : xb::plan_case(named(name), fake_system(1), 1 << 20).cells) {
+      ASSERT_TRUE(c.nvbandwidth.has_value()) << name;
+      ASSERT_EQ(c.nvbandwidth->transfers.size(), 1u) << name;
+      EXPECT_TRUE(c.nvbandwidth->transfers[0].repeat_in_place) << name;
+      EXPECT_EQ(c.nvbandwidth_why.find("only as long as this one"), std::string::npos) << name;
+    }
+  // The streaming cases are the own figure alone; copy-engine cases size
+  // their interferers as nvbandwidth does.
   for (const char* name : {"host_to_all_bidirectional_memcpy_sm_streaming", "host_to_all_bidirectional_memcpy_ce",
-                           "host_to_device_bidirectional_memcpy_sm", "host_to_all_memcpy_ce",
-                           "device_to_device_bidirectional_memcpy_write_ce"})
+                           "host_to_all_memcpy_ce", "device_to_device_bidirectional_memcpy_write_ce"})
     for (const auto& c : xb::plan_case(named(name), fake_system(4), 1 << 20).cells)
       EXPECT_FALSE(c.nvbandwidth.has_value()) << name;
 }

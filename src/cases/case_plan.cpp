@@ -76,6 +76,15 @@ CellPlan& add_cell(CasePlan& plan, int row, int col) {
   return c;
 }
 
+// Why nvbandwidth's split-warp cells read otherwise than xferbench's.
+const std::string kSplitInPlace =
+    "nvbandwidth's split-warp kernel copies each 16-byte piece 16 times in place before moving on, so only a few MiB "
+    "of host memory are in use at any moment; xferbench's walks the whole buffer on every pass, so host memory "
+    "serves every byte, as in a bulk transfer";
+const std::string kSplitShortInterferers =
+    "; and its interfering copies on the other GPUs are only as long as this one and start after their own warm-up "
+    "copies, so part of it runs with fewer GPUs on the host link, while xferbench's run twice as long";
+
 // host <-> GPU patterns, one cell per GPU (row 0 = host).
 void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CasePlan& plan) {
   const int n = sys.gpu_count();
@@ -87,42 +96,43 @@ void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CaseP
   // SM bidirectional cases use one split-warp kernel per GPU (half the
   // warps each way) as nvbandwidth does, reported per direction (half).
   const bool split = bidir && def.engine == Engine::sm;
-  const std::string measured = split ? fmt::format(", per direction (half of a split-warp kernel's total{})",
-                                                   def.streaming ? ", whole-buffer passes" : "")
+  const std::string measured = split ? ", per direction (half of a split-warp kernel's total, whole-buffer passes)"
                                : bidir ? (to_dev ? ", host->GPU measured" : ", GPU->host measured") : "";
   plan.matrices.push_back(header("", fmt::format("memcpy {} host {} GPU(column) bandwidth (GB/s){}", engine_tag(def.engine),
                                                  bidir ? "<->" : (to_dev ? "->" : "<-"), measured),
                               {"host"}, n));
   const Engine engine = split ? Engine::sm_split : def.engine;
-  for (int g = 0; g < n; ++g) {
-    CellPlan& c = add_cell(plan, 0, g);
+  // The cell's transfers: the measured copy first, then what interferes.
+  // Interfering copies run twice per measured copy so they cover it (as
+  // nvbandwidth's copies of twice the size do) with buffers of one size;
+  // nvbandwidth's split-warp interferers are as long as the measured copy,
+  // and its split-warp kernel re-copies each piece in place.
+  auto transfers = [&](int g, bool nvbandwidth_way) {
+    Scenario sc;
     auto add = [&](int dev, bool h2d, int repeat) {
       const Location dl = device_memory(dev);
-      c.scenario.transfers.push_back(h2d ? make_transfer(kHost, dl, engine, dev, bytes)
-                                         : make_transfer(dl, kHost, engine, dev, bytes));
-      c.scenario.transfers.back().repeat = repeat;
-      c.scenario.transfers.back().repeat_in_place = split && !def.streaming;
+      sc.transfers.push_back(h2d ? make_transfer(kHost, dl, engine, dev, bytes) : make_transfer(dl, kHost, engine, dev, bytes));
+      sc.transfers.back().repeat = repeat;
+      sc.transfers.back().repeat_in_place = split && nvbandwidth_way;
     };
     add(g, to_dev, 1);
-    // Interfering copies run twice per measured copy so they cover it (as
-    // nvbandwidth's copies of twice the size do) with buffers of one size.
     if (bidir && !split) add(g, !to_dev, 2);
     for (int d = 0; all && d < n; ++d) {
       if (d == g) continue;
-      add(d, to_dev, 2);
+      add(d, to_dev, split && nvbandwidth_way ? 1 : 2);
       if (bidir && !split) add(d, !to_dev, 2);
     }
+    if (nvbandwidth_way) sc.timing = Timing::nvbandwidth;
+    return sc;
+  };
+  for (int g = 0; g < n; ++g) {
+    CellPlan& c = add_cell(plan, 0, g);
+    c.scenario = transfers(g, false);
     c.outputs.push_back(host_output(sys.gpus[g]));
     if (split) c.outputs.back().scale = 0.5;
-    // nvbandwidth's split-warp interferers are as long as the measured copy.
-    if (split && all && !def.streaming && c.scenario.transfers.size() > 1) {
-      Scenario nvb = c.scenario;
-      for (std::size_t i = 1; i < nvb.transfers.size(); ++i) nvb.transfers[i].repeat = 1;
-      nvb.timing = Timing::nvbandwidth;
-      c.nvbandwidth = std::move(nvb);
-      c.nvbandwidth_why = "nvbandwidth's interfering split-warp copies on the other GPUs are only as long as this one, "
-                          "and start after their own warm-up copies, so part of it runs with fewer GPUs on the host "
-                          "link; xferbench's run twice as long, so every GPU loads the link for the whole copy";
+    if (split && !def.streaming) {
+      c.nvbandwidth = transfers(g, true);
+      c.nvbandwidth_why = all ? kSplitInPlace + kSplitShortInterferers : kSplitInPlace;
     }
   }
 }
