@@ -18,6 +18,9 @@
 //     each stores into a flag in the other's memory and polls its own.
 //     Prints the one-way time (round trip / 2) for several variants of
 //     what a transport does besides the store and the poll.
+//   node_probe flagbits A B ITERS
+//     Variant 1 with, one at a time and all together, the pieces a
+//     transport's loop adds (flag_bits below): where the time goes.
 //   node_probe flagipc A B ITERS
 //     The same 16-byte word-pair ping-pong, but between two processes (a
 //     fork before CUDA starts), each with one GPU, the peer's flag mapped
@@ -327,6 +330,84 @@ __global__ void flag_pingpong(unsigned long long* mine, unsigned long long* thei
   }
 }
 
+// What a transport's loop adds to variant 1, one piece per bit: 1 the
+// receiver stores the data to a local buffer, 2 a block barrier with a
+// vote after each receive, 4 a clock64 stamp per round trip into global
+// memory, 8 the data sent is loaded from a global buffer each time, 16
+// the poll counts its tries and naps 128 ns per try after 64.
+__global__ void flag_bits(unsigned long long* mine, unsigned long long* theirs, unsigned long long* scratch,
+                          int initiator, int iters, int bits, unsigned long long* ns) {
+  unsigned long long t0 = 0, t1 = 0;
+  if (threadIdx.x == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  for (int i = 1; i <= iters; ++i) {
+    const unsigned long long seq = 2ull * i + (initiator ? 0 : 1);
+    const unsigned long long want = 2ull * i + (initiator ? 1 : 0);
+    auto send = [&]() {
+      if (threadIdx.x != 0) return;
+      const unsigned long long data = (bits & 8) ? scratch[8] : seq;
+      st_pair(theirs, (seq << 32) | (data & 0xffffffffu), (seq << 32) | (data >> 32));
+    };
+    auto receive = [&]() {
+      bool ok = true;
+      if (threadIdx.x == 0) {
+        unsigned long long lo, hi;
+        unsigned polls = 0;
+        ld_pair(mine, lo, hi);
+        while ((lo >> 32) < (want & 0xffffffffu) || (hi >> 32) < (want & 0xffffffffu)) {
+          if ((bits & 16) && ++polls >= 64) __nanosleep(128);
+          ld_pair(mine, lo, hi);
+        }
+        if (bits & 1) scratch[0] = (lo & 0xffffffffu) | (hi << 32);
+        ok = lo != 0;
+      }
+      if (bits & 2) ok = __syncthreads_and(ok);
+      if (!ok) scratch[1] = 1;
+    };
+    if (initiator) {
+      send();
+      receive();
+      if ((bits & 4) && threadIdx.x == 0) scratch[16 + (i & 15)] = clock64();
+    } else {
+      receive();
+      send();
+    }
+  }
+  if (threadIdx.x == 0) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    *ns = t1 - t0;
+  }
+}
+
+static int flag_bits_run(int a, int b, int iters) {
+  enable_peers(gpu_count());
+  unsigned long long *fa, *fb, *sa, *sb, *ns;
+  CK(cudaSetDevice(a));
+  CK(cudaMalloc(&fa, 256));
+  CK(cudaMalloc(&sa, 1024));
+  CK(cudaSetDevice(b));
+  CK(cudaMalloc(&fb, 256));
+  CK(cudaMalloc(&sb, 1024));
+  CK(cudaHostAlloc(&ns, 2 * sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable));
+  for (int bits : {0, 1, 2, 4, 8, 16, 31, 0}) {
+    for (int d : {a, b}) {
+      CK(cudaSetDevice(d));
+      CK(cudaMemset(d == a ? fa : fb, 0, 256));
+      CK(cudaMemset(d == a ? sa : sb, 0, 1024));
+      CK(cudaDeviceSynchronize());
+    }
+    CK(cudaSetDevice(b));
+    flag_bits<<<1, 32>>>(fb, fa, sb, 0, iters, bits, ns + 1);
+    CK(cudaSetDevice(a));
+    flag_bits<<<1, 32>>>(fa, fb, sa, 1, iters, bits, ns);
+    CK(cudaDeviceSynchronize());
+    CK(cudaSetDevice(b));
+    CK(cudaDeviceSynchronize());
+    std::printf("flagbits gpu%d<->gpu%d bits %2d %7d round trips: one-way %.3f us\n", a, b, bits, iters,
+                double(ns[0]) / iters / 2 / 1e3);
+  }
+  return 0;
+}
+
 static int flag(int a, int b, int iters) {
   enable_peers(gpu_count());
   unsigned long long *fa, *fb, *sa, *sb, *ns;
@@ -442,9 +523,10 @@ int main(int argc, char** argv) {
   if (mode == "fan" && argc == 4) return fan(std::strtoull(argv[2], nullptr, 10), std::atoi(argv[3]));
   if (mode == "hostbidir" && argc == 4) return hostbidir(std::strtoull(argv[2], nullptr, 10), std::atoi(argv[3]));
   if (mode == "flag" && argc == 5) return flag(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
+  if (mode == "flagbits" && argc == 5) return flag_bits_run(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
   if (mode == "flagipc" && argc == 5) return flagipc(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
   if (mode == "localce" && argc == 3) return localce(std::strtoull(argv[2], nullptr, 10));
   std::fprintf(stderr,
-               "usage: node_probe fan MIB COPIES | hostbidir MIB PASSES | flag A B ITERS | flagipc A B ITERS | localce MIB\n");
+               "usage: node_probe fan MIB COPIES | hostbidir MIB PASSES | flag|flagbits|flagipc A B ITERS | localce MIB\n");
   return 2;
 }

@@ -8,6 +8,9 @@
 #                  then the per-cell table: xferbench as nvbandwidth against
 #                  nvbandwidth's median and range, and xferbench's own
 #                  figure with the cells that say they differ
+#   cases:LIST:R   R interleaved rounds of nvbandwidth -t LIST and
+#                  `xferbench run -t LIST` (LIST: case indices joined by
+#                  '+', e.g. 13+14+25+27), then the same per-cell table
 #   probe          node_probe: the four fan shapes and every GPU's host link
 #                  both ways at once (against xferbench's own fan and split
 #                  cells of the last catalogue round), and the flag
@@ -45,13 +48,25 @@ for stage in "$@"; do
   case "$name" in
     catalogue)
       CUDA_VISIBLE_DEVICES=$(first "$g") "$here/catalogue_vs_nvbandwidth.sh" "$bin" "$d" "$nvb" "$r" | tail -30 ;;
+    cases)
+      IFS=+ read -r -a list <<< "$g"
+      for i in $(seq 1 "$r"); do
+        timed "$d" "nvb$i" 500 "$nvb" -t "${list[@]}"
+        timed "$d" "xb$i" 500 "$x" run -t "${list[@]}" -o "$d/xb$i.json"
+      done
+      python3 "$here/compare_with_nvbandwidth.py" medians --nvb "$d"/nvb[0-9]*.txt --xb "$d"/xb[0-9]*.json \
+        > "$d/compare.txt" 2>&1
+      grep "^#" "$d/compare.txt" | head -12 ;;
     probe)
       timed "$d" fan 120 "$bin/node_probe" fan 512 16
       timed "$d" hostbidir 120 "$bin/node_probe" hostbidir 512 4
+      timed "$d" localce 60 "$bin/node_probe" localce 512
       for a in $(seq 0 $((all - 1))); do for b in $(seq $((a + 1)) $((all - 1))); do
         timed "$d" "flag_${a}_$b" 60 "$bin/node_probe" flag "$a" "$b" 200000
+        timed "$d" "flagipc_${a}_$b" 60 "$bin/node_probe" flagipc "$a" "$b" 200000
       done; done
-      cat "$d/fan.txt" "$d/hostbidir.txt"; grep -h "200000 round" "$d"/flag_*.txt ;;
+      timed "$d" flagbits 120 "$bin/node_probe" flagbits 0 1 200000
+      cat "$d/fan.txt" "$d/hostbidir.txt" "$d/localce.txt" "$d/flagbits.txt"; grep -h "200000 round" "$d"/flag_*.txt ;;
     tests)
       CUDA_VISIBLE_DEVICES=$(first "$g") timed "$d" gpu_tests 500 "$bin/xferbench_tests" --gtest_filter='*Gpu*'
       tail -3 "$d/gpu_tests.txt" ;;
