@@ -4,7 +4,10 @@
 // peer that sends and receives the same chunks directly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <string>
 #include <map>
 
 #include "comm/inproc_comm.hpp"
@@ -69,7 +72,8 @@ void exchange_between_gpu_and_host_sides(std::size_t bytes, bool both_at_once) {
     fill_pattern_host(src.data(), bytes, 10 + c.rank());
     SlowStager stager(3);
     Stager* staging = c.rank() == 0 ? &stager : nullptr;
-    StagedPipeline pipe(c, 1 - c.rank(), 1, comm::Seconds(10), shape, staging, out_ring.data(), in_ring.data());
+    MpiChunkLink link(c, 1 - c.rank(), 1, comm::Seconds(10), shape, out_ring.data(), in_ring.data());
+    StagedPipeline pipe(link, shape, staging, comm::Seconds(10));
     const int messages = 3;
     if (both_at_once) {
       pipe.exchange(src.data(), messages, dst.data(), messages, bytes);
@@ -105,7 +109,8 @@ TEST(StagedPipeline, APeerThatSendsNothingIsATimeoutNamingIt) {
     if (c.rank() == 1) return;
     std::vector<unsigned char> dst(kBytes), ring(3000);
     SlowStager stager(1);
-    StagedPipeline pipe(c, 1, 1, comm::Seconds(0.2), PipelineShape{1000, 3}, &stager, ring.data(), ring.data());
+    MpiChunkLink link(c, 1, 1, comm::Seconds(0.2), PipelineShape{1000, 3}, ring.data(), ring.data());
+    StagedPipeline pipe(link, PipelineShape{1000, 3}, &stager, comm::Seconds(0.2));
     try {
       pipe.exchange(nullptr, 0, dst.data(), 1, kBytes);
     } catch (const Error& e) {
@@ -115,6 +120,61 @@ TEST(StagedPipeline, APeerThatSendsNothingIsATimeoutNamingIt) {
   });
   EXPECT_NE(what.find("rank 1 did not answer within 0.2 s"), std::string::npos) << what;
   EXPECT_NE(what.find("staged pipeline"), std::string::npos) << what;
+}
+
+// Two GPU sides on one host: one ring in memory both map (here: one
+// buffer two threads share), only flags cross. Every chunk of every message
+// arrives, in both directions at once and one way after the other, over
+// several exchanges (the sequence numbers run on), with stagers that finish
+// their copies late.
+void exchange_through_a_shared_ring(std::size_t bytes, bool both_at_once) {
+  const PipelineShape shape{1000, 3};
+  std::vector<unsigned char> region(SharedRing::bytes(shape) + 64, 0);
+  auto* base = region.data() + (64 - reinterpret_cast<std::uintptr_t>(region.data()) % 64) % 64;
+  comm::run_ranks({2, {}}, [&](comm::Communicator& c) {
+    std::vector<unsigned char> src(bytes), dst(bytes, 0xA5);
+    fill_pattern_host(src.data(), bytes, 20 + c.rank());
+    SlowStager stager(2 + c.rank());
+    SharedChunkLink link(SharedRing(base, shape, c.rank()), comm::Seconds(10), "the peer");
+    StagedPipeline pipe(link, shape, &stager, comm::Seconds(10));
+    for (int round = 0; round < 3; ++round) {
+      std::fill(dst.begin(), dst.end(), 0xA5);
+      const int messages = 2 + round;
+      if (both_at_once) {
+        pipe.exchange(src.data(), messages, dst.data(), messages, bytes);
+      } else if (c.rank() == 0) {
+        pipe.exchange(src.data(), messages, nullptr, 0, bytes);
+        pipe.exchange(nullptr, 0, dst.data(), messages, bytes);
+      } else {
+        pipe.exchange(nullptr, 0, dst.data(), messages, bytes);
+        pipe.exchange(src.data(), messages, nullptr, 0, bytes);
+      }
+      EXPECT_EQ(verify_pattern_host(dst.data(), bytes, 20 + (1 - c.rank())), bytes) << "rank " << c.rank();
+    }
+  });
+}
+
+TEST(StagedPipeline, SharedRingReassemblesEveryChunkOverManyExchanges) {
+  exchange_through_a_shared_ring(kBytes, false);
+  exchange_through_a_shared_ring(kOdd, true);
+  exchange_through_a_shared_ring(999, true);
+}
+
+TEST(StagedPipeline, SharedRingPeerThatNeverFillsIsATimeout) {
+  const PipelineShape shape{1000, 3};
+  std::vector<unsigned char> region(SharedRing::bytes(shape) + 64, 0);
+  auto* base = region.data() + (64 - reinterpret_cast<std::uintptr_t>(region.data()) % 64) % 64;
+  std::vector<unsigned char> dst(kBytes);
+  SlowStager stager(1);
+  SharedChunkLink link(SharedRing(base, shape, 0), comm::Seconds(0.2), "rank 1");
+  StagedPipeline pipe(link, shape, &stager, comm::Seconds(0.2));
+  try {
+    pipe.exchange(nullptr, 0, dst.data(), 1, kBytes);
+    FAIL() << "no timeout";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::timeout);
+    EXPECT_NE(std::string(e.what()).find("rank 1 did not move a chunk within 0.2 s"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

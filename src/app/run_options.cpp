@@ -220,6 +220,7 @@ MeasureOptions measure_options(const RunOptions& o) {
   m.numa_affinity = !o.disable_affinity;
   m.sm = parse_sm_config(o.sm_config);
   m.sm_repeat_in_kernel = !o.sm_launch_per_copy;
+  m.nvbandwidth_way = !o.no_nvbandwidth_way;
   return m;
 }
 
@@ -265,6 +266,9 @@ void check_run_features(const RunOptions& o) {
       fail(ErrorKind::usage, fmt::format("--nvbandwidth-version applies to --format nvbandwidth, not --format {}",
                                          o.out.format));
   }
+  if (o.no_nvbandwidth_way && o.out.format.rfind("nvbandwidth", 0) == 0)
+    fail(ErrorKind::usage, fmt::format("--no-nvbandwidth-way cannot go with --format {}: nvbandwidth's layouts print "
+                                       "the figures measured its way", o.out.format));
   const report::Outputs out(o.out.format, o.out.file);
   if (transfers) out.require(report::Kind::scenario);
   if (o.dry_run) out.require(report::Kind::plan);
@@ -325,6 +329,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--sm-config", o.sm_config, "SM copy kernel shape: BLOCKS_PER_SM,THREADS,UNROLL[,streaming|,l2_256b|,cg] or bulk,CHUNK_KIB,STAGES,BLOCKS_PER_SM");
   cmd.add_flag("--sm-launch-per-copy", o.sm_launch_per_copy,
                "Launch one SM kernel per copy (default: one kernel repeats a sample's copies, as nvbandwidth's do)");
+  cmd.add_flag("--no-nvbandwidth-way", o.no_nvbandwidth_way,
+               "Do not also measure the cells nvbandwidth measures another way (fan totals on 3+ GPUs, split-warp "
+               "host cells; docs/nvbandwidth.md): faster, and without the note where the two ways differ");
   cmd.add_flag("-m,--mean", o.mean, "Report the mean of samples instead of the median");
   cmd.add_flag("-s,--skip-verification", o.skip_verification, "Do not verify data after the timed copies");
   cmd.add_flag("-d,--disable-affinity", o.disable_affinity,

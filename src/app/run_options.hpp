@@ -55,6 +55,7 @@ struct RunOptions {
   bool mean = false, skip_verification = false, disable_affinity = false, list = false;
   std::string sm_config;               // --sm-config BLOCKS_PER_SM,THREADS,UNROLL[,streaming]
   bool sm_launch_per_copy = false;     // --sm-launch-per-copy
+  bool no_nvbandwidth_way = false;     // --no-nvbandwidth-way
   std::string drift_check = "auto";    // --drift-check on|off|auto
   double drift_tolerance_pct = 2.0;    // --drift-tolerance
   std::string max_memory;              // --max-memory GPU,HOST

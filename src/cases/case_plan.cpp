@@ -132,7 +132,7 @@ void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CaseP
     if (split) c.outputs.back().scale = 0.5;
     if (split && !def.streaming) {
       c.nvbandwidth = transfers(g, true);
-      c.nvbandwidth_why = all ? kSplitInPlace + kSplitShortInterferers : kSplitInPlace;
+      c.nvbandwidth_why = all && n > 1 ? kSplitInPlace + kSplitShortInterferers : kSplitInPlace;
     }
   }
 }
@@ -649,7 +649,7 @@ std::vector<Cell> measure_cell(const CaseDef& def, const CasePlan& plan, const C
     record_verification(s, cp.scenario, cell, result);
     cells.push_back(std::move(cell));
   }
-  if (cp.nvbandwidth) add_nvbandwidth_way(cp, src, cells, result);
+  if (cp.nvbandwidth && src.options().nvbandwidth_way) add_nvbandwidth_way(cp, src, cells, result);
   return cells;
 }
 

@@ -182,7 +182,7 @@ CellEstimate estimate_migration_cell(const System& sys, const CellPlan& cp, cons
 CellEstimate estimate_bandwidth_cell(const System& sys, const CellPlan& cp, const MeasureOptions& o,
                                      const TimeModel& m) {
   CellEstimate e = estimate_cell(sys, cp, o, m);
-  if (!cp.nvbandwidth) return e;
+  if (!cp.nvbandwidth || !o.nvbandwidth_way) return e;
   CellPlan nvb = cp;
   nvb.scenario = *cp.nvbandwidth;
   MeasureOptions per_sample = o;

@@ -272,6 +272,7 @@ PairResult measure_pair(comm::Communicator& c, const Options& o, const std::vect
   ctx.ll_max_bytes = o.ll_max_bytes;
   ctx.stage_chunk_bytes = o.stage_chunk_bytes;
   ctx.echo = o.mode == Mode::pingpong && o.buffers == Buffers::echo;
+  ctx.same_host = a.host == b.host;
   const auto sizes = message_sizes(o);
   ctx.max_bytes = sizes.back();
   try {

@@ -42,6 +42,7 @@ struct PairContext {
   std::uint64_t ll_max_bytes = 0;       // device transport: largest LL message
   std::uint64_t stage_chunk_bytes = 0;  // staged transport: pipeline chunk
   bool echo = false;  // pingpong: the responder sends from its receive buffer (--buffers echo)
+  bool same_host = false;  // both ranks on one host (they can share memory)
 };
 
 class Transport {

@@ -36,6 +36,10 @@ struct MeasureOptions {
   // (kernels.hpp, SM pinning); 0: every SM.
   int sm_limit = 0;
   Statistic statistic = Statistic::median;  // what a cell reports
+  // Cells nvbandwidth measures another way (case_plan.hpp,
+  // CellPlan::nvbandwidth) are measured that way too; check, which judges
+  // xferbench's own figures, and `run --no-nvbandwidth-way` skip it.
+  bool nvbandwidth_way = true;
 };
 
 struct Verification {

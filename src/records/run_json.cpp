@@ -39,6 +39,7 @@ constexpr auto nvbandwidth_way_fields = [](auto& io, auto& w) {
   io("why", w.why);
   io.need_object("stats", w.stats, [](auto& s, auto& x) { stats_fields(s, x, "gbps"); });
   io("samples_gbps", w.samples);
+  percentiles_from_samples(io, w.stats, w.samples);
 };
 
 template <class Io, class C>
@@ -120,6 +121,7 @@ constexpr auto settings_fields = [](auto& io, auto& s) {
   io("buffer_bytes", s.buffer_bytes);
   io("warmup_copies", s.measure.warmup_copies);
   io("sm_repeat_in_kernel", s.measure.sm_repeat_in_kernel);
+  io("nvbandwidth_way", s.measure.nvbandwidth_way);
   using K = MemKind;
   io.choice("host_memory", s.measure.host_kind,
             {K::device, K::pinned, K::pageable, K::write_combined, K::mapped, K::managed, K::hugepages});
