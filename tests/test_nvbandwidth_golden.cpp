@@ -26,6 +26,8 @@
 #include "app/seed_names.hpp"
 #include "base/error.hpp"
 #include "fake_source.hpp"
+#include "records/run_json.hpp"
+#include "report/nvbandwidth.hpp"
 
 namespace {
 
@@ -127,9 +129,12 @@ NvbRun nvbandwidth(const std::vector<std::string>& args, const std::function<std
     return open();
   };
   std::ostringstream out, err;
-  std::streambuf* old = std::cout.rdbuf(out.rdbuf());
+  // The run prints on std::cout (its text) and std::cerr (waiver reasons).
+  std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
+  std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
   r.code = xb::app::run_seed_front_end(xb::app::SeedTool::nvbandwidth, ctx, args, out, err);
-  std::cout.rdbuf(old);
+  std::cout.rdbuf(old_out);
+  std::cerr.rdbuf(old_err);
   r.out = out.str();
   r.err = err.str();
   return r;
@@ -289,6 +294,38 @@ TEST(NvbandwidthGolden, V08WholeRunLineForLine) {
       masked(read_file(std::string(XB_SOURCE_DIR) + "/bench/results/2026-11-23-h200/nvbandwidth-v0.8.txt"));
   ASSERT_EQ(want.size(), 156u);
   EXPECT_EQ(masked(r.out), want) << "ours:\n" << r.out;
+}
+
+// Real numbers too: xferbench's own run of the whole catalogue recorded on
+// the same H200 on the same day as the real v0.8 run
+// (bench/results/2026-11-23-h200/xferbench_full1.json), printed in v0.8's
+// layout, is the real text line for line, numbers and versions masked; in
+// v0.10's it holds the same lines from the first case on, numbers included,
+// but for the CoV lines and v0.8's last blank line.
+TEST(NvbandwidthGolden, RecordedRunOfTheSameMachine) {
+  const std::string dir = std::string(XB_SOURCE_DIR) + "/bench/results/2026-11-23-h200/";
+  const xb::RunResult run = xb::records::decode_run(json::parse(read_file(dir + "xferbench_full1.json")), "xferbench_full1.json");
+  auto text = [&](xb::report::NvbLayout layout) {
+    xb::report::NvbOptions o;
+    o.layout = layout;
+    std::ostringstream os;
+    xb::report::NvbTextPrinter printer(os, o);
+    printer.header(run.system, run.settings.buffer_bytes);
+    for (const auto& c : run.cases) printer.test_case(c);
+    printer.footer();
+    return os.str();
+  };
+  const std::string v08 = text(xb::report::NvbLayout::v0_8), v010 = text(xb::report::NvbLayout::v0_10);
+  EXPECT_EQ(masked(v08), masked(read_file(dir + "nvbandwidth-v0.8.txt")));
+  auto body = [](const std::string& t) {
+    std::vector<std::string> out;
+    for (const std::string& l : lines_of(t.substr(t.find("\nRunning ") + 1)))
+      if (l.rfind("COEFFICIENT_OF_VARIATION ", 0) != 0) out.push_back(l);
+    while (!out.empty() && out.back().empty()) out.pop_back();
+    return out;
+  };
+  ASSERT_EQ(body(v08).size(), 145u);
+  EXPECT_EQ(body(v010), body(v08));
 }
 
 // The comparison can fail: each layout differs from the other's golden, and
