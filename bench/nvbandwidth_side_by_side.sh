@@ -114,9 +114,9 @@ python3 "$here/compare_with_nvbandwidth.py" side-by-side "$out/real.txt" "$out/o
 {
   echo "# nvbandwidth side by side, $(date -u +%F), $(nvidia-smi -L | wc -l) GPU(s): $(nvidia-smi -L | head -1)"
   echo "# args: ${*:-(none: the full catalogue)}"
-  printf '%-10s %-6s %-6s %s\n' run exit secs "stdout lines"
+  printf '%-14s %-6s %-6s %s\n' run exit secs "stdout lines"
   for f in real.txt ours.txt real.json ours.json ours_v010.txt; do
-    printf '%-10s %-6s %-6s %s\n' "$f" "$(cat "$out/$f.rc")" "$(cat "$out/$f.seconds")" "$(wc -l < "$out/$f")"
+    printf '%-14s %-6s %-6s %s\n' "$f" "$(cat "$out/$f.rc")" "$(cat "$out/$f.seconds")" "$(wc -l < "$out/$f")"
   done
   echo "masked diff: $(grep -c '^-[^-]' "$out/masked.diff") lines only in real, $(grep -c '^+[^+]' "$out/masked.diff") only in xferbench"
   grep -E '^[-+][^-+]' "$out/masked.diff" | sort | uniq -c | sort -rn | head -12
