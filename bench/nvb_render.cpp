@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     xb::report::NvbTextPrinter printer(std::cout, o);
     printer.header(run.system, run.settings.buffer_bytes);
     for (const xb::CaseResult* c : cases) printer.test_case(*c);
+    printer.footer();
     return 0;
   } catch (const xb::Error& e) {
     std::cerr << "nvb_render: error: " << e.what() << "\n";

@@ -95,17 +95,35 @@ TEST(SeedNames, CutsAndOverallocAreXferbenchCommandsWithTheirOwnOutput) {
 }
 
 TEST(SeedNames, NvbandwidthUnknownCaseGetsItsOwnErrorLine) {
-  const Outcome r = nvbandwidth({"-t", "host_to_device_memcpy_ce", "nosuch_case", "99"});
+  // Among known cases: one line on stderr now, as for every other bad
+  // input; nvbandwidth's own line comes where the name was listed, while the
+  // known cases run (tests/test_nvbandwidth_golden.cpp runs them).
+  xb::app::NvbInvocation inv;
+  std::ostringstream out, err;
+  EXPECT_EQ(xb::app::parse_nvbandwidth({"-t", "host_to_device_memcpy_ce", "nosuch_case", "99"}, inv, out, err), -1);
+  EXPECT_EQ(out.str(), "");
+  EXPECT_EQ(err.str(), "nvbandwidth (xferbench): error: unknown test case 'nosuch_case', '99'; see nvbandwidth --list\n");
+  ASSERT_EQ(inv.print.not_found.size(), 2u);
+  EXPECT_EQ(inv.print.not_found[0].name, "nosuch_case");
+  EXPECT_EQ(inv.print.not_found[0].before, 1u);
+  EXPECT_EQ(inv.print.not_found[1].name, "99");
+  EXPECT_EQ(inv.request.cases.size(), 1u);
+  EXPECT_EQ(xb::app::nvb_exit_code(inv, 0), 2);
+  EXPECT_EQ(xb::app::nvb_exit_code(inv, 1), 2);
+  EXPECT_EQ(xb::app::nvb_exit_code(inv, 130), 130);
+  EXPECT_EQ(xb::app::nvb_exit_code(xb::app::NvbInvocation{}, 1), 1);
+  // Nothing known: the lines now, exit 2, nothing to run.
+  const Outcome r = nvbandwidth({"-t", "nosuch_case", "99"});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.out, "ERROR: Testcase nosuch_case not found!\nERROR: Testcase index 99 out of bound!\n");
-  // Its own lines stay on stdout, where nvbandwidth's clients look; one
-  // line on stderr names the cases, as for every other bad input.
   EXPECT_EQ(r.err, "nvbandwidth (xferbench): error: unknown test case 'nosuch_case', '99'; see nvbandwidth --list\n");
   const Outcome j = nvbandwidth({"-j", "-t", "nosuch_case"});
   EXPECT_EQ(j.code, 2);
   const auto doc = nlohmann::json::parse(j.out);
   EXPECT_EQ(doc["nvbandwidth"]["testcases"][0]["status"], "Not Found");
   EXPECT_EQ(doc["nvbandwidth"]["testcases"][0]["name"], "nosuch_case");
+  EXPECT_TRUE(doc["nvbandwidth"]["CUDA Runtime Version"].is_number_integer());
+  EXPECT_TRUE(doc["nvbandwidth"]["Driver Version"].is_string());
 }
 
 TEST(SeedNames, NvbandwidthBadValuesGetOneLineAndExitTwo) {

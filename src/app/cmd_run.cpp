@@ -122,7 +122,7 @@ int run_nvbandwidth(const NvbInvocation& inv, const Context& ctx) {
   }
   report::Outputs out(inv.json ? "nvbandwidth-json" : "nvbandwidth", "", {inv.print});
   try {
-    return run_named(inv.options, inv.request, out, ctx);
+    return nvb_exit_code(inv, run_named(inv.options, inv.request, out, ctx));
   } catch (const Error& e) {
     // The one-line error and the exit code still come from run_action.
     out.screen().run_failed(e.what());

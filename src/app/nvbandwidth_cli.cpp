@@ -17,6 +17,7 @@
 #include "app/validators.hpp"
 #include "cases/cases.hpp"
 #include "base/error.hpp"
+#include "base/stop.hpp"
 #include "machine/topology.hpp"
 
 namespace xb::app {
@@ -61,8 +62,8 @@ bool digits(const std::string& s) {
 
 // nvbandwidth's selection: names and indices in the order given, or every
 // case matching any prefix in catalogue order. Unknown names and indices
-// out of range are returned in `unknown`.
-std::vector<std::string> select(const NvbArgs& a, std::vector<std::string>& unknown) {
+// out of range are returned in `unknown`, each with its place in the list.
+std::vector<std::string> select(const NvbArgs& a, std::vector<report::NvbNotFound>& unknown) {
   const auto& all = case_catalogue();
   std::vector<std::string> names;
   for (const std::string& t : a.testcases) {
@@ -71,7 +72,7 @@ std::vector<std::string> select(const NvbArgs& a, std::vector<std::string>& unkn
     if (index_ok || name_ok) {
       names.push_back(t);
     } else {
-      unknown.push_back(t);
+      unknown.push_back({t, names.size()});
     }
   }
   for (const CaseDef& d : all) {
@@ -105,7 +106,7 @@ RunOptions to_run_options(const NvbArgs& a, const std::vector<std::string>& name
 // nvbandwidth's JSON with its "error" field on `out`, as nvbandwidth -j does.
 int usage_error(const std::string& message, bool json, std::ostream& out, std::ostream& err) {
   fmt::print(err, "nvbandwidth (xferbench): error: {}\n", message);
-  if (json) out << report::nvb_json_text(report::nvb_json_not_found({}, message));
+  if (json) out << report::nvb_json_text(report::nvb_json_unmeasured(System{}, {}, message));
   return exit_code(ErrorKind::usage);
 }
 
@@ -126,19 +127,25 @@ int convert(const NvbArgs& a, NvbInvocation& inv, std::ostream& out, std::ostrea
   }
   if (!a.testcases.empty() && !a.prefixes.empty())
     return usage_error("give test cases (-t) or prefixes (-p), not both", a.json, out, err);
-  std::vector<std::string> unknown;
+  std::vector<report::NvbNotFound> unknown;
   const std::vector<std::string> names = select(a, unknown);
   if (!unknown.empty()) {
-    // nvbandwidth's own line, on stdout where its clients look for it.
-    if (a.json) {
-      out << report::nvb_json_text(report::nvb_json_not_found(unknown, ""));
-    } else {
-      for (const std::string& u : unknown) fmt::print(out, "{}\n", report::nvb_not_found_line(u));
-    }
-    // And one line on stderr, as every other bad input, for people and scripts that read it.
+    // One line on stderr, as for every other bad input; nvbandwidth's own
+    // lines come on stdout where its clients look, in the text or the JSON.
+    std::vector<std::string> listed;
+    for (const report::NvbNotFound& u : unknown) listed.push_back(u.name);
     fmt::print(err, "nvbandwidth (xferbench): error: unknown test case '{}'; see nvbandwidth --list\n",
-               fmt::join(unknown, "', '"));
-    return exit_code(ErrorKind::usage);
+               fmt::join(listed, "', '"));
+    inv.print.not_found = unknown;
+    // Nothing else named: nothing to measure, and no GPU is touched.
+    if (names.empty()) {
+      if (a.json) {
+        out << report::nvb_json_text(report::nvb_json_unmeasured(System{}, unknown, ""));
+      } else {
+        for (const std::string& u : listed) fmt::print(out, "{}\n", report::nvb_not_found_line(u));
+      }
+      return exit_code(ErrorKind::usage);
+    }
   }
   if (!a.prefixes.empty() && names.empty())
     return usage_error(fmt::format("no test case starts with '{}'; see nvbandwidth --list", fmt::join(a.prefixes, "' or '")),
@@ -153,6 +160,12 @@ int convert(const NvbArgs& a, NvbInvocation& inv, std::ostream& out, std::ostrea
 }
 
 }  // namespace
+
+int nvb_exit_code(const NvbInvocation& inv, int run_code) {
+  if (inv.print.not_found.empty()) return run_code;
+  const StopReason stop = stop_of_exit_code(run_code);
+  return stop == StopReason::sigint || stop == StopReason::sigterm ? run_code : exit_code(ErrorKind::usage);
+}
 
 int parse_nvbandwidth(const std::vector<std::string>& args, NvbInvocation& inv, std::ostream& out, std::ostream& err) {
   NvbArgs a;

@@ -2,11 +2,13 @@
 // prints, rendered from xferbench's result records, so that the programs
 // which already parse nvbandwidth (superbench, node health checks, DCGM's
 // nvbandwidth plugin) read xferbench unchanged. The text comes in two
-// layouts: v0.10's (the default: its case headers, a
-// COEFFICIENT_OF_VARIATION line per matrix, the note inside the first case)
-// and v0.8's (output.cpp and its matrix printer, no CoV line). The JSON
-// follows v0.8's json_output.cpp with v0.9's aggregates.
-// docs/nvbandwidth.md lists every place where the content differs.
+// layouts, each line for line as that release prints it (numbers and
+// version strings aside): v0.10.0's (the default) and v0.8's. The golden
+// files are real output of both (tests/data/nvbandwidth-v0.10.0-public/,
+// bench/results/2026-11-23-h200/nvbandwidth-v0.8.txt). The JSON follows
+// v0.8's json_output.cpp with v0.9's aggregates and the newer "Not Found"
+// status. docs/nvbandwidth.md shows both layouts and lists every place
+// where the content differs.
 #pragma once
 
 #include <cstdint>
@@ -30,10 +32,19 @@ enum class NvbLayout { v0_8, v0_10 };
 // "0.8" or "0.10" (a leading 'v' allowed); throws Error(usage) naming any other value.
 NvbLayout parse_nvb_layout(const std::string& version);
 
+// A -t name or index that names no case. nvbandwidth reports it where it
+// comes in the list of cases and measures the others: here before the
+// `before`-th case of the run (the run's case count or more: after the last).
+struct NvbNotFound {
+  std::string name;
+  std::size_t before = 0;
+};
+
 struct NvbOptions {
   bool verbose = false;         // -v: per-sample lines and MIN/MAX/AVG after each matrix
   bool perf_formatter = false;  // --perfFormatter: "&&&& PERF key sum +GB/s" instead of "SUM key sum"
   NvbLayout layout = NvbLayout::v0_10;
+  std::vector<NvbNotFound> not_found;  // reported in the text and the JSON, in place
 };
 
 // nvbandwidth's default buffer (512 MiB); smaller ones get a NOTE line.
@@ -54,11 +65,9 @@ struct NvbMatrixStats {
 NvbMatrixStats nvb_matrix_stats(const Matrix& m);
 
 // nvbandwidth's header line of matrix `index` of a case, e.g. "memcpy CE
-// CPU(row) -> GPU(column) bandwidth (GB/s)", as `layout` words it (v0.10
-// names a device-to-host matrix "GPU(row) -> CPU(column)" and points a
-// GPU <-> GPU arrow the way the data moves); the xferbench title for a case
-// that nvbandwidth does not have.
-std::string nvb_description(const CaseResult& c, std::size_t index, NvbLayout layout = NvbLayout::v0_10);
+// CPU(row) -> GPU(column) bandwidth (GB/s)" (v0.8 and v0.10.0 word them
+// alike); the xferbench title for a case that nvbandwidth does not have.
+std::string nvb_description(const CaseResult& c, std::size_t index);
 // The name on the SUM line: the case name, with "_read1", "_total", ... for
 // the three matrices of a bidirectional GPU <-> GPU case.
 std::string nvb_key(const CaseResult& c, std::size_t index);
@@ -66,14 +75,15 @@ std::string nvb_key(const CaseResult& c, std::size_t index);
 std::string nvb_pci_address(const std::string& bus_id);
 
 // --- text ------------------------------------------------------------------
-// A run's text, printed as it is measured: the header, then each case.
-// Header: version, CUDA and driver lines, the host name and one line per
-// GPU, the NOTE line when the buffer is below nvbandwidth's default. Then
-// xferbench's two-line note on what the numbers are: in the v0.8 layout
-// after the device list (nvbandwidth v0.8 prints its note after the last
-// case, where shell parsers would read it as matrix rows); in the v0.10
-// layout where v0.10 prints its note, after the first matrix's SUM and
-// COEFFICIENT_OF_VARIATION lines.
+// A run's text, printed as it is measured: the preamble, each case, then
+// nvbandwidth's note. Preamble: the version lines, a NOTE line when the
+// buffer is below nvbandwidth's default, the CUDA and driver lines (v0.10:
+// "CUDA Runtime Version: 13.0 (13000)", "CUDA Driver Version (API): ...";
+// v0.8: the bare numbers), and in v0.8 only the host name and one line per
+// GPU. A case: "Running NAME." and its matrices, each with its SUM line;
+// v0.10 adds COEFFICIENT_OF_VARIATION after the SUM of a case's last matrix
+// (none for device_to_device_latency_sm). The "ERROR: Testcase ..." line of
+// each unknown name (NvbOptions::not_found) comes where that name was listed.
 class NvbTextPrinter {
  public:
   NvbTextPrinter(std::ostream& os, const NvbOptions& o) : os_(os), options_(o) {}
@@ -82,11 +92,15 @@ class NvbTextPrinter {
   // nvbandwidth's bare "Waived: " line, or "Error: MESSAGE", for a case
   // without numbers.
   void test_case(const CaseResult& c);
+  // After the last case: the unknown names not reported yet, then the note.
+  void footer();
 
  private:
+  void not_found_lines(std::size_t before);
   std::ostream& os_;
   NvbOptions options_;
-  bool note_due_ = false;  // v0.10: the note follows the first matrix printed
+  std::size_t cases_ = 0;  // test_case calls so far
+  std::size_t reported_ = 0;  // options_.not_found entries printed so far
 };
 // One case as NvbTextPrinter prints it, without the note.
 void nvb_text_case(std::ostream& os, const CaseResult& c, const NvbOptions& o);
@@ -105,11 +119,16 @@ void nvb_sample_lines(std::ostream& os, const CaseResult& c);
 std::string nvb_not_found_line(const std::string& name_or_index);
 
 // --- JSON ------------------------------------------------------------------
-// The "nvbandwidth" object: versions, device list, one entry per case.
-nlohmann::json nvb_json(const RunResult& run);
-// The document for a run that stopped before measuring: unknown cases get
-// status "Not Found", and `error` (if not empty) the top-level "error".
-nlohmann::json nvb_json_not_found(const std::vector<std::string>& names, const std::string& error);
+// The "nvbandwidth" object: versions, device list, one entry per case, an
+// entry with status "Not Found" for each unknown name, in place.
+nlohmann::json nvb_json(const RunResult& run, const std::vector<NvbNotFound>& not_found = {});
+// The document for a run that measured nothing: an entry "Not Found" for
+// each unknown name, and `error` (if not empty) as the top-level "error".
+// The top-level keys that nvbandwidth always writes come from `sys`; a
+// System not read from the machine (bad input is reported before any GPU is
+// touched) gives "CUDA Runtime Version" 0 and "Driver Version" "unknown".
+nlohmann::json nvb_json_unmeasured(const System& sys, const std::vector<NvbNotFound>& not_found,
+                                   const std::string& error);
 // nvbandwidth indents its JSON by three spaces; the text ends with a newline.
 std::string nvb_json_text(const nlohmann::json& doc);
 

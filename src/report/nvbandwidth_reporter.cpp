@@ -1,14 +1,12 @@
 // nvbandwidth's formats (report/nvbandwidth.hpp), from xferbench result
 // records: its text, case by case as each ends, and its JSON at the end;
 // they render named cases only.
-// Text, v0.8 layout: column widths, number formats and the order of lines
-// follow nvbandwidth v0.8's output.cpp and its matrix printer. v0.10 layout:
-// the same, with the differences that v0.10's output shows
-// (Azure/azurehpc-health-checks, test/data/nvbandwidth_v0.10_output.txt;
-// docs/nvbandwidth.md): the device-to-host and GPU <-> GPU headers, row
-// indices only as wide as they need, a COEFFICIENT_OF_VARIATION line after
-// each SUM, the note inside the first case. The parsers that wrap
-// nvbandwidth key on exactly these.
+// Text: column widths, number formats and the order of lines as real
+// nvbandwidth output shows them, v0.8's (bench/results/2026-11-23-h200/
+// nvbandwidth-v0.8.txt, and its output.cpp) and v0.10.0's
+// (tests/data/nvbandwidth-v0.10.0-public/, two public reports). The two
+// differ in the preamble and in v0.10's COEFFICIENT_OF_VARIATION line; the
+// parsers that wrap nvbandwidth key on exactly these lines.
 // JSON (-j): field names and types as nvbandwidth v0.8's json_output.cpp
 // writes them, with v0.9's rule that min, max and average skip cells that
 // are "N/A". DCGM's nvbandwidth plugin checks these types: "CUDA Runtime
@@ -58,25 +56,11 @@ const CaseDef* nvb_case_def(const std::string& name) {
 // What the version lines and JSON say the program is.
 std::string nvb_version_text(NvbLayout layout = NvbLayout::v0_10) {
   return fmt::format("xferbench {} (nvbandwidth {} output)", XFERBENCH_VERSION,
-                     layout == NvbLayout::v0_8 ? "v0.8" : "v0.10");
+                     layout == NvbLayout::v0_8 ? "v0.8" : "v0.10.0");
 }
 
-// v0.10's header where it differs from v0.8's: a device-to-host matrix is
-// "GPU(row) -> CPU(column)" (v0.8: "CPU(row) <- GPU(column)"), and a
-// GPU <-> GPU read points from the column to the row, a write from the row
-// to the column (v0.8 the other way round). Empty where v0.10 words it as v0.8.
-std::string v010_description(Pattern p, const std::string& engine) {
-  switch (p) {
-    case Pattern::device_to_host: case Pattern::all_to_host:
-      return fmt::format("memcpy {} GPU(row) -> CPU(column) bandwidth (GB/s)", engine);
-    case Pattern::d2d_read:
-      return fmt::format("memcpy {} GPU(row) <- GPU(column) bandwidth (GB/s)", engine);
-    case Pattern::d2d_write:
-      return fmt::format("memcpy {} GPU(row) -> GPU(column) bandwidth (GB/s)", engine);
-    default:
-      return "";
-  }
-}
+// "13.0 (13000)": a CUDA version number as v0.10 prints it.
+std::string cuda_version_text(int v) { return fmt::format("{}.{} ({})", v / 1000, v % 1000 / 10, v); }
 
 }  // namespace
 
@@ -104,15 +88,13 @@ NvbLayout parse_nvb_layout(const std::string& version) {
   fail(ErrorKind::usage, fmt::format("invalid --nvbandwidth-version '{}': use 0.8 or 0.10", version));
 }
 
-std::string nvb_description(const CaseResult& c, std::size_t index, NvbLayout layout) {
+std::string nvb_description(const CaseResult& c, std::size_t index) {
   if (index >= c.matrices.size()) return "";
   // nvbandwidth's own header for its 35 cases; xferbench's title for the
   // cases it adds (indices 35 and up), which nvbandwidth never printed.
   const CaseDef* def = nvb_case_def(c.name);
   if (!def || def->index >= kNvbandwidthCatalogue) return c.matrices[index].title;
   const std::string engine = def->engine == Engine::sm ? "SM" : "CE";
-  if (layout == NvbLayout::v0_10)
-    if (std::string v010 = v010_description(def->pattern, engine); !v010.empty()) return v010;
   switch (def->pattern) {
     case Pattern::host_device_latency: return "memory latency SM CPU(row) <-> GPU(column) (ns)";
     case Pattern::d2d_latency: return "Device to Device Latency SM GPU(row) <-> GPU(column) (ns)";
@@ -148,18 +130,15 @@ std::string nvb_pci_address(const std::string& bus_id) {
 
 namespace {
 
-// A matrix as nvbandwidth prints it: a corner as wide as the row indices
-// (v0.8: two characters; v0.10: as many as the largest index has digits),
-// column indices and values ten characters wide, row indices instead of
-// labels, "N/A" where nothing was measured.
-void grid(std::ostream& os, const Matrix& m, NvbLayout layout) {
-  const std::size_t width =
-      layout == NvbLayout::v0_8 ? 2 : fmt::format("{}", m.row_labels.empty() ? 0 : m.row_labels.size() - 1).size();
-  fmt::print(os, "{:{}}", "", width);
+// A matrix as nvbandwidth prints it: a two-character corner, column
+// indices and values ten characters wide, row indices two characters wide
+// instead of labels, "N/A" where nothing was measured.
+void grid(std::ostream& os, const Matrix& m) {
+  fmt::print(os, "  ");
   for (std::size_t c = 0; c < m.col_labels.size(); ++c) fmt::print(os, "{:>10}", c);
   fmt::print(os, "\n");
   for (std::size_t r = 0; r < m.row_labels.size(); ++r) {
-    fmt::print(os, "{:>{}}", r, width);
+    fmt::print(os, "{:>2}", r);
     for (std::size_t c = 0; c < m.col_labels.size(); ++c) {
       const Cell* cell = find_cell(m, static_cast<int>(r), static_cast<int>(c));
       fmt::print(os, "{:>10}", cell ? fmt::format("{:.2f}", cell->value) : "N/A");
@@ -168,33 +147,41 @@ void grid(std::ostream& os, const Matrix& m, NvbLayout layout) {
   }
 }
 
+// nvbandwidth's note after the last case, word for word: clients that
+// follow its output see the lines they expect. The version lines say that
+// xferbench measured.
 constexpr const char* kNote =
-    "NOTE: xferbench measured these values and prints them in nvbandwidth's layout.\n"
-    "Other drivers, clocks or topologies can give other numbers on the same hardware.\n";
+    "NOTE: The reported results may not reflect the full capabilities of the platform.\n"
+    "Performance can vary with software drivers, hardware clocks, and system topology.\n";
 
-// `note_due`: print the note after this matrix's lines (v0.10), and clear it.
-void matrix_block(std::ostream& os, const CaseResult& c, std::size_t index, const NvbOptions& o, bool& note_due) {
+// v0.10 prints COEFFICIENT_OF_VARIATION once per case, after the SUM of its
+// last matrix (a bidirectional GPU <-> GPU case: after "_total"), and not
+// for the GPU <-> GPU latency case.
+bool cov_after(const CaseResult& c, std::size_t index, const NvbOptions& o) {
+  if (o.layout != NvbLayout::v0_10 || index + 1 != c.matrices.size()) return false;
+  const CaseDef* def = nvb_case_def(c.name);
+  return !def || def->pattern != Pattern::d2d_latency;
+}
+
+void matrix_block(std::ostream& os, const CaseResult& c, std::size_t index, const NvbOptions& o) {
   const Matrix& m = c.matrices[index];
   const std::string key = nvb_key(c, index);
   const NvbMatrixStats s = nvb_matrix_stats(m);
-  fmt::print(os, "{}\n", nvb_description(c, index, o.layout));
-  grid(os, m, o.layout);
+  fmt::print(os, "{}\n", nvb_description(c, index));
+  grid(os, m);
   fmt::print(os, "\n");
   if (o.perf_formatter) {
     fmt::print(os, "&&&& PERF {} {:.2f} {}\n", key, s.sum, m.metric == Metric::latency_ns ? "-ns" : "+GB/s");
   } else {
     fmt::print(os, "SUM {} {:.2f}\n", key, s.sum);
   }
-  // v0.10 prints the line for every matrix; with fewer than two samples per
-  // cell there is no spread to report (0.00).
-  if (o.layout == NvbLayout::v0_10) fmt::print(os, "COEFFICIENT_OF_VARIATION {} {:.2f}\n", key, s.has_cov ? s.cov : 0.0);
+  // With fewer than two samples per cell there is no spread to report (0.00).
+  if (cov_after(c, index, o)) fmt::print(os, "COEFFICIENT_OF_VARIATION {} {:.2f}\n", key, s.has_cov ? s.cov : 0.0);
   if (o.verbose) fmt::print(os, "MIN {} {:.2f}\nMAX {} {:.2f}\nAVG {} {:.2f}\n", key, s.min, key, s.max, key, s.average);
-  if (note_due) fmt::print(os, "{}", kNote);
-  note_due = false;
   fmt::print(os, "\n");
 }
 
-void print_case(std::ostream& os, const CaseResult& c, const NvbOptions& o, bool& note_due) {
+void print_case(std::ostream& os, const CaseResult& c, const NvbOptions& o) {
   // A case the run never reached (interrupted, out of time) prints nothing,
   // as an nvbandwidth stopped before it would.
   if (std::strcmp(to_string(c.status), "not_run") == 0) return;
@@ -204,7 +191,7 @@ void print_case(std::ostream& os, const CaseResult& c, const NvbOptions& o, bool
   // the case prints its error instead of matrices (nvbandwidth stops).
   if (c.status != CaseStatus::passed) return fmt::print(os, "Error: {}\n", c.message);
   if (o.verbose) nvb_sample_lines(os, c);
-  for (std::size_t i = 0; i < c.matrices.size(); ++i) matrix_block(os, c, i, o, note_due);
+  for (std::size_t i = 0; i < c.matrices.size(); ++i) matrix_block(os, c, i, o);
 }
 
 // "Host -> Device 1", "Device 0 -> Device 1": what moved the bytes behind
@@ -237,24 +224,41 @@ bool total_case(const CaseDef& d) {
 }  // namespace
 
 void NvbTextPrinter::header(const System& sys, std::uint64_t buffer_bytes) {
+  const bool v08 = options_.layout == NvbLayout::v0_8;
   fmt::print(os_, "nvbandwidth Version: {}\nBuilt from Git version: xferbench {}\n\n", nvb_version_text(options_.layout),
              XFERBENCH_VERSION);
   if (buffer_bytes < kNvbDefaultBufferBytes) fmt::print(os_, "{}\n", kNvbSmallBufferNote);
-  fmt::print(os_, "CUDA Runtime Version: {}\nCUDA Driver Version: {}\nDriver Version: {}\n\n", sys.cuda_runtime_version,
-             sys.cuda_driver_version, sys.driver_version);
+  if (v08) {
+    fmt::print(os_, "CUDA Runtime Version: {}\nCUDA Driver Version: {}\n", sys.cuda_runtime_version,
+               sys.cuda_driver_version);
+  } else {
+    fmt::print(os_, "CUDA Runtime Version: {}\nCUDA Driver Version (API): {}\n", cuda_version_text(sys.cuda_runtime_version),
+               cuda_version_text(sys.cuda_driver_version));
+  }
+  fmt::print(os_, "Driver Version: {}\n\n", sys.driver_version);
+  if (!v08) return;  // v0.10.0 names neither the host nor the GPUs
   fmt::print(os_, "{}\n", sys.hostname);
   for (const GpuInfo& g : sys.gpus) fmt::print(os_, "Device {}: {} ({})\n", g.index, g.name, nvb_pci_address(g.pci_bus_id));
   fmt::print(os_, "\n");
-  note_due_ = options_.layout == NvbLayout::v0_10;
-  if (!note_due_) fmt::print(os_, "{}\n", kNote);
 }
 
-void NvbTextPrinter::test_case(const CaseResult& c) { print_case(os_, c, options_, note_due_); }
-
-void nvb_text_case(std::ostream& os, const CaseResult& c, const NvbOptions& o) {
-  bool no_note = false;
-  print_case(os, c, o, no_note);
+void NvbTextPrinter::not_found_lines(std::size_t before) {
+  for (; reported_ < options_.not_found.size() && options_.not_found[reported_].before <= before; ++reported_)
+    fmt::print(os_, "{}\n", nvb_not_found_line(options_.not_found[reported_].name));
 }
+
+void NvbTextPrinter::test_case(const CaseResult& c) {
+  not_found_lines(cases_++);
+  print_case(os_, c, options_);
+}
+
+void NvbTextPrinter::footer() {
+  not_found_lines(static_cast<std::size_t>(-1));
+  // v0.8 ends with a blank line after the note; the v0.10.0 files end with the note.
+  fmt::print(os_, "{}{}", kNote, options_.layout == NvbLayout::v0_8 ? "\n" : "");
+}
+
+void nvb_text_case(std::ostream& os, const CaseResult& c, const NvbOptions& o) { print_case(os, c, o); }
 
 std::string nvb_waiver_line(const CaseResult& c) {
   if (c.status != CaseStatus::waived) return "";
@@ -320,13 +324,14 @@ json passed_case(const CaseResult& c) {
   for (std::size_t i = 0; i < c.matrices.size(); ++i) {
     for (const json& row : matrix_rows(c.matrices[i])) rows.push_back(row);
     const NvbMatrixStats s = nvb_matrix_stats(c.matrices[i]);
-    entry["bandwidth_description"] = nvb_description(c, i, NvbLayout::v0_8);  // the JSON keeps v0.8's words
+    entry["bandwidth_description"] = nvb_description(c, i);
     entry["sum"] = s.sum;
     entry["min"] = s.min;
     entry["max"] = s.max;
     entry["average"] = s.average;
   }
-  entry["bandwidth_matrix"] = rows;
+  // DCGM rejects the whole document for an empty matrix; a case without rows has none.
+  if (!rows.empty()) entry["bandwidth_matrix"] = rows;
   return entry;
 }
 
@@ -341,37 +346,43 @@ json case_entry(const CaseResult& c) {
   return {{"name", c.name}, {"status", "Error"}, {"error", c.message}};
 }
 
-json base_object() {
-  return {{"version", nvb_version_text()}, {"git_version", fmt::format("xferbench {}", XFERBENCH_VERSION)},
+// The keys nvbandwidth always writes (DCGM's plugin rejects a document
+// without any of them), from what is known of the machine.
+json base_object(const System& sys) {
+  return {{"CUDA Runtime Version", sys.cuda_runtime_version}, {"Driver Version", sys.driver_version},
+          {"version", nvb_version_text()}, {"git_version", fmt::format("xferbench {}", XFERBENCH_VERSION)},
           {"testcases", json::array()}};
+}
+
+json not_found_entry(const NvbNotFound& n) {
+  std::string line = nvb_not_found_line(n.name);
+  line.erase(0, std::strlen("ERROR: "));
+  return {{"name", n.name}, {"status", "Not Found"}, {"error", line}};
 }
 
 }  // namespace
 
-json nvb_json(const RunResult& run) {
-  json nvb = base_object();
-  nvb["CUDA Runtime Version"] = run.system.cuda_runtime_version;
-  nvb["Driver Version"] = run.system.driver_version;
+json nvb_json(const RunResult& run, const std::vector<NvbNotFound>& not_found) {
+  json nvb = base_object(run.system);
   const System& sys = run.system;
   json& gpus = nvb["GPU Device list"] = json::array();
   for (const GpuInfo& g : sys.gpus)
     gpus.push_back(fmt::format("{}: {} ({}): ({})", g.index, g.name, nvb_pci_address(g.pci_bus_id), sys.hostname));
   if (run.settings.buffer_bytes < kNvbDefaultBufferBytes) nvb["warning"] = kNvbSmallBufferNote;
-  for (const CaseResult& c : run.cases) {
+  auto next = not_found.begin();
+  for (std::size_t i = 0; i < run.cases.size(); ++i) {
+    for (; next != not_found.end() && next->before <= i; ++next) nvb["testcases"].push_back(not_found_entry(*next));
     // Cases the run never reached are left out, as from a stopped nvbandwidth.
-    if (std::strcmp(to_string(c.status), "not_run") == 0) continue;
-    nvb["testcases"].push_back(case_entry(c));
+    if (std::strcmp(to_string(run.cases[i].status), "not_run") == 0) continue;
+    nvb["testcases"].push_back(case_entry(run.cases[i]));
   }
+  for (; next != not_found.end(); ++next) nvb["testcases"].push_back(not_found_entry(*next));
   return {{"nvbandwidth", nvb}};
 }
 
-json nvb_json_not_found(const std::vector<std::string>& names, const std::string& error) {
-  json nvb = base_object();
-  for (const std::string& n : names) {
-    std::string line = nvb_not_found_line(n);
-    line.erase(0, std::strlen("ERROR: "));
-    nvb["testcases"].push_back({{"name", n}, {"status", "Not Found"}, {"error", line}});
-  }
+json nvb_json_unmeasured(const System& sys, const std::vector<NvbNotFound>& not_found, const std::string& error) {
+  json nvb = base_object(sys);
+  for (const NvbNotFound& n : not_found) nvb["testcases"].push_back(not_found_entry(n));
   if (!error.empty()) nvb["error"] = error;
   return {{"nvbandwidth", nvb}};
 }
@@ -418,6 +429,7 @@ class NvbandwidthText : public NvbandwidthFormat {
     out_.flush();
     if (const std::string why = nvb_waiver_line(c); !why.empty()) err_ << why << "\n";
   }
+  void run(const RunResult&) override { printer_.footer(); }
 
  private:
   std::ostream& err_;
@@ -426,11 +438,20 @@ class NvbandwidthText : public NvbandwidthFormat {
 
 class NvbandwidthJson : public NvbandwidthFormat {
  public:
-  explicit NvbandwidthJson(std::ostream& out) : NvbandwidthFormat("nvbandwidth-json", out) {}
+  NvbandwidthJson(std::ostream& out, const ReportOptions& o)
+      : NvbandwidthFormat("nvbandwidth-json", out), not_found_(o.not_found) {}
 
-  void run(const RunResult& r) override { out_ << nvb_json_text(nvb_json(r)); }
-  // nvbandwidth -j reports a fatal error in its JSON.
-  void run_failed(const std::string& message) override { out_ << nvb_json_text(nvb_json_not_found({}, message)); }
+  void run_begin(const RunResult& header) override { system_ = header.system; }
+  void run(const RunResult& r) override { out_ << nvb_json_text(nvb_json(r, not_found_)); }
+  // nvbandwidth -j reports a fatal error in its JSON, with the machine's
+  // versions when it was read before the error.
+  void run_failed(const std::string& message) override {
+    out_ << nvb_json_text(nvb_json_unmeasured(system_, not_found_, message));
+  }
+
+ private:
+  std::vector<NvbNotFound> not_found_;
+  System system_;
 };
 
 }  // namespace
@@ -438,7 +459,7 @@ class NvbandwidthJson : public NvbandwidthFormat {
 std::unique_ptr<Reporter> nvbandwidth_reporter(const std::string& format, std::ostream& out, std::ostream& err,
                                                const ReportOptions& o) {
   if (format == "nvbandwidth") return std::make_unique<NvbandwidthText>(out, err, o);
-  return std::make_unique<NvbandwidthJson>(out);
+  return std::make_unique<NvbandwidthJson>(out, o);
 }
 
 }  // namespace xb::report
