@@ -93,7 +93,9 @@ pkg_check "Installed-Size $installed KiB for $files_kib KiB of files" $?
 # Depends: the packages of the libraries the binary loads (NEEDED), no more.
 dpkg-deb -x "$deb" "$work/data"
 needed=$(objdump -p "$work/data/usr/bin/xferbench" | awk '$1 == "NEEDED" { print $2 }')
-want=$(for lib in $needed; do dpkg -S "*/$lib" 2>/dev/null | head -1 | cut -d: -f1; done | sort -u | tr '\n' ' ')
+# The owners of the libraries in this architecture's directory (/lib64's loader is also libc6-i386's).
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+want=$(for lib in $needed; do dpkg -S "*/$multiarch/$lib" 2>/dev/null | head -1 | cut -d: -f1; done | sort -u | tr '\n' ' ')
 got=$(echo "$depends" | tr ',' '\n' | sed 's/^ *//; s/ .*//' | sort -u | tr '\n' ' ')
 [ "$want" = "$got" ]; pkg_check "Depends names the packages of the libraries the binary loads ($got)" $? "NEEDED $needed -> $want"
 recommends=$(dpkg-deb -f "$deb" Recommends)

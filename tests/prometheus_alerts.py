@@ -7,8 +7,9 @@ xferbench-alerts.yml, which docs/prometheus.md shows verbatim):
 1. The rules load (promtool check rules) and the docs show them unchanged.
 2. Every run recorded in bench/results is judged by `check --judge` (the
    built-in expectations) into a metrics file; on each node the check
-   passes, no alert of the file fires; on each it fails,
-   XferbenchCheckFailed does (so the test can tell).
+   passes, no alert of the file fires; on each it fails (a recorded run
+   with one cell halved, on purpose, so the test can tell), exactly
+   XferbenchCheckFailed and XferbenchLinkFailed for each failed link do.
 3. The old PASS is gone: a passing check's file, then `check` again on a
    machine without a usable GPU (CUDA_VISIBLE_DEVICES empty), writing the
    same file: exit 3, xferbench_up 0 with reason no_device, no
@@ -110,32 +111,68 @@ def check_file(run, out, env=None, *extra):
                           capture_output=True, text=True, env=env)
 
 
+def degraded_copy(run, out):
+    """A recorded run with its gpu0's host-to-GPU copy-engine cell at half its value: check must fail it."""
+    doc = json.load(open(run, encoding="utf-8"))
+    for c in doc["cases"]:
+        if c["name"] == "host_to_device_memcpy_ce":
+            for cell in c["matrices"][0]["cells"]:
+                if cell["col"] == 0:
+                    cell["value_gbps"] /= 2
+                    cell["efficiency"] /= 2
+    json.dump(doc, open(out, "w", encoding="utf-8"))
+    return out
+
+
+def expected_alerts(rules, path, code):
+    """What each alert must give for a check file: nothing when check passed; when it failed,
+    XferbenchCheckFailed for the host and XferbenchLinkFailed for each link whose verdict is 0."""
+    out = {name: [] for name, _labels, _summary in rules}
+    if code == 0:
+        return out
+    by_name = {n: (labels, summary) for n, labels, summary in rules}
+    for series, value in samples(path):
+        name, labels = series.split("{", 1)[0], labels_of(series)
+        if name == "xferbench_check_pass" and float(value) == 0:
+            alert = "XferbenchCheckFailed"
+        elif name == "xferbench_check_link_pass" and float(value) == 0:
+            alert = "XferbenchLinkFailed"
+        else:
+            continue
+        rule_labels, summary = by_name[alert]
+        out[alert].append({"exp_labels": dict(rule_labels, **labels),
+                           "exp_annotations": {"summary": render(summary, labels)}})
+    return out
+
+
 def alerts_on_recorded_runs(rules):
+    runs = recorded_runs()
+    # A negative control: the same files must make the alerts fire when check fails.
+    control = degraded_copy(os.path.join(SRC, "bench", "results", "2026-11-21-h200x2-full-run1.json"),
+                            os.path.join(WORK, "degraded_h200x2.json"))
     tests, passed, failed = [], 0, 0
-    for i, run in enumerate(recorded_runs()):
+    for i, run in enumerate(runs + [control]):
         out = os.path.join(WORK, f"recorded{i}.prom")
         r = check_file(run, out)
         rel = os.path.relpath(run, SRC)
         expect(r.returncode in (0, 1), f"check --judge {rel}: exit {r.returncode}: {r.stderr}")
         if r.returncode not in (0, 1):
             continue
-        host = next(labels_of(s)["Hostname"] for s, _v in samples(out) if s.startswith("xferbench_check_pass"))
-        group = {"interval": "1m", "input_series": input_series(out), "name": rel, "alert_rule_test": []}
-        for name, labels, summary in rules:
-            want = []
-            if r.returncode == 1 and name == "XferbenchCheckFailed":
-                want = [{"exp_labels": dict(labels, Hostname=host),
-                         "exp_annotations": {"summary": render(summary, {"Hostname": host})}}]
-            if r.returncode == 1 and name != "XferbenchCheckFailed":
-                continue  # which links failed is check's business; that the node alerts is enough here
-            group["alert_rule_test"].append({"eval_time": "5m", "alertname": name, "exp_alerts": want})
+        want = expected_alerts(rules, out, r.returncode)
+        if run == control:
+            expect(r.returncode == 1 and len(want["XferbenchLinkFailed"]) == 1,
+                   f"the degraded run: exit {r.returncode}, failed links {want['XferbenchLinkFailed']}")
+        group = {"interval": "1m", "input_series": input_series(out), "name": rel,
+                 "alert_rule_test": [{"eval_time": "5m", "alertname": name, "exp_alerts": want[name]}
+                                     for name, _labels, _summary in rules]}
         tests.append(group)
         passed += r.returncode == 0
         failed += r.returncode == 1
     code, text = promtool_test("recorded_runs.test.json", tests)
     expect(code == 0, f"promtool test rules on the recorded runs: {text[-3000:]}")
     expect(passed >= 10, f"only {passed} recorded runs pass check: too few to show anything")
-    print(f"recorded runs: {passed} pass check and raise no alert, {failed} fail it and raise XferbenchCheckFailed")
+    print(f"{len(runs)} recorded runs: {passed} pass check and raise no alert; {failed} fail it (one degraded on "
+          "purpose) and raise exactly XferbenchCheckFailed and XferbenchLinkFailed for each failed link")
 
 
 def old_pass_is_gone(rules):

@@ -172,7 +172,8 @@ def check_stdout():
     s = parse(path)
     expect(one(s, "xferbench_exit_code", Hostname="vm") == r.returncode, "stdout: the exit code")
     expect(len(values(s, "xferbench_check_link_pass")) >= 4 + 6, "stdout: a verdict per host link and GPU pair")
-    expect(len(values(s, "xferbench_gpu_bandwidth_bytes_per_second", gpu="3")) > 20, "stdout: gpu3's cases")
+    # The check suite has 16 cases; gpu3 takes part in every one of them but the latencies.
+    expect(len(values(s, "xferbench_gpu_bandwidth_bytes_per_second", gpu="3")) >= 14, "stdout: gpu3's cases")
 
 
 CHECKS = {"run.prom": check_run, "check.prom": check_check, "run_fleet.prom": check_run_fleet,
