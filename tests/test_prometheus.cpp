@@ -300,7 +300,8 @@ TEST(PrometheusFiles, ACheckThatCannotMeasureReplacesThePass) {
   gethostname(name, sizeof(name) - 1);
   const std::string host = name, file = dir() + "cannot_measure.prom", passed = dir() + "cannot_measure_input.json";
   std::remove(file.c_str());
-  json doc = json::parse(read_text(std::string(XFERBENCH_SOURCE_DIR) + "/bench/results/2026-11-23-h200/xferbench_full1.json"));
+  json doc = json::parse(
+      read_text(std::string(XFERBENCH_SOURCE_DIR) + "/bench/results/2026-11-23-h200/xferbench_full1.json"));
   doc["environment"]["hostname"] = host;
   std::ofstream(passed) << doc.dump() << "\n";
   ASSERT_EQ(xferbench({"check", "--judge", passed, "--format", "prometheus", "-o", file}).code, 0);
@@ -309,10 +310,10 @@ TEST(PrometheusFiles, ACheckThatCannotMeasureReplacesThePass) {
   ASSERT_TRUE(has_line(before, "xferbench_check_pass{" + h + "} 1")) << before;
   const auto start = xb::report::prom::read_successes(before).at(host);
 
-  const InProcessRun r = run_in_process({"check", "--summary", "--format", "prometheus", "-o", file},
-                                        [](const xb::MeasureOptions&) -> std::unique_ptr<xb::SampleSource> {
-                                          xb::fail(xb::ErrorKind::no_device, "no CUDA GPU found");
-                                        });
+  const xb::SourceFactory no_gpu = [](const xb::MeasureOptions&) -> std::unique_ptr<xb::SampleSource> {
+    xb::fail(xb::ErrorKind::no_device, "no CUDA GPU found");
+  };
+  const InProcessRun r = run_in_process({"check", "--summary", "--format", "prometheus", "-o", file}, no_gpu);
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.err.find("no CUDA GPU found; without a GPU these work: xferbench cases"), std::string::npos) << r.err;
   const std::string text = read_text(file);
@@ -323,9 +324,7 @@ TEST(PrometheusFiles, ACheckThatCannotMeasureReplacesThePass) {
   EXPECT_TRUE(has_line(text, fmt::format("xferbench_last_success_timestamp_seconds{{{}}} {}", h, start))) << text;
   EXPECT_EQ(text.find("gpu="), std::string::npos) << text;
   // Without --format prometheus nothing is written: the file stays as it was.
-  const InProcessRun j = run_in_process({"check", "-o", passed}, [](const xb::MeasureOptions&) -> std::unique_ptr<xb::SampleSource> {
-    xb::fail(xb::ErrorKind::no_device, "no CUDA GPU found");
-  });
+  const InProcessRun j = run_in_process({"check", "-o", passed}, no_gpu);
   EXPECT_EQ(j.code, 3);
   EXPECT_EQ(json::parse(read_text(passed))["environment"]["hostname"], host);
 }

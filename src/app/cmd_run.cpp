@@ -164,7 +164,9 @@ void add_run_command(CLI::App& root, Context& ctx) {
       fleet::MeasureNode measure;
       // A listing or a dry run measures nothing: rank 0 prints it alone.
       if (!opts->list && !opts->dry_run) measure = [&] { return measure_node(*opts, ctx); };
-      const auto single = [&] { return with_unmeasured_metrics(opts->out, "run", [&] { return execute(*opts, ctx); }); };
+      const auto single = [&] {
+        return with_unmeasured_metrics(opts->out, "run", [&] { return execute(*opts, ctx); });
+      };
       return run_single_or_per_node(ctx, {"run", opts->out, *fleet_opts, single, measure});
     };
   });

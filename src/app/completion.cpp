@@ -57,7 +57,8 @@ void command_lines(const CLI::App& cmd, const std::string& key, std::string& wor
   if (key.empty())
     for (const CLI::App* sub : cmd.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); }))
       all.push_back(sub->get_name());
-  for (const CLI::Option* o : cmd.get_options([](const CLI::Option* o) { return visible(*o) && !o->get_positional(); })) {
+  const auto named = [](const CLI::Option* o) { return visible(*o) && !o->get_positional(); };
+  for (const CLI::Option* o : cmd.get_options(named)) {
     const std::vector<std::string> names = names_of(*o);
     all.insert(all.end(), names.begin(), names.end());
     if (o->get_expected_max() == 0) continue;  // a flag

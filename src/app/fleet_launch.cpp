@@ -34,7 +34,8 @@ int publish(const FleetJob& job, std::vector<fleet::NodeRecord> records, const s
   f.start_time_utc = start_utc;
   f.wall_seconds = wall_s;
   if (job.publish) return job.publish(f, out);
-  report::Outputs(job.out.format, job.out.file, report_options(job.out), out).emit([&](report::Reporter& r) { r.fleet(f); });
+  report::Outputs(job.out.format, job.out.file, report_options(job.out), out)
+      .emit([&](report::Reporter& r) { r.fleet(f); });
   return f.exit_code;
 }
 
