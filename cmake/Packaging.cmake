@@ -16,21 +16,33 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT ${XFERBENCH_PACKAGE_CONTACT})
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
-    "transfer bandwidth and latency of host memory, GPUs and processes against each link's peak")
+# Lines of at most 80 characters, as Debian policy (and lintian) want them.
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "bandwidth and latency of host memory, GPUs and processes vs. the link's peak")
 set(CPACK_PACKAGE_DESCRIPTION
-    "xferbench measures how fast bytes move between host memory and GPUs, between GPUs, and between
-MPI processes and nodes, and says how close each number is to what the link allows. It runs
-nvbandwidth's cases, multi-gpu-bwtest and CUts concurrent transfers, an MPI ping-pong and node
-acceptance checks, with text, JSON and CSV output.
+    "xferbench measures how fast bytes move between host memory and GPUs, between
+GPUs, and between MPI processes and nodes, and says how close each number is
+to what the link allows. It runs nvbandwidth's cases, multi-gpu-bwtest and
+CUts concurrent transfers, an MPI ping-pong, node acceptance checks and
+soaks, with text, JSON, CSV and Prometheus output. A systemd service and
+timer for a nightly check (off until enabled), Prometheus alerting rules and
+bash completion come with it.
 
-The seed tools' names (nvbandwidth, bwtest, cuts, gpudirect_p2p_overalloc) are links to xferbench
-in /usr/lib/xferbench/bin, off PATH. Measuring needs the NVIDIA driver.")
+The seed tools' names (nvbandwidth, bwtest, cuts, gpudirect_p2p_overalloc)
+are links to xferbench in /usr/lib/xferbench/bin, off PATH. Measuring needs
+the NVIDIA driver.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_PRE_BUILD_SCRIPTS ${CMAKE_CURRENT_LIST_DIR}/PackagingCheck.cmake)
-# python3 and matplotlib for 'xferbench plot' only.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-matplotlib")
+set(CPACK_POST_BUILD_SCRIPTS ${CMAKE_CURRENT_LIST_DIR}/PackagingInstalledSize.cmake)
+# Depends is what dpkg-shlibdeps finds the binary loads (libc6, libgcc-s1,
+# libnuma1, libopenmpi3, libstdc++6); NVML and NCCL are opened with dlopen,
+# from the driver and the user's NCCL. Recommends is what a user runs:
+# matplotlib for 'xferbench plot' (it brings python3). python3-munkres comes
+# first: matplotlib needs python3-fonttools, which depends on "python3-scipy
+# | python3-munkres", and apt, finding neither, takes scipy, whose pythran
+# brings g++, gcc and 27 -dev packages (211 packages, 975 MB); with munkres
+# already chosen, 137 packages and no compiler (tests/deb_install.sh).
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-munkres, python3-matplotlib")
 include(CPack)

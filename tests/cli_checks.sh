@@ -52,6 +52,8 @@ expect 2 "cannot read '$out/none.json': No such file or directory" -- compare "$
 expect 2 "invalid --pair '0,0': gpu 0 twice" -- run --pair 0,0
 expect 2 "invalid --copies '0'" -- run --copies 0
 expect 2 "invalid --copies '0'" -- sweep -t 0 --min 1M --max 2M --copies 0
+expect 2 "--metrics-detail: cellz not in {summary,cells}" -- check --format prometheus --metrics-detail cellz
+expect 2 "--bash-completion: prints the completion script alone: give no other argument" -- --bash-completion run
 expect 2 "invalid --suite '': the value is empty" -- run --suite ''
 expect 2 "invalid --time-limit '': the value is empty" -- sweep -t 0 --min 1M --max 2M --time-limit ''
 expect 2 "invalid --streams '': the value is empty" -- cuts -h 0 --streams ''

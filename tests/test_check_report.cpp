@@ -112,8 +112,9 @@ TEST(CheckReport, JsonSection) {
 // rank running the command line as main() does: each node is checked once,
 // rank 0 alone prints one table and writes one fleet file (the run/sweep
 // schema, nodeA's check record inside) and one JUnit, and every rank exits
-// 1: a node that could not check itself fails the acceptance (run's fleet
-// rule would give its 3). --timeout is --fleet-timeout's former name.
+// 3: a node that could not check itself fails the acceptance with its own
+// code, as one node's check without a GPU exits 3 and as run's fleet does
+// (one rule, README "Exit codes"). --timeout is --fleet-timeout's former name.
 TEST(CheckFleet, ChecksUnderALaunchMakeOneFleetDocument) {
   const std::string dir = ::testing::TempDir(), file = dir + "check_fleet.json", junit = dir + "check_fleet.xml";
   const std::string spec = dir + "check_fleet.toml";
@@ -153,7 +154,7 @@ TEST(CheckFleet, ChecksUnderALaunchMakeOneFleetDocument) {
   });
   std::cout.rdbuf(old);
   EXPECT_EQ(checked, (std::map<std::string, int>{{"nodeA", 1}, {"nodeB", 1}}));
-  EXPECT_EQ(codes, (std::map<int, int>{{0, 1}, {1, 1}, {2, 1}})) << errors;
+  EXPECT_EQ(codes, (std::map<int, int>{{0, 3}, {1, 3}, {2, 3}})) << errors;
   EXPECT_EQ(errors, "");
 
   std::ifstream f(file);
@@ -162,7 +163,7 @@ TEST(CheckFleet, ChecksUnderALaunchMakeOneFleetDocument) {
   EXPECT_EQ(doc["schema"], "xferbench-fleet");
   EXPECT_EQ(doc["command"], "check");
   EXPECT_EQ(doc["status"], "failed");
-  EXPECT_EQ(doc["exit_code"], 1);
+  EXPECT_EQ(doc["exit_code"], 3);
   EXPECT_EQ(doc["launch"]["processes"], 3);
   const json& a = doc["nodes"]["nodeA"];
   EXPECT_EQ(a["status"], "passed");
@@ -201,17 +202,22 @@ xb::fleet::FleetNode node(const std::string& host, const std::string& status, in
   return n;
 }
 
-// Every node must pass: a node stopped by a signal gives the job its code;
-// the time limit alone gives 10; a failed node outranks a partial one, and
-// a node that could not check itself fails the fleet.
+// Every node must pass, by the one rule of single-node and fleet runs
+// (README "Exit codes"): a node stopped by a signal gives the job its code;
+// else the code the nodes that did not pass share (3 for nodes without a
+// GPU, as one node's check without a GPU exits 3; 10 for the time limit
+// alone), 1 when they differ.
 TEST(CheckFleet, AcceptanceExitCodeForStoppedPartialAndMissingNodes) {
   using xb::fleet::acceptance_exit_code;
   const auto pass = node("a", "passed", 0), fail = node("b", "failed", 1), partial = node("c", "partial", 10);
   const auto stopped = node("nodeB", "interrupted", 143), error = node("e", "error", 3);
+  const auto cuda = node("f", "error", 8);
   EXPECT_EQ(acceptance_exit_code({pass}), 0);
   EXPECT_EQ(acceptance_exit_code({}), 1);
-  EXPECT_EQ(acceptance_exit_code({pass, error}), 1);
-  EXPECT_EQ(acceptance_exit_code({error, error}), 1);
+  EXPECT_EQ(acceptance_exit_code({pass, error}), 3);
+  EXPECT_EQ(acceptance_exit_code({error, error}), 3);
+  EXPECT_EQ(acceptance_exit_code({error, cuda}), 1);
+  EXPECT_EQ(acceptance_exit_code({fail, error}), 1);
   EXPECT_EQ(acceptance_exit_code({pass, stopped}), 143);
   EXPECT_EQ(acceptance_exit_code({fail, stopped}), 143);
   EXPECT_EQ(acceptance_exit_code({pass, partial}), 10);

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -106,7 +107,9 @@ TEST(FleetSimulation, SixtyFourNodesFindExactlyTheInjectedSlowGpus) {
 
   app::FleetJob job;
   job.command = "run";
-  job.out.file = ::testing::TempDir() + "fleet_sim.json";
+  // ctest's fleet_sim_file keeps it for cli_plot_fleet_png (docs/plots.md draws it).
+  const char* keep = std::getenv("XFERBENCH_FLEET_SIM_FILE");
+  job.out.file = keep != nullptr && *keep != '\0' ? std::string(keep) : ::testing::TempDir() + "fleet_sim.json";
   job.single = [] { return 99; };  // never used with 64 nodes
   job.measure = [&]() -> fleet::NodeOutcome {
     {

@@ -250,7 +250,7 @@ def test_module_entry_point_runs(tmp_path):
     ("recorded_h200x2_sweep_htod.json", "curves", ["host-&gt;gpu0 (PCIe Gen5 x16)", "host-&gt;gpu1", "fit: startup"]),
     ("recorded_h200x2_sweep_htod.json", "timeline", ["host-&gt;gpu0", "host-&gt;gpu1"]),
     ("recorded_h200x2_scenario.json", "auto", ["host-&gt;gpu1", "gpu0-&gt;host", "gpu1-&gt;host"]),
-    ("recorded_h200x2_pingpong_host.json", "auto", ["r0-r1 host-&gt;host mpi (pingpong)"]),
+    ("recorded_h200x2_pingpong_host.json", "curves", ["r0-r1 host-&gt;host mpi (pingpong)"]),
 ])
 def test_recorded_results_render(tmp_path, name, kind, labels):
     svg, png = tmp_path / "r.svg", tmp_path / "r.png"

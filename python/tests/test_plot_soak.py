@@ -249,7 +249,9 @@ def test_soak_through_the_module_entry_point(tmp_path):
 # Loaded-latency cells in a run
 
 def bar_panels(fig):
-    return {t.split(":")[0]: ax for t, ax in panels(fig).items() if t.endswith(": idle vs under load")}
+    """Loaded-latency bar panels by cell name; their titles are wrapped to the panel (after '_' or at spaces)."""
+    titles = {ax.get_title().replace("_\n", "_").replace("\n", " "): ax for ax in fig.axes if ax.get_visible()}
+    return {t.split(":")[0]: ax for t, ax in titles.items() if t.endswith(": idle vs under load")}
 
 
 def test_loaded_cells_add_idle_and_loaded_bars_below_the_heatmaps():

@@ -30,10 +30,14 @@ def error(message, code):
 
 
 def auto_kind(result):
-    if result.schema in ("xferbench-sweep", "xferbench-pingpong"):
+    if result.schema == "xferbench-sweep":
         return "curves"
+    if result.schema == "xferbench-pingpong":
+        return "pingpong"
     if result.schema == "xferbench-run":
-        return "heatmap"
+        return "run"  # bars for one GPU, heatmaps for more (build_figure)
+    if result.schema == "xferbench-fleet":
+        return "fleet"
     if result.schema == "xferbench-sms":
         return "sms"
     if result.schema == L.soak.SCHEMA:
@@ -59,6 +63,9 @@ def default_title(result):
     if result.schema == "xferbench-pingpong":
         mode = place.text(d, "mode", optional=True, default="?")
         return f"xferbench pingpong ({mode}, {place.text(d, 'requested_transport', optional=True, default='?')})"
+    if result.schema == "xferbench-fleet":
+        nodes = place.object(d, "nodes", optional=True) or {}
+        return f"xferbench fleet: {place.text(d, 'command', optional=True, default='run')} on {len(nodes)} nodes"
     return f"xferbench {result.schema.split('-', 1)[1]}{where}"
 
 
@@ -82,8 +89,21 @@ def build_figure(results, kind, title):
         raise L.InputError(f"'{r.path}' is a soak file: --kind {kind} cannot draw it (auto or soak can)")
     if kind == "sms":
         return draw.sm_budget(L.sm_budget_series(r), title or default_title(r))
-    if kind == "heatmap":
-        return draw.heatmap(L.heatmap_panels(r), title or default_title(r))
+    if kind in ("run", "heatmap", "bars"):
+        from . import draw_bars
+        panels = L.heatmap_panels(r)
+        if kind == "bars" or (kind == "run" and draw_bars.one_cell_each(panels)):
+            if not draw_bars.one_cell_each(panels):
+                raise L.InputError(f"'{r.path}' has matrices of several cells: --kind bars draws one-GPU runs "
+                                   "(--kind heatmap draws this one)")
+            return draw_bars.run_bars(panels, title or default_title(r))
+        return draw.heatmap(panels, title or default_title(r))
+    if kind == "pingpong":
+        from . import pingpong
+        return pingpong.figure(pingpong.pingpong_series(r), title or default_title(r))
+    if kind == "fleet":
+        from . import fleet
+        return fleet.figure(fleet.fleet_grid(r), title or default_title(r))
     return draw.timeline(L.timeline_transfers(r), (title or default_title(r)) + ": per-transfer timeline")
 
 
@@ -141,7 +161,8 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog="xferbench plot", description="Draw xferbench result JSON or a soak file with matplotlib.")
     p.add_argument("results", nargs="+", metavar="RESULT.json|SOAK.jsonl")
     p.add_argument("-o", "--output", required=True, help="FILE.png or FILE.svg")
-    p.add_argument("--kind", choices=["auto", "curves", "heatmap", "timeline", "sms", "soak"], default="auto")
+    p.add_argument("--kind", choices=["auto", "curves", "heatmap", "bars", "pingpong", "fleet", "timeline", "sms",
+                                      "soak"], default="auto")
     p.add_argument("--title", default="")
     return p.parse_args(argv)
 

@@ -2,6 +2,7 @@
 pyplot global state), so several figures can be built in one process."""
 
 import math
+import textwrap
 
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
@@ -99,6 +100,31 @@ def sm_budget(series, title):
     return fig
 
 
+def wrap_name(text, width):
+    """Lines of at most `width` characters, broken at spaces and after underscores (case names), so a name is
+    never cut inside a word."""
+    import re
+
+    lines, line = [], ""
+    for piece in re.findall(r"[^ _]*_|[^ _]+ ?| ", text):
+        if line and len(line) + len(piece.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = ""
+        line += piece
+    if line.strip():
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def _latency_scale(values):
+    """Latency colours: each cell over its panel's lowest latency, from x1 (light) to x2 and beyond (dark), in a
+    colour map of their own (the bandwidth panels' is % of peak). A panel of one cell, or of equal cells, is all
+    light: none is slower than another."""
+    present = [v for row in values for v in row if v is not None and v > 0]
+    low = min(present) if present else 1.0
+    return [[float("nan") if v is None else (v / low if low > 0 else 1.0) for v in row] for row in values]
+
+
 def _cell_text(value, eff, unit):
     text = f"{value:.0f}" if unit == "ns" or value >= 1000 else f"{value:.1f}"
     if eff is not None:
@@ -110,31 +136,32 @@ def _heatmap_panel(fig, ax, p):
     rows, cols = len(p["rows"]), len(p["cols"])
     # Colour says how close each cell is to its link's theoretical peak, on
     # one fixed 0-100% scale for every panel; a scale stretched over each
-    # panel's own range would paint 55.4 vs 55.5 GB/s as opposites. Panels
-    # without peaks (latency) are coloured by value from 0 instead.
+    # panel's own range would paint 55.4 vs 55.5 GB/s as opposites. Latency
+    # panels (no peak) have a scale of their own (_latency_scale).
     by_eff = any(e is not None for row in p["efficiency"] for e in row)
-    grid = p["efficiency"] if by_eff else p["values"]
-    data = [[float("nan") if v is None else v for v in row] for row in grid]
-    top = 1.0 if by_eff else max(v for row in data for v in row if not math.isnan(v))
-    cmap = "viridis" if by_eff else "viridis_r"  # latency: lower is better, so bright = low
-    im = ax.imshow(data, cmap=cmap, aspect="auto", vmin=0, vmax=max(top, 1e-12))
+    if by_eff:
+        data = [[float("nan") if v is None else v for v in row] for row in p["efficiency"]]
+        im = ax.imshow(data, cmap="viridis", aspect="auto", vmin=0, vmax=1.0)
+    else:
+        data = _latency_scale(p["values"])
+        im = ax.imshow(data, cmap="Oranges", aspect="auto", vmin=1.0, vmax=2.0)
     for r in range(rows):
         for c in range(cols):
             v = p["values"][r][c]
             if v is None:
                 ax.text(c, r, "-", ha="center", va="center", fontsize=9, color="0.5")
                 continue
-            shade = data[r][c] / top if top > 0 else 0.0  # a latency panel of zeros
-            dark = shade < 0.55 if by_eff else shade > 0.45
+            dark = data[r][c] < 0.55 if by_eff else data[r][c] > 1.6
             ax.text(c, r, _cell_text(v, p["efficiency"][r][c], p["unit"]), ha="center", va="center", fontsize=9,
                     color="white" if dark else "black")
     ax.set_xticks(range(cols), p["cols"])
     ax.set_yticks(range(rows), p["rows"])
-    ax.set_title(p["title"], fontsize=9)
+    ax.set_title(wrap_name(p["title"], 64), fontsize=9)
     if by_eff:
         bar = fig.colorbar(im, ax=ax, shrink=0.8, label="% of peak", format=FuncFormatter(lambda x, _: f"{x * 100:.0f}"))
     else:
-        bar = fig.colorbar(im, ax=ax, shrink=0.8, label="ns")
+        bar = fig.colorbar(im, ax=ax, shrink=0.8, label="x the panel's lowest ns",
+                           format=FuncFormatter(lambda x, _: f"x{x:.1f}"))
     bar.ax.tick_params(labelsize=8)
 
 
@@ -144,7 +171,7 @@ def _heatmap_grid(fig, panels, ncols, nrows, title):
         _heatmap_panel(fig, axes[i // ncols][i % ncols], p)
     for j in range(len(panels), nrows * ncols):
         axes[j // ncols][j % ncols].set_visible(False)
-    fig.suptitle(title + "\ncell: GB/s (or ns) and % of the link's theoretical peak")
+    fig.suptitle(textwrap.fill(title, max(40, ncols * 40)) + "\ncell: GB/s (or ns) and % of the link's theoretical peak")
 
 
 def heatmap(panels, title):
@@ -181,7 +208,7 @@ def loaded_bars(fig, panels):
     GB/s and % of its link's peak under them; a weak load (under 50% of peak) hatched and named."""
     widths = [max(3.0, 2.2 * len(p["loaded"]) + 1.2) for p in panels]
     axes = fig.subplots(1, len(panels), squeeze=False, gridspec_kw={"width_ratios": widths})[0]
-    for ax, p in zip(axes, panels):
+    for ax, p, width in zip(axes, panels, widths):
         cells = p["loaded"]
         xs = range(len(cells))
         ax.bar([x - 0.2 for x in xs], [c["idle_ns"] for c in cells], 0.4, color="tab:blue", label="idle")
@@ -199,15 +226,17 @@ def loaded_bars(fig, panels):
         ax.set_xticks(list(xs), [c["label"] + "\n" + _load_text(c) for c in cells], fontsize=7.5)
         ax.set_ylim(0, max(max(c["idle_ns"], c["loaded_ns"]) for c in cells) * 1.45 or 1)  # room for the legend
         ax.set_ylabel("latency (ns)")
-        ax.set_title(p["title"] + ": idle vs under load", fontsize=9)
+        # Wrapped to the panel's width, so neighbouring titles never run into each other.
+        ax.set_title(wrap_name(p["title"] + ": idle vs under load", max(18, int(width * 12))), fontsize=9)
         ax.grid(True, axis="y", alpha=0.3)
         handles = ax.get_legend_handles_labels()[0]
         if any(c["weak"] for c in cells):
             handles.append(Patch(facecolor="mistyrose", edgecolor="tab:red", hatch="//",
                                  label="under a weak load (<50% of peak)"))
         ax.legend(handles=handles, fontsize=8, loc="upper left")
-    fig.suptitle("latency under load: ratio = loaded / idle; under each pair the load that ran "
-                 "(hatched: weak load, under 50% of the link's peak, so the ratio understates)", fontsize=10)
+    fig.suptitle(textwrap.fill("latency under load: ratio = loaded / idle; under each pair the load that ran "
+                               "(hatched: weak load, under 50% of the link's peak, so the ratio understates)",
+                               max(40, int(sum(widths) * 11))), fontsize=10)
 
 
 def timeline(transfers, title):

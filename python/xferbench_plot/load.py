@@ -14,7 +14,7 @@ from .fields import InputError, Place, describe
 
 # Schemas this plotter reads, with the versions it knows.
 VERSIONED = {"xferbench-run": {1}, "xferbench-sweep": {1}, "xferbench-scenario": {1}, "xferbench-pingpong": {1},
-             "xferbench-sms": {1}}
+             "xferbench-sms": {1}, "xferbench-fleet": {1}}
 # Pingpong results written before the schema_version field carried the
 # version in the name; "xferbench-pingpong/1" is schema_version 1.
 PINGPONG_PREFIX = "xferbench-pingpong/"
@@ -101,7 +101,8 @@ def load(path):
         raise InputError(f"'{path}' has schema '{schema}': this plotter reads xferbench-pingpong schema_version 1")
     if schema not in VERSIONED:
         raise InputError(f"'{path}' has schema '{schema}': this plotter reads "
-                         "xferbench-run, xferbench-sweep, xferbench-sms, xferbench-pingpong and xferbench-scenario results "
+                         "xferbench-run, xferbench-sweep, xferbench-sms, xferbench-pingpong, xferbench-scenario and "
+                         "xferbench-fleet results "
                          f"and {soak.SCHEMA} files")
     version = doc.get("schema_version")
     if isinstance(version, bool) or not isinstance(version, int) or version not in VERSIONED[schema]:

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "app/completion.hpp"
 #include "app/validators.hpp"
 #include "base/build_info.hpp"
 #include "machine/cuda_check.hpp"
@@ -26,6 +27,8 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
       "xferbench");
   app->set_version_flag("-V,--version", version_text(SeedTool::none));
   app->add_flag("-q,--quiet", ctx.quiet, "No progress lines on stderr");
+  app->add_flag("--bash-completion",
+                "Print the bash completion script of these commands and options (the Debian package installs it)");
   app->require_subcommand(0, 1);
   app->fallthrough();
   add_list_command(*app, ctx);
@@ -49,6 +52,10 @@ void finish_command(CLI::App& cmd, std::function<void()> callback) {
 
 int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::ostream& out, std::ostream& err) {
   ctx.argv.insert(ctx.argv.end(), args.begin(), args.end());
+  if (args.size() == 1 && args[0] == "--bash-completion") {
+    out << bash_completion(app);
+    return 0;
+  }
   // multi-gpu-bwtest's "--list" lists devices: "xferbench --list" is
   // "xferbench list" ("xferbench run --list" lists cases, as nvbandwidth's).
   const auto first = std::find_if(args.begin(), args.end(), [](const std::string& a) { return a != "-q" && a != "--quiet"; });
@@ -69,6 +76,8 @@ int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::
   std::reverse(args.begin(), args.end());  // CLI11 consumes the vector from the back
   try {
     app.parse(args);
+    if (app.get_option("--bash-completion")->count() > 0)
+      throw CLI::ValidationError("--bash-completion", "prints the completion script alone: give no other argument");
     // No subcommand: the default suite, exactly as 'xferbench run'.
     if (!ctx.action) app.get_subcommand("run")->parse(std::vector<std::string>{});
   } catch (const CLI::CallForHelp&) {
@@ -98,7 +107,7 @@ int run_action(Context& ctx, std::ostream& err) {
   } catch (const Error& e) {
     // Empty: an error every rank of a launch finds, which another rank says
     // (comm::make_mpi_communicator).
-    if (*e.what() != '\0') fmt::print(err, "xferbench: error: {}\n", e.what());
+    if (*e.what() != '\0') fmt::print(err, "xferbench: error: {}{}\n", e.what(), error_hint(e.kind()));
     code = exit_code(e.kind());
   } catch (const Stopped& s) {
     // A command that stops before it has anything to keep.
@@ -160,6 +169,14 @@ std::string version_text(SeedTool tool) {
                     "('xferbench first-touch --format seed').";
   }
   return self;
+}
+
+const char* error_hint(ErrorKind kind) noexcept {
+  // tests/no_gpu_commands.sh runs each of these on a machine without a GPU.
+  return kind == ErrorKind::no_device ? "; without a GPU these work: xferbench cases, xferbench run --dry-run "
+                                        "--topology FILE, xferbench check --judge FILE, xferbench compare OLD NEW, "
+                                        "xferbench plot FILE -o IMAGE.png"
+                                      : "";
 }
 
 bool progress_enabled(const Context& ctx) { return !ctx.quiet && isatty(STDERR_FILENO); }

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/command.hpp"
+#include "base/error.hpp"
 
 namespace xb::app {
 
@@ -28,6 +29,10 @@ int run_action(Context& ctx, std::ostream& err);
 // after "TOOL (xferbench): error: ..." on `err`; -1 when it goes on.
 int parse_seed_app(CLI::App& app, const std::vector<std::string>& args, const char* tool, std::ostream& out,
                    std::ostream& err);
+
+// What follows an error's message on its line: for no GPU, the commands
+// that work without one; empty for other kinds.
+const char* error_hint(ErrorKind kind) noexcept;
 
 // Whether progress lines may be drawn on stderr (a terminal, not --quiet).
 bool progress_enabled(const Context& ctx);

@@ -91,7 +91,7 @@ check::CheckOptions with_baseline(check::CheckOptions opts) {
 
 // Stdout (a node's --summary: one line), -o (always JSON) and --junit.
 report::Outputs outputs(const CheckArgs& a, bool summary, std::ostream& out = std::cout) {
-  report::ReportOptions o;
+  report::ReportOptions o = report_options(a.out);
   o.summary = summary;
   o.csv_file = false;
   report::Outputs outs(a.out.format, a.out.file, o, out);
@@ -160,12 +160,14 @@ int execute(const CheckArgs& a, const Context& ctx) {
   }
   FleetJob job{"check", a.out, a.fleet,
                [&] {
-                 // From here a signal stops the measuring; what was judged is
-                 // still printed and written (verdict interrupted, exit 130 / 143).
-                 StopSignals signals;
-                 const check::CheckResult r = measure_node(a, ctx);
-                 publish_node(a, r);
-                 return check::check_verdict(r).exit_code;
+                 return with_unmeasured_metrics(a.out, "check", [&] {
+                   // From here a signal stops the measuring; what was judged is
+                   // still printed and written (verdict interrupted, exit 130 / 143).
+                   StopSignals signals;
+                   const check::CheckResult r = measure_node(a, ctx);
+                   publish_node(a, r);
+                   return check::check_verdict(r).exit_code;
+                 });
                },
                [&] {
                  if (a.soak_s > 0) fail(ErrorKind::usage, "check --soak checks one node: run it on each node alone");

@@ -84,7 +84,7 @@ int run_named(const RunOptions& opts, RunRequest req, report::Outputs& out, cons
 }
 
 int execute(const RunOptions& opts, const Context& ctx) {
-  report::ReportOptions print;
+  report::ReportOptions print = report_options(opts.out);
   print.verbose = opts.verbose;
   if (!opts.nvbandwidth_version.empty()) print.layout = report::parse_nvb_layout(opts.nvbandwidth_version);
   report::Outputs out(opts.out.format, opts.out.file, print);
@@ -164,7 +164,10 @@ void add_run_command(CLI::App& root, Context& ctx) {
       fleet::MeasureNode measure;
       // A listing or a dry run measures nothing: rank 0 prints it alone.
       if (!opts->list && !opts->dry_run) measure = [&] { return measure_node(*opts, ctx); };
-      return run_single_or_per_node(ctx, {"run", opts->out, *fleet_opts, [&] { return execute(*opts, ctx); }, measure});
+      const auto single = [&] {
+        return with_unmeasured_metrics(opts->out, "run", [&] { return execute(*opts, ctx); });
+      };
+      return run_single_or_per_node(ctx, {"run", opts->out, *fleet_opts, single, measure});
     };
   });
 }

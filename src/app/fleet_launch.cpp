@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "app/cli.hpp"
 #include "app/interrupt.hpp"
 #include "comm/launch_env.hpp"
 #include "base/error.hpp"
@@ -33,7 +34,8 @@ int publish(const FleetJob& job, std::vector<fleet::NodeRecord> records, const s
   f.start_time_utc = start_utc;
   f.wall_seconds = wall_s;
   if (job.publish) return job.publish(f, out);
-  report::Outputs(job.out.format, job.out.file, {}, out).emit([&](report::Reporter& r) { r.fleet(f); });
+  report::Outputs(job.out.format, job.out.file, report_options(job.out), out)
+      .emit([&](report::Reporter& r) { r.fleet(f); });
   return f.exit_code;
 }
 
@@ -137,7 +139,7 @@ int run_fleet(comm::Communicator& comm, const FleetJob& job, const std::vector<s
       code = publish(job, std::move(records), argv, start_utc, wall, out);
     }
   } catch (const Error& e) {
-    fmt::print(err, "xferbench: error: {}\n", e.what());
+    fmt::print(err, "xferbench: error: {}{}\n", e.what(), session.single_node() ? error_hint(e.kind()) : "");
     code = exit_code(e.kind());
   } catch (const std::exception& e) {
     fmt::print(err, "xferbench: internal error: {}\n", e.what());

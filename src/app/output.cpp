@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 
 #include "app/validators.hpp"
 #include "base/error.hpp"
+#include "report/formats.hpp"
 #include "report/output_file.hpp"
 
 namespace xb::app {
@@ -70,6 +72,48 @@ void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv,
                  (allow_csv ? "Also write results to FILE: CSV if it ends in .csv, JSON otherwise"
                             : "Also write results as JSON to FILE") + prometheus)
       ->check(non_empty("-o/--output"));
+  if (metrics)
+    cmd.add_option("--metrics-detail", out.metrics_detail,
+                   "--format prometheus: summary (per node, link, and GPU and case: under 600 series for an 8-GPU "
+                   "check) or cells (also every cell)")
+        ->check(CLI::IsMember({"summary", "cells"}))
+        ->capture_default_str();
+}
+
+report::ReportOptions report_options(const OutputOptions& out) {
+  report::ReportOptions o;
+  o.metrics_detail = out.metrics_detail;
+  return o;
+}
+
+int with_unmeasured_metrics(const OutputOptions& out, const std::string& command, const std::function<int()>& body) {
+  const auto start = std::chrono::system_clock::now();
+  try {
+    return body();
+  } catch (const Error& e) {
+    static const ErrorKind kCannotMeasure[] = {ErrorKind::no_device, ErrorKind::cuda,    ErrorKind::nvml,
+                                               ErrorKind::resources, ErrorKind::timeout, ErrorKind::comm,
+                                               ErrorKind::internal};
+    const bool cannot = std::find(std::begin(kCannotMeasure), std::end(kCannotMeasure), e.kind()) !=
+                        std::end(kCannotMeasure);
+    if (out.format != "prometheus" || !cannot) throw;
+    report::Unmeasured u;
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    u.host = host;
+    u.command = command;
+    u.start_unix = static_cast<double>(std::chrono::system_clock::to_time_t(start));
+    u.wall_seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - start).count();
+    u.exit_code = exit_code(e.kind());
+    u.reason = to_string(e.kind());
+    if (out.file.empty()) {
+      std::cout << report::prometheus_unmeasured(u, "");
+      std::cout.flush();
+    } else {
+      report::write_output_file(out.file, report::prometheus_unmeasured(u, report::current_output_text(out.file)));
+    }
+    throw;
+  }
 }
 
 void check_output_writable(const OutputOptions& out) {

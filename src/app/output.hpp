@@ -4,22 +4,36 @@
 // report::Outputs makes the reporters for them.
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "report/reporter.hpp"
 
 namespace xb::app {
 
 struct OutputOptions {
   std::string format = "text";  // stdout: text | json | csv | a command's own (prometheus, ...)
   std::string file;             // --output FILE
+  std::string metrics_detail = "summary";  // --metrics-detail (commands with --format prometheus)
 };
 
 // Adds --format/-j/--output to a subcommand; `extra_formats` are further
 // --format values that subcommand understands.
 void add_output_options(CLI::App& cmd, OutputOptions& out, bool allow_csv = true,
                         const std::vector<std::string>& extra_formats = {});
+
+// The reporters' options these outputs ask for (--metrics-detail).
+report::ReportOptions report_options(const OutputOptions& out);
+
+// Runs a single node's `command` ("run" or "check"). When it fails before
+// it has a result (no GPU or driver, a CUDA, NVML, memory, MPI or timeout
+// error) and --format prometheus was asked for, the metrics say so before
+// the error goes on: xferbench_up 0 with the reason, the exit code, check's
+// verdict 0 and the last success carried over (never the old file's PASS).
+int with_unmeasured_metrics(const OutputOptions& out, const std::string& command, const std::function<int()>& body);
 
 // Checks that the output file can be written (report::check_output_file:
 // not a directory, its directory takes new files, a FIFO has a reader

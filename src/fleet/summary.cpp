@@ -105,16 +105,8 @@ int fleet_exit_code(const std::vector<FleetNode>& nodes, const FleetSummary& s, 
 }
 
 int acceptance_exit_code(const std::vector<FleetNode>& nodes) {
-  for (const FleetNode& n : nodes)
-    if (node_status(n.record) == "interrupted") return n.record.exit_code;
-  bool partial = false;
-  for (const FleetNode& n : nodes) {
-    const std::string status = node_status(n.record);
-    if (status == "partial") partial = true;
-    else if (status != "passed") return 1;
-  }
   if (nodes.empty()) return 1;
-  return partial ? stop_exit_code(StopReason::time_limit) : 0;
+  return fleet_exit_code(nodes, {}, false);
 }
 
 std::string node_status(const NodeRecord& r) {

@@ -123,13 +123,15 @@ std::string fleet_status(int exit_code);
 // Builds the fleet from gathered records (summary, keys, exit code).
 Fleet build_fleet(std::vector<NodeRecord> records, double threshold, bool fail_on_outlier);
 
-// 0 when every node passed (and, with fail_on_outlier, none is an
-// outlier); else the failing nodes' exit code when they all share one,
-// 1 otherwise (and 1 for outliers alone).
+// The one exit rule of a launch, the same for one node and a fleet, for
+// run, sweep and check (README "Exit codes"): 0 when every node passed
+// (and, with fail_on_outlier, none is an outlier); else a signal's code
+// when a node was stopped by one; else the code of the nodes that did not
+// pass when they all share one (3: no GPU, 10: partial, ...), 1 otherwise
+// (and 1 for outliers alone).
 int fleet_exit_code(const std::vector<FleetNode>& nodes, const FleetSummary& s, bool fail_on_outlier);
-// check's rule, an acceptance (docs/check.md): a node stopped by a signal
-// or an unusable GPU gives its own code; any other node that did not pass
-// (failed, or without a result) 1; the time limit alone 10; no node 1.
+// check's fleet: fleet_exit_code without outliers (a check judges each
+// node by its own verdict), and 1 for no node at all.
 int acceptance_exit_code(const std::vector<FleetNode>& nodes);
 
 }  // namespace xb::fleet

@@ -159,7 +159,19 @@ nlohmann::json fleet_json(const fleet::Fleet& f);
 std::string fleet_csv(const fleet::Fleet& f);
 
 // A Prometheus label value escaped as the text format wants it: backslash,
-// double quote and newline as \\, \" and \n (prometheus_reporter.cpp).
+// double quote and newline as \\, \" and \n (prometheus_series.cpp).
 std::string prometheus_escape(const std::string& value);
+
+// A run or check that ended before it had a result (no GPU, a CUDA error
+// before the first cell, ...), as --format prometheus gives it: the host
+// down with the reason, its exit code, check's verdict 0, and the last
+// success carried over from `previous`, the metrics file being replaced.
+struct Unmeasured {
+  std::string host, command;      // command: "run" or "check"
+  double start_unix = 0, wall_seconds = 0;
+  int exit_code = 0;
+  std::string reason;             // the error's kind (to_string(ErrorKind))
+};
+std::string prometheus_unmeasured(const Unmeasured& u, const std::string& previous);
 
 }  // namespace xb::report

@@ -268,4 +268,25 @@ void check_output_file(const std::string& path, double fifo_wait_s) {
   unlink(tmp.c_str());
 }
 
+std::string current_output_text(const std::string& path, std::size_t max_bytes) {
+  // O_NONBLOCK: a FIFO put in the file's place since must not wait for a writer.
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "";
+  struct stat st {};
+  std::string text;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) <= max_bytes) {
+    text.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n = read(fd, &text[got], text.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    text.resize(got);
+  }
+  close(fd);
+  return text;
+}
+
 }  // namespace xb::report

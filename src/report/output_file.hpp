@@ -17,6 +17,7 @@
 //     descriptor is kept and write_output_file writes through it.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace xb::report {
@@ -37,5 +38,11 @@ void write_output_file(const std::string& path, const std::string& content,
 // has a reader within fifo_wait_s). Creates nothing that stays; a special
 // file stays open for the write. Throws Error(io) as write_output_file does.
 void check_output_file(const std::string& path, double fifo_wait_s = kFifoReaderWaitS);
+
+// What a regular file at `path` (a symbolic link followed) holds now, so
+// that a file about to be replaced can carry something over (the metrics'
+// last success); empty for a new path, a special file, a file larger than
+// `max_bytes` or one that cannot be read.
+std::string current_output_text(const std::string& path, std::size_t max_bytes = 64u << 20);
 
 }  // namespace xb::report

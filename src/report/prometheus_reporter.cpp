@@ -5,23 +5,26 @@
 // texts across files), no sample timestamps (its textfile collector skips
 // a file that has any). docs/prometheus.md lists the metrics and labels.
 //
-// A cell's labels: host, gpu (index) and UUID as DCGM exporter names them,
-// case, matrix (bidirectional cases only), link (the link's name in check's
-// reports: "host<->gpu0", "gpu0<->gpu1", "gpu0<->peers", "gpu0 memory"),
-// link_type ("PCIe Gen5 x16") and peer (the link's other end: "host",
-// "gpu1", "peers", "local"). A cell with no usable value (not measured, failed its
-// data check, above the link's peak) has xferbench_cell_valid 0 and no
-// value; waived cells and cases without cells have no series.
+// Two levels of detail (--metrics-detail): "summary", the default, gives
+// per node its state, per link check's verdict and margin, and per GPU and
+// case the GPU's worst cell, so an 8-GPU node's check stays well under 600
+// series; "cells" adds every cell. Labels follow DCGM exporter's names where
+// both describe the same thing (Hostname, gpu, UUID). A command that could
+// not measure writes xferbench_up 0 with its reason, never the old verdict
+// (prometheus_unmeasured), and every file carries the last time the node
+// passed (prometheus_series.cpp reads it back from the file it replaces).
 #include <ctime>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "report/prometheus_series.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::report {
@@ -29,55 +32,9 @@ namespace {
 
 using check::CellVerdict;
 using check::CheckCell;
-using Labels = std::vector<std::pair<std::string, std::string>>;
-
-enum Metric : std::size_t {
-  last_run, duration, exit_code, bandwidth, latency, efficiency, peak, cell_valid, check_pass, check_link_pass,
-  check_cell_pass, fleet_outlier, kMetrics
-};
-
-struct Family {
-  const char* name;
-  const char* help;
-};
-
-// Fixed HELP texts: changing one breaks a site's other files (see above).
-constexpr std::array<Family, kMetrics> kFamilies = {{
-    {"xferbench_last_run_timestamp_seconds", "When the last xferbench run or check started, in unix seconds."},
-    {"xferbench_last_run_duration_seconds", "Wall time of the last xferbench run or check, in seconds."},
-    {"xferbench_exit_code", "Exit code of the last xferbench run or check on this host (0 passed; README lists the others)."},
-    {"xferbench_bandwidth_bytes_per_second", "Measured bandwidth of an xferbench cell, in bytes per second."},
-    {"xferbench_latency_seconds", "Measured latency of an xferbench cell, in seconds."},
-    {"xferbench_efficiency_ratio", "Measured bandwidth of an xferbench cell over its link's theoretical peak."},
-    {"xferbench_link_peak_bytes_per_second", "Theoretical peak of the link an xferbench cell measures, in bytes per second."},
-    {"xferbench_cell_valid", "1 when an xferbench cell has a valid value, 0 when it failed, was invalid or not measured."},
-    {"xferbench_check_pass", "1 when xferbench check accepted the node, 0 otherwise."},
-    {"xferbench_check_link_pass", "xferbench check verdict of a link: 1 pass, 0 fail (links not judged have no sample)."},
-    {"xferbench_check_cell_pass", "xferbench check verdict of a cell: 1 pass, 0 fail (cells not judged have no sample)."},
-    {"xferbench_fleet_outlier", "1 when a node has a cell below the fleet threshold of its GPU group's median, else 0."},
-}};
-
-class Metrics {
- public:
-  void add(Metric m, const Labels& labels, double value) {
-    if (!std::isfinite(value)) return;
-    std::string line = kFamilies[m].name;
-    for (std::size_t i = 0; i < labels.size(); ++i)
-      line += fmt::format("{}{}=\"{}\"", i == 0 ? "{" : ",", labels[i].first, prometheus_escape(labels[i].second));
-    samples_[m] += fmt::format("{}{} {}\n", line, labels.empty() ? "" : "}", value);
-  }
-  std::string text() const {
-    std::string out;
-    for (std::size_t m = 0; m < kMetrics; ++m) {
-      if (samples_[m].empty()) continue;
-      out += fmt::format("# HELP {0} {1}\n# TYPE {0} gauge\n{2}", kFamilies[m].name, kFamilies[m].help, samples_[m]);
-    }
-    return out;
-  }
-
- private:
-  std::array<std::string, kMetrics> samples_;
-};
+using prom::Labels;
+using prom::Metric;
+using prom::Metrics;
 
 // "2026-11-24T10:00:00Z" as unix seconds; NaN (no sample) when it is not one.
 double unix_seconds(const std::string& utc) {
@@ -97,19 +54,44 @@ std::string peer_of(const CheckCell& c) {
   return a == self ? b : a;
 }
 
-// A cell's labels (`with_case`), or its link's: host, gpu and UUID (empty
-// values are left out: Prometheus reads them as absent), case and matrix,
-// link, link_type and peer.
-Labels labels_of(const std::string& host, const System& sys, const CheckCell& c, bool with_case) {
-  Labels l = {{"host", host}};
-  if (c.gpu >= 0) {
-    l.emplace_back("gpu", std::to_string(c.gpu));
-    if (c.gpu < sys.gpu_count() && !sys.gpus[static_cast<std::size_t>(c.gpu)].uuid.empty())
-      l.emplace_back("UUID", sys.gpus[static_cast<std::size_t>(c.gpu)].uuid);
-  }
-  if (with_case) l.emplace_back("case", c.case_name);
-  if (with_case && !c.matrix.empty()) l.emplace_back("matrix", c.matrix);
-  l.insert(l.end(), {{"link", c.link_key}, {"link_type", c.link_label}, {"peer", peer_of(c)}});
+// What kind of link a cell crossed. A cell of all of a GPU's peers at once
+// (all-to-one, one-to-all) records "3 peers"; its type is that of the GPU's
+// links to them ("NVLink x18"), or "mixed" when they differ.
+std::string link_type(const System& sys, const CheckCell& c) {
+  if (peer_of(c) != "peers" || c.gpu < 0 || c.gpu >= sys.gpu_count() ||
+      sys.links.size() != static_cast<std::size_t>(sys.gpu_count()))
+    return c.link_label;
+  std::set<std::string> kinds;
+  for (int p = 0; p < sys.gpu_count(); ++p)
+    if (p != c.gpu && sys.link(c.gpu, p).peer_access) kinds.insert(peer_link_label(sys.link(c.gpu, p)));
+  if (kinds.empty()) return c.link_label;
+  return kinds.size() == 1 ? *kinds.begin() : "mixed";
+}
+
+Labels gpu_labels(const std::string& host, const System& sys, int gpu) {
+  Labels l = {{"Hostname", host}};
+  if (gpu < 0) return l;
+  l.emplace_back("gpu", std::to_string(gpu));
+  if (gpu < sys.gpu_count() && !sys.gpus[static_cast<std::size_t>(gpu)].uuid.empty())
+    l.emplace_back("UUID", sys.gpus[static_cast<std::size_t>(gpu)].uuid);
+  return l;
+}
+
+// A link's labels: Hostname, gpu and UUID (empty values are left out:
+// Prometheus reads them as absent), link, link_type and peer.
+Labels link_labels(const std::string& host, const System& sys, const CheckCell& c) {
+  Labels l = gpu_labels(host, sys, c.gpu);
+  l.insert(l.end(), {{"link", c.link_key}, {"link_type", link_type(sys, c)}, {"peer", peer_of(c)}});
+  return l;
+}
+
+// A cell's labels: its GPU's, case and matrix (bidirectional cases only),
+// then its link's.
+Labels cell_labels(const std::string& host, const System& sys, const CheckCell& c) {
+  Labels l = gpu_labels(host, sys, c.gpu);
+  l.emplace_back("case", c.case_name);
+  if (!c.matrix.empty()) l.emplace_back("matrix", c.matrix);
+  l.insert(l.end(), {{"link", c.link_key}, {"link_type", link_type(sys, c)}, {"peer", peer_of(c)}});
   return l;
 }
 
@@ -123,54 +105,96 @@ const Cell* raw_cell(const RunResult& run, const CheckCell& c) {
   return nullptr;
 }
 
-void add_cell(Metrics& m, const Labels& l, const CheckCell& c, const Cell& cell) {
-  if (cell.peak.known()) m.add(peak, l, cell.peak.gbps * 1e9);
-  const bool valid =
-      cell.error.empty() && !cell.invalid && cell.verification.status != Verification::Status::failed;
-  m.add(cell_valid, l, valid ? 1 : 0);
-  if (!valid) return;
-  if (c.latency) {
-    m.add(latency, l, cell.value / 1e9);
-    return;
-  }
-  m.add(bandwidth, l, cell.value * 1e9);
-  if (cell.peak.known()) m.add(efficiency, l, cell.value / cell.peak.gbps);
+bool usable(const Cell& cell) {
+  return cell.error.empty() && !cell.invalid && cell.verification.status != Verification::Status::failed;
 }
 
 struct HostRun {
   std::string host;
   const RunResult* run = nullptr;
   const std::vector<CheckCell>* cells = nullptr;  // the run's cells, with their GPU and link
-  int exit_code = 0;
-  double wall_seconds = 0;
+  prom::NodeState state;
 };
 
-void add_run(Metrics& m, const HostRun& h) {
-  const Labels host = {{"host", h.host}};
-  m.add(last_run, host, unix_seconds(h.run->start_time_utc));
-  m.add(duration, host, h.wall_seconds);
-  m.add(exit_code, host, h.exit_code);
-  for (const CheckCell& c : *h.cells)
-    if (const Cell* cell = raw_cell(*h.run, c)) add_cell(m, labels_of(h.host, h.run->system, c, true), c, *cell);
+void add_cell(Metrics& m, const HostRun& h, const CheckCell& c, const Cell& cell) {
+  const Labels l = cell_labels(h.host, h.run->system, c);
+  if (cell.peak.known()) m.add(Metric::peak, l, cell.peak.gbps * 1e9);
+  m.add(Metric::cell_valid, l, usable(cell) ? 1 : 0);
+  if (!usable(cell)) return;
+  if (c.latency) {
+    m.add(Metric::latency, l, cell.value / 1e9);
+    return;
+  }
+  m.add(Metric::bandwidth, l, cell.value * 1e9);
+  if (cell.peak.known()) m.add(Metric::efficiency, l, cell.value / cell.peak.gbps);
 }
 
-// A check's verdicts: the node, each judged link (named by its cell with the
-// lowest GPU index, so a link's labels do not depend on which cell was worst)
-// and each judged cell.
-void add_check(Metrics& m, const HostRun& h, bool pass) {
-  add_run(m, h);
-  m.add(check_pass, {{"host", h.host}}, pass ? 1 : 0);
+// Per GPU and case (and matrix), the GPU's worst usable cell: the lowest
+// bandwidth and efficiency, the highest latency; per GPU, its cells
+// without a usable value.
+struct Worst {
+  double bandwidth = INFINITY, efficiency = INFINITY, latency = -INFINITY;
+};
+
+void add_gpu_summary(Metrics& m, const HostRun& h) {
+  std::map<std::tuple<int, std::string, std::string>, Worst> worst;
+  std::map<int, int> unusable;
+  for (const CheckCell& c : *h.cells) {
+    const Cell* cell = raw_cell(*h.run, c);
+    if (cell == nullptr || c.gpu < 0) continue;
+    int& bad = unusable[c.gpu];
+    if (!usable(*cell)) {
+      ++bad;
+      continue;
+    }
+    Worst& w = worst[{c.gpu, c.case_name, c.matrix}];
+    if (c.latency) {
+      w.latency = std::max(w.latency, cell->value);
+      continue;
+    }
+    w.bandwidth = std::min(w.bandwidth, cell->value);
+    if (cell->peak.known()) w.efficiency = std::min(w.efficiency, cell->value / cell->peak.gbps);
+  }
+  for (const auto& [key, w] : worst) {
+    const auto& [gpu, case_name, matrix] = key;
+    Labels l = gpu_labels(h.host, h.run->system, gpu);
+    l.emplace_back("case", case_name);
+    if (!matrix.empty()) l.emplace_back("matrix", matrix);
+    m.add(Metric::gpu_bandwidth, l, w.bandwidth * 1e9);  // infinite ones are left out
+    m.add(Metric::gpu_efficiency, l, w.efficiency);
+    m.add(Metric::gpu_latency, l, w.latency / 1e9);
+  }
+  for (const auto& [gpu, count] : unusable) m.add(Metric::gpu_unusable, gpu_labels(h.host, h.run->system, gpu), count);
+}
+
+void add_run(Metrics& m, const HostRun& h, const ReportOptions& o) {
+  prom::add_node_state(m, h.host, h.state);
+  add_gpu_summary(m, h);
+  if (o.metrics_detail != "cells") return;
+  for (const CheckCell& c : *h.cells)
+    if (const Cell* cell = raw_cell(*h.run, c)) add_cell(m, h, c, *cell);
+}
+
+// A check's verdicts: each judged link (named by its cell with the lowest
+// GPU index, so a link's labels do not depend on which cell was worst) with
+// the margin of its closest cell, and with "cells" each judged cell.
+void add_check(Metrics& m, const HostRun& h, const ReportOptions& o) {
+  add_run(m, h, o);
   const std::vector<CheckCell>& cells = *h.cells;
   for (const auto& link : check::link_verdicts(cells)) {
     if (link.verdict == CellVerdict::unjudged) continue;
     const CheckCell* named = nullptr;
     for (const CheckCell& c : cells)
       if (c.link_key == link.link_key && (named == nullptr || c.gpu < named->gpu)) named = &c;
-    m.add(check_link_pass, labels_of(h.host, h.run->system, *named, false), link.verdict == CellVerdict::pass ? 1 : 0);
+    const Labels l = link_labels(h.host, h.run->system, *named);
+    m.add(Metric::link_pass, l, link.verdict == CellVerdict::pass ? 1 : 0);
+    const CheckCell& closest = cells[link.worst];
+    if (closest.threshold > 0 && closest.value > 0) m.add(Metric::link_margin, l, check::margin(closest));
   }
+  if (o.metrics_detail != "cells") return;
   for (const CheckCell& c : cells)
     if (c.verdict != CellVerdict::unjudged)
-      m.add(check_cell_pass, labels_of(h.host, h.run->system, c, true), c.verdict == CellVerdict::pass ? 1 : 0);
+      m.add(Metric::cell_pass, cell_labels(h.host, h.run->system, c), c.verdict == CellVerdict::pass ? 1 : 0);
 }
 
 CellVerdict verdict_named(const std::string& word) {
@@ -180,46 +204,54 @@ CellVerdict verdict_named(const std::string& word) {
 }
 
 // A fleet node's result: a run document, or check's (a run with a "check"
-// section, whose cell verdicts are read back by key). Other results (sweep,
-// scenario) and nodes without one give the node's exit code and time only.
-void add_node(Metrics& m, const fleet::Fleet& f, const fleet::FleetNode& n) {
+// section, whose cell verdicts are read back by key). A node without a
+// result is down, with its error's kind as the reason; other results
+// (sweep, scenario) give the node's state only.
+void add_node(Metrics& m, const fleet::Fleet& f, const fleet::FleetNode& n, const ReportOptions& o,
+              const prom::Successes& before) {
   const nlohmann::json& doc = n.record.result;
-  const Labels host = {{"host", n.key}};
+  const bool is_check = f.command == "check";
+  prom::NodeState st = prom::node_state(before, n.key, unix_seconds(f.start_time_utc), NAN, n.record.exit_code);
   if (!n.record.ok() || fleet::member(doc, "schema") != records::kSchemaName) {
-    m.add(last_run, host, unix_seconds(f.start_time_utc));
-    m.add(exit_code, host, n.record.exit_code);
+    if (!n.record.ok()) st.down_reason = n.record.error_kind;
+    if (is_check) st.check_pass = false;
+    prom::add_node_state(m, n.key, st);
     return;
   }
   const RunResult run = records::decode_run(doc, n.key);
   std::vector<CheckCell> cells = check::extract_cells(run, n.key);
   const nlohmann::json& section = fleet::member(doc, "check");
-  HostRun h{n.key, &run, &cells, n.record.exit_code, run.wall_seconds};
+  st = prom::node_state(before, n.key, unix_seconds(run.start_time_utc), run.wall_seconds, n.record.exit_code);
+  HostRun h{n.key, &run, &cells, st};
   if (!section.is_object()) {
-    add_run(m, h);
+    add_run(m, h, o);
     return;
   }
   std::map<std::string, CellVerdict> verdicts;
   for (const auto& c : fleet::member(section, "cells"))
     verdicts[c.value("key", "")] = verdict_named(c.value("verdict", ""));
   for (CheckCell& c : cells) c.verdict = verdicts.count(c.key) ? verdicts.at(c.key) : CellVerdict::unjudged;
-  h.wall_seconds = section.value("wall_seconds", run.wall_seconds);
-  add_check(m, h, section.value("verdict", "") == "pass");
+  h.state.wall_seconds = section.value("wall_seconds", run.wall_seconds);
+  h.state.check_pass = section.value("verdict", "") == "pass";
+  add_check(m, h, o);
 }
 
-std::string fleet_metrics(const fleet::Fleet& f) {
+std::string fleet_metrics(const fleet::Fleet& f, const ReportOptions& o) {
   Metrics m;
+  const prom::Successes before = prom::read_successes(o.previous_metrics);
   for (const auto& n : f.nodes) {
-    add_node(m, f, n);
+    add_node(m, f, n, o, before);
     if (!n.record.ok()) continue;
     const auto& outliers = f.summary.outlier_nodes;
-    m.add(fleet_outlier, {{"host", n.key}}, std::find(outliers.begin(), outliers.end(), n.key) != outliers.end() ? 1 : 0);
+    m.add(Metric::fleet_outlier, {{"Hostname", n.key}},
+          std::find(outliers.begin(), outliers.end(), n.key) != outliers.end() ? 1 : 0);
   }
   return m.text();
 }
 
 class PrometheusReporter : public Reporter {
  public:
-  using Reporter::Reporter;
+  PrometheusReporter(std::ostream& out, const ReportOptions& o) : Reporter(out), options_(o) {}
 
   void require(Kind kind) const override {
     if (kind == Kind::plan) fail(ErrorKind::usage, "--dry-run writes its plan as text or JSON, not --format prometheus");
@@ -229,34 +261,45 @@ class PrometheusReporter : public Reporter {
   }
   void run(const RunResult& r) override {
     const std::vector<CheckCell> cells = check::extract_cells(r, "this run");
+    const int code = ending(r.completion, !all_passed(r)).exit_code;
+    const std::string host = r.system.hostname;
     Metrics m;
-    add_run(m, {r.system.hostname, &r, &cells, ending(r.completion, !all_passed(r)).exit_code, r.wall_seconds});
+    add_run(m, {host, &r, &cells, state(host, r.start_time_utc, r.wall_seconds, code)}, options_);
     out_ << m.text();
   }
   void check(const check::CheckResult& r) override {
-    Metrics m;
     const Ending v = check::check_verdict(r);
-    add_check(m, {r.hostname(), &r.run, &r.cells, v.exit_code, r.wall_seconds}, v.outcome == Outcome::passed);
+    HostRun h{r.hostname(), &r.run, &r.cells, state(r.hostname(), r.run.start_time_utc, r.wall_seconds, v.exit_code)};
+    h.state.check_pass = v.outcome == Outcome::passed;
+    Metrics m;
+    add_check(m, h, options_);
     out_ << m.text();
   }
-  void check_fleet(const fleet::Fleet& f) override { out_ << fleet_metrics(f); }
-  void fleet(const fleet::Fleet& f) override { out_ << fleet_metrics(f); }
+  void check_fleet(const fleet::Fleet& f) override { out_ << fleet_metrics(f, options_); }
+  void fleet(const fleet::Fleet& f) override { out_ << fleet_metrics(f, options_); }
+
+ private:
+  prom::NodeState state(const std::string& host, const std::string& start_utc, double wall_s, int code) const {
+    return prom::node_state(prom::read_successes(options_.previous_metrics), host, unix_seconds(start_utc), wall_s,
+                            code);
+  }
+  ReportOptions options_;
 };
 
 }  // namespace
 
-std::string prometheus_escape(const std::string& value) {
-  std::string out;
-  out.reserve(value.size());
-  for (const char ch : value) {
-    if (ch == '\\') out += "\\\\";
-    else if (ch == '"') out += "\\\"";
-    else if (ch == '\n') out += "\\n";
-    else out += ch;
-  }
-  return out;
+std::string prometheus_unmeasured(const Unmeasured& u, const std::string& previous) {
+  prom::NodeState st = prom::node_state(prom::read_successes(previous), u.host, u.start_unix, u.wall_seconds,
+                                        u.exit_code);
+  st.down_reason = u.reason;
+  if (u.command == "check") st.check_pass = false;
+  Metrics m;
+  prom::add_node_state(m, u.host, st);
+  return m.text();
 }
 
-std::unique_ptr<Reporter> prometheus_reporter(std::ostream& out) { return std::make_unique<PrometheusReporter>(out); }
+std::unique_ptr<Reporter> prometheus_reporter(std::ostream& out, const ReportOptions& o) {
+  return std::make_unique<PrometheusReporter>(out, o);
+}
 
 }  // namespace xb::report

@@ -26,7 +26,7 @@ std::unique_ptr<Reporter> unwrapped(const std::string& format, std::ostream& out
   if (format == "json") return json_reporter(out);
   if (format == "csv") return csv_reporter(out);
   if (format == "junit") return junit_reporter(out);
-  if (format == "prometheus") return prometheus_reporter(out);
+  if (format == "prometheus") return prometheus_reporter(out, o);
   if (format == "nvbandwidth" || format == "nvbandwidth-json") return nvbandwidth_reporter(format, out, err, o);
   if (format == "bwtest" || format == "cuts" || format == "seed") return seed_reporter(format, out);
   fail(ErrorKind::internal, "no reporter for --format '" + format + "'");
@@ -70,9 +70,14 @@ void Outputs::require(Kind kind) const {
 }
 
 void Outputs::emit(const std::function<void(Reporter&)>& render) {
-  const auto rendered = [&](const std::string& format) {
+  // A file's reporter: stdout's options without the summary line; a
+  // metrics file also gets the text it replaces (its last successes).
+  const auto rendered = [&](const std::string& format, const std::string& path = "") {
+    ReportOptions o = options_;
+    o.summary = false;
+    if (format == "prometheus" && !path.empty()) o.previous_metrics = current_output_text(path);
     std::ostringstream text;
-    render(*make_reporter(format, text));
+    render(*make_reporter(format, text, std::cerr, o));
     return text.str();
   };
   // A file in stdout's format (unless stdout has the summary line) gets the same text,
@@ -85,7 +90,8 @@ void Outputs::emit(const std::function<void(Reporter&)>& render) {
     render(*screen_);
   }
   out_.flush();
-  for (const auto& file : files_) write_output_file(file.first, same(file) ? shared : rendered(file.second));
+  for (const auto& file : files_)
+    write_output_file(file.first, same(file) ? shared : rendered(file.second, file.first));
 }
 
 }  // namespace xb::report

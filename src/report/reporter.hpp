@@ -25,6 +25,11 @@ namespace xb::report {
 struct ReportOptions : NvbOptions {
   bool summary = false;  // check --summary: the one-line summary in place of the node's report
   bool csv_file = true;  // -o FILE is CSV when it ends in .csv (false: always JSON)
+  // --format prometheus: "summary" (per node, link and GPU) or "cells" (also
+  // every cell), and the text of the metrics file being replaced, whose
+  // last-success times are carried over (docs/prometheus.md).
+  std::string metrics_detail = "summary";
+  std::string previous_metrics = "";
 };
 
 // Kinds a format may refuse (require()).
@@ -121,7 +126,7 @@ std::unique_ptr<Reporter> text_reporter(std::ostream& out, const ReportOptions& 
 std::unique_ptr<Reporter> json_reporter(std::ostream& out);
 std::unique_ptr<Reporter> csv_reporter(std::ostream& out);
 std::unique_ptr<Reporter> junit_reporter(std::ostream& out);
-std::unique_ptr<Reporter> prometheus_reporter(std::ostream& out);
+std::unique_ptr<Reporter> prometheus_reporter(std::ostream& out, const ReportOptions& o);
 std::unique_ptr<Reporter> nvbandwidth_reporter(const std::string& format, std::ostream& out, std::ostream& err,
                                                const ReportOptions& o);
 std::unique_ptr<Reporter> seed_reporter(const std::string& format, std::ostream& out);

@@ -85,9 +85,10 @@ case_fleet_run() {
 
 case_fleet_check() {
   fleet check
-  # A multi-node check accepts only when every node passed; a node that
-  # failed makes it 1 (docs/check.md, Multi-node).
-  [ "$RC" -eq 1 ] || fail "srun exit $RC, expected 1 (FAIL: nodes without a GPU)"
+  # A multi-node check accepts only when every node passed, and exits as a
+  # single node's check would: 3 when every node lacks a GPU (README, "Exit
+  # codes": one rule for one node and a fleet).
+  [ "$RC" -eq 3 ] || fail "srun exit $RC, expected 3 (not accepted: no node has a GPU)"
 }
 
 case_fleet_sweep() {
