@@ -9,8 +9,9 @@
 # names are installed), optionally after `env ...` and `stdout=FILE` (where
 # standard output goes; default a file outside the folder); WORDS are
 # ' | '-separated strings that the error line must contain. Each row runs in
-# a fresh folder holding only the links, an empty folder `dir` and a FIFO
-# `fifo` that nobody reads, with stdin from /dev/null, and must:
+# a fresh folder holding only the links, an empty folder `dir`, a FIFO
+# `fifo` that nobody reads and a link to the fixtures folder whose name is
+# not UTF-8 (its path is $NOT_UTF8), with stdin from /dev/null, and must:
 #   - exit with CODE, not by a signal, within the time limit;
 #   - print exactly one line containing every WORD on stderr, that line being
 #     an error line ("...: error: ..." or nvbandwidth's "ERROR: ..."), plus at
@@ -76,6 +77,9 @@ while IFS=$'\t' read -r code cmd words || [[ -n $code ]]; do
   for p in $programs; do ln -s "$bin" "$dir/$p"; done
   mkdir "$dir/dir"
   mkfifo "$dir/fifo"
+  NOT_UTF8="$dir/fixtures-"$'\xe9'
+  ln -s "$FIX" "$NOT_UTF8"
+  export NOT_UTF8
   before=$(cd "$dir" && find . | sort)
   # The row's words, with $FIX expanded and quotes honoured.
   if ! eval "set -- $cmd"; then

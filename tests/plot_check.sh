@@ -10,7 +10,8 @@
 #                       100000 lists deep (made here: too large to keep)
 # A planted fake python3 (matplotlib is then not needed, python3 is):
 #   --fake-python3 MODE  writes DIR/python3 into a new temporary DIR; MODE is
-#                       marker (creates DIR/ran, exits 0), exit:N,
+#                       marker (creates DIR/ran, writes "image" to the image
+#                       pipe, descriptor 3, exits 0), exit:N,
 #                       signal:NAME (ends itself by SIGNAME), or
 #                       bad-interpreter (its #! names no program: exec fails)
 #   --in-fake-dir       runs the command in DIR
@@ -63,7 +64,7 @@ end_by_signal() {
 }
 if [[ -n "$fake" ]]; then
   case "$fake" in
-    marker) printf '#!/bin/sh\n: >"%s"\nexit 0\n' "$dir/ran" >"$dir/python3" ;;  # no PATH needed
+    marker) printf '#!/bin/sh\n: >"%s"\nprintf image >&3\nexit 0\n' "$dir/ran" >"$dir/python3" ;;  # no PATH needed; "image" on the image pipe
     exit:*) printf '#!/bin/sh\nexit %d\n' "${fake#exit:}" >"$dir/python3" ;;
     signal:*) end_by_signal "${fake#signal:}" >"$dir/python3" ;;
     bad-interpreter) printf '#!%s/no-such-interpreter\n' "$dir" >"$dir/python3" ;;

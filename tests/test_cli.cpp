@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "app/cli.hpp"
 #include "app/run_options.hpp"
 #include "base/error.hpp"
+#include "base/printable.hpp"
+#include "base/time_budget.hpp"
 #include "cli_parse.hpp"
 
 TEST(Cli, HelpAndVersionExitZero) {
@@ -133,4 +136,68 @@ TEST(Cli, ValuesThatMeanNothingAreRefusedBeforeAnyGpu) {
     EXPECT_EQ(p.code, 2) << p.err;
     EXPECT_NE(p.err.find(needle), std::string::npos) << p.err;
   }
+}
+
+// Issue 46: "1" and 309 zeros in any duration option aborted (SIGABRT):
+// std::stod threw out_of_range and nothing around the option parser
+// caught it. It is a usage error naming the option, as any bad duration.
+TEST(Cli, ADurationTooLargeForADoubleIsAUsageError) {
+  const std::string huge = "1" + std::string(309, '0');
+  const std::vector<std::vector<std::string>> lines = {
+      {"run", "--time-limit", huge},          {"sweep", "-t", "0", "--min", "1K", "--max", "2K", "--time-limit", huge},
+      {"cuts", "--htod", "0", "--time-limit", huge}, {"check", "--time-limit", huge},
+      {"soak", "--duration", huge},           {"soak", "--duration", huge + "h30m"},
+      {"check", "--soak", huge},              {"check", "--soak", "2h" + huge + "m"},
+  };
+  for (const auto& args : lines) {
+    const Parsed p = parse(args);
+    EXPECT_EQ(p.code, 2) << args[0] << " " << args[args.size() - 2] << ": " << p.err;
+    EXPECT_NE(p.err.find("longer than a year"), std::string::npos) << p.err;
+    EXPECT_NE(p.err.find(args[args.size() - 2]), std::string::npos) << p.err;
+  }
+  EXPECT_THROW(xb::parse_duration_s(huge), xb::Error);
+  EXPECT_DOUBLE_EQ(xb::parse_duration_s("1.5h"), 5400);
+}
+
+// Issue 46: an error echoed a 120 kB argument in full, and control
+// characters raw (a value could clear the terminal or forge a line).
+TEST(Cli, ErrorsCutAHugeValueAndEscapeControlCharacters) {
+  const Parsed big = parse({"run", "--time-limit", std::string(120000, '7') + "x"});
+  EXPECT_EQ(big.code, 2);
+  EXPECT_LT(big.err.size(), 1000u) << big.err.size();
+  EXPECT_NE(big.err.find("bytes left out ...]"), std::string::npos) << big.err.substr(0, 300);
+  EXPECT_NE(big.err.find("7x': unknown unit"), std::string::npos) << big.err;  // the reason at the end stays
+  const Parsed ctl = parse({"run", "--time-limit", "5\x1b[2J\nxferbench: forged"});
+  EXPECT_EQ(ctl.code, 2);
+  EXPECT_NE(ctl.err.find("'5\\x1b[2J\\nxferbench: forged'"), std::string::npos) << ctl.err;
+  EXPECT_EQ(ctl.err.find('\x1b'), std::string::npos);
+  EXPECT_EQ(std::count(ctl.err.begin(), ctl.err.end(), '\n'), 1);
+  EXPECT_EQ(xb::printable("gpu\xc2\x85\xff\xe2\x82\xac"), "gpu\\u0085\\xff\xe2\x82\xac");  // NEL escaped, euro kept
+}
+
+// Issue 46: CLI11 read "1e400" as infinity, which "at least 0" let through.
+TEST(Cli, NumbersADoubleCannotHoldAreRefused) {
+  for (const std::string v : {"1e400", "1e309", "inf", "nan"}) {
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"compare", "a.json", "b.json", "--tolerance", v}, {"compare", "a.json", "b.json", "--noise-k", v},
+             {"run", "--budget", v}, {"run", "--sample-ms", v}, {"run", "--target-error", v},
+             {"run", "--gate-timeout", v}, {"run", "--drift-tolerance", v}, {"check", "--tolerance", v},
+             {"soak", "--duration", "1h", "--budget", v}, {"sweep", "-t", "0", "--min", "1K", "--max", "2K", "--factor", v}}) {
+      const Parsed p = parse(args);
+      EXPECT_EQ(p.code, 2) << args[args.size() - 2] << " " << v << ": " << p.err;
+      EXPECT_NE(p.err.find(args[args.size() - 2] + " '" + v + "': not a finite number"), std::string::npos) << p.err;
+    }
+  }
+  EXPECT_EQ(parse({"compare", "a.json", "b.json", "--tolerance", "1e-400"}).code, -1);  // an underflow is ~0, fine
+}
+
+// Issue 46: an --sms list was checked only against the GPUs' SM counts,
+// after GPU work had started; its syntax is checked while parsing.
+TEST(Cli, SweepSmsSyntaxIsCheckedBeforeAnyGpu) {
+  for (const std::string v : {"1,,2", "al", "0", "1,lal", "1,a", "99999999999"}) {
+    const Parsed p = parse({"sweep", "-t", "device_to_device_memcpy_read_sm", "--sms", v});
+    EXPECT_EQ(p.code, 2) << v << ": " << p.err;
+    EXPECT_NE(p.err.find("invalid --sms '" + v + "'"), std::string::npos) << p.err;
+  }
+  EXPECT_EQ(parse({"sweep", "-t", "device_to_device_memcpy_read_sm", "--sms", "1,8,all"}).code, -1);
 }

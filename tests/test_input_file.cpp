@@ -102,4 +102,62 @@ TEST(InputFile, JsonErrorTextDropsTheLibraryTag) {
   }
 }
 
+
+// Issue 46: a FIFO with no writer blocked for ever; it now waits a bounded
+// time, as an output FIFO waits for a reader (here 0.2 s instead of 10).
+TEST(InputFile, FifoWithoutAWriterIsRefusedAfterABoundedWait) {
+  const std::string path = temp_path("lonely_fifo");
+  std::remove(path.c_str());
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  const std::string msg = usage_error([&] { xb::InputFile in(path, "--judge file", 0.2); });
+  EXPECT_NE(msg.find("cannot read --judge file '" + path + "': no writer on the FIFO after 0.2 s"), std::string::npos)
+      << msg;
+  std::remove(path.c_str());
+}
+
+TEST(InputFile, LinesOneAtATimeWithTheLastUnended) {
+  const std::string path = write_file("lines.txt", "one\n\ntwo\nthree");
+  xb::InputFile in(path, "soak file");
+  std::string line;
+  bool ended = false;
+  EXPECT_EQ(in.peek_line(100), "one");
+  ASSERT_TRUE(in.next_line(line, ended, 100));
+  EXPECT_EQ(line, "one");
+  EXPECT_TRUE(ended);
+  ASSERT_TRUE(in.next_line(line, ended, 100));
+  EXPECT_EQ(line, "");
+  ASSERT_TRUE(in.next_line(line, ended, 100));
+  EXPECT_EQ(line, "two");
+  ASSERT_TRUE(in.next_line(line, ended, 100));
+  EXPECT_EQ(line, "three");
+  EXPECT_FALSE(ended);
+  EXPECT_EQ(in.line_number(), 4u);
+  EXPECT_FALSE(in.next_line(line, ended, 100));
+}
+
+TEST(InputFile, ALineLongerThanTheLimitIsRefusedNamingItsNumber) {
+  const std::string path = write_file("long.txt", "short\n" + std::string(300000, 'x') + "\nshort\n");
+  xb::InputFile in(path, "soak file");
+  std::string line;
+  bool ended = false;
+  ASSERT_TRUE(in.next_line(line, ended, 1000));
+  const std::string msg = usage_error([&] { in.next_line(line, ended, 1000); });
+  EXPECT_NE(msg.find(path + ":2: a line longer than 1000 bytes"), std::string::npos) << msg;
+  // A first line longer than peek's limit is none: peek gives nothing, and the whole text is still there.
+  xb::InputFile again(path, "");
+  EXPECT_EQ(again.peek_line(3), "");
+  EXPECT_EQ(again.peek_line(5), "short");
+  EXPECT_EQ(again.rest().size(), 6u + 300001u + 6u);
+}
+
+TEST(InputFile, JsonHelpersNeverThrowOnWrongTypesOrBytes) {
+  const nlohmann::json doc = {{"schema", 5}, {"name", std::string("r\xff.json")}};
+  EXPECT_EQ(xb::string_field(doc, "schema"), "");
+  EXPECT_EQ(xb::string_field(nlohmann::json::array(), "schema"), "");
+  EXPECT_EQ(xb::field_json_text(doc, "schema"), "5");
+  EXPECT_EQ(xb::field_json_text(doc, "missing"), "missing");
+  EXPECT_THROW((void)doc.dump(), nlohmann::json::type_error);  // what exit 70 came from
+  EXPECT_EQ(xb::json_text(doc["name"]), "\"r\xef\xbf\xbd.json\"");  // U+FFFD
+}
+
 }  // namespace

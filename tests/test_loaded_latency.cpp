@@ -218,4 +218,35 @@ TEST(LoadedLatency, SpecMaxRatio) {
   EXPECT_NO_THROW(parse_spec_text(entry + "matrix = \"load\"\nmin = \"40 GB/s\"\n", "s.toml"));
 }
 
+
+// Issue 46: a run file whose loaded/idle ratio is negative passed any
+// max_ratio. The run's codec refuses it (exit 2 naming the field), and the
+// judge fails a ratio of 0 or less however the record was made.
+TEST(LoadedLatency, ANegativeRatioIsRefusedAndNeverPasses) {
+  FakeSource src(1);
+  const xb::RunResult r = run_loaded(src, {"host_device_latency_sm_under_host_to_device_ce"});
+  nlohmann::json j = xb::records::run_json(r);
+  nlohmann::json& loaded = j["cases"][0]["matrices"][0]["cells"][0]["loaded"];
+  ASSERT_TRUE(loaded.is_object()) << j["cases"][0]["matrices"][0]["cells"][0].dump();
+  loaded["ratio"] = -2.8;
+  const std::string msg = usage_error([&] { xb::records::decode_run(j, "'neg.json'"); });
+  EXPECT_NE(msg.find("ratio: -2.8: loaded over idle latency is not negative"), std::string::npos) << msg;
+
+  const auto spec = xb::check::parse_spec_text(
+      "[[expect]]\ncase = \"host_device_latency_sm_under_host_to_device_ce\"\nmax_ratio = 3.0\n", "s.toml");
+  xb::check::CheckResult cr;
+  cr.run = r;
+  for (auto& c : cr.run.cases[0].matrices[0].cells) c.loaded->ratio = -2.8;
+  xb::check::JudgeOptions jo;
+  jo.spec = &spec;
+  xb::check::judge_result(cr, jo);
+  int judged = 0;
+  for (const auto& c : cr.cells)
+    if (c.loaded) {
+      ++judged;
+      EXPECT_EQ(c.verdict, xb::check::CellVerdict::fail) << c.note;
+    }
+  EXPECT_GT(judged, 0);
+}
+
 }  // namespace

@@ -4,7 +4,11 @@
 // a steady soak finds nothing.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <future>
+#include <memory>
+#include <thread>
 #include <functional>
 #include <random>
 
@@ -303,6 +307,55 @@ TEST(SoakAnalysis, EmptySoakAndFailedCells) {
   EXPECT_EQ(cell(s, kBw).failed, 481);
   EXPECT_EQ(cell(s, kBw).median, 0);
   EXPECT_TRUE(s.findings);
+}
+
+
+// Issue 46: with 633 or more samples of a cell at one time (a merged or
+// hand-made file) every pair the slope drew had no time between its two
+// samples, and the draws went on for ever. The analysis must end: it runs
+// on its own thread here, so a hang fails this test instead of stalling
+// the suite (the wait is a generous cap, not a timing).
+TEST(SoakAnalysis, ManySamplesAtOneTimeEnd) {
+  SoakFile f;
+  for (int i = 0; i < 700; ++i) {
+    Sample s;
+    s.t_s = 100;
+    s.cell = kBw;
+    s.unit = "gbps";
+    s.value = 50 + i % 7;
+    f.samples.push_back(s);
+  }
+  auto done = std::make_shared<std::promise<SoakSummary>>();
+  std::future<SoakSummary> result = done->get_future();
+  std::thread([f, done] { done->set_value(analyze(f)); }).detach();
+  ASSERT_EQ(result.wait_for(std::chrono::minutes(2)), std::future_status::ready) << "the analysis did not end";
+  const SoakSummary s = result.get();
+  ASSERT_EQ(s.cells.size(), 1u);
+  EXPECT_EQ(s.cells[0].samples, 700);
+  EXPECT_EQ(s.cells[0].slope_pct_per_hour, 0);  // no time passed: no trend
+  EXPECT_FALSE(s.cells[0].drift);
+}
+
+// A counter that rises in every one of 20000 readings is 19999 episodes,
+// each touching the one sample at its time (counted by bisection over the
+// readings in time order, not a pass over all of them per episode).
+TEST(SoakAnalysis, AnEpisodeInEveryReadingIsCountedOnce) {
+  SoakFile f;
+  for (int i = 0; i < 20000; ++i) {
+    Sample s;
+    s.t_s = i;
+    s.cell = i % 2 ? kBw : kLat;
+    s.unit = i % 2 ? "gbps" : "ns";
+    s.value = 50;
+    GpuTelemetry t;
+    t.ecc_corrected = static_cast<std::uint64_t>(i);
+    s.telemetry = {t};
+    f.samples.push_back(s);
+  }
+  const SoakSummary s = analyze(f);
+  ASSERT_EQ(s.episodes.size(), 19999u);
+  EXPECT_EQ(s.episodes[5].samples, 1);
+  EXPECT_EQ(s.episodes[5].detail, "+1 corrected");
 }
 
 }  // namespace

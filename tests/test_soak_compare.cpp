@@ -5,6 +5,7 @@
 
 #include "base/error.hpp"
 #include "compare/compare.hpp"
+#include "soak/soak_analysis.hpp"
 #include "soak/soak_record.hpp"
 
 namespace {
@@ -12,6 +13,12 @@ namespace {
 using namespace xb;
 
 soak::SoakFile data(const char* name) { return soak::read_soak_file(std::string(XB_SOAK_DATA "/") + name); }
+
+// compare_soaks works on the two files' analyses.
+CompareResult compare_soaks(const soak::SoakFile& a, const soak::SoakFile& b, const CompareOptions& opts,
+                            const std::string& old_name = "OLD", const std::string& new_name = "NEW") {
+  return xb::compare_soaks(soak::analyze(a), soak::analyze(b), opts, old_name, new_name);
+}
 
 const CompareEntry& entry(const CompareResult& r, const std::string& key) {
   for (const auto& e : r.entries)

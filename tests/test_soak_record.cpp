@@ -4,6 +4,7 @@
 // "file:line".
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "base/error.hpp"
@@ -231,6 +232,65 @@ TEST(SoakRecord, ReadsTheShippedFiles) {
     EXPECT_EQ(e.kind(), xb::ErrorKind::usage);
     EXPECT_NE(std::string(e.what()).find("no_such.jsonl"), std::string::npos);
   }
+}
+
+
+// A sample line as text with `field` (a JSON fragment, e.g. "\"round\":1.5")
+// put in place of the telemetry's or the sample's own field.
+std::string edited_sample(const std::string& from, const std::string& to) {
+  std::string line = sample_line(full_sample());
+  const auto at = line.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return line.replace(at, from.size(), to);
+}
+
+// Issue 46: numbers the codec wrapped or truncated without a word (a
+// counter of -1 read as 2^64 - 1) are refused, as the plot reader refuses
+// them, naming the field.
+TEST(SoakRecord, NegativeOrFractionalCountsAreRefused) {
+  const std::string head = header_line(header());
+  expect_usage(head + edited_sample("\"ecc_corrected\":3", "\"ecc_corrected\":-1"),
+               "s.jsonl:2: telemetry[0].ecc_corrected: -1 is not a count");
+  expect_usage(head + edited_sample("\"pcie_replays\":7", "\"pcie_replays\":7.5"),
+               "s.jsonl:2: telemetry[0].pcie_replays: 7.5 is not a count");
+  expect_usage(head + edited_sample("\"xids\":[79,48]", "\"xids\":[79,-48]"), "telemetry[0].xids: -48 is not an XID");
+  expect_usage(head + edited_sample("\"round\":3", "\"round\":1.5"), "s.jsonl:2: round: 1.5 is not a whole number");
+  expect_usage(head + edited_sample("\"sm_clock_mhz\":1980", "\"sm_clock_mhz\":1099511627776"),
+               "telemetry[0].sm_clock_mhz: 1099511627776 is not a whole number of MHz");
+  expect_usage(head + edited_sample("\"gpu\":1", "\"gpu\":5000"), "telemetry[0].gpu: 5000 is not a GPU index");
+  expect_usage(head + edited_sample("\"t_s\":12.5", "\"t_s\":-12.5"), "s.jsonl:2: t_s: -12.5 is not a number of at least 0");
+  // A failed sample's value is not read; a measured one must not be negative.
+  Sample negative = full_sample();
+  negative.error.clear();
+  negative.value = -2100.5;
+  expect_usage(head + sample_line(negative), "s.jsonl:2: value: -2100.5 is not a number of at least 0");
+  negative.error = "failed";
+  EXPECT_EQ(parse_soak(head + sample_line(negative), "s.jsonl").samples.size(), 1u);
+}
+
+// Issue 46: the reader held a line's whole parse tree (about 40 times the
+// line) with no nesting limit, so a deep line could exhaust memory; a line
+// is refused past kMaxInputDepth levels, and past kMaxSoakLineBytes.
+TEST(SoakRecord, ADeepOrHugeLineIsRefusedNamingIt) {
+  const std::string head = header_line(header());
+  const std::string deep = "{\"type\":\"sample\",\"x\":" + std::string(100000, '[') + std::string(100000, ']') + "}\n";
+  expect_usage(head + deep, "s.jsonl:2: not JSON: nested deeper than 64 levels");
+  const std::string huge = "{\"type\":\"sample\",\"x\":\"" + std::string(kMaxSoakLineBytes, 'x') + "\"}\n";
+  const std::string path = ::testing::TempDir() + "/xb_soak_huge_line.jsonl";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs((head + huge).c_str(), f);
+    std::fclose(f);
+  }
+  try {
+    read_soak_file(path);
+    ADD_FAILURE() << "a line of more than 1 MiB was read";
+  } catch (const xb::Error& e) {
+    EXPECT_EQ(e.kind(), xb::ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find(path + ":2: a line longer than 1048576 bytes"), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -446,6 +446,64 @@ TEST(SoakRun, DefaultFileIsNewAndNamedOnStderr) {
   EXPECT_EQ(xb::soak::read_soak_file(dir + "/" + name).header.cases, std::vector<std::string>{kH2D});
 }
 
+// Issue 46: `soak -o FILE` appended to an existing FILE, mixing two soaks
+// into one file that reads back as neither. A file that holds anything is
+// refused before any measuring; --resume continues it, --overwrite starts
+// it anew.
+TEST(SoakRun, AnExistingSoakFileIsRefusedWithoutResumeOrOverwrite) {
+  SoakRig rig;
+  const std::string f = temp_path("reused.jsonl");
+  ASSERT_EQ(rig.run({"-q", "soak", "-t", kH2D, "--duration", "1h", "-o", f}).code, 0);
+  const xb::soak::SoakFile first = xb::soak::read_soak_file(f);
+  SoakRig again;
+  again.make_source = []() -> std::unique_ptr<xb::SampleSource> { throw std::logic_error("measured"); };
+  const InProcessRun r = again.run({"-q", "soak", "-t", kH2D, "--duration", "1h", "-o", f});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("-o '" + f + "' already holds"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--resume '" + f + "' continues that soak, --overwrite starts it anew"), std::string::npos)
+      << r.err;
+  const xb::soak::SoakFile kept = xb::soak::read_soak_file(f);
+  EXPECT_EQ(kept.samples.size(), first.samples.size());
+  EXPECT_TRUE(kept.resumed_at_s.empty());
+
+  // --overwrite starts anew: one header, this soak's samples only.
+  SoakRig anew;
+  anew.now = 7 * kHour;
+  const InProcessRun o = anew.run({"-q", "soak", "-t", kH2D, "--duration", "30m", "-o", f, "--overwrite"});
+  EXPECT_EQ(o.code, 0) << o.err;
+  const xb::soak::SoakFile fresh = xb::soak::read_soak_file(f);
+  EXPECT_LT(fresh.samples.size(), first.samples.size());
+  EXPECT_EQ(fresh.header.duration_s, 1800);
+  ASSERT_TRUE(fresh.end);
+  EXPECT_LT(fresh.end->t_s, kHour);
+
+  // An empty file is no soak: it is written.
+  const std::string empty = temp_path("empty.jsonl");
+  std::ofstream(empty).flush();
+  EXPECT_EQ(rig.run({"-q", "soak", "-t", kH2D, "--duration", "30m", "-o", empty}).code, 0);
+  EXPECT_FALSE(xb::soak::read_soak_file(empty).samples.empty());
+
+  // --overwrite with --resume, or without -o, is a usage error.
+  EXPECT_EQ(again.run({"-q", "soak", "--resume", f, "--overwrite"}).code, 2);
+  const InProcessRun no_o = again.run({"-q", "soak", "-t", kH2D, "--duration", "1h", "--overwrite"});
+  EXPECT_EQ(no_o.code, 2);
+  EXPECT_NE(no_o.err.find("--overwrite starts the -o FILE anew"), std::string::npos) << no_o.err;
+}
+
+TEST(SoakRun, CheckSoakFileIsCheckedBeforeAnyMeasuring) {
+  SoakRig rig;
+  const std::string f = temp_path("check.jsonl");
+  ASSERT_EQ(rig.run({"-q", "soak", "-t", kH2D, "--duration", "1h", "-o", f}).code, 0);
+  SoakRig again;
+  again.make_source = []() -> std::unique_ptr<xb::SampleSource> { throw std::logic_error("measured"); };
+  const InProcessRun r = again.run({"-q", "check", "--soak", "1h", "--soak-file", f});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--soak-file '" + f + "' already holds"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--overwrite starts it anew"), std::string::npos) << r.err;
+  const InProcessRun dir = again.run({"-q", "check", "--soak", "1h", "--soak-file", ::testing::TempDir()});
+  EXPECT_EQ(dir.code, 7) << dir.err;
+}
+
 // ---- check --soak -----------------------------------------------------------
 
 json check_soak(SoakRig& rig, const std::string& name, InProcessRun& r) {

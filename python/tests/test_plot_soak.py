@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from matplotlib.patches import Rectangle  # noqa: E402
+from matplotlib.collections import LineCollection, PolyCollection  # noqa: E402
 
 from xferbench_plot import __main__ as cli  # noqa: E402
 from xferbench_plot import load as L  # noqa: E402
@@ -45,12 +45,21 @@ def texts(ax):
     return [t.get_text() for t in ax.texts]
 
 
-def xspan(patch):
-    """An axvspan's x extent: a Polygon up to matplotlib 3.8, a Rectangle from 3.9."""
-    if isinstance(patch, Rectangle):
-        return patch.get_x(), patch.get_x() + patch.get_width()
-    xs = sorted({v[0] for v in patch.get_xy()})
-    return xs[0], xs[-1]
+def shaded_spans(ax):
+    """The x extents of the shaded slowdown spans: one PolyCollection per panel, a box per span."""
+    out = []
+    for c in ax.collections:
+        if isinstance(c, PolyCollection):
+            for path in c.get_paths():
+                xs = sorted({v[0] for v in path.vertices})
+                out.append((xs[0], xs[-1]))
+    return out
+
+
+def event_xs(ax):
+    """The x of every vertical event line: LineCollections of two-point vertical segments."""
+    return [seg[0][0] for c in ax.collections if isinstance(c, LineCollection) for seg in c.get_segments()
+            if len(seg) == 2 and seg[0][0] == seg[1][0]]
 
 
 def soak_lines():
@@ -112,8 +121,9 @@ def test_telemetry_lines_per_gpu_and_the_throttle_span():
     assert max(next(line for line in temp.lines if line.get_label() == "gpu0").get_ydata()) == 83
     # One shaded span (rounds 8-10 of gpu0) on every panel, named with its reasons on the SM clock panel.
     for ax in by_title.values():
-        assert len(ax.patches) == 1, ax.get_title()
-        x0, x1 = xspan(ax.patches[0])
+        spans = shaded_spans(ax)
+        assert len(spans) == 1, ax.get_title()
+        x0, x1 = spans[0]
         assert 3.3 < x0 < 3.6 and 4.7 < x1 < 5.0  # between round 7 (3.4 min) and round 11 (5.0 min)
     assert "gpu0 sw_power_cap, sw_thermal" in texts(sm)
 
@@ -127,8 +137,7 @@ def test_xid_ecc_and_resume_lines_and_their_labels():
     assert len(labels) == 4  # XID, ECC, resume and the throttle span: nothing else is an event
     # The vertical lines (every panel): XID in round 12, ECC in round 14, resume at 445 s.
     for ax in by_title.values():
-        xs = sorted(round(line.get_xdata()[0] * 60, 1) for line in ax.lines
-                    if len(line.get_xdata()) == 2 and line.get_xdata()[0] == line.get_xdata()[1])
+        xs = sorted(round(x * 60, 1) for x in event_xs(ax))
         assert xs == [11 * 30 + 11.5, 13 * 30 + 1.5, 445.0], ax.get_title()
 
 
@@ -209,6 +218,11 @@ def replaced(line, **fields):
      ':3: telemetry[0]: field "clock_reasons" is 2.5, not an integer of at least 0'),
     (lambda ls: [replaced(ls[0], schema_version=2)] + ls[1:], "xferbench.soak schema_version 2: this plotter reads version 1"),
     (lambda ls: ls[:1], "holds no samples to draw"),
+    # Issue 46: a value near the largest double is refused, not an axis limit that overflows (exit 70 before).
+    (lambda ls: ls[:6] + [replaced(ls[6], value=1.7976931348623157e308)] + ls[7:],
+     ':7: field "value" is 1.7976931348623157e+308, not a number of at least 0 within +-1e+100'),
+    (lambda ls: ls[:2] + [replaced(ls[2], telemetry=[{"gpu": 0, "power_w": -1.7e308}])] + ls[3:],
+     ':3: telemetry[0]: field "power_w" is -1.7e+308, not a number within +-1e+100'),
 ])
 def test_a_bad_line_is_one_error_naming_file_and_line(tmp_path, capsys, edit, needle):
     lines = [line for line in soak_lines() if line][:-1]  # the complete lines, without the torn one
@@ -310,3 +324,49 @@ def test_loaded_run_png(tmp_path):
     out = tmp_path / "loaded.png"
     assert cli.main([LOADED_RUN, "-o", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 50_000
+
+
+def rising_counter_soak(tmp_path, samples):
+    """A soak of one cell whose corrected ECC count rises in every sample, with a throttle that comes and goes."""
+    lines = soak_lines()
+    header, first = lines[0], json.loads(lines[1])
+    out = [header]
+    for i in range(samples):
+        doc = dict(first, t_s=1.5 + 10 * i, round=i + 1)
+        tele = dict(first["telemetry"][0], ecc_corrected=i, clock_reasons=0x20 if i % 2 else 0)
+        doc["telemetry"] = [tele]
+        out.append(json.dumps(doc))
+    return write(tmp_path, out)
+
+
+def test_thousands_of_counter_increases_are_one_collection_and_a_few_labels(tmp_path):
+    # Issue 46: every increase was a line and a label on every panel (25 ms and 0.3 MB each: an 8-hour soak with
+    # one rising ECC counter took 40 minutes). Every event is still drawn, as one collection per kind and panel.
+    samples = 3000
+    fig = figure(rising_counter_soak(tmp_path, samples))
+    for ax in panels(fig).values():
+        assert len(event_xs(ax)) == samples - 1, ax.get_title()
+        assert len(ax.lines) <= 3 and len(ax.patches) == 0 and len(ax.collections) <= 4, ax.get_title()
+        assert len(shaded_spans(ax)) == samples // 2
+    labels = texts(panels(fig)["SM clock (MHz)"])
+    assert f"ECC corrected +{samples - 1} (gpu0) in {samples - 1} increases" in labels
+    assert "gpu0 sw_thermal (1500 spans)" in labels
+    assert len(labels) == 2
+    out = tmp_path / "many.png"
+    assert cli.main([str(tmp_path / "s.jsonl"), "-o", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_event_labels_are_capped_and_the_rest_counted(tmp_path):
+    lines = soak_lines()
+    header, first = lines[0], json.loads(lines[1])
+    out = [header]
+    for i in range(40):  # 40 different XIDs: 40 series, more than MAX_LABELS
+        doc = dict(first, t_s=1.5 + 10 * i, round=i + 1)
+        doc["telemetry"] = [dict(first["telemetry"][0], xids=[100 + i])]
+        out.append(json.dumps(doc))
+    fig = figure(write(tmp_path, out))
+    labels = texts(panels(fig)["SM clock (MHz)"])
+    assert len(labels) == 24 and labels[0] == "XID 100 (gpu0)"
+    assert "16 more kinds of event drawn but not named" in fig._suptitle.get_text()
+    assert len(event_xs(panels(fig)["SM clock (MHz)"])) == 40

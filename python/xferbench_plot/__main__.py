@@ -2,13 +2,15 @@
 
 Exit codes (read by `xferbench plot`): 0 written; 2 bad input, nothing
 written; 3 matplotlib missing; 4 the image could not be written; 5 a bug in
-this package. Never 1: `python3 -m` exits 1 when the package is missing, and
+this package; 6 out of memory. Never 1: `python3 -m` exits 1 when the package is missing, and
 xferbench plot says so. SIGINT, SIGTERM and SIGHUP end it by that signal,
 after a half-written image is removed, so xferbench plot can tell them from
 a crash.
 """
 
 import argparse
+import errno
+import io
 import os
 import signal
 import stat
@@ -16,8 +18,9 @@ import sys
 import tempfile
 
 from . import load as L
+from .fields import printable
 
-EXIT_BAD_INPUT, EXIT_NO_MATPLOTLIB, EXIT_WRITE, EXIT_INTERNAL = 2, 3, 4, 5
+EXIT_BAD_INPUT, EXIT_NO_MATPLOTLIB, EXIT_WRITE, EXIT_INTERNAL, EXIT_NO_MEMORY = 2, 3, 4, 5, 6
 
 
 class WriteError(Exception):
@@ -25,7 +28,7 @@ class WriteError(Exception):
 
 
 def error(message, code):
-    print(f"xferbench: error: {message}", file=sys.stderr)
+    print(f"xferbench: error: {printable(message)}", file=sys.stderr)
     return code
 
 
@@ -111,12 +114,66 @@ def _render(fig, f, fmt):
     fig.savefig(f, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
 
 
+def _own_descriptor(path):
+    """N when `path` names this process's own descriptor N (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N,
+    /proc/<own pid>/fd/N), else None. Following such a name to the file behind it would reopen or replace what the
+    descriptor was redirected to (a log opened with >>, a pipe), so the search for the target stops here."""
+    named = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+    if path in named:
+        return named[path]
+    folder, base = os.path.split(path)
+    if not base.isdigit() or len(base) > 9:
+        return None
+    own = {"/dev/fd", "/proc/self/fd", "/proc/thread-self/fd", f"/proc/{os.getpid()}/fd"}
+    if folder in own or os.path.realpath(folder) == f"/proc/{os.getpid()}/fd":
+        return int(base)
+    return None
+
+
+def _resolve(path):
+    """(target, fd): symbolic links in the last component followed as open() would (a link to a file that does not
+    exist yet names that file), stopping at a name of this process's own descriptor (then fd is set)."""
+    target = path
+    for _ in range(40):  # the kernel's own limit
+        fd = _own_descriptor(target)
+        if fd is not None:
+            return target, fd
+        if not os.path.islink(target):
+            return target, None
+        link = os.readlink(target)
+        target = link if link.startswith("/") else os.path.join(os.path.dirname(target) or ".", link)
+    raise WriteError(f"cannot write output file '{path}': {os.strerror(errno.ELOOP)}")
+
+
+def _write_descriptor(fd, data, path):
+    try:
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+    except OSError as e:
+        raise WriteError(f"cannot write output file '{path}' (descriptor {fd}): {e.strerror}") from None
+
+
+def image_bytes(fig, fmt):
+    buf = io.BytesIO()
+    _render(fig, buf, fmt)
+    return buf.getvalue()
+
+
 def save(fig, path):
-    """Writes the image as xferbench writes every output file (src/report/output_file.hpp): a symbolic link is
-    followed; a device node or FIFO is written in place; a regular file or a new path is rendered next to it,
-    synced and renamed over it, so it is whole or untouched."""
+    """Writes the image as xferbench writes every output file (src/report/output_file.hpp): a name of one of this
+    process's descriptors (/dev/stdout, /dev/fd/N, or a link to one) is written through that descriptor, never
+    reopened or replaced (`-o /dev/stdout >> log` appends, a pipe gets the image); another symbolic link is followed;
+    a device node or FIFO is written in place; a regular file or a new path is rendered next to it, synced and renamed
+    over it, so it is whole or untouched. `xferbench plot` writes the image itself, through that same code."""
     fmt = os.path.splitext(path)[1].lower().lstrip(".")
-    target = os.path.realpath(path)  # follows links, also to a file that does not exist yet
+    target, fd = _resolve(path)
+    if fd is not None:
+        if sys.stdout is not None:  # what was printed comes first; a closed stdout is None
+            sys.stdout.flush()
+        _write_descriptor(fd, image_bytes(fig, fmt), path)
+        return
     try:
         st = os.stat(target)
     except FileNotFoundError:
@@ -133,7 +190,7 @@ def save(fig, path):
             raise WriteError(f"cannot write output file '{path}': {e.strerror}") from None
         return
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".xferbench-plot-", suffix="." + fmt, dir=os.path.dirname(target))
+        fd, tmp = tempfile.mkstemp(prefix=".xferbench-plot-", suffix="." + fmt, dir=os.path.dirname(target) or ".")
     except OSError as e:
         raise WriteError(f"cannot write output file '{path}': {e.strerror}") from None
     try:
@@ -164,6 +221,9 @@ def parse_args(argv):
     p.add_argument("--kind", choices=["auto", "curves", "heatmap", "bars", "pingpong", "fleet", "timeline", "sms",
                                       "soak"], default="auto")
     p.add_argument("--title", default="")
+    # Used by `xferbench plot`: the image's bytes go to this descriptor (a pipe) and xferbench writes -o itself,
+    # as it writes every output file; -o then only names the format.
+    p.add_argument("--image-fd", type=int, default=None, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
@@ -189,14 +249,20 @@ def main(argv=None):
             return error(f"matplotlib is not installed for {sys.executable}: pip install ./python "
                          "(or pip install matplotlib)", EXIT_NO_MATPLOTLIB)
         fig = build_figure(results, kind, args.title)
-        save(fig, args.output)
+        if args.image_fd is None:
+            save(fig, args.output)
+        else:
+            fmt = os.path.splitext(args.output)[1].lower().lstrip(".")
+            _write_descriptor(args.image_fd, image_bytes(fig, fmt), f"/dev/fd/{args.image_fd}")
     except L.InputError as e:
         return error(str(e), EXIT_BAD_INPUT)
     except WriteError as e:
         return error(str(e), EXIT_WRITE)
+    except MemoryError:
+        return error("out of memory while drawing", EXIT_NO_MEMORY)
     except Exception as e:  # keep exit status 1 free to mean "package missing"
         detail = (str(e).strip().splitlines() or [""])[0]  # one line, as every xferbench error
-        print(f"xferbench: internal error in xferbench_plot: {type(e).__name__}: {detail}", file=sys.stderr)
+        print(f"xferbench: internal error in xferbench_plot: {type(e).__name__}: {printable(detail)}", file=sys.stderr)
         return EXIT_INTERNAL
     return 0
 

@@ -7,6 +7,7 @@ so the cell panels stay readable when a soak has twenty cells."""
 
 import statistics
 
+from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
 
@@ -24,6 +25,7 @@ STYLE = {"xid": dict(color="tab:red", linewidth=1.2),
          "resume": dict(color="0.35", linewidth=1.0, linestyle="-.")}
 SHADE = dict(color="tab:orange", alpha=0.2, linewidth=0)
 WEAK_LOAD_PCT = 50
+MAX_LABELS = 24  # event labels written on the figure; every event is still drawn
 
 
 def _time_axis(span_s):
@@ -64,37 +66,70 @@ def _throttle_spans(by_gpu, span_s):
 
 
 def _events(data, by_gpu):
-    """(t_s, kind, label): XIDs, error-counter increases (per GPU, against its previous reading) and resumes."""
-    events = [(t, "resume", "resume") for t in data["resumes"]]
+    """(t_s, kind, series, label): XIDs, error-counter increases (per GPU, against its previous reading) and resumes.
+    Events of one series share one label: a counter that rises in every reading of an 8-hour soak is thousands of
+    events and one series."""
+    events = [(t, "resume", ("resume",), "resume") for t in data["resumes"]]
     for gpu, rows in by_gpu.items():
         last = {}
         for t, r in rows:
             for x in r["xids"]:
-                events.append((t, "xid", f"XID {x} (gpu{gpu})"))
+                events.append((t, "xid", ("xid", gpu, x), f"XID {x} (gpu{gpu})"))
             for key, name in COUNTERS:
                 v = r[key]
                 if v is None:
                     continue
                 if key in last and v > last[key]:
-                    events.append((t, "counter", f"{name} +{v - last[key]} (gpu{gpu})"))
+                    events.append((t, "counter", ("counter", gpu, key), (name, gpu, v - last[key])))
                 last[key] = v
-    return sorted(events)
+    return sorted(events, key=lambda e: e[0])
 
 
-def _mark(ax, spans, events, scale, labelled):
-    for a, b, label in spans:
-        ax.axvspan(a / scale, b / scale, **SHADE)
-    for t, kind, label in events:
-        ax.axvline(t / scale, **STYLE[kind])
-    if not labelled:
-        return
-    where = blended_transform_factory(ax.transData, ax.transAxes)
-    for t, kind, label in events:
-        ax.text(t / scale, 0.97, label, transform=where, rotation=90, ha="right", va="top", fontsize=7,
-                color=STYLE[kind]["color"])
+def _labels(spans, events):
+    """(t_s, kind, text) of at most MAX_LABELS labels: one per series of events at its first time (with how many
+    there were), then one per throttled GPU; and how many more series were left unlabelled."""
+    series = {}
+    for t, kind, key, label in events:
+        first = series.setdefault(key, [t, kind, label, 0, 0])
+        first[3] += 1
+        if kind == "counter":
+            first[4] += label[2]
+    labels = []
+    for t, kind, label, count, total in series.values():
+        if kind == "counter":
+            name, gpu, _ = label
+            text = f"{name} +{total} (gpu{gpu})" + (f" in {count} increases" if count > 1 else "")
+        else:
+            text = label + (f" x{count}" if count > 1 else "")
+        labels.append((t, kind, text))
+    throttled = {}
     for a, _b, label in spans:
-        ax.text(a / scale, 0.03, label, transform=where, rotation=90, ha="right", va="bottom", fontsize=7,
-                color="tab:brown")
+        throttled.setdefault(label.split(" ", 1)[0], [a, "throttle", label, 0])[3] += 1
+    for a, kind, label, count in throttled.values():
+        labels.append((a, kind, label + (f" ({count} spans)" if count > 1 else "")))
+    labels.sort(key=lambda x: x[0])
+    return labels[:MAX_LABELS], max(0, len(labels) - MAX_LABELS)
+
+
+def _mark(ax, spans, events, labels, scale):
+    """Shades the slowdown spans and draws every event as a vertical line: one collection per kind, so thousands of
+    counter increases cost one drawing call, not one artist each."""
+    where = blended_transform_factory(ax.transData, ax.transAxes)
+    if spans:
+        boxes = [[(a / scale, 0), (a / scale, 1), (b / scale, 1), (b / scale, 0)] for a, b, _label in spans]
+        ax.add_collection(PolyCollection(boxes, transform=where, **SHADE), autolim=False)
+    for kind, style in STYLE.items():
+        xs = [t / scale for t, k, _key, _label in events if k == kind]
+        if xs:
+            lines = LineCollection([[(x, 0), (x, 1)] for x in xs], transform=where, **style)
+            ax.add_collection(lines, autolim=False)
+    for t, kind, text in labels:
+        if kind == "throttle":
+            ax.text(t / scale, 0.03, text, transform=where, rotation=90, ha="right", va="bottom", fontsize=7,
+                    color="tab:brown")
+        else:
+            ax.text(t / scale, 0.97, text, transform=where, rotation=90, ha="right", va="top", fontsize=7,
+                    color=STYLE[kind]["color"])
 
 
 def _unit_text(unit):
@@ -154,13 +189,15 @@ def _telemetry_panel(ax, key, label, by_gpu, scale):
         ax.legend(fontsize=6.5, loc="best")
 
 
-def _key(spans, events):
+def _key(spans, events, unlabelled):
     """What the shading and the vertical lines mean, for the kinds this soak has."""
     kinds = [("clock slowdown (power cap, thermal, HW slowdown, power brake) shaded", bool(spans))]
     kinds += [(text, any(e[1] == kind for e in events)) for kind, text in
               (("xid", "XID: red line"), ("counter", "ECC / row remap / PCIe replay increase: purple dashed"),
                ("resume", "resume: grey dash-dot"))]
     shown = [text for text, present in kinds if present]
+    if unlabelled:
+        shown.append(f"{unlabelled} more kinds of event drawn but not named")
     return "; ".join(shown) if shown else "no throttling, XID, error counter increase or resume"
 
 
@@ -190,6 +227,7 @@ def soak(data, title):
         rows.sort(key=lambda s: s["t_s"])
     by_gpu = _readings(samples)
     spans, events = _throttle_spans(by_gpu, span_s), _events(data, by_gpu)
+    labels, unlabelled = _labels(spans, events)
     cell_rows = -(-len(cells) // NCOLS)
     nrows = cell_rows + (1 if by_gpu else 0)
     fig = Figure(figsize=(4.2 * NCOLS, 2.5 * nrows + 1.0), dpi=DPI, layout="constrained")
@@ -197,14 +235,14 @@ def soak(data, title):
     for i, (cell, rows) in enumerate(cells.items()):
         ax = axes[i // NCOLS][i % NCOLS]
         _cell_panel(ax, cell, rows, scale)
-        _mark(ax, spans, events, scale, labelled=not by_gpu and i == 0)
+        _mark(ax, spans, events, labels if not by_gpu and i == 0 else [], scale)
     for j in range(len(cells), cell_rows * NCOLS):
         axes[j // NCOLS][j % NCOLS].set_visible(False)
     for k, (key, label) in enumerate(TELEMETRY if by_gpu else ()):
         ax = axes[-1][k]
         _telemetry_panel(ax, key, label, by_gpu, scale)
         # Event labels once, on the SM clock panel, where a slowdown shows; the other panels get the lines only.
-        _mark(ax, spans, events, scale, labelled=key == "sm_clock_mhz")
+        _mark(ax, spans, events, labels if key == "sm_clock_mhz" else [], scale)
         ax.set_xlabel(xlabel, fontsize=8)
     for row in axes:
         for ax in row:
@@ -212,5 +250,5 @@ def soak(data, title):
     axes[0][0].set_xlim(0, span_s / scale * 1.01)
     fig.suptitle((title or _title(data, cells, span_s, xlabel.split("(")[1].rstrip(")")))
                  + "\none panel per cell, then the telemetry of each GPU (events named on the SM clock panel)\n"
-                 + _key(spans, events), fontsize=10)
+                 + _key(spans, events, unlabelled), fontsize=10)
     return fig

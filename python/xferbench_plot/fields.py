@@ -6,6 +6,37 @@ import json
 import math
 
 
+MAX_SHOWN = 480
+# The largest magnitude a plotted number may have: xferbench writes nothing near it (GB/s, ns, bytes and counters
+# stay below 1e20), and scaling a value near the largest double (a 1% margin, a ratio) would overflow to infinity.
+MAX_MAGNITUDE = 1e100
+
+
+def printable(text):
+    """`text` safe to print in a line, as xferbench's printable() (src/base/printable.hpp): control characters
+    escaped (\\n, \\t, \\x1b, \\u0085), a byte of a file name that is not UTF-8 (a surrogate escape) as \\xNN;
+    longer than MAX_SHOWN characters: its start and end with the middle left out."""
+    if len(text) > MAX_SHOWN:
+        head, tail = MAX_SHOWN * 2 // 3, MAX_SHOWN // 3
+        text = f"{text[:head]}[... {len(text) - head - tail} characters left out ...]{text[-tail:]}"
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch in "\n\r\t":
+            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t"}[ch])
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        elif 0x80 <= code < 0xA0:
+            out.append(f"\\u{code:04x}")
+        elif 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's escape of a byte that is not UTF-8
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 class InputError(Exception):
     """A result file this plotter cannot draw; the message is one line."""
 
@@ -122,6 +153,8 @@ class Place:
             finite = False
         if not finite:
             raise self.bad(key, value, "a finite " + want[want.index(" ") + 1:])
+        if abs(value) > MAX_MAGNITUDE:  # finite, but axis limits and medians derived from it would overflow
+            raise self.bad(key, value, f"{want} within +-{MAX_MAGNITUDE:g} (this plotter's range)")
         if (positive and value <= 0) or (minimum is not None and value < minimum):
             raise self.bad(key, value, want)
         return value

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <new>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -14,6 +15,7 @@
 #include "machine/cuda_check.hpp"
 #include "base/error.hpp"
 #include "base/names.hpp"
+#include "base/printable.hpp"
 #include "base/stop.hpp"
 
 namespace xb::app {
@@ -47,6 +49,7 @@ std::unique_ptr<CLI::App> make_app(Context& ctx) {
 void finish_command(CLI::App& cmd, std::function<void()> callback) {
   set_exit_code_footer(cmd);
   reject_empty_values(cmd);
+  reject_non_finite_numbers(cmd);
   cmd.callback(std::move(callback));
 }
 
@@ -90,12 +93,19 @@ int parse_args(CLI::App& app, Context& ctx, std::vector<std::string> args, std::
     out << app.version() << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
-    fmt::print(err, "xferbench: error: {}\nRun 'xferbench --help' or 'xferbench COMMAND --help' for usage.\n", e.what());
+    fmt::print(err, "xferbench: error: {}\nRun 'xferbench --help' or 'xferbench COMMAND --help' for usage.\n",
+               message_line(e.what()));
     return exit_code(ErrorKind::usage);
   } catch (const Error& e) {
     // Semantic checks done inside option callbacks (case names, sizes).
-    fmt::print(err, "xferbench: error: {}\n", e.what());
+    fmt::print(err, "xferbench: error: {}\n", message_line(e.what()));
     return exit_code(e.kind());
+  } catch (const std::bad_alloc&) {  // an input file read while parsing, under a memory limit
+    fmt::print(err, "xferbench: error: out of memory while reading the arguments\n");
+    return exit_code(ErrorKind::resources);
+  } catch (const std::exception& e) {  // a bug, never an abort
+    fmt::print(err, "xferbench: internal error: {}\n", message_line(e.what()));
+    return exit_code(ErrorKind::internal);
   }
   return ctx.action ? -1 : exit_code(ErrorKind::internal);
 }
@@ -107,14 +117,17 @@ int run_action(Context& ctx, std::ostream& err) {
   } catch (const Error& e) {
     // Empty: an error every rank of a launch finds, which another rank says
     // (comm::make_mpi_communicator).
-    if (*e.what() != '\0') fmt::print(err, "xferbench: error: {}{}\n", e.what(), error_hint(e.kind()));
+    if (*e.what() != '\0') fmt::print(err, "xferbench: error: {}{}\n", message_line(e.what()), error_hint(e.kind()));
     code = exit_code(e.kind());
   } catch (const Stopped& s) {
     // A command that stops before it has anything to keep.
-    fmt::print(err, "xferbench: {}\n", s.what());
+    fmt::print(err, "xferbench: {}\n", message_line(s.what()));
     code = stop_exit_code(s.reason());
+  } catch (const std::bad_alloc&) {  // a command's own data under a memory limit (ulimit -v)
+    fmt::print(err, "xferbench: error: out of memory\n");
+    code = exit_code(ErrorKind::resources);
   } catch (const std::exception& e) {
-    fmt::print(err, "xferbench: internal error: {}\n", e.what());
+    fmt::print(err, "xferbench: internal error: {}\n", message_line(e.what()));
     code = exit_code(ErrorKind::internal);
   }
   if (*deferred_cuda_error()) fmt::print(err, "xferbench: warning: during cleanup: {}\n", deferred_cuda_error());
@@ -130,7 +143,7 @@ int parse_seed_app(CLI::App& app, const std::vector<std::string>& args, const ch
     out << app.help();
     return 0;
   } catch (const CLI::ParseError& e) {
-    fmt::print(err, "{} (xferbench): error: {}\nRun '{} --help' for usage.\n", tool, e.what(), tool);
+    fmt::print(err, "{} (xferbench): error: {}\nRun '{} --help' for usage.\n", tool, message_line(e.what()), tool);
     return exit_code(ErrorKind::usage);
   }
   return -1;

@@ -40,6 +40,7 @@ struct CheckArgs {
   std::string buffer_size;  // --buffer-size as typed
   std::string soak;         // --soak DURATION: judge a soak of the check suite
   std::string soak_file;    // --soak-file FILE
+  bool overwrite = false;   // --overwrite: --soak-file FILE starts anew even if it holds a soak
   double soak_s = 0;
 };
 
@@ -57,6 +58,9 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
   if (!a.buffer_size.empty()) a.opts.buffer_bytes = positive_size(a.buffer_size, "--buffer-size");
   if (!a.soak.empty()) a.soak_s = check::parse_duration(a.soak, "--soak");
   if (!a.soak_file.empty() && a.soak.empty()) fail(ErrorKind::usage, "--soak-file needs --soak DURATION");
+  if (a.overwrite && a.soak_file.empty())
+    fail(ErrorKind::usage, "--overwrite starts the --soak-file FILE anew: give --soak-file FILE (the default file is "
+                           "always new)");
   if (!a.soak.empty() && !a.judge_file.empty())
     fail(ErrorKind::usage, "--soak measures and --judge judges a recorded run: give one of them");
   a.opts.time_limit_s = a.stop.time_limit_s;
@@ -73,12 +77,13 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
 RunResult read_run_file(const std::string& path, const char* what) {
   const std::string label = input_label(what, path);
   const nlohmann::json doc = read_input_json(path, what);
-  if (!doc.is_object() || doc.value("schema", "") != records::kSchemaName)
-    fail(ErrorKind::usage, fmt::format("{} is not an xferbench run result (schema {})", label, records::kSchemaName));
-  const nlohmann::json version = doc.value("schema_version", nlohmann::json());
-  if (version != records::kSchemaVersion)
+  if (!doc.is_object() || string_field(doc, "schema") != records::kSchemaName)
+    fail(ErrorKind::usage, fmt::format("{} is not an xferbench run result (schema {}, not {})", label,
+                                       field_json_text(doc, "schema"), records::kSchemaName));
+  if (!doc.contains("schema_version") || doc.at("schema_version") != records::kSchemaVersion)
     fail(ErrorKind::usage, fmt::format("{} has {} schema_version {}: this xferbench reads version {}", label,
-                                       records::kSchemaName, version.dump(), records::kSchemaVersion));
+                                       records::kSchemaName, field_json_text(doc, "schema_version"),
+                                       records::kSchemaVersion));
   return records::decode_run(doc, label);
 }
 
@@ -111,6 +116,10 @@ int publish_fleet(const CheckArgs& a, fleet::Fleet& f, std::ostream& out) {
   return f.exit_code;
 }
 
+check::SoakFileMode soak_file_mode(const CheckArgs& a) {
+  return a.overwrite ? check::SoakFileMode::overwrite : check::SoakFileMode::start;
+}
+
 // --soak: the check suite soaked for the duration; the run judged carries
 // each cell's median over the soak, the soak's findings fail the check.
 RunResult measure_soak(const CheckArgs& a, const Context& ctx, SampleSource& src, const NvmlQueries* nvml,
@@ -121,11 +130,10 @@ RunResult measure_soak(const CheckArgs& a, const Context& ctx, SampleSource& src
   req.buffer_bytes = suite.buffer_bytes;
   req.measure = suite.measure;
   req.command_line = suite.command_line;
-  if (!a.soak_file.empty()) report::check_output_file(a.soak_file);
-  const auto out = open_soak_file(a.soak_file, soak_clock(ctx), std::cerr);
+  const auto out = open_soak_file(a.soak_file, soak_file_mode(a), "--soak-file", soak_clock(ctx), std::cerr);
   check::SoakOutcome o = run_soak_with_status(src, nvml, req, *out, ctx);
   r.soak = o.summary;
-  r.soak_header = o.file.header;
+  r.soak_header = o.header;
   r.soak_file = out->path();
   return check::with_soak_medians(std::move(o.first_round), o.summary);
 }
@@ -151,6 +159,10 @@ check::CheckResult measure_node(const CheckArgs& a, const Context& ctx) {
 int execute(const CheckArgs& a, const Context& ctx) {
   check_output_writable(a.out);
   if (!a.junit_file.empty()) report::check_output_file(a.junit_file);
+  if (!a.soak_file.empty()) {  // before any GPU work, as the other outputs
+    check::check_soak_file_free(a.soak_file, soak_file_mode(a), "--soak-file");
+    report::check_output_file(a.soak_file);
+  }
   if (!a.judge_file.empty()) {
     RunResult run = read_run_file(a.judge_file, "--judge file");
     const check::CheckResult r =
@@ -205,7 +217,9 @@ void add_check_command(CLI::App& root, Context& ctx) {
                   "Soak the check suite for DURATION (30m, 2h, 1h30m) and judge each cell's median over it; the "
                   "soak's findings (drift, steps, throttle and error episodes) fail the check (docs/soak.md)");
   cmd->add_option("--soak-file", a->soak_file,
-                  "The soak's JSON Lines file (default: a new xferbench-soak-<UTC time>.jsonl here)");
+                  "The soak's JSON Lines file (default: a new xferbench-soak-<UTC time>.jsonl here); one that already "
+                  "holds a soak is refused unless --overwrite");
+  cmd->add_flag("--overwrite", a->overwrite, "Start the --soak-file FILE anew even if it holds a soak");
   add_fleet_timeout_option(*cmd, a->fleet.timeout_s);
   auto* alias = cmd->add_option("--timeout", a->fleet.timeout_s, "Same as --fleet-timeout (its former name)");
   add_output_options(*cmd, a->out, false, {"prometheus"});

@@ -15,7 +15,8 @@
 #include "base/input_file.hpp"
 #include "report/reporter.hpp"
 #include "report/output_file.hpp"
-#include "soak/soak_record.hpp"
+#include "soak/soak_analysis.hpp"
+#include "soak/soak_data.hpp"
 
 namespace xb::app {
 namespace {
@@ -26,21 +27,37 @@ struct CompareArgs {
   OutputOptions out;
 };
 
+// One compared file, opened and its kind told from its first line.
+struct Input {
+  explicit Input(const std::string& path) : file(path, "") {
+    soak = is_soak_text(file.peek_line(soak::kMaxSoakLineBytes));
+  }
+  InputFile file;
+  bool soak = false;
+};
+
+// A soak file is read line by line, analysed and let go (any size, in
+// bounded memory); a JSON document is read whole (at most 256 MiB).
+soak::SoakSummary soak_summary(Input& in) { return soak::analyze(soak::read_soak_data(in.file)); }
+nlohmann::json document(Input& in) { return parse_input_json(in.file.rest(), in.file.path(), ""); }
+
 int execute(const CompareArgs& a) {
   check_output_writable(a.out);
   // Read and parsed in this order, so the first bad input is the one named.
   const std::string old_name = input_label("", a.old_path), new_name = input_label("", a.new_path);
-  const std::string old_text = read_input_file(a.old_path, "");
-  const bool old_soak = is_soak_text(old_text);
-  const nlohmann::json old_doc = old_soak ? nlohmann::json() : parse_input_json(old_text, a.old_path, "");
-  const std::string new_text = read_input_file(a.new_path, "");
-  if (is_soak_text(new_text) != old_soak)
+  Input old_in(a.old_path);
+  Input new_in(a.new_path);
+  if (new_in.soak != old_in.soak)
     fail(ErrorKind::usage, fmt::format("{} is a soak file but {} is not: compare a soak file with a soak file",
-                                       old_soak ? old_name : new_name, old_soak ? new_name : old_name));
-  const CompareResult r =
-      old_soak ? compare_soaks(soak::parse_soak(old_text, a.old_path), soak::parse_soak(new_text, a.new_path), a.options,
-                               old_name, new_name)
-               : compare_documents(old_doc, parse_input_json(new_text, a.new_path, ""), a.options, old_name, new_name);
+                                       old_in.soak ? old_name : new_name, old_in.soak ? new_name : old_name));
+  CompareResult r;
+  if (old_in.soak) {
+    const soak::SoakSummary o = soak_summary(old_in);
+    r = compare_soaks(o, soak_summary(new_in), a.options, old_name, new_name);
+  } else {
+    const nlohmann::json o = document(old_in);
+    r = compare_documents(o, document(new_in), a.options, old_name, new_name);
+  }
   report::Outputs(a.out.format, a.out.file).emit([&](report::Reporter& rep) { rep.compare(r, a.old_path, a.new_path); });
   return r.regression() ? 1 : 0;
 }

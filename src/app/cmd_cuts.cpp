@@ -21,6 +21,7 @@
 #include "cases/concurrent.hpp"
 #include "base/error.hpp"
 #include "base/fault.hpp"
+#include "base/input_file.hpp"
 #include "cases/resume.hpp"
 #include "measure/sample_source.hpp"
 #include "base/stop.hpp"
@@ -95,9 +96,9 @@ bool resume_complete(const ScenarioPlan& plan, const std::optional<nlohmann::jso
   const nlohmann::json& doc = *resume_doc;
   const std::string name = "'" + plan.stop.resume + "'";
   check_same_identity(identity_of(doc, name), identity_of(sys, ctx.argv), name);
-  const std::string status = doc.value("status", "");
+  const std::string status = string_field(doc, "status");
   if (status != "passed" && status != "failed") return false;
-  const std::string text = doc.dump(2) + "\n";
+  const std::string text = json_text(doc, 2) + "\n";
   screen.scenario_resumed(plan.stop.resume, text);
   if (!out.file.empty()) report::write_output_file(out.file, text);
   return true;

@@ -1,9 +1,12 @@
 // xferbench plot RESULT.json...|SOAK.jsonl -o FILE.png|FILE.svg: draws results with the
 // xferbench_plot Python package (matplotlib), run as `python3 -m
 // xferbench_plot`. Drawing lives in Python because matplotlib is the
-// well-kept plotting library; this command only checks the arguments, finds
-// python3 and passes its exit status on. The package validates schemas and
-// writes the image atomically; it prints its own one-line errors.
+// well-kept plotting library; this command checks the arguments, finds
+// python3, reads the image it draws from a pipe and writes -o itself, with
+// report/output_file.hpp as every command writes its files (through
+// /dev/stdout and its kin, in place for a FIFO, atomically for a regular
+// file). The package validates schemas and prints its own one-line errors.
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -36,6 +39,9 @@ constexpr int kPyNoMatplotlib = 3;
 constexpr int kPyWriteFailed = 4;
 constexpr int kPyNoPackage = 1;  // python3 -m on a missing module (the package itself never exits 1)
 constexpr int kPyInternal = 5;   // a bug in the package; it printed the exception
+constexpr int kPyNoMemory = 6;
+// The descriptor python3 writes the image to (a pipe to this process).
+constexpr int kImageFd = 3;
 
 struct PlotArgs {
   std::vector<std::string> inputs;
@@ -175,18 +181,45 @@ int killed_by(const std::string& python, int signal_number) {
   return s == SIGINT ? 130 : 143;
 }
 
-// The wait status of python3 run with `args`.
-int run_python(const std::string& python, std::vector<std::string> args) {
+// Everything python3 writes to the image pipe, until it closes it.
+std::string read_image(int fd) {
+  std::string image;
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return image;  // an error reads as an end: the exit status says what happened
+    image.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
+// The wait status of python3 run with `args`; `image` gets what it wrote to
+// descriptor kImageFd.
+int run_python(const std::string& python, std::vector<std::string> args, std::string& image) {
   std::vector<std::string> env = child_environment();
   std::vector<char*> argv = c_strings(args), envp = c_strings(env);
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+    fail(errno == EMFILE || errno == ENFILE ? ErrorKind::resources : ErrorKind::internal,
+         fmt::format("cannot make a pipe for the image: {}", std::strerror(errno)));
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_adddup2(&files, pipe_fds[1], kImageFd);  // the copy is not close-on-exec
   LeaveTerminalSignalsToChild terminal;
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   terminal.restore_in(attr);
   pid_t pid = 0;
-  const int error = posix_spawn(&pid, python.c_str(), nullptr, &attr, argv.data(), envp.data());
+  const int error = posix_spawn(&pid, python.c_str(), &files, &attr, argv.data(), envp.data());
   posix_spawnattr_destroy(&attr);
-  if (error != 0) start_failed(python, error);
+  posix_spawn_file_actions_destroy(&files);
+  close(pipe_fds[1]);
+  if (error != 0) {
+    close(pipe_fds[0]);
+    start_failed(python, error);
+  }
+  image = read_image(pipe_fds[0]);
+  close(pipe_fds[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) fail(ErrorKind::internal, fmt::format("waiting for {}: {}", python, std::strerror(errno)));
@@ -201,14 +234,21 @@ int execute(const PlotArgs& a) {
     fail(ErrorKind::usage, "xferbench plot needs python3 on PATH with matplotlib (pip install ./python)");
   // Options as --name=value and the files after "--": a title or a file
   // name that starts with '-' is then not taken for an option.
-  std::vector<std::string> args = {python, "-m", "xferbench_plot", "--output=" + a.output, "--kind=" + a.kind};
+  std::vector<std::string> args = {python,         "-m", "xferbench_plot", "--output=" + a.output,
+                                   "--kind=" + a.kind, fmt::format("--image-fd={}", kImageFd)};
   if (!a.title.empty()) args.push_back("--title=" + a.title);
   args.push_back("--");
   args.insert(args.end(), a.inputs.begin(), a.inputs.end());
-  const int status = run_python(python, args);
+  std::string image;
+  const int status = run_python(python, args, image);
   if (WIFSIGNALED(status)) return killed_by(python, WTERMSIG(status));
   const int code = WEXITSTATUS(status);
-  if (code == 0) return 0;
+  if (code == 0 && image.empty())
+    fail(ErrorKind::internal, fmt::format("{} -m xferbench_plot exited with 0 but drew no image", python));
+  if (code == 0) {
+    report::write_output_file(a.output, image);  // whole or not at all, as every output file
+    return 0;
+  }
   // The package already printed one line saying why; map its status onto
   // the documented exit codes without a second message.
   if (code == kPyBadInput || code == kPyNoMatplotlib) return exit_code(ErrorKind::usage);
@@ -217,6 +257,7 @@ int execute(const PlotArgs& a) {
     fail(ErrorKind::usage, fmt::format("the xferbench_plot package is not importable by {}: pip install ./python from "
                                        "the xferbench source tree", python));
   if (code == kPyInternal) return exit_code(ErrorKind::internal);
+  if (code == kPyNoMemory) return exit_code(ErrorKind::resources);
   fail(ErrorKind::internal, fmt::format("{} -m xferbench_plot exited with {}, which it never does", python, code));
 }
 

@@ -20,10 +20,12 @@
 #include "app/run_options.hpp"
 #include "app/soak_cli.hpp"
 #include "base/error.hpp"
+#include "base/input_file.hpp"
 #include "base/stop.hpp"
 #include "check/node.hpp"
 #include "report/output_file.hpp"
 #include "report/soak_report.hpp"
+#include "soak/soak_data.hpp"
 
 namespace xb::app {
 
@@ -50,19 +52,20 @@ std::shared_ptr<NvmlQueries> soak_nvml(const Context& ctx) {
   }
 }
 
-std::unique_ptr<check::SoakFileWriter> open_soak_file(const std::string& file, const check::SoakClock& clock,
+std::unique_ptr<check::SoakFileWriter> open_soak_file(const std::string& file, check::SoakFileMode mode,
+                                                      const std::string& option, const check::SoakClock& clock,
                                                       std::ostream& err) {
-  if (!file.empty()) return std::make_unique<check::SoakFileWriter>(file, false);
+  if (!file.empty()) return std::make_unique<check::SoakFileWriter>(file, mode, option);
   std::string stamp = check::utc_text(clock.utc_s());  // 2026-11-25T12:03:04.123Z -> 20261125T120304Z
   stamp.erase(std::remove_if(stamp.begin(), stamp.end(), [](char ch) { return ch == '-' || ch == ':'; }), stamp.end());
   stamp = stamp.substr(0, stamp.find('.')) + "Z";
   const std::string name = fmt::format("xferbench-soak-{}.jsonl", stamp);
-  auto out = std::make_unique<check::SoakFileWriter>(name, true);
+  auto out = std::make_unique<check::SoakFileWriter>(name, check::SoakFileMode::create_new);
   fmt::print(err, "xferbench: soak samples go to {}\n", name);
   return out;
 }
 
-check::SoakOutcome run_soak_with_status(SampleSource& src, const NvmlQueries* nvml, const check::SoakRequest& req,
+check::SoakOutcome run_soak_with_status(SampleSource& src, const NvmlQueries* nvml, check::SoakRequest& req,
                                         check::SoakFileWriter& out, const Context& ctx) {
   const bool terminal = progress_enabled(ctx);
   Progress progress(terminal, std::cerr, 0.0);
@@ -85,6 +88,7 @@ struct SoakArgs {
   std::string file;    // -o
   std::string resume;  // --resume FILE
   std::string summary; // --summary FILE: analyse a soak file, measure nothing
+  bool overwrite = false;  // --overwrite: -o FILE starts anew even if it holds a soak
   std::string format = "text";
   double budget_s = 1.0;
   check::SoakRequest req;  // validated
@@ -94,12 +98,16 @@ struct SoakArgs {
 void validate(SoakArgs& a, const std::vector<std::string>& argv) {
   if (!a.summary.empty()) {
     if (!a.duration.empty() || !a.resume.empty() || !a.file.empty() || !a.cases.empty() || !a.prefixes.empty() ||
-        !a.suite.empty())
-      fail(ErrorKind::usage, fmt::format("--summary '{}' only reads that soak file: leave out --duration, --resume, -o "
-                                         "and the cases", a.summary));
-    a.req.resume = soak::read_soak_file(a.summary);
-    return;
+        !a.suite.empty() || a.overwrite)
+      fail(ErrorKind::usage, fmt::format("--summary '{}' only reads that soak file: leave out --duration, --resume, -o, "
+                                         "--overwrite and the cases", a.summary));
+    return;  // read in execute, line by line
   }
+  if (a.overwrite && !a.resume.empty())
+    fail(ErrorKind::usage, fmt::format("--resume '{}' continues that soak and --overwrite starts one anew: give one of "
+                                       "them", a.resume));
+  if (a.overwrite && a.file.empty())
+    fail(ErrorKind::usage, "--overwrite starts the -o FILE anew: give -o FILE (the default file is always new)");
   if (!a.duration.empty()) a.req.duration_s = check::parse_duration(a.duration, "--duration");
   if (!(a.budget_s > 0)) fail(ErrorKind::usage, fmt::format("invalid --budget '{}': must be greater than 0", a.budget_s));
   const bool named = !a.cases.empty() || !a.prefixes.empty() || !a.suite.empty();
@@ -113,7 +121,7 @@ void validate(SoakArgs& a, const std::vector<std::string>& argv) {
   }
   if (!a.file.empty() && a.file != a.resume)
     fail(ErrorKind::usage, fmt::format("--resume '{}' appends to that file: leave -o '{}' out", a.resume, a.file));
-  a.req.resume = soak::read_soak_file(a.resume);
+  a.req.resume = soak::read_soak_data(a.resume);
   const soak::Header& h = a.req.resume->header;
   if (!named) a.req.cases = select_cases(h.cases, {});
   std::vector<std::string> names;
@@ -125,8 +133,8 @@ void validate(SoakArgs& a, const std::vector<std::string>& argv) {
 }
 
 void print_summary(const SoakArgs& a, const check::SoakOutcome& o) {
-  if (a.format == "json") std::cout << report::soak_summary_json(o.summary).dump(2) << "\n";
-  else report::print_soak_summary(std::cout, o.summary, o.file.header);
+  if (a.format == "json") std::cout << json_text(report::soak_summary_json(o.summary), 2) << "\n";
+  else report::print_soak_summary(std::cout, o.summary, o.header);
   std::cout.flush();
 }
 
@@ -134,22 +142,33 @@ void print_summary(const SoakArgs& a, const check::SoakOutcome& o) {
 // the exit code is the one the soak would end with (0, or 1 for findings).
 int summarize_file(const SoakArgs& a) {
   check::SoakOutcome o;
-  o.file = *a.req.resume;
-  o.summary = soak::analyze(o.file);
+  {
+    const soak::SoakData data = soak::read_soak_data(a.summary);  // freed before the summary is printed
+    o.summary = soak::analyze(data);
+    o.header = data.header;
+  }
   print_summary(a, o);
   return o.summary.findings ? 1 : 0;
 }
 
-int execute(const SoakArgs& a, const Context& ctx) {
+check::SoakFileMode file_mode(const SoakArgs& a) {
+  if (!a.resume.empty()) return check::SoakFileMode::append;
+  return a.overwrite ? check::SoakFileMode::overwrite : check::SoakFileMode::start;
+}
+
+int execute(SoakArgs& a, const Context& ctx) {
   if (!a.summary.empty()) return summarize_file(a);
   const std::string path = a.resume.empty() ? a.file : a.resume;
-  if (!path.empty()) report::check_output_file(path);
+  if (!path.empty()) {
+    check::check_soak_file_free(path, file_mode(a), "-o");
+    report::check_output_file(path);
+  }
   // From here a signal ends the soak: the summary is printed, the end line written.
   StopSignals signals;
   const auto src = ctx.open_source ? ctx.open_source(a.req.measure) : open_gpu_source(a.req.measure);
   const std::shared_ptr<NvmlQueries> nvml = soak_nvml(ctx);
   const check::SoakClock clock = soak_clock(ctx);
-  const auto out = open_soak_file(path, clock, std::cerr);
+  const auto out = open_soak_file(path, file_mode(a), "-o", clock, std::cerr);
   const check::SoakOutcome o = run_soak_with_status(*src, nvml.get(), a.req, *out, ctx);
   print_summary(a, o);
   if (!o.error.empty()) {
@@ -172,7 +191,9 @@ void add_soak_command(CLI::App& root, Context& ctx) {
       ->take_all();
   cmd->add_option("--suite", a->suite, "quick, full, loaded or all (default: the check suite and --suite loaded)");
   cmd->add_option("-o,--output", a->file,
-                  "The JSON Lines file (appended line by line; default: a new xferbench-soak-<UTC time>.jsonl here)");
+                  "The JSON Lines file, written line by line (default: a new xferbench-soak-<UTC time>.jsonl here); "
+                  "one that already holds a soak is refused: --resume continues it, --overwrite starts it anew");
+  cmd->add_flag("--overwrite", a->overwrite, "Start the -o FILE anew even if it holds a soak (its samples are lost)");
   cmd->add_option("--resume", a->resume,
                   "Continue the soak FILE: same cases, the duration counted from its start, rounds and t_s go on");
   cmd->add_option("--summary", a->summary,

@@ -1,7 +1,10 @@
 // xferbench sweep: one transfer (a --do spec or a named case) over a range
 // of sizes, with the startup/asymptotic-bandwidth fit. Every argument is
 // checked in the CLI callback, before any GPU is touched.
+#include <algorithm>
+#include <cstdint>
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
@@ -89,6 +92,28 @@ const CaseDef* sweepable_case(const std::string& name) {
   return def;
 }
 
+// The --sms list's syntax, before any GPU work (README: "before any GPU
+// work"): each item "all" or a whole number of at least 1. The counts are
+// checked against the GPUs' SM counts once those are known.
+void check_sms_syntax(const std::string& text) {
+  std::size_t start = 0;
+  while (!text.empty() && start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    start = end + 1;
+    if (item == "all") continue;
+    std::int64_t n = 0;
+    try {
+      n = parse_int(item, "--sms");
+    } catch (const Error&) {
+      n = 0;
+    }
+    if (n < 1 || n > std::numeric_limits<int>::max())
+      fail(ErrorKind::usage, fmt::format("invalid --sms '{}': '{}' is not an SM count (a whole number of at least 1) "
+                                         "or 'all', e.g. 1,2,8,all", text, item));
+  }
+}
+
 // --sms: an SM or TMA copy case at one size, over SM budgets.
 SweepPlan build_sms_plan(const SweepOptions& o, const std::vector<std::string>& argv) {
   if (o.testcase.empty() || !o.specs.empty())
@@ -105,9 +130,7 @@ SweepPlan build_sms_plan(const SweepOptions& o, const std::vector<std::string>& 
   const RunRequest sampling = build_request(o.sampling, argv);
   r.measure = sampling.measure;
   r.command_line = argv;
-  // The syntax now; the counts against the GPUs' SM counts once they are known.
-  if (o.sms.find_first_not_of("0123456789,al") != std::string::npos)
-    fail(ErrorKind::usage, fmt::format("invalid --sms '{}': expected SM counts and 'all', e.g. 1,2,8,all", o.sms));
+  check_sms_syntax(o.sms);
   return plan;
 }
 

@@ -17,10 +17,12 @@ namespace xb::app {
 // lead adds the loaded-latency cells here.)
 std::vector<const CaseDef*> default_soak_cases();
 
-// FILE (created or appended to, through a symlink or special file), or
-// with FILE empty a new xferbench-soak-<UTC time>.jsonl in the current
-// directory (O_EXCL), its name printed on `err`.
-std::unique_ptr<check::SoakFileWriter> open_soak_file(const std::string& file, const check::SoakClock& clock,
+// FILE opened as `mode` says (through a symlink or special file; `option`
+// names it in messages), or with FILE empty a new
+// xferbench-soak-<UTC time>.jsonl in the current directory (O_EXCL), its
+// name printed on `err`.
+std::unique_ptr<check::SoakFileWriter> open_soak_file(const std::string& file, check::SoakFileMode mode,
+                                                      const std::string& option, const check::SoakClock& clock,
                                                       std::ostream& err);
 
 check::SoakClock soak_clock(const Context& ctx);
@@ -29,7 +31,7 @@ std::shared_ptr<NvmlQueries> soak_nvml(const Context& ctx);
 
 // run_soak with a status line on a terminal, or a line per round on
 // stderr when it is not one (nothing with -q).
-check::SoakOutcome run_soak_with_status(SampleSource& src, const NvmlQueries* nvml, const check::SoakRequest& req,
+check::SoakOutcome run_soak_with_status(SampleSource& src, const NvmlQueries* nvml, check::SoakRequest& req,
                                         check::SoakFileWriter& out, const Context& ctx);
 
 }  // namespace xb::app

@@ -5,7 +5,9 @@
 // one line and the exit code 2, like every other usage error.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -92,6 +94,23 @@ inline void reject_empty_values(CLI::App& cmd) {
     if (opt->get_type_size() == 0 || opt->get_expected_min() == 0) continue;
     if (opt->get_snames().empty() && opt->get_lnames().empty()) continue;
     opt->check(non_empty(option_label(*opt)));
+  }
+}
+
+// Every option of `cmd` that takes a floating-point number refuses one a
+// double cannot hold: CLI11 alone reads "1e400" as infinity, which a check
+// such as "at least 0" lets through ("--tolerance 1e400"), and "inf" or
+// "nan" the same. Call it after the command's options are added.
+inline void reject_non_finite_numbers(CLI::App& cmd) {
+  for (CLI::Option* opt : cmd.get_options()) {
+    if (opt->get_type_name() != "FLOAT") continue;
+    const std::string label = option_label(*opt);
+    opt->check(checked_by([label](const std::string& v) {
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);  // an overflow reads as infinity, an underflow as ~0 (fine)
+      if (!v.empty() && end == v.c_str() + v.size() && std::isfinite(x)) return;
+      fail(ErrorKind::usage, fmt::format("invalid {} '{}': not a finite number a double can hold", label, v));
+    }));
   }
 }
 

@@ -1,43 +1,19 @@
 #include "base/input_file.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 namespace xb {
 namespace {
 
 using json = nlohmann::json;
-
-// No input of xferbench is near this; a character device such as /dev/zero
-// would otherwise be read until memory runs out.
-constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20;
-
-[[noreturn]] void cannot_read(const std::string& what, const std::string& path, const std::string& reason) {
-  fail(ErrorKind::usage, fmt::format("cannot read {}: {}", input_label(what, path), reason));
-}
-
-// Closes the descriptor on every way out, errors included.
-struct Fd {
-  int fd;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-// The kinds of file that hold a document when read to their end; a
-// directory is named as the system names it ("Is a directory").
-void check_kind(const Fd& f, const std::string& what, const std::string& path) {
-  struct stat st {};
-  if (::fstat(f.fd, &st) != 0) cannot_read(what, path, std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) cannot_read(what, path, std::strerror(EISDIR));
-  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))
-    cannot_read(what, path, "not a regular file");
-}
 
 // A first pass over the text that keeps nothing: the first error with its
 // offset, and the depth, so a file nested too deep is refused before any
@@ -109,30 +85,144 @@ std::string json_error_text(const json::exception& e) {
   return text;
 }
 
-std::string read_input_file(const std::string& path, const std::string& what) {
-  if (path.empty()) cannot_read(what, path, "the path is empty");
-  const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (f.fd < 0) cannot_read(what, path, std::strerror(errno));
-  check_kind(f, what, path);
-  std::string text;
-  char buf[1 << 16];
-  while (true) {
-    const ssize_t n = ::read(f.fd, buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      cannot_read(what, path, std::strerror(errno));
-    }
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > kMaxInputBytes) cannot_read(what, path, "larger than 256 MiB (not an xferbench file)");
+std::string string_field(const json& doc, const std::string& key) {
+  if (!doc.is_object()) return "";
+  const auto it = doc.find(key);
+  return it != doc.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::string field_json_text(const json& doc, const std::string& key) {
+  if (!doc.is_object() || !doc.contains(key)) return "missing";
+  return json_text(doc.at(key));
+}
+
+std::string json_text(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+
+InputFile::InputFile(const std::string& path, const std::string& what, double fifo_wait_s) : path_(path), what_(what) {
+  if (path.empty()) cannot_read("the path is empty");
+  // Without blocking: opening a FIFO would wait for a writer for ever.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd_ < 0) cannot_read(std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) cannot_read(std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) cannot_read(std::strerror(EISDIR));
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) cannot_read("not a regular file");
+  if (S_ISFIFO(st.st_mode)) wait_for_writer(fifo_wait_s);
+  const int flags = ::fcntl(fd_, F_GETFL);
+  if (flags >= 0) (void)::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string InputFile::label() const { return input_label(what_, path_); }
+
+void InputFile::cannot_read(const std::string& reason) const {
+  fail(ErrorKind::usage, fmt::format("cannot read {}: {}", label(), reason));
+}
+
+// Linux reports a FIFO that never had a writer as neither readable nor hung
+// up, so poll waits for the first data (or a writer that closes).
+void InputFile::wait_for_writer(double wait_s) {
+  using namespace std::chrono;
+  const auto deadline = steady_clock::now() + duration_cast<steady_clock::duration>(duration<double>(wait_s));
+  for (;;) {
+    const auto left = duration_cast<milliseconds>(deadline - steady_clock::now()).count();
+    struct pollfd p {fd_, POLLIN, 0};
+    const int n = left > 0 ? ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000))) : 0;
+    if (n > 0) return;
+    if (n < 0 && errno != EINTR) cannot_read(std::strerror(errno));
+    if (n == 0 && steady_clock::now() >= deadline)
+      cannot_read(fmt::format("no writer on the FIFO after {:g} s", wait_s));
   }
+}
+
+bool InputFile::fill() {
+  if (eof_) return false;
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) cannot_read(std::strerror(errno));
+    if (n == 0) {
+      eof_ = true;
+      return false;
+    }
+    buf_.append(chunk, static_cast<std::size_t>(n));
+    return true;
+  }
+}
+
+bool InputFile::next_line(std::string& line, bool& ended, std::size_t max_bytes) {
+  line.clear();
+  if (pos_ > 0 && pos_ >= buf_.size() / 2) {  // drop what was consumed, now and then
+    buf_.erase(0, pos_);
+    pos_ = 0;
+  }
+  std::size_t searched = pos_;
+  for (;;) {
+    const std::size_t nl = buf_.find('\n', searched);
+    if (nl != std::string::npos && nl - pos_ <= max_bytes) {
+      line.assign(buf_, pos_, nl - pos_);
+      pos_ = nl + 1;
+      ended = true;
+      ++lines_;
+      return true;
+    }
+    if (buf_.size() - pos_ > max_bytes)
+      fail(ErrorKind::usage, fmt::format("{}:{}: a line longer than {} bytes (not a line of this file kind)", path_,
+                                         lines_ + 1, max_bytes));
+    searched = buf_.size();
+    if (!fill()) break;
+  }
+  if (pos_ == buf_.size()) return false;
+  line.assign(buf_, pos_, std::string::npos);
+  pos_ = buf_.size();
+  ended = false;
+  ++lines_;
+  return true;
+}
+
+std::string InputFile::peek_line(std::size_t max_bytes) {
+  for (;;) {
+    const std::size_t nl = buf_.find('\n', pos_);
+    if (nl != std::string::npos) return nl - pos_ <= max_bytes ? buf_.substr(pos_, nl - pos_) : "";
+    if (buf_.size() - pos_ > max_bytes || !fill()) return "";
+  }
+}
+
+std::string InputFile::rest() {
+  std::string text = buf_.substr(pos_);
+  buf_.clear();
+  pos_ = 0;
+  while (text.size() <= kMaxInputBytes && fill()) {
+    text += buf_;
+    buf_.clear();
+  }
+  if (text.size() > kMaxInputBytes) cannot_read("larger than 256 MiB (not an xferbench file)");
   return text;
 }
 
-json parse_input_json(const std::string& text, const std::string& path, const std::string& what) {
+std::string read_input_file(const std::string& path, const std::string& what) {
+  InputFile in(path, what);
+  return in.rest();
+}
+
+bool json_shallow(const std::string& text) {
+  // Depth cannot exceed the count of opening brackets (in strings or not).
+  const auto opening = std::count_if(text.begin(), text.end(), [](char ch) { return ch == '[' || ch == '{'; });
+  return opening <= kMaxInputDepth;
+}
+
+std::string json_problem(const std::string& text) {
   Scan scan;
   json::sax_parse(text, &scan);
-  const std::string error = scan.error(text);
+  return scan.error(text);
+}
+
+json parse_input_json(const std::string& text, const std::string& path, const std::string& what) {
+  const std::string error = json_problem(text);
   if (!error.empty()) fail(ErrorKind::usage, fmt::format("{} is not JSON: {}", input_label(what, path), error));
   try {
     return json::parse(text);

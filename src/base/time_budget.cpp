@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -29,9 +30,11 @@ double parse_duration_s(const std::string& text, const std::string& what) {
   if (unit == "m") scale = 60;
   if (unit == "h") scale = 3600;
   if (scale == 0) bad("unknown unit (use s, m or h)");
-  const double seconds = std::stod(number) * scale;
+  // strtod, not stod: a number too large for a double ("1" and 309 zeros)
+  // reads as infinity and is refused below, where stod would throw.
+  const double seconds = std::strtod(number.c_str(), nullptr) * scale;
   if (!(seconds > 0)) bad("must be greater than 0");
-  if (seconds > 366.0 * 24 * 3600) bad("longer than a year");
+  if (seconds > kMaxDurationS) bad("longer than a year");
   return seconds;
 }
 

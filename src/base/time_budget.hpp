@@ -14,8 +14,9 @@
 
 namespace xb {
 
-// "90s", "5m", "1h", "1.5h" or a bare number of seconds -> seconds (> 0).
-// Throws Error(usage) naming `what` and the text.
+// "90s", "5m", "1h", "1.5h" or a bare number of seconds -> seconds (> 0,
+// at most kMaxDurationS). Throws Error(usage) naming `what` and the text.
+inline constexpr double kMaxDurationS = 366.0 * 24 * 3600;
 double parse_duration_s(const std::string& text, const std::string& what = "--time-limit");
 
 struct CellCost {

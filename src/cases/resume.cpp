@@ -137,12 +137,11 @@ void check_same_identity(const records::RunIdentity& then, const records::RunIde
 std::optional<json> read_resume_file(const std::string& path, const std::string& schema) {
   if (path.empty()) return std::nullopt;
   const json doc = read_input_json(path, "--resume file");
-  if (!doc.is_object() || doc.value("schema", "") != schema)
-    bad(fmt::format("--resume file '{}' is not an {} result (schema '{}')", path, schema,
-                    doc.is_object() ? doc.value("schema", "") : std::string()));
-  if (doc.value("schema_version", 0) != 1)
+  if (!doc.is_object() || string_field(doc, "schema") != schema)
+    bad(fmt::format("--resume file '{}' is not an {} result (schema {})", path, schema, field_json_text(doc, "schema")));
+  if (!doc.contains("schema_version") || doc.at("schema_version") != 1)
     bad(fmt::format("--resume file '{}' has schema_version {}: this xferbench reads version 1", path,
-                    doc.value("schema_version", json()).dump()));
+                    field_json_text(doc, "schema_version")));
   return doc;
 }
 

@@ -125,7 +125,8 @@ void judge_ratio(CheckCell& c, const Expectation& e, const std::string& file) {
   c.source = e.where.empty() ? file : e.where;
   c.why = e.why;
   c.threshold = c.idle_ns * e.threshold.value;
-  c.verdict = c.idle_ns > 0 && c.ratio <= e.threshold.value ? CellVerdict::pass : CellVerdict::fail;
+  // A ratio of 0 or less is no measurement of a loaded latency: it fails, never passes.
+  c.verdict = c.idle_ns > 0 && c.ratio > 0 && c.ratio <= e.threshold.value ? CellVerdict::pass : CellVerdict::fail;
   c.note = fmt::format("loaded / idle = {:.2f}, at most {:.2f} ({:.0f} ns idle)", c.ratio, e.threshold.value, c.idle_ns);
 }
 

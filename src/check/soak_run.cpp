@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -83,7 +84,7 @@ struct SoakState {
   SoakFileWriter& out;
   const SoakClock& clock;
   double t0 = 0;       // steady seconds at t_s 0
-  soak::SoakFile file;
+  soak::SoakData data;  // what the analysis keeps of every sample so far (a resumed file's too)
   WorstCell worst;
 
   double t_s() const { return clock.steady_s() - t0; }
@@ -92,7 +93,7 @@ struct SoakState {
     s.time_utc = utc_text(clock.utc_s());
     out.append(soak::sample_line(s));
     worst.add(s);
-    file.samples.push_back(std::move(s));
+    data.add(s);
   }
 };
 
@@ -140,18 +141,6 @@ void write_case(SoakState& st, const CaseResult& c, int round) {
   }
 }
 
-// Where a resumed soak goes on: its last t_s and round.
-void continue_from(const soak::SoakFile& f, double& t_s, int& round) {
-  t_s = 0;
-  round = 0;
-  for (const soak::Sample& s : f.samples) {
-    t_s = std::max(t_s, s.t_s);
-    round = std::max(round, s.round);
-  }
-  for (double r : f.resumed_at_s) t_s = std::max(t_s, r);
-  if (f.end) t_s = std::max(t_s, f.end->t_s);
-}
-
 }  // namespace
 
 SoakClock real_soak_clock() {
@@ -184,12 +173,15 @@ double parse_duration(const std::string& text, const std::string& option) {
     const std::size_t unit = j < text.size() ? order.find(text[j]) : std::string::npos;
     if (j == i || unit == std::string::npos)
       fail(ErrorKind::usage, fmt::format("invalid {} '{}': expected a duration such as 90s, 30m, 8h or 1h30m", option, text));
-    total += std::stod(text.substr(i, j - i)) * (text[j] == 'h' ? 3600 : text[j] == 'm' ? 60 : 1);
+    // strtod: digits too many for a double read as infinity (refused below), never throw.
+    total += std::strtod(text.substr(i, j - i).c_str(), nullptr) * (text[j] == 'h' ? 3600 : text[j] == 'm' ? 60 : 1);
     order = order.substr(unit + 1);
     i = j + 1;
   }
   if (!(total > 0)) fail(ErrorKind::usage, fmt::format("invalid {} '{}': must be greater than 0", option, text));
-  return parse_duration_s(fmt::format("{}", total), option);  // the same upper bound
+  if (total > kMaxDurationS)  // the bound parse_duration_s sets
+    fail(ErrorKind::usage, fmt::format("invalid {} '{}': longer than a year", option, text));
+  return total;
 }
 
 std::string duration_text(double seconds) {
@@ -199,13 +191,51 @@ std::string duration_text(double seconds) {
   return fmt::format("{}s", s);
 }
 
-SoakFileWriter::SoakFileWriter(const std::string& path, bool exclusive) : path_(path) {
+namespace {
+
+[[noreturn]] void holds_a_soak(const std::string& path, long long bytes, const std::string& option) {
+  const std::string resume = option == "-o" ? fmt::format("--resume '{}' continues that soak, ", path) : "";
+  fail(ErrorKind::usage, fmt::format("{} '{}' already holds {} bytes (a soak file holds one soak): {}--overwrite "
+                                     "starts it anew", option, path, bytes, resume));
+}
+
+// The file behind standard output or error (-o /dev/stdout >> log): written
+// through as it is, never refused or emptied, as every command writes there.
+bool standard_stream(const struct stat& st) {
+  for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    struct stat s {};
+    if (::fstat(fd, &s) == 0 && s.st_dev == st.st_dev && s.st_ino == st.st_ino) return true;
+  }
+  return false;
+}
+
+// A regular file that holds something and is not a standard stream.
+bool holds_something(const struct stat& st) { return S_ISREG(st.st_mode) && st.st_size > 0 && !standard_stream(st); }
+
+}  // namespace
+
+void check_soak_file_free(const std::string& path, SoakFileMode mode, const std::string& option) {
+  struct stat st {};
+  if (mode == SoakFileMode::start && ::stat(path.c_str(), &st) == 0 && holds_something(st))
+    holds_a_soak(path, static_cast<long long>(st.st_size), option);
+}
+
+SoakFileWriter::SoakFileWriter(const std::string& path, SoakFileMode mode, const std::string& option) : path_(path) {
   // O_NONBLOCK: a FIFO without a reader fails at once instead of hanging;
   // the writes block again (a full pipe waits for its reader).
-  const int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | (exclusive ? O_EXCL : 0);
+  const int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+                    (mode == SoakFileMode::create_new ? O_EXCL : 0);
   fd_ = ::open(path.c_str(), flags, 0644);
   if (fd_ < 0) io_fail("write the soak file", path);
   ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !holds_something(st)) return;
+  if (mode == SoakFileMode::start) {
+    ::close(fd_);
+    fd_ = -1;
+    holds_a_soak(path, static_cast<long long>(st.st_size), option);
+  }
+  if (mode == SoakFileMode::overwrite && ::ftruncate(fd_, 0) != 0) io_fail("empty the soak file", path);
 }
 
 SoakFileWriter::~SoakFileWriter() {
@@ -282,7 +312,7 @@ soak::GpuTelemetry to_soak_telemetry(int gpu, const NvmlTelemetry& t) {
   return g;
 }
 
-SoakOutcome run_soak(SampleSource& src, const NvmlQueries* nvml, const SoakRequest& req, SoakFileWriter& out,
+SoakOutcome run_soak(SampleSource& src, const NvmlQueries* nvml, SoakRequest& req, SoakFileWriter& out,
                      const SoakClock& clock, const SoakCallbacks& cb) {
   SoakOutcome res;
   res.system = src.system();
@@ -290,20 +320,22 @@ SoakOutcome run_soak(SampleSource& src, const NvmlQueries* nvml, const SoakReque
   double start_t = 0;
   int round = 0;
   if (req.resume) {
-    st.file = *req.resume;
-    continue_from(st.file, start_t, round);
+    st.data = std::move(*req.resume);  // the request's copy is not needed again: no second copy of a long soak
+    req.resume.reset();
+    start_t = st.data.last_t_s();  // a resumed soak goes on from its last time and round
+    round = st.data.rounds();
     st.t0 = clock.steady_s() - start_t;
     out.drop_torn_tail();
     out.append(soak::resume_line(start_t, utc_text(clock.utc_s())));
-    st.file.resumed_at_s.push_back(start_t);
-    st.file.torn_lines = 0;
-    st.file.end.reset();
+    st.data.resumed_at_s.push_back(start_t);
+    st.data.torn_lines = 0;
+    st.data.end.reset();
   } else {
-    st.file.header = soak_header(req, res.system, clock);
+    st.data.header = soak_header(req, res.system, clock);
     st.t0 = clock.steady_s();
-    out.append(soak::header_line(st.file.header));
+    out.append(soak::header_line(st.data.header));
   }
-  const double duration = req.duration_s > 0 ? req.duration_s : st.file.header.duration_s;
+  const double duration = req.duration_s > 0 ? req.duration_s : st.data.header.duration_s;
   CellTelemetry tele(nvml, res.system);
   RunRequest one;
   one.buffer_bytes = req.buffer_bytes;
@@ -318,7 +350,7 @@ SoakOutcome run_soak(SampleSource& src, const NvmlQueries* nvml, const SoakReque
   bool first_round = true;
   while (res.stop == StopReason::none && st.t_s() < duration) {
     round_now = ++round;
-    const std::size_t before = st.file.samples.size();
+    const std::size_t before = st.data.samples().size();
     for (std::size_t i = 0; i < req.cases.size() && res.stop == StopReason::none; ++i) {
       one.cases = {req.cases[i]};
       tele.clear();
@@ -352,7 +384,7 @@ SoakOutcome run_soak(SampleSource& src, const NvmlQueries* nvml, const SoakReque
       if (time_up) break;  // the soak ends after the case in flight
     }
     first_round = false;
-    if (st.file.samples.size() == before && res.stop == StopReason::none) {
+    if (st.data.samples().size() == before && res.stop == StopReason::none) {
       res.error = "a whole round measured nothing: every case is waived on this machine";
       break;
     }
@@ -364,14 +396,14 @@ SoakOutcome run_soak(SampleSource& src, const NvmlQueries* nvml, const SoakReque
                : is_signal(res.stop) ? "interrupted" : "error";
   end.reason = res.error.empty() ? res.stop_message : res.error;
   out.append(soak::end_line(end));
-  st.file.end = end;
+  st.data.end = end;
   if (res.stop != StopReason::none) {
     res.first_round.completion.status = RunStatus::interrupted;
     res.first_round.completion.stop = res.stop;
     res.first_round.completion.message = res.stop_message;
   }
-  res.file = std::move(st.file);
-  res.summary = soak::analyze(res.file);
+  res.summary = soak::analyze(st.data);
+  res.header = std::move(st.data.header);
   return res;
 }
 

@@ -42,13 +42,28 @@ double parse_duration(const std::string& text, const std::string& option);
 // "1h02m", "5m07s", "42s": how the status line and summary show a span.
 std::string duration_text(double seconds);
 
+// How a soak opens its file. A soak file holds one soak: appending a new
+// soak to an old one would make a file that reads back as neither.
+enum class SoakFileMode {
+  create_new,  // the default name: the file must not exist (O_EXCL)
+  start,       // -o FILE: created, or an empty file or a special file (FIFO, /dev/stdout) written
+               // in place; a regular file that holds anything is refused (Error(usage))
+  overwrite,   // --overwrite: as start, but a non-empty regular file is emptied first
+  append,      // --resume: appended to
+};
+
+// Refuses, before any measuring, a `path` that `mode` would refuse to open
+// (start: a non-empty regular file), naming `option` and the way out.
+// Throws Error(usage).
+void check_soak_file_free(const std::string& path, SoakFileMode mode, const std::string& option);
+
 // The sample lines go to an open file, appended one write() per line.
 class SoakFileWriter {
  public:
-  // `exclusive`: the file must not exist yet (O_EXCL). Otherwise it is
-  // created or appended to, through a symlink or a special file the user
-  // names. Throws Error(io) naming the path.
-  SoakFileWriter(const std::string& path, bool exclusive);
+  // Opens `path` as `mode` says, through a symlink or a special file the
+  // user names. Throws Error(io) naming the path, or Error(usage) as
+  // check_soak_file_free does (a file that filled up since the check).
+  SoakFileWriter(const std::string& path, SoakFileMode mode, const std::string& option = "-o");
   ~SoakFileWriter();
   SoakFileWriter(const SoakFileWriter&) = delete;
   SoakFileWriter& operator=(const SoakFileWriter&) = delete;
@@ -70,8 +85,9 @@ struct SoakRequest {
   std::uint64_t buffer_bytes = 512ull << 20;
   MeasureOptions measure;
   std::vector<std::string> command_line;
-  // --resume: the file read back; the soak continues its rounds and t_s.
-  std::optional<soak::SoakFile> resume;
+  // --resume: the file read back (what the analysis keeps of it); the soak
+  // continues its rounds and t_s. run_soak takes it over.
+  std::optional<soak::SoakData> resume;
 };
 
 // The status line's figures, after every case.
@@ -89,8 +105,8 @@ struct SoakCallbacks {
 };
 
 struct SoakOutcome {
-  soak::SoakFile file;     // everything the file holds now (earlier samples of a resume too)
-  soak::SoakSummary summary;
+  soak::Header header;       // the file's (a resumed file's own)
+  soak::SoakSummary summary;  // of every sample the file holds now (a resumed file's earlier ones too)
   StopReason stop = StopReason::none;  // a signal or an unusable GPU ended it
   std::string stop_message;
   // Non-empty: a whole round measured nothing (every case waived here);
@@ -108,7 +124,8 @@ soak::Header soak_header(const SoakRequest& req, const System& sys, const SoakCl
 // Runs the soak on `src`, telemetry from `nvml` (null: none), lines to
 // `out`. Errors of a cell become its samples' error; a stop request ends
 // the loop with status "interrupted" (signals) or "error" (unusable GPU).
-SoakOutcome run_soak(SampleSource& src, const NvmlQueries* nvml, const SoakRequest& req, SoakFileWriter& out,
+// Takes req.resume over (moved from, not copied: a long soak is large).
+SoakOutcome run_soak(SampleSource& src, const NvmlQueries* nvml, SoakRequest& req, SoakFileWriter& out,
                      const SoakClock& clock, const SoakCallbacks& cb = {});
 
 // The soak's cell name of a matrix cell: "CASE[ROW,COL]" for the first

@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "soak/soak_analysis.hpp"
 #include "soak/soak_record.hpp"
 
 namespace xb {
@@ -88,8 +89,10 @@ bool is_soak_text(const std::string& text);
 // more steps the bad way than OLD, and "failed" when NEW has more failed
 // samples. One entry per kind of telemetry episode found in either ("episodes:
 // xid"): "failed" when NEW has more of them. Error(usage) naming the cells
-// for files that hold different cells.
-CompareResult compare_soaks(const soak::SoakFile& old_soak, const soak::SoakFile& new_soak, const CompareOptions& opts,
-                            const std::string& old_name = "OLD", const std::string& new_name = "NEW");
+// for files that hold different cells. Works on the two analyses
+// (soak::analyze), so each file is read, analysed and let go in turn.
+CompareResult compare_soaks(const soak::SoakSummary& old_soak, const soak::SoakSummary& new_soak,
+                            const CompareOptions& opts, const std::string& old_name = "OLD",
+                            const std::string& new_name = "NEW");
 
 }  // namespace xb

@@ -2,11 +2,13 @@
 // ordinary noise rule, then what only a soak has: trends, steps, failed
 // samples and telemetry episodes.
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "base/error.hpp"
+#include "base/input_file.hpp"
 #include "base/stats.hpp"
 #include "compare/compare.hpp"
 #include "soak/soak_analysis.hpp"
@@ -22,29 +24,18 @@ int bad_steps(const soak::CellSummary& c) {
   return n;
 }
 
-// The spread of a cell's measured samples, for the noise rule.
-std::map<std::string, Summary> spreads(const soak::SoakFile& f) {
-  std::map<std::string, std::vector<double>> values;
-  for (const auto& s : f.samples)
-    if (s.error.empty()) values[s.cell].push_back(s.value);
-  std::map<std::string, Summary> out;
-  for (const auto& [cell, v] : values) out[cell] = summarize(v);
-  return out;
-}
-
 std::vector<std::string> cells_only_in(const soak::SoakSummary& a, const soak::SoakSummary& b) {
+  std::set<std::string> in_b;
+  for (const auto& d : b.cells) in_b.insert(d.cell);
   std::vector<std::string> out;
-  for (const auto& c : a.cells) {
-    bool found = false;
-    for (const auto& d : b.cells) found = found || d.cell == c.cell;
-    if (!found) out.push_back(c.cell);
-  }
+  for (const auto& c : a.cells)
+    if (!in_b.count(c.cell)) out.push_back(c.cell);
   return out;
 }
 
-CompareEntry compare_cell(const soak::CellSummary& o, const Summary& os, const soak::CellSummary& n, const Summary& ns,
-                          const CompareOptions& opts, const std::string& old_name, const std::string& new_name) {
-  CompareEntry e = compare_values(o.cell, o.unit, o.median, os.stddev, os.count, n.median, ns.stddev, ns.count, opts);
+CompareEntry compare_cell(const soak::CellSummary& o, const soak::CellSummary& n, const CompareOptions& opts,
+                          const std::string& old_name, const std::string& new_name) {
+  CompareEntry e = compare_values(o.cell, o.unit, o.median, o.stddev, o.measured, n.median, n.stddev, n.measured, opts);
   SoakCellChange c{o.slope_pct_per_hour, n.slope_pct_per_hour, o.drift, n.drift, bad_steps(o), bad_steps(n),
                    o.failed, n.failed};
   std::vector<std::string> notes = {fmt::format("trend {:+.2f} -> {:+.2f} %/h{}", c.old_slope_pct_per_hour,
@@ -60,9 +51,9 @@ CompareEntry compare_cell(const soak::CellSummary& o, const Summary& os, const s
     e.verdict = Verdict::failed;
     notes.push_back(fmt::format("more failed samples in {} than in {}", new_name, old_name));
   }
-  if (os.count == 0 || ns.count == 0) {  // no median on one side
-    e.verdict = ns.count == 0 ? Verdict::failed : Verdict::skipped;
-    notes.push_back(fmt::format("no sample measured in {}", ns.count == 0 ? new_name : old_name));
+  if (o.measured == 0 || n.measured == 0) {  // no median on one side
+    e.verdict = n.measured == 0 ? Verdict::failed : Verdict::skipped;
+    notes.push_back(fmt::format("no sample measured in {}", n.measured == 0 ? new_name : old_name));
   }
   e.note = fmt::format("{}", fmt::join(notes, ", "));
   e.soak = c;
@@ -72,14 +63,15 @@ CompareEntry compare_cell(const soak::CellSummary& o, const Summary& os, const s
 }  // namespace
 
 bool is_soak_text(const std::string& text) {
-  const nlohmann::json j = nlohmann::json::parse(text.substr(0, text.find('\n')), nullptr, false);
+  const std::string first = text.substr(0, text.find('\n'));
+  if (!json_shallow(first)) return false;  // a soak header nests two levels
+  const nlohmann::json j = nlohmann::json::parse(first, nullptr, false);
   return j.is_object() && j.value("type", nlohmann::json()) == "header" &&
          j.value("schema", nlohmann::json()) == soak::kSoakSchema;
 }
 
-CompareResult compare_soaks(const soak::SoakFile& old_soak, const soak::SoakFile& new_soak, const CompareOptions& opts,
+CompareResult compare_soaks(const soak::SoakSummary& o, const soak::SoakSummary& n, const CompareOptions& opts,
                             const std::string& old_name, const std::string& new_name) {
-  const soak::SoakSummary o = soak::analyze(old_soak), n = soak::analyze(new_soak);
   const auto only_old = cells_only_in(o, n), only_new = cells_only_in(n, o);
   if (!only_old.empty() || !only_new.empty()) {
     std::string msg = "the soak files hold different cells:";
@@ -91,12 +83,9 @@ CompareResult compare_soaks(const soak::SoakFile& old_soak, const soak::SoakFile
   CompareResult out;
   out.schema = soak::kSoakSchema;
   out.options = opts;
-  const auto os = spreads(old_soak), ns = spreads(new_soak);
-  for (const auto& oc : o.cells)
-    for (const auto& nc : n.cells)
-      if (nc.cell == oc.cell)
-        out.entries.push_back(compare_cell(oc, os.count(oc.cell) ? os.at(oc.cell) : Summary{}, nc,
-                                           ns.count(nc.cell) ? ns.at(nc.cell) : Summary{}, opts, old_name, new_name));
+  std::map<std::string, const soak::CellSummary*> new_cells;
+  for (const auto& nc : n.cells) new_cells[nc.cell] = &nc;
+  for (const auto& oc : o.cells) out.entries.push_back(compare_cell(oc, *new_cells.at(oc.cell), opts, old_name, new_name));
   std::map<std::string, std::pair<int, int>> episodes;  // kind -> counts in OLD, NEW
   for (const auto& e : o.episodes) ++episodes[e.kind].first;
   for (const auto& e : n.episodes) ++episodes[e.kind].second;

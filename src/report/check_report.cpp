@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "base/printable.hpp"
 #include "report/formats.hpp"
 #include "report/soak_report.hpp"
 
@@ -149,12 +150,14 @@ std::string check_summary_line(const CheckResult& r) {
   return line;
 }
 
+// Names, messages and file names may come from a judged run file or the
+// command line: printed through printable(), one line each.
 void text_check(std::ostream& os, const CheckResult& r) {
   const std::size_t gpus = r.run.system.gpus.size();
-  fmt::print(os, "# xferbench check on {}: {} GPU{}, driver {}; expectations: {}{}built-in peaks\n", r.hostname(),
-             gpus, gpus == 1 ? "" : "s", r.run.system.driver_version,
-             r.spec_file.empty() ? "" : fmt::format("spec {}, then ", r.spec_file),
-             r.baseline_file.empty() ? "" : fmt::format("baseline {}, then ", r.baseline_file));
+  fmt::print(os, "# xferbench check on {}: {} GPU{}, driver {}; expectations: {}{}built-in peaks\n",
+             printable(r.hostname()), gpus, gpus == 1 ? "" : "s", printable(r.run.system.driver_version),
+             r.spec_file.empty() ? "" : fmt::format("spec {}, then ", printable(r.spec_file)),
+             r.baseline_file.empty() ? "" : fmt::format("baseline {}, then ", printable(r.baseline_file)));
   fmt::print(os, "# lint ({} rules)\n", r.lint.rules.size());
   for (const auto& rule : r.lint.rules) {
     if (rule.status == RuleStatus::findings) continue;
@@ -162,8 +165,8 @@ void text_check(std::ostream& os, const CheckResult& r) {
                rule.note.empty() ? "" : fmt::format(" ({})", rule.note));
   }
   for (const auto& f : r.lint.findings)
-    fmt::print(os, "  {:<8} {:<17} {}: {}\n  {:<8} {:<17} fix: {}\n", to_string(f.severity), f.rule, f.subject,
-               f.evidence, "", "", f.fix);
+    fmt::print(os, "  {:<8} {:<17} {}: {}\n  {:<8} {:<17} fix: {}\n", to_string(f.severity), f.rule,
+               printable(f.subject), printable(f.evidence), "", "", printable(f.fix));
   fmt::print(os, "# links ({} cells, {} case(s) re-measured after throttling)\n", r.cells.size(),
              r.remeasured_cases.size());
   for (const auto& l : r.links) {
@@ -171,26 +174,27 @@ void text_check(std::ostream& os, const CheckResult& r) {
     const char* word = l.verdict == CellVerdict::unjudged ? "----" : l.verdict == CellVerdict::pass ? "PASS" : "FAIL";
     fmt::print(os, "  {}  {:<15} {:<14} {:>2} cells  {}: {}\n", word, l.link_key, l.link_label, l.cells,
                l.verdict == CellVerdict::fail ? "failed" : l.verdict == CellVerdict::pass ? "closest" : "not judged",
-               fmt::format("{} {}", short_case(w), check_cell_reason(w)));
+               printable(fmt::format("{} {}", short_case(w), check_cell_reason(w))));
   }
   const FailReasons why = fail_reasons(r);
   for (std::size_t i : why.cells)
-    fmt::print(os, "  FAIL cell {} [{},{}]: {}\n", short_case(r.cells[i]), r.cells[i].row, r.cells[i].col,
-               check_cell_reason(r.cells[i]));
+    fmt::print(os, "  FAIL cell {} [{},{}]: {}\n", printable(short_case(r.cells[i])), r.cells[i].row, r.cells[i].col,
+               printable(check_cell_reason(r.cells[i])));
   for (const auto& p : r.problems)
-    fmt::print(os, "  {} case {}: {}\n", p.status == CaseStatus::waived ? "WAIVED" : "FAIL", p.case_name, p.message);
+    fmt::print(os, "  {} case {}: {}\n", p.status == CaseStatus::waived ? "WAIVED" : "FAIL", printable(p.case_name),
+               printable(p.message));
   if (const std::size_t unjudged = cells_with(r, CellVerdict::unjudged)) fmt::print(os, "# {} cell(s) not judged (see the reasons above; --spec or --baseline judges them)\n", unjudged);
   const std::vector<std::string>& not_run = r.run.completion.not_run;
   if (stopped(r) && !not_run.empty()) {
     fmt::print(os, "# NOT RUN ({}): ", not_run.size());
-    for (std::size_t i = 0; i < not_run.size(); ++i) fmt::print(os, "{}{}", i ? ", " : "", not_run[i]);
+    for (std::size_t i = 0; i < not_run.size(); ++i) fmt::print(os, "{}{}", i ? ", " : "", printable(not_run[i]));
     fmt::print(os, "\n");
   }
   if (r.soak) {
-    fmt::print(os, "# soak ({})\n", r.soak_file);
+    fmt::print(os, "# soak ({})\n", printable(r.soak_file));
     print_soak_summary(os, *r.soak, r.soak_header);
   }
-  fmt::print(os, "# {:.1f} s\n{}\n", r.wall_seconds, check_summary_line(r));
+  fmt::print(os, "# {:.1f} s\n{}\n", r.wall_seconds, printable(check_summary_line(r)));
 }
 
 namespace {

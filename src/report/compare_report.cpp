@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/printable.hpp"
 #include "report/formats.hpp"
 
 namespace xb::report {
@@ -22,24 +23,30 @@ std::string summary_line(const CompareResult& r) {
 
 }  // namespace
 
+// Keys, notes and file names come from the compared files and the command
+// line: printed through printable(), so a cell name cannot forge a line.
 std::string compare_text(const CompareResult& r, const std::string& old_name, const std::string& new_name) {
-  std::string out = fmt::format("# xferbench compare ({}): OLD {} vs NEW {}\n", r.schema, old_name, new_name);
+  std::string out = fmt::format("# xferbench compare ({}): OLD {} vs NEW {}\n", printable(r.schema), printable(old_name),
+                                printable(new_name));
   out += fmt::format("# a value changed only if |new - old| > {}% of old and > {} x the combined standard error of the "
                      "two medians\n", r.options.tolerance_pct, r.options.noise_k);
+  std::vector<std::string> keys;
   std::size_t w = 4;
-  for (const auto& e : r.entries) w = std::max(w, e.key.size());
+  for (const auto& e : r.entries) w = std::max(w, keys.emplace_back(printable(e.key)).size());
   out += fmt::format("#{:<{}} {:>12} {:>12} {:>9} {:>8}  {}\n", "cell", w - 1, "old", "new", "change %", "noise %",
                      "verdict");
-  for (const auto& e : r.entries) {
+  for (std::size_t i = 0; i < r.entries.size(); ++i) {
+    const CompareEntry& e = r.entries[i];
+    const std::string note = printable(e.note);
     if (e.verdict == Verdict::skipped || e.unit.empty()) {
-      out += fmt::format("{:<{}} {:>12} {:>12} {:>9} {:>8}  {} ({})\n", e.key, w, "-", "-", "-", "-", to_string(e.verdict),
-                         e.note);
+      out += fmt::format("{:<{}} {:>12} {:>12} {:>9} {:>8}  {} ({})\n", keys[i], w, "-", "-", "-", "-",
+                         to_string(e.verdict), note);
       continue;
     }
     const std::string unit = e.unit == "ns" ? " ns" : "";
-    out += fmt::format("{:<{}} {:>12} {:>12} {:>+9.2f} {:>8.2f}  {}{}\n", e.key, w, value_text(e.old_value, e.unit) + unit,
-                       value_text(e.new_value, e.unit) + unit, e.delta_pct, e.noise_pct, to_string(e.verdict),
-                       e.note.empty() ? "" : " (" + e.note + ")");
+    out += fmt::format("{:<{}} {:>12} {:>12} {:>+9.2f} {:>8.2f}  {}{}\n", keys[i], w,
+                       value_text(e.old_value, e.unit) + unit, value_text(e.new_value, e.unit) + unit, e.delta_pct,
+                       e.noise_pct, to_string(e.verdict), note.empty() ? "" : " (" + note + ")");
   }
   out += fmt::format("# {}\n# {}\n", summary_line(r), r.regression() ? "REGRESSION" : "no regression");
   return out;

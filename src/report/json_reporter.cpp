@@ -1,6 +1,7 @@
 // The JSON format: each result's document, indented by two spaces, at the end.
 #include "report/reporter.hpp"
 
+#include "base/input_file.hpp"
 #include "cases/cases.hpp"
 #include "firsttouch/first_touch_json.hpp"
 #include "pingpong/pingpong_json.hpp"
@@ -42,7 +43,8 @@ class JsonReporter : public Reporter {
   void fleet(const fleet::Fleet& f) override { print(fleet_json(f)); }
 
  private:
-  void print(const nlohmann::json& doc) { out_ << doc.dump(2) << "\n"; }
+  // A file name or argument that is not UTF-8 shows as U+FFFD (json_text) instead of failing the dump.
+  void print(const nlohmann::json& doc) { out_ << json_text(doc, 2) << "\n"; }
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "base/printable.hpp"
 #include "base/units.hpp"
 #include "report/formats.hpp"
 
@@ -75,9 +76,9 @@ std::string pairs_text(const PairSelection& p) {
 std::string plan_text(const RunEstimate& e, const System& sys, const PlanContext& ctx) {
   const MeasureOptions& m = ctx.measure;
   std::string out = fmt::format("# xferbench {} dry run for {} ({} GPU{}, {}): nothing is measured\n", XFERBENCH_VERSION,
-                                sys.hostname.empty() ? "?" : sys.hostname, sys.gpu_count(),
+                                sys.hostname.empty() ? "?" : printable(sys.hostname), sys.gpu_count(),
                                 sys.gpu_count() == 1 ? "" : "s",
-                                ctx.topology.empty() ? "this machine" : "topology " + ctx.topology);
+                                ctx.topology.empty() ? "this machine" : "topology " + printable(ctx.topology));
   out += fmt::format("# buffer {}, {}-{} samples per cell (target error {}%, budget {} s), host memory {}\n",
                      bytes_label(ctx.buffer_bytes), m.min_samples, m.max_samples, m.target_rel_error * 100, m.budget_s,
                      to_string(m.host_kind));

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "base/error.hpp"
+#include "base/printable.hpp"
 #include "report/output_file.hpp"
 
 namespace xb::report {
@@ -13,7 +14,7 @@ namespace {
 class SummaryReporter : public Reporter {
  public:
   SummaryReporter(std::ostream& out, std::unique_ptr<Reporter> inner) : Reporter(out), inner_(std::move(inner)) {}
-  void check(const check::CheckResult& r) override { out_ << check_summary_line(r) << "\n"; }
+  void check(const check::CheckResult& r) override { out_ << printable(check_summary_line(r)) << "\n"; }
   void check_fleet(const fleet::Fleet& f) override { inner_->check_fleet(f); }
 
  private:

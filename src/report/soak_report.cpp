@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "base/printable.hpp"
+
 namespace xb::report {
 namespace {
 
@@ -35,39 +37,43 @@ std::string soak_step_text(const soak::Step& s) {
   return fmt::format("{:+.1f}% at {} (t={:.0f} s)", s.change_pct, s.time_utc, s.t_s);
 }
 
-void print_soak_summary(std::ostream& out, const soak::SoakSummary& s, const soak::Header& h) {
-  out << fmt::format("# xferbench soak on {}: started {}, {:.2f} h, {} round{}, {} cell{}\n", h.host.empty() ? "-" : h.host,
-                     h.start_time_utc.empty() ? "-" : h.start_time_utc, s.duration_s / 3600, s.rounds,
-                     s.rounds == 1 ? "" : "s", s.cells.size(), s.cells.size() == 1 ? "" : "s");
-  out << "# trend: Theil-Sen slope in % of the cell's median per hour (95% interval); drift: at least the drift "
-         "threshold, the interval excludes 0 and at least 1% moved over the soak\n";
+// Cell names, times, the host and the reason come from the soak file:
+// each line goes out through printable(), so a name holding a newline or
+// an escape sequence cannot forge a line or clear the terminal.
+void print_soak_summary(std::ostream& os, const soak::SoakSummary& s, const soak::Header& h) {
+  const auto out = [&os](const std::string& line) { os << printable(line) << '\n'; };
+  out(fmt::format("# xferbench soak on {}: started {}, {:.2f} h, {} round{}, {} cell{}", h.host.empty() ? "-" : h.host,
+                  h.start_time_utc.empty() ? "-" : h.start_time_utc, s.duration_s / 3600, s.rounds,
+                  s.rounds == 1 ? "" : "s", s.cells.size(), s.cells.size() == 1 ? "" : "s"));
+  out("# trend: Theil-Sen slope in % of the cell's median per hour (95% interval); drift: at least the drift "
+      "threshold, the interval excludes 0 and at least 1% moved over the soak");
   std::size_t w = 4;
   for (const auto& c : s.cells) w = std::max(w, c.cell.size());
   std::vector<std::string> trends;
   std::size_t tw = 9;
   for (const auto& c : s.cells) tw = std::max(tw, trends.emplace_back(soak_trend_text(c)).size());
-  out << fmt::format("#{:<{}} {:>7} {:>6} {:>4} {:>10} {:>10} {:>10} {:<4}  {:<{}}  {}\n", "cell", w - 1, "samples",
-                     "failed", "weak", "min", "median", "max", "unit", "trend %/h", tw, "steps");
+  out(fmt::format("#{:<{}} {:>7} {:>6} {:>4} {:>10} {:>10} {:>10} {:<4}  {:<{}}  {}", "cell", w - 1, "samples",
+                  "failed", "weak", "min", "median", "max", "unit", "trend %/h", tw, "steps"));
   for (std::size_t i = 0; i < s.cells.size(); ++i) {
     const auto& c = s.cells[i];
     std::vector<std::string> steps;
     for (const auto& st : c.steps) steps.push_back(soak_step_text(st));
-    out << fmt::format("{:<{}} {:>7} {:>6} {:>4} {:>10} {:>10} {:>10} {:<4}  {:<{}}  {}\n", c.cell, w, c.samples, c.failed,
-                       c.weak_load_samples, measured(c) ? value_text(c.min, c.unit) : "-",
-                       measured(c) ? value_text(c.median, c.unit) : "-", measured(c) ? value_text(c.max, c.unit) : "-",
-                       unit_name(c.unit), trends[i], tw, steps.empty() ? "-" : join(steps, "; "));
+    out(fmt::format("{:<{}} {:>7} {:>6} {:>4} {:>10} {:>10} {:>10} {:<4}  {:<{}}  {}", c.cell, w, c.samples, c.failed,
+                    c.weak_load_samples, measured(c) ? value_text(c.min, c.unit) : "-",
+                    measured(c) ? value_text(c.median, c.unit) : "-", measured(c) ? value_text(c.max, c.unit) : "-",
+                    unit_name(c.unit), trends[i], tw, steps.empty() ? "-" : join(steps, "; ")));
   }
-  out << fmt::format("# episodes: {}\n", s.episodes.size());
+  out(fmt::format("# episodes: {}", s.episodes.size()));
   for (const auto& e : s.episodes) {
     const std::string span = e.start_s == e.end_s
                                  ? fmt::format("at {} (t={:.0f} s)", e.start_utc, e.start_s)
                                  : fmt::format("from {} to {} (t={:.0f}..{:.0f} s)", e.start_utc, e.end_utc, e.start_s, e.end_s);
-    out << fmt::format("gpu{} {} {} {}: {} sample{} of {}\n", e.gpu, e.kind, e.detail, span, e.samples,
-                       e.samples == 1 ? "" : "s", e.cells.empty() ? "no cell" : join(e.cells, ", "));
+    out(fmt::format("gpu{} {} {} {}: {} sample{} of {}", e.gpu, e.kind, e.detail, span, e.samples,
+                    e.samples == 1 ? "" : "s", e.cells.empty() ? "no cell" : join(e.cells, ", ")));
   }
-  for (const auto& line : s.finding_lines) out << "# finding: " << line << "\n";
-  out << (s.findings ? fmt::format("# FINDINGS: {}\n", s.finding_lines.size())
-                     : std::string("# steady: no drift, steps, episodes or failed samples\n"));
+  for (const auto& line : s.finding_lines) out("# finding: " + line);
+  out(s.findings ? fmt::format("# FINDINGS: {}", s.finding_lines.size())
+                 : std::string("# steady: no drift, steps, episodes or failed samples"));
 }
 
 nlohmann::json soak_summary_json(const soak::SoakSummary& s) {

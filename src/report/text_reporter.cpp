@@ -6,6 +6,7 @@
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
+#include "base/printable.hpp"
 #include "base/units.hpp"
 #include "cases/cases.hpp"
 #include "cases/runner.hpp"
@@ -105,9 +106,12 @@ std::string label_at(const CaseResult& c, std::size_t m, int index, bool row) {
 void text_run_header(std::ostream& os, const RunResult& run) {
   const System& s = run.system;
   fmt::print(os, "# xferbench {} on {} ({} GPU{}), driver {}, CUDA driver {}.{}, runtime {}.{}\n", XFERBENCH_VERSION,
-             s.hostname, s.gpu_count(), s.gpu_count() == 1 ? "" : "s", s.driver_version, s.cuda_driver_version / 1000,
+             printable(s.hostname), s.gpu_count(), s.gpu_count() == 1 ? "" : "s", printable(s.driver_version),
+             s.cuda_driver_version / 1000,
              s.cuda_driver_version % 1000 / 10, s.cuda_runtime_version / 1000, s.cuda_runtime_version % 1000 / 10);
-  for (const auto& g : s.gpus) fmt::print(os, "#   gpu{}: {} ({}), NUMA node {}\n", g.index, g.name, g.pci_bus_id, g.numa_node);
+  // A resumed run's machine comes from its file: names through printable().
+  for (const auto& g : s.gpus)
+    fmt::print(os, "#   gpu{}: {} ({}), NUMA node {}\n", g.index, printable(g.name), printable(g.pci_bus_id), g.numa_node);
   if (!s.nvml_available) fmt::print(os, "# warning: {}; link peaks unknown\n", s.nvml_error);
   const MeasureOptions& m = run.settings.measure;
   fmt::print(os, "# buffer {}, {} of samples, {}-{} samples per cell until the median's relative error < {}%{}\n",
@@ -180,7 +184,8 @@ void text_run_footer(std::ostream& os, const RunResult& run) {
   if (counts[4] > 0) fmt::print(os, ", {} not run", counts[4]);
   fmt::print(os, "; wall time {:.1f} s\n", run.wall_seconds);
   text_memory_line(os, run.memory);
-  if (!run.resumed_from.empty()) fmt::print(os, "# resumed from {}: its cells are kept, the others measured now\n", run.resumed_from);
+  if (!run.resumed_from.empty())
+    fmt::print(os, "# resumed from {}: its cells are kept, the others measured now\n", printable(run.resumed_from));
   const Completion& c = run.completion;
   os << completion_line(c, "run", "cell(s)", c.status != RunStatus::partial && c.stop != StopReason::gpu_unusable);
 }

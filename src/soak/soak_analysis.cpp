@@ -20,6 +20,7 @@ namespace {
 // use every pair; more are subsampled with a fixed seed (same answer every
 // time), which keeps a week-long soak's analysis well under a second.
 constexpr std::size_t kMaxPairs = 200000;
+constexpr std::size_t kMaxDraws = 4 * kMaxPairs;
 // The step windows: a twentieth of the samples, at least 5, at most this
 // (a week of samples every 5 s still takes a moment).
 constexpr std::size_t kMaxStepWindow = 250;
@@ -30,7 +31,7 @@ constexpr double kStepNoiseFactor = 4.0;
 
 struct Point {
   double t = 0, v = 0;
-  const Sample* sample = nullptr;
+  std::uint32_t sample = 0;  // index into SoakData::samples()
 };
 
 // A change of `delta` is the bad way for the unit: less bandwidth, more latency.
@@ -54,10 +55,13 @@ Slope theil_sen(const std::vector<Point>& p) {
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = i + 1; j < n; ++j) add(i, j);
   } else {
+    // A bounded number of draws: pairs at the same time give no slope, and
+    // a merged or hand-made file may hold nothing else (issue 46: the draws
+    // went on for ever with 633 samples at one time).
     std::mt19937_64 rng(20261125);
     std::uniform_int_distribution<std::size_t> pick(0, n - 1);
     slopes.reserve(kMaxPairs);
-    while (slopes.size() < kMaxPairs) {
+    for (std::size_t draw = 0; draw < kMaxDraws && slopes.size() < kMaxPairs; ++draw) {
       const std::size_t i = pick(rng), j = pick(rng);
       if (i != j) add(std::min(i, j), std::max(i, j));
     }
@@ -118,7 +122,8 @@ std::size_t best_split(const std::vector<Point>& p, std::size_t from, std::size_
 // reach the thresholds with the same sign, the largest first, each claiming
 // 2w samples either side; its time is the best split of the 2w samples
 // around the peak.
-std::vector<Step> find_steps(const std::vector<Point>& p, double cell_median, const AnalysisOptions& opts) {
+std::vector<Step> find_steps(const SoakData& data, const std::vector<Point>& p, double cell_median,
+                             const AnalysisOptions& opts) {
   const std::size_t n = p.size();
   const std::size_t w = std::clamp<std::size_t>(n / 20, 5, kMaxStepWindow);
   if (n < 2 * w) return {};
@@ -149,7 +154,7 @@ std::vector<Step> find_steps(const std::vector<Point>& p, double cell_median, co
     for (std::size_t i = peak >= 2 * w ? peak - 2 * w : 0; i <= std::min(n, peak + 2 * w); ++i) claimed[i] = true;
     Step s;
     s.t_s = p[k].t;
-    s.time_utc = p[k].sample->time_utc;
+    s.time_utc = std::string(data.time_utc(data.samples()[p[k].sample]));
     s.before = median_of(p, k >= w ? k - w : 0, k);
     s.after = median_of(p, k, std::min(n, k + w));
     s.change_pct = s.before != 0 ? (s.after - s.before) / s.before * 100 : 0;
@@ -161,24 +166,29 @@ std::vector<Step> find_steps(const std::vector<Point>& p, double cell_median, co
 
 std::string unit_text(const std::string& unit) { return unit == "gbps" ? "GB/s" : unit; }
 
-CellSummary summarize_cell(const std::string& cell, const std::vector<const Sample*>& all, const AnalysisOptions& opts) {
+CellSummary summarize_cell(const SoakData& data, std::uint32_t cell, const std::vector<std::uint32_t>& all,
+                           const AnalysisOptions& opts) {
   CellSummary c;
-  c.cell = cell;
-  c.unit = all.front()->unit;
+  c.cell = data.cells()[cell].name;
+  c.unit = data.cells()[cell].unit;
   c.samples = static_cast<int>(all.size());
   std::vector<Point> p;
-  for (const Sample* s : all) {
-    if (!s->error.empty() || !s->verified) ++c.failed;
-    if (s->load_pct && *s->load_pct < 50) ++c.weak_load_samples;
-    if (s->error.empty()) p.push_back({s->t_s, s->value, s});
+  for (const std::uint32_t i : all) {
+    const SamplePoint& s = data.samples()[i];
+    c.failed += s.failed;
+    c.weak_load_samples += s.weak_load;
+    if (s.has_value) p.push_back({s.t_s, s.value, i});
   }
   if (p.empty()) return c;
   std::stable_sort(p.begin(), p.end(), [](const Point& a, const Point& b) { return a.t < b.t; });
   std::vector<double> values;
   for (const Point& x : p) values.push_back(x.v);
-  c.min = *std::min_element(values.begin(), values.end());
-  c.max = *std::max_element(values.begin(), values.end());
-  c.median = median(values);
+  const Summary spread = summarize(values);
+  c.min = spread.min;
+  c.max = spread.max;
+  c.median = spread.median;
+  c.stddev = spread.stddev;
+  c.measured = spread.count;
   if (p.size() >= 3 && c.median != 0) {
     const Slope s = theil_sen(p);
     const double scale = 100 * 3600 / c.median;
@@ -188,17 +198,11 @@ CellSummary summarize_cell(const std::string& cell, const std::vector<const Samp
     c.drift = std::abs(c.slope_pct_per_hour) >= opts.drift_pct_per_hour && (c.slope_low > 0 || c.slope_high < 0) &&
               std::abs(c.slope_pct_per_hour) * hours >= opts.drift_min_change_pct;
   }
-  c.steps = find_steps(p, c.median, opts);
+  c.steps = find_steps(data, p, c.median, opts);
   c.worse = (c.drift && bad_way(c.unit, c.slope_pct_per_hour)) ||
             (!c.steps.empty() && bad_way(c.unit, c.steps.back().change_pct));
   return c;
 }
-
-// One GPU's telemetry readings in time order.
-struct Reading {
-  const Sample* sample;
-  const GpuTelemetry* t;
-};
 
 template <class T>
 std::uint64_t grew(const std::optional<T>& before, const std::optional<T>& now) {
@@ -210,71 +214,97 @@ void add_detail(std::string& detail, const std::string& part) {
   detail += part;
 }
 
-std::vector<Episode> gpu_episodes(int gpu, const std::vector<Reading>& r) {
-  std::vector<Episode> out;
-  auto open = [&](const char* kind, const Reading& from, const Reading& to, std::string detail) {
-    Episode e;
-    e.kind = kind;
-    e.gpu = gpu;
-    e.start_s = from.sample->t_s;
-    e.end_s = to.sample->t_s;
-    e.start_utc = from.sample->time_utc;
-    e.end_utc = to.sample->time_utc;
-    e.detail = std::move(detail);
-    out.push_back(std::move(e));
-  };
-  auto slow = [](const Reading& x) {
-    return x.t->clock_reasons ? *x.t->clock_reasons & clock_reason::slowdown : std::uint64_t{0};
-  };
-  for (std::size_t i = 0; i < r.size(); ++i) {
-    if (slow(r[i]) && (i == 0 || !slow(r[i - 1]))) {
-      std::uint64_t mask = 0;
-      std::size_t j = i;
-      for (; j + 1 < r.size() && slow(r[j + 1]); ++j) mask |= slow(r[j]);
-      mask |= slow(r[j]);
-      open("throttle", r[i], r[j], clock_reason_names(mask));
-    }
-    const GpuTelemetry& t = *r[i].t;
-    if (!t.xids.empty()) {
-      std::string detail;
-      for (std::uint64_t x : t.xids) add_detail(detail, fmt::format("XID {}", x));
-      open("xid", r[i], r[i], detail);
-    }
-    if (i == 0) continue;
-    const GpuTelemetry& b = *r[i - 1].t;
-    std::string ecc;
-    if (const auto u = grew(b.ecc_uncorrected, t.ecc_uncorrected)) add_detail(ecc, fmt::format("+{} uncorrected", u));
-    if (const auto c = grew(b.ecc_corrected, t.ecc_corrected)) add_detail(ecc, fmt::format("+{} corrected", c));
-    if (!ecc.empty()) open("ecc", r[i], r[i], ecc);
-    std::string remap;
-    if (const auto u = grew(b.rows_remapped_uncorrectable, t.rows_remapped_uncorrectable))
-      add_detail(remap, fmt::format("+{} rows remapped (uncorrectable)", u));
-    if (const auto c = grew(b.rows_remapped_correctable, t.rows_remapped_correctable))
-      add_detail(remap, fmt::format("+{} rows remapped (correctable)", c));
-    if (t.row_remap_pending.value_or(false) && !b.row_remap_pending.value_or(false)) add_detail(remap, "remap pending");
-    if (t.row_remap_failure.value_or(false) && !b.row_remap_failure.value_or(false)) add_detail(remap, "remap failure");
-    if (!remap.empty()) open("row_remap", r[i], r[i], remap);
-    if (const auto n = grew(b.pcie_replays, t.pcie_replays)) open("pcie_replay", r[i], r[i], fmt::format("+{} replays", n));
-  }
-  // The samples each episode touched: those on this GPU inside its span.
-  for (Episode& e : out) {
-    std::set<std::string> seen;
-    for (const Reading& x : r) {
-      if (x.sample->t_s < e.start_s || x.sample->t_s > e.end_s) continue;
-      ++e.samples;
-      if (seen.insert(x.sample->cell).second) e.cells.push_back(x.sample->cell);
-    }
-  }
+// What changed from one reading of a GPU to the next: the counter and
+// remap episodes (kind, detail).
+std::vector<std::pair<const char*, std::string>> changes(const TelemetryState& b, const TelemetryState& t) {
+  std::vector<std::pair<const char*, std::string>> out;
+  std::string ecc;
+  if (const auto u = grew(b.ecc_uncorrected, t.ecc_uncorrected)) add_detail(ecc, fmt::format("+{} uncorrected", u));
+  if (const auto c = grew(b.ecc_corrected, t.ecc_corrected)) add_detail(ecc, fmt::format("+{} corrected", c));
+  if (!ecc.empty()) out.emplace_back("ecc", ecc);
+  std::string remap;
+  if (const auto u = grew(b.rows_remapped_uncorrectable, t.rows_remapped_uncorrectable))
+    add_detail(remap, fmt::format("+{} rows remapped (uncorrectable)", u));
+  if (const auto c = grew(b.rows_remapped_correctable, t.rows_remapped_correctable))
+    add_detail(remap, fmt::format("+{} rows remapped (correctable)", c));
+  if (t.row_remap_pending.value_or(false) && !b.row_remap_pending.value_or(false)) add_detail(remap, "remap pending");
+  if (t.row_remap_failure.value_or(false) && !b.row_remap_failure.value_or(false)) add_detail(remap, "remap failure");
+  if (!remap.empty()) out.emplace_back("row_remap", remap);
+  if (const auto n = grew(b.pcie_replays, t.pcie_replays)) out.emplace_back("pcie_replay", fmt::format("+{} replays", n));
   return out;
 }
 
-std::vector<Episode> episodes_of(const std::vector<const Sample*>& by_time) {
-  std::map<int, std::vector<Reading>> per_gpu;
-  for (const Sample* s : by_time)
-    for (const GpuTelemetry& t : s->telemetry) per_gpu[t.gpu].push_back({s, &t});
+// The samples each episode touched: those on this GPU inside its span.
+// The readings are in time order, so a span is found by bisection, and
+// episodes with the same span (every event at one time) share one count:
+// the work stays near the number of readings however many episodes.
+void touched_samples(const SoakData& data, const std::vector<std::uint32_t>& r, std::vector<Episode>& episodes) {
+  const auto t_of = [&](std::uint32_t reading) { return data.samples()[data.readings()[reading].sample].t_s; };
+  std::map<std::pair<double, double>, std::pair<int, std::vector<std::string>>> by_span;
+  for (Episode& e : episodes) {
+    auto [it, fresh] = by_span.try_emplace({e.start_s, e.end_s});
+    if (fresh) {
+      const auto lo = std::lower_bound(r.begin(), r.end(), e.start_s, [&](std::uint32_t x, double t) { return t_of(x) < t; });
+      const auto hi = std::upper_bound(lo, r.end(), e.end_s, [&](double t, std::uint32_t x) { return t < t_of(x); });
+      std::set<std::uint32_t> seen;
+      for (auto x = lo; x != hi; ++x) {
+        const std::uint32_t cell = data.samples()[data.readings()[*x].sample].cell;
+        if (seen.insert(cell).second) it->second.second.push_back(data.cells()[cell].name);
+      }
+      it->second.first = static_cast<int>(hi - lo);
+    }
+    e.samples = it->second.first;
+    e.cells = it->second.second;
+  }
+}
+
+// One GPU's readings (indices into data.readings()) in time order.
+std::vector<Episode> gpu_episodes(const SoakData& data, int gpu, const std::vector<std::uint32_t>& r) {
   std::vector<Episode> out;
-  for (const auto& [gpu, readings] : per_gpu) {
-    auto e = gpu_episodes(gpu, readings);
+  const auto sample = [&](std::size_t i) -> const SamplePoint& { return data.samples()[data.readings()[r[i]].sample]; };
+  const auto state = [&](std::size_t i) -> const TelemetryState& { return data.states()[data.readings()[r[i]].state]; };
+  auto open = [&](const char* kind, std::size_t from, std::size_t to, std::string detail) {
+    Episode e;
+    e.kind = kind;
+    e.gpu = gpu;
+    e.start_s = sample(from).t_s;
+    e.end_s = sample(to).t_s;
+    e.start_utc = std::string(data.time_utc(sample(from)));
+    e.end_utc = std::string(data.time_utc(sample(to)));
+    e.detail = std::move(detail);
+    out.push_back(std::move(e));
+  };
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (state(i).slowdown && (i == 0 || !state(i - 1).slowdown)) {
+      std::uint64_t mask = 0;
+      std::size_t j = i;
+      for (; j + 1 < r.size() && state(j + 1).slowdown; ++j) mask |= state(j).slowdown;
+      mask |= state(j).slowdown;
+      open("throttle", i, j, clock_reason_names(mask));
+    }
+    const std::vector<std::uint64_t> xids = data.xids(r[i]);
+    if (!xids.empty()) {
+      std::string detail;
+      for (std::uint64_t x : xids) add_detail(detail, fmt::format("XID {}", x));
+      open("xid", i, i, detail);
+    }
+    if (i > 0 && data.readings()[r[i]].state != data.readings()[r[i - 1]].state)
+      for (auto& [kind, detail] : changes(state(i - 1), state(i))) open(kind, i, i, detail);
+  }
+  touched_samples(data, r, out);
+  return out;
+}
+
+std::vector<Episode> episodes_of(const SoakData& data) {
+  std::map<int, std::vector<std::uint32_t>> per_gpu;
+  for (std::uint32_t i = 0; i < data.readings().size(); ++i)
+    per_gpu[data.states()[data.readings()[i].state].gpu].push_back(i);
+  std::vector<Episode> out;
+  for (auto& [gpu, readings] : per_gpu) {
+    std::stable_sort(readings.begin(), readings.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return data.samples()[data.readings()[a].sample].t_s < data.samples()[data.readings()[b].sample].t_s;
+    });
+    auto e = gpu_episodes(data, gpu, readings);
     out.insert(out.end(), e.begin(), e.end());
   }
   std::stable_sort(out.begin(), out.end(), [](const Episode& a, const Episode& b) { return a.start_s < b.start_s; });
@@ -314,32 +344,29 @@ std::vector<std::string> finding_lines(const SoakSummary& s, const std::map<std:
 
 }  // namespace
 
-SoakSummary analyze(const SoakFile& soak, const AnalysisOptions& opts) {
+SoakSummary analyze(const SoakData& soak, const AnalysisOptions& opts) {
   SoakSummary out;
-  std::vector<const Sample*> by_time;
-  for (const Sample& s : soak.samples) by_time.push_back(&s);
-  std::stable_sort(by_time.begin(), by_time.end(), [](const Sample* a, const Sample* b) { return a->t_s < b->t_s; });
-
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<const Sample*>> cells;
-  std::map<std::string, double> spans;
-  for (const Sample& s : soak.samples) {
-    if (!cells.count(s.cell)) order.push_back(s.cell);
-    cells[s.cell].push_back(&s);
-    out.rounds = std::max(out.rounds, s.round);
-    out.duration_s = std::max(out.duration_s, s.t_s);
+  std::vector<std::vector<std::uint32_t>> cells(soak.cells().size());
+  for (std::uint32_t i = 0; i < soak.samples().size(); ++i) {
+    cells[soak.samples()[i].cell].push_back(i);
+    out.duration_s = std::max(out.duration_s, soak.samples()[i].t_s);
   }
+  out.rounds = soak.rounds();
   if (soak.end) out.duration_s = std::max(out.duration_s, soak.end->t_s);
-  for (const std::string& cell : order) {
-    out.cells.push_back(summarize_cell(cell, cells[cell], opts));
-    const auto [lo, hi] = std::minmax_element(cells[cell].begin(), cells[cell].end(),
-                                              [](const Sample* a, const Sample* b) { return a->t_s < b->t_s; });
-    spans[cell] = (*hi)->t_s - (*lo)->t_s;
+  std::map<std::string, double> spans;
+  for (std::uint32_t cell = 0; cell < cells.size(); ++cell) {
+    out.cells.push_back(summarize_cell(soak, cell, cells[cell], opts));
+    const auto [lo, hi] = std::minmax_element(cells[cell].begin(), cells[cell].end(), [&](std::uint32_t a, std::uint32_t b) {
+      return soak.samples()[a].t_s < soak.samples()[b].t_s;
+    });
+    spans[soak.cells()[cell].name] = soak.samples()[*hi].t_s - soak.samples()[*lo].t_s;
   }
-  out.episodes = episodes_of(by_time);
+  out.episodes = episodes_of(soak);
   out.finding_lines = finding_lines(out, spans);
   out.findings = !out.finding_lines.empty();
   return out;
 }
+
+SoakSummary analyze(const SoakFile& soak, const AnalysisOptions& opts) { return analyze(soak_data_of(soak), opts); }
 
 }  // namespace xb::soak

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "soak/soak_data.hpp"
 #include "soak/soak_record.hpp"
 
 namespace xb::soak {
@@ -36,6 +37,8 @@ struct CellSummary {
   std::string cell, unit;
   int samples = 0, failed = 0;     // failed: samples with an error or failed verification
   double min = 0, median = 0, max = 0;
+  int measured = 0;                // samples with a value (no error): min to max, stddev
+  double stddev = 0;               // of those values (compare's noise rule)
   double slope_pct_per_hour = 0;   // Theil-Sen slope / median * 100 * 3600
   double slope_low = 0, slope_high = 0;  // its confidence interval, same unit
   bool drift = false;              // see AnalysisOptions::drift_pct_per_hour and drift_min_change_pct
@@ -66,6 +69,8 @@ struct SoakSummary {
   std::vector<std::string> finding_lines;  // one line each, for the verdict
 };
 
+SoakSummary analyze(const SoakData& soak, const AnalysisOptions& opts = {});
+// The same over a file read whole (tests, small files).
 SoakSummary analyze(const SoakFile& soak, const AnalysisOptions& opts = {});
 
 }  // namespace xb::soak

@@ -21,11 +21,14 @@
 //   {"type":"end","time_utc":"...","t_s":300.2,"status":"completed","reason":""}
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "base/input_file.hpp"
 
 namespace xb::soak {
 
@@ -79,8 +82,10 @@ struct End {
   std::string reason;                   // why, when not completed
 };
 
-// One soak file read back: lines in order; a last line cut short by a kill
-// is dropped and counted, any other bad line is Error(usage) naming file:line.
+// One soak file read back whole: lines in order; a last line cut short by a
+// kill is dropped and counted, any other bad line is Error(usage) naming
+// file:line. Every sample is kept: for small files and tests; the commands
+// read files of any size through read_soak_lines (soak_data.hpp).
 struct SoakFile {
   Header header;
   std::vector<Sample> samples;
@@ -94,6 +99,35 @@ std::string header_line(const Header& h);
 std::string sample_line(const Sample& s);
 std::string resume_line(double t_s, const std::string& time_utc);
 std::string end_line(const End& e);
+
+// A soak file's records, handed over one at a time in file order.
+class SoakSink {
+ public:
+  virtual ~SoakSink() = default;
+  virtual void header(Header h) = 0;
+  virtual void sample(Sample s) = 0;
+  virtual void resume(double t_s) = 0;
+  virtual void end(End e) = 0;
+};
+
+// The longest line a soak file may hold: a sample with the telemetry of
+// every GPU is a few kB, a header with every case name some tens.
+inline constexpr std::size_t kMaxSoakLineBytes = std::size_t{1} << 20;
+// The largest GPU index and the most GPUs a sample's telemetry may name.
+inline constexpr int kMaxSoakGpu = 1023;
+inline constexpr std::size_t kMaxSoakTelemetry = 64;
+
+// Reads the soak file at `path` line by line into `sink`, holding one line
+// at a time (a file of any size). Returns the number of torn last lines
+// (0 or 1). A line that is not JSON, nested deeper than kMaxInputDepth,
+// longer than kMaxSoakLineBytes or not a soak line is Error(usage)
+// "PATH:LINE: ...". A number the record would wrap or truncate (a negative
+// counter, a fractional round) is refused too.
+int read_soak_lines(const std::string& path, SoakSink& sink);
+// The same from a file already opened (compare peeks at its first line).
+int read_soak_lines(InputFile& in, SoakSink& sink);
+// The same over `text` (a file already read), named `label` in messages.
+int parse_soak_lines(const std::string& text, const std::string& label, SoakSink& sink);
 
 SoakFile parse_soak(const std::string& text, const std::string& label);
 // Reads and parses a file (Error(usage) naming it when unreadable).
