@@ -2,6 +2,7 @@
 #include "report/reporter.hpp"
 
 #include "cases/cases.hpp"
+#include "fabric/fabric_json.hpp"
 #include "firsttouch/first_touch_json.hpp"
 #include "pingpong/pingpong_json.hpp"
 
@@ -40,6 +41,12 @@ class JsonReporter : public Reporter {
   void check(const check::CheckResult& r) override { print(check_json(r)); }
   void check_fleet(const fleet::Fleet& f) override { print(fleet_json(f)); }
   void fleet(const fleet::Fleet& f) override { print(fleet_json(f)); }
+  void fabric_plan(const fabric::Result& r) override {
+    nlohmann::json doc = fabric::fabric_json(r);
+    doc["dry_run"] = true;
+    print(doc);
+  }
+  void fabric(const fabric::Result& r) override { print(fabric::fabric_json(r)); }
 
  private:
   void print(const nlohmann::json& doc) { out_ << doc.dump(2) << "\n"; }

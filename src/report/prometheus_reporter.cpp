@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "report/fabric_report.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::report {
@@ -241,6 +242,7 @@ class PrometheusReporter : public Reporter {
   }
   void check_fleet(const fleet::Fleet& f) override { out_ << fleet_metrics(f); }
   void fleet(const fleet::Fleet& f) override { out_ << fleet_metrics(f); }
+  void fabric(const fabric::Result& r) override { out_ << fabric_prometheus(r); }
 };
 
 }  // namespace

@@ -208,6 +208,137 @@ case_no_pmix() {
   no_pmix "srun --mpi=pmi2" --mpi=pmi2 -N2 -n2 "$XB" pingpong --dev1 host --dev2 host
 }
 
+# ---- The fabric (docs/fabric.md): 8 simulated nodes x 3 rails, host
+# buffers over MPI (TCP on the loopback). A slow fault (XFERBENCH_FAULT:
+# times reported 10 times as long) planted on a node, a pair or a rail must
+# be named by the attribution. The 2-core machine's own noise (24 busy
+# processes) is kept out by 4 MiB messages (each repetition spans many
+# time slices: on a loaded CI machine, 2026-11-27, every direction was
+# within 0.48-2.6 of the median, where 256 KiB gave 0.24-35), --min-ratio
+# 0.3 and --judge bandwidth (8 B round trips are the scheduler's).
+FABRIC_OPTS=(--buffers host --transport mpi --size 4M --window 2 --loop-count 3 --warmup 1
+             --latency-loop-count 100 --latency-warmup 10 --timeout 10 --min-ratio 0.3 --judge bandwidth)
+
+# fabric_run [fabric options...]: fabric.json, out.txt, err.txt, RC.
+fabric_run() {
+  # Processes that wait give their core to the others.
+  OMPI_MCA_mpi_yield_when_idle=1 run srun --mpi=pmix -N8 --ntasks-per-node=3 "$XB" fabric "${FABRIC_OPTS[@]}" "$@" \
+    -o fabric.json
+  show
+  [ -f fabric.json ] || fail "no fabric.json"
+  [ "$(find . -name 'fabric.json*' | wc -l)" -eq 1 ] || fail "more than one file: $(ls)"
+}
+
+# Every pair of the file measured both ways, verified, its path named.
+check_complete() {
+  json fabric.json '
+assert d["schema"] == "xferbench-fabric" and d["schema_version"] == 1, d["schema"]
+names = [n["name"] for n in d["nodes"]]
+assert names == [f"n{i}" for i in range(1, 9)], names
+assert all(len(n["ranks"]) == 3 for n in d["nodes"]), d["nodes"]
+assert d["plan"]["rounds"] == 7 and len(d["pairs"]) == 28 * 3, (d["plan"], len(d["pairs"]))
+for p in d["pairs"]:
+    for leg in ("bandwidth_ab", "bandwidth_ba", "latency"):
+        assert p[leg] and p[leg]["verified"] is True and p[leg]["gbps_p50"] > 0, (p["a"], p["b"], p["rail"], leg, p)
+    assert p["transport"] == "mpi" and p["path"] == "mpi", p
+assert d["lost_ranks"] == [], d["lost_ranks"]
+print("fabric.json: 84 pairs of 8 nodes x 3 rails, each both ways and its latency, verified")' || fail "fabric.json"
+}
+
+# The first culprit is WANT (most severe first); no node or rail besides it is named.
+check_culprit() {
+  json fabric.json '
+want = sys.argv[2]
+c = d["findings"]["culprits"]
+assert c and c[0]["what"] == want, [x["what"] for x in c]
+coarse = [x["what"] for x in c if x["kind"] in ("node", "node_rail", "rail") and x["what"] != want]
+assert not coarse, coarse
+print(f"fabric.json: culprit {want} named first, {len(c) - 1} other (pair) culprits")' "$1" || fail "attribution"
+}
+
+case_fabric() {
+  fabric_run
+  [ "$RC" -eq 0 ] || fail "srun exit $RC, expected 0"
+  check_complete
+  grep -q "^# plan: every pair of nodes in 7 rounds" out.txt || fail "no plan line"
+  grep -q "^# bandwidth p50 from row to column, GB/s, rail 2" out.txt || fail "no matrix of rail 2"
+}
+
+case_fabric_node() {
+  XFERBENCH_FAULT="node:n3:slow" fabric_run
+  [ "$RC" -eq 0 ] || fail "srun exit $RC, expected 0"
+  check_complete
+  check_culprit "node n3"
+  "$XB" check --judge fabric.json >check.txt
+  [ $? -eq 1 ] || fail "check --judge did not fail"
+  grep -q "^xferbench check: FAIL fabric of 8 nodes: node n3 (" check.txt || fail "check does not name node n3"
+}
+
+case_fabric_pair() {
+  XFERBENCH_FAULT="pair:n6-n2:slow" fabric_run
+  [ "$RC" -eq 0 ] || fail "srun exit $RC, expected 0"
+  check_complete
+  check_culprit "pair n2-n6"
+}
+
+case_fabric_rail() {
+  XFERBENCH_FAULT="rail:1:slow" fabric_run
+  [ "$RC" -eq 0 ] || fail "srun exit $RC, expected 0"
+  check_complete
+  check_culprit "rail 1"
+}
+
+# A rank that stops answering (SIGSTOP, as a hung process) is lost with its
+# node; every other pair is measured; the file is written.
+case_fabric_hung() {
+  XFERBENCH_FAULT="round:1:mark@7" OMPI_MCA_mpi_yield_when_idle=1 \
+    srun --mpi=pmix -N8 --ntasks-per-node=3 "$XB" fabric "${FABRIC_OPTS[@]}" --timeout 2 -o fabric.json \
+    >out.txt 2>err.txt &
+  local srun_pid=$! victim="" p
+  wait_for 120 grep -q "XFERBENCH_FAULT mark: fabric round 1" err.txt || { kill "$srun_pid"; show; fail "no mark line"; }
+  for p in $(pgrep -f "$XB fabric"); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_PROCID=7" && victim=$p
+  done
+  [ -n "$victim" ] || { kill "$srun_pid"; fail "rank 7 not found"; }
+  kill -STOP "$victim"
+  wait_for 120 test -f fabric.json || { kill -KILL "$victim"; show; fail "no fabric.json while rank 7 is stopped"; }
+  kill -KILL "$victim"
+  wait "$srun_pid"
+  show
+  json fabric.json '
+lost = d["lost_ranks"]
+assert [(l["rank"], d["nodes"][l["node"]]["name"], l["rail"]) for l in lost] == [(7, "n3", 1)], lost
+others = [p for p in d["pairs"] if 7 not in (p["rank_a"], p["rank_b"])]
+assert len(others) == 84 - 7, len(others)
+for p in others:
+    assert all(p[leg] and p[leg]["verified"] for leg in ("bandwidth_ab", "bandwidth_ba", "latency")), p
+assert all(p["error"] for p in d["pairs"] if 7 in (p["rank_a"], p["rank_b"]) and p["round"] > 1)
+assert d["status"] == "failed", d["status"]
+print("fabric.json: rank 7 (n3, rail 1) lost, the other 77 pairs measured and verified")' || fail "fabric.json"
+}
+
+# scancel: the rounds finished are kept, status interrupted by SIGTERM.
+case_fabric_scancel() {
+  {
+    echo "#!/bin/bash"
+    echo "export XFERBENCH_FAULT=round:2:mark@0 OMPI_MCA_mpi_yield_when_idle=1"
+    echo "srun --mpi=pmix -N8 --ntasks-per-node=3 $XB fabric ${FABRIC_OPTS[*]} -o fabric.json"
+  } >job.sh
+  JOB=$(sbatch --parsable -N8 --ntasks-per-node=3 -o job.out job.sh) || fail "sbatch failed"
+  wait_for 150 grep -q "XFERBENCH_FAULT mark: fabric round 2" job.out || { cat job.out; scancel "$JOB"; fail "no mark"; }
+  scancel "$JOB"
+  wait_for 150 job_gone || fail "job $JOB still there after 150 s"
+  cat job.out
+  json fabric.json '
+assert d["status"] == "interrupted" and d["stop"]["reason"] == "SIGTERM", (d["status"], d["stop"])
+ok = lambda p: all(p[leg] and p[leg]["verified"] for leg in ("bandwidth_ab", "bandwidth_ba", "latency"))
+done = [p for p in d["pairs"] if ok(p)]
+assert len([p for p in done if p["round"] < 2]) == 24, sorted({p["round"] for p in done})
+assert d["stop"]["not_run"], d["stop"]
+print(f"fabric.json: interrupted by SIGTERM, rounds 0 and 1 kept, {len(d[\"stop\"][\"not_run\"])} pairs not run")' \
+    || fail "fabric.json"
+}
+
 declare -F "case_$CASE" >/dev/null || fail "unknown case"
 "case_$CASE"
 echo "PASS: $CASE"
