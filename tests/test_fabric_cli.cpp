@@ -3,6 +3,8 @@
 // plan for N nodes without a launch.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cli_parse.hpp"
 #include "fabric/options.hpp"
 #include "in_process.hpp"

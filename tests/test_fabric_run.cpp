@@ -5,6 +5,8 @@
 // from a transport that moves and verifies the data but reports fixed times.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -197,8 +199,11 @@ TEST(FabricRun, AHungRankIsLostAndTheRunGoesOn) {
   EXPECT_EQ(r.lost[0].rank, 3);
   EXPECT_EQ(r.nodes[static_cast<std::size_t>(r.lost[0].node)].name, "n1");
   EXPECT_NE(r.lost[0].why.find("dead, or hung"), std::string::npos);
-  for (const PairRecord& p : r.pairs)
-    if (p.rank_a != 3 && p.rank_b != 3) EXPECT_TRUE(complete_leg(p.ab)) << pair_name(r, p) << ": " << p.error;
+  for (const PairRecord& p : r.pairs) {
+    if (p.rank_a != 3 && p.rank_b != 3) {
+      EXPECT_TRUE(complete_leg(p.ab)) << pair_name(r, p) << ": " << p.error;
+    }
+  }
   for (int rank : {0, 1, 2, 4, 5, 6, 7}) EXPECT_EQ(out.codes.at(rank), 42) << "rank " << rank;
 }
 

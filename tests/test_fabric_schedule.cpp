@@ -66,8 +66,11 @@ TEST(FabricSchedule, OddNodeCountsGiveOneByePerRoundToDifferentNodes) {
     EXPECT_EQ(static_cast<int>(round.size()), (n - 1) / 2);
     std::vector<bool> in(n, false);
     for (const NodePair& p : round) in[static_cast<std::size_t>(p.a)] = in[static_cast<std::size_t>(p.b)] = true;
-    for (int x = 0; x < n; ++x)
-      if (!in[static_cast<std::size_t>(x)]) EXPECT_TRUE(byes.insert(x).second) << "node " << x << " sat out twice";
+    for (int x = 0; x < n; ++x) {
+      if (!in[static_cast<std::size_t>(x)]) {
+        EXPECT_TRUE(byes.insert(x).second) << "node " << x << " sat out twice";
+      }
+    }
   }
   EXPECT_EQ(static_cast<int>(byes.size()), k);
   for (int played : check_disjoint(s, n)) EXPECT_TRUE(played == k || played == k - 1);

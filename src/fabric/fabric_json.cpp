@@ -51,6 +51,18 @@ constexpr auto node_fields = [](auto& io, auto& n) {
   io("gpus", n.gpus);
 };
 
+// A leg, or null when it was not measured (the pair's error or stop says why).
+template <class Io, class L>
+void optional_leg(Io& io, const std::string& key, L& leg) {
+  if constexpr (Io::reading) {
+    io.optional_object(key, leg, leg_fields);
+  } else if (leg) {
+    io.object(key, *leg, leg_fields);
+  } else {
+    io.text(key, nullptr);
+  }
+}
+
 ErrorKind error_kind_of(const std::string& text) {
   for (int k = 0; k <= static_cast<int>(ErrorKind::internal); ++k)
     if (text == to_string(static_cast<ErrorKind>(k))) return static_cast<ErrorKind>(k);
@@ -70,9 +82,9 @@ void pair_fields(Io& io, P& p) {
   io("transport", p.transport);
   io("path", p.path);
   io("path_ba", p.path_ba);
-  io.optional_object("bandwidth_ab", p.ab, leg_fields);
-  io.optional_object("bandwidth_ba", p.ba, leg_fields);
-  io.optional_object("latency", p.latency, leg_fields);
+  optional_leg(io, "bandwidth_ab", p.ab);
+  optional_leg(io, "bandwidth_ba", p.ba);
+  optional_leg(io, "latency", p.latency);
   io.null_unless(!p.error.empty(), "error", p.error);
   std::string kind = p.error.empty() ? "" : to_string(p.error_kind);
   io.null_unless(!p.error.empty(), "error_kind", kind);

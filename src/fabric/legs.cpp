@@ -74,7 +74,10 @@ std::vector<LegReport> measure_slot(const SlotContext& ctx, const Slot& slot, in
   const int ra = nodes.at(static_cast<std::size_t>(slot.a)).ranks.at(static_cast<std::size_t>(slot.rail));
   const int rb = nodes.at(static_cast<std::size_t>(slot.b)).ranks.at(static_cast<std::size_t>(slot.rail));
   const pingpong::Options bw = bandwidth_leg(*ctx.options), lat = latency_leg(*ctx.options);
-  const LegPlan legs[] = {{0, ra, rb, &bw}, {1, rb, ra, &bw}, {2, ra, rb, &lat}};
+  // The latency first: every pair of a round starts it at about the same
+  // time, so one pair's 8 B round trips do not meet another pair's stream
+  // (on a network that shares CPUs or links, e.g. NCCL's socket transport).
+  const LegPlan legs[] = {{2, ra, rb, &lat}, {0, ra, rb, &bw}, {1, rb, ra, &bw}};
   const pingpong::Environment env = slot_environment(ctx, slot, round, ordinal);
   const int me = ctx.comm->rank();
   std::vector<LegReport> out;

@@ -1,6 +1,6 @@
-// One node pair on one rail, as its two ranks measure it: bandwidth a->b
-// and b->a (osu_bw's windowed stream) and the one-way latency (round
-// trips), each leg pingpong's measurement of one pair (pingpong::
+// One node pair on one rail, as its two ranks measure it: the one-way
+// latency (round trips), then bandwidth a->b and b->a (osu_bw's windowed
+// stream), each leg pingpong's measurement of one pair (pingpong::
 // measure_one_pair) on the transport pingpong would pick, verified. A leg
 // that fails or stops ends the pair (its other legs would wait for the
 // same peer).

@@ -117,6 +117,7 @@ std::string worst_pairs(const Result& r) {
 // (p50, GB/s), or the pair's p50 latency (us, symmetric).
 std::string matrix(const Result& r, int rail, bool latency) {
   const std::size_t n = r.nodes.size();
+  const bool judged = latency ? r.findings.judge != fabric::Judge::bandwidth : r.findings.judge != fabric::Judge::latency;
   std::vector<std::string> cell(n * n, ".");
   for (std::size_t i = 0; i < r.pairs.size(); ++i) {
     const PairRecord& p = r.pairs[i];
@@ -124,7 +125,7 @@ std::string matrix(const Result& r, int rail, bool latency) {
     const auto& j = r.findings.pairs.at(i);
     const auto a = static_cast<std::size_t>(p.a), b = static_cast<std::size_t>(p.b);
     const auto put = [&](std::size_t at, const std::string& v, double ratio) {
-      cell[at] = v + (ratio > 0 && ratio < r.findings.min_ratio ? "!" : "");
+      cell[at] = v + (judged && ratio > 0 && ratio < r.findings.min_ratio ? "!" : "");
     };
     if (!p.error.empty()) {
       cell[a * n + b] = cell[b * n + a] = "ERR";
@@ -141,9 +142,11 @@ std::string matrix(const Result& r, int rail, bool latency) {
   std::size_t width = 6;
   for (const auto& node : r.nodes) width = std::max(width, node.name.size() + 1);
   for (const auto& c : cell) width = std::max(width, c.size() + 1);
-  std::string out = fmt::format("# {} rail {} ({}; '!': below {} of the median; '.': not measured)\n",
+  std::string out = fmt::format("# {} rail {} ({}; {}'.': not measured)\n",
                                 latency ? "one-way latency p50, us," : "bandwidth p50 from row to column, GB/s,", rail,
-                                latency ? "symmetric" : "both directions", pct(r.findings.min_ratio));
+                                latency ? "symmetric" : "both directions",
+                                judged ? fmt::format("'!': below {} of the median; ", pct(r.findings.min_ratio))
+                                       : "not judged (--judge); ");
   out += fmt::format("{:<{}}", "#", width);
   for (const auto& node : r.nodes) out += fmt::format("{:>{}}", node.name, width);
   out += "\n";
