@@ -21,7 +21,7 @@ Parsed parse_fabric(std::vector<std::string> args) {
 TEST(FabricCli, OptionsReachTheRequest) {
   const Parsed p = parse_fabric({"--buffers", "host", "--size", "1M", "--window", "8", "--loop-count", "5", "--warmup",
                                  "0", "--latency-loop-count", "200", "--transport", "mpi", "--rails", "one",
-                                 "--rounds", "4", "--seed", "9", "--min-ratio", "0.7", "--judge", "bandwidth",
+                                 "--rounds", "4", "--seed", "9", "--min-ratio", "0.7", "--metric", "bandwidth",
                                  "--fail-on-culprit", "--timeout", "5"});
   ASSERT_EQ(p.code, -1) << p.err;
   EXPECT_EQ(p.command, "fabric");
@@ -58,7 +58,7 @@ TEST(FabricCli, BadValuesAreOneUsageLineNamingTheValue) {
       {{"--min-ratio", "1.2"}, "invalid --min-ratio '1.2'"},
       {{"--min-ratio", "0"}, "invalid --min-ratio '0'"},
       {{"--rails", "two"}, "invalid --rails 'two'"},
-      {{"--judge", "speed"}, "invalid --judge 'speed'"},
+      {{"--metric", "speed"}, "invalid --metric 'speed'"},
       {{"--size", "0"}, "invalid --size '0'"},
       {{"--size", "3G"}, "invalid --size of 3221225472 bytes: at most 2 GiB - 1"},
       {{"--window", "0"}, "invalid --window '0'"},

@@ -17,6 +17,7 @@
 #include "comm/inproc_comm.hpp"
 #include "fabric/polled_comm.hpp"
 #include "fabric/runner.hpp"
+#include "report/fabric_report.hpp"
 
 namespace xb::fabric {
 namespace {
@@ -176,6 +177,7 @@ TEST(FabricRun, ADeadRankIsReportedWithItsNodeAndTheOtherPairsComplete) {
   }
   EXPECT_EQ(measured_pairs, 9);  // 12 pairs, 3 of them with rank 5
   EXPECT_EQ(failure_kind(r), ErrorKind::timeout);
+  EXPECT_EQ(report::fabric_exit_code(r), 9);
   for (const auto& [rank, code] : out.codes) EXPECT_EQ(code, 42) << "rank " << rank;
   EXPECT_EQ(out.codes.size(), 7u);
 }
@@ -219,6 +221,7 @@ TEST(FabricRun, ASignalKeepsTheRoundsFinished) {
   ASSERT_EQ(r.pairs.size(), 2u);  // round 0 of 3
   for (const PairRecord& p : r.pairs) EXPECT_TRUE(complete_leg(p.ab) && complete_leg(p.latency));
   EXPECT_EQ(r.completion.not_run.size(), 4u);  // rounds 1 and 2
+  EXPECT_EQ(report::fabric_exit_code(r), 143);
   for (int rank = 0; rank < 4; ++rank) EXPECT_EQ(out.codes.at(rank), 42);
 }
 

@@ -60,7 +60,7 @@ void add_options(CLI::App& cmd, FabricArgs& a) {
   cmd.add_option("--seed", o.seed, "Seed of the random matchings")->check(unsigned_number("--seed"))->capture_default_str();
   cmd.add_option("--min-ratio", o.min_ratio, "A pair below this fraction of the median of all pairs is an outlier")
       ->capture_default_str();
-  cmd.add_option("--judge", a.judge, "Figures that make a pair an outlier: all, bandwidth or latency")
+  cmd.add_option("--metric", a.judge, "Figures that make a pair an outlier: all, bandwidth or latency")
       ->capture_default_str();
   cmd.add_flag("--fail-on-culprit", o.fail_on_culprit, "Exit 1 when a culprit is named");
   cmd.add_option("--timeout", o.timeout_s, "Seconds to wait for a peer inside a pair; a rank silent for 2 x this + "

@@ -65,55 +65,66 @@ void Session::merge(Result& r, std::size_t first_pair, const std::vector<LegRepo
   }
 }
 
+// Rank 0, round `k`: its pair records, the order to every rank (with the
+// ranks lost so far, whose partners skip their pairs); returns who was
+// lost before the round.
+std::vector<bool> Session::start_round(Result& r, int k) {
+  std::vector<bool> lost(static_cast<std::size_t>(comm_.size()), false);
+  std::ostringstream order;
+  order << "round " << k;
+  for (int q = 0; q < comm_.size(); ++q)
+    if (link_->lost(q)) order << ' ' << q;
+  for (const Slot& s : rounds_[static_cast<std::size_t>(k)]) r.pairs.push_back(record_of(r, s, k));
+  for (int q = 1; q < comm_.size(); ++q)
+    if (!link_->lost(q) && !link_->send_order(q, order.str())) lose(r, q, k, "did not take the round's order");
+  for (int q = 0; q < comm_.size(); ++q) lost[static_cast<std::size_t>(q)] = link_->lost(q);
+  return lost;
+}
+
+// Rank 0, after round `k`'s reports: the pairs a lost rank cost, and the
+// stop any pair agreed on.
+void Session::end_round(Result& r, std::size_t first, const std::vector<bool>& lost_before) {
+  for (std::size_t i = first; i < r.pairs.size(); ++i) {
+    PairRecord& p = r.pairs[i];
+    const bool before = lost_before[static_cast<std::size_t>(p.rank_a)] || lost_before[static_cast<std::size_t>(p.rank_b)];
+    const bool now = link_->lost(p.rank_a) || link_->lost(p.rank_b);
+    if (p.error.empty() && (before || (now && !has_any_leg(p) && p.stop == StopReason::none))) {
+      const int who = link_->lost(p.rank_a) ? p.rank_a : p.rank_b;
+      const auto [node, rail] = where_.at(static_cast<std::size_t>(who));
+      p.error = fmt::format("not measured: rank {} (node {}, rail {}) was lost{}", who,
+                            r.nodes[static_cast<std::size_t>(node)].name, rail,
+                            before ? " in an earlier round" : " in this round");
+      p.error_kind = ErrorKind::timeout;
+    }
+    stop_ = comm::first_stop(stop_, p.stop);
+  }
+}
+
+void Session::run_round(Result& r, int k) {
+  const std::size_t first = r.pairs.size();
+  const std::vector<bool> lost = start_round(r, k);
+  merge(r, first, my_legs(k, lost));
+  std::vector<int> waiting;
+  for (int q = 1; q < comm_.size(); ++q)
+    if (!link_->lost(q)) waiting.push_back(q);
+  const auto take = [&](int, const std::string& text) {
+    int of = -1;
+    const auto legs = legs_from_wire(text, of);
+    if (of == k) merge(r, first, legs);
+  };
+  for (int q : link_->collect(waiting, take, poll_stop))
+    lose(r, q, k, fmt::format("sent nothing for {:g} s (dead, or hung)", silence_of(options_)));
+  end_round(r, first, lost);
+}
+
 Result Session::coordinate() {
   Result r = header_;
   if (hooks_.planned) hooks_.planned(r);
-  std::vector<bool> lost(static_cast<std::size_t>(comm_.size()), false);
   std::size_t round = 0;
   for (; round < rounds_.size(); ++round) {
     stop_ = comm::first_stop(stop_, polled_stop());
     if (stop_ != StopReason::none) break;
-    const int k = static_cast<int>(round);
-    const std::size_t first = r.pairs.size();
-    std::vector<int> lost_list;
-    for (int q = 0; q < comm_.size(); ++q)
-      if (link_->lost(q)) lost_list.push_back(q);
-    for (const Slot& s : rounds_[round]) r.pairs.push_back(record_of(r, s, k));
-    std::ostringstream order;
-    order << "round " << k;
-    for (int q : lost_list) order << ' ' << q;
-    for (int q = 1; q < comm_.size(); ++q)
-      if (!link_->lost(q) && !link_->send_order(q, order.str()))
-        lose(r, q, k, "did not take the round's order");
-    for (int q = 0; q < comm_.size(); ++q) lost[static_cast<std::size_t>(q)] = link_->lost(q);
-    merge(r, first, my_legs(k, lost));
-    std::vector<int> waiting;
-    for (int q = 1; q < comm_.size(); ++q)
-      if (!link_->lost(q)) waiting.push_back(q);
-    const auto silent = link_->collect(
-        waiting,
-        [&](int, const std::string& text) {
-          int of = -1;
-          const auto legs = legs_from_wire(text, of);
-          if (of == k) merge(r, first, legs);
-        },
-        poll_stop);
-    for (int q : silent)
-      lose(r, q, k, fmt::format("sent nothing for {:g} s (dead, or hung)", silence_of(options_)));
-    for (std::size_t i = first; i < r.pairs.size(); ++i) {
-      PairRecord& p = r.pairs[i];
-      const bool gone_before = lost[static_cast<std::size_t>(p.rank_a)] || lost[static_cast<std::size_t>(p.rank_b)];
-      const bool gone_now = link_->lost(p.rank_a) || link_->lost(p.rank_b);
-      if (p.error.empty() && (gone_before || (gone_now && !has_any_leg(p) && p.stop == StopReason::none))) {
-        const int who = link_->lost(p.rank_a) ? p.rank_a : p.rank_b;
-        const auto [node, rail] = where_.at(static_cast<std::size_t>(who));
-        p.error = fmt::format("not measured: rank {} (node {}, rail {}) was lost{}", who,
-                              r.nodes[static_cast<std::size_t>(node)].name, rail,
-                              gone_before ? " in an earlier round" : " in this round");
-        p.error_kind = ErrorKind::timeout;
-      }
-      stop_ = comm::first_stop(stop_, p.stop);
-    }
+    run_round(r, static_cast<int>(round));
     if (hooks_.progress) hooks_.progress(r);
   }
   for (int q = 1; q < comm_.size(); ++q) link_->send_order(q, "end", true);

@@ -117,7 +117,7 @@ constexpr auto settings_fields = [](auto& io, auto& o) {
   io("rounds", o.rounds);
   io("seed", o.seed);
   io.need("min_ratio", o.min_ratio);
-  io.choice("judge", o.judge, {Judge::all, Judge::bandwidth, Judge::latency});
+  io.choice("metric", o.judge, {Judge::all, Judge::bandwidth, Judge::latency});
   io("fail_on_culprit", o.fail_on_culprit);
   io("timeout_seconds", o.timeout_s);
 };
@@ -146,7 +146,7 @@ json findings_json(const Findings& f) {
     culprits.push_back({{"kind", to_string(c.kind)}, {"what", c.what},           {"why", c.why},
                         {"node_a", c.a},            {"node_b", c.b},             {"rail", c.rail},
                         {"low_pairs", c.low},       {"pairs", c.pairs},          {"median_ratio", c.median_ratio}});
-  return {{"min_ratio", f.min_ratio},       {"judge", to_string(f.judge)}, {"median_gbps", f.median_gbps},
+  return {{"min_ratio", f.min_ratio},       {"metric", to_string(f.judge)}, {"median_gbps", f.median_gbps},
           {"median_latency_s", f.median_latency_s}, {"low_pairs", f.low_pairs}, {"failed_pairs", f.failed_pairs},
           {"culprits", culprits},           {"notes", f.notes}};
 }

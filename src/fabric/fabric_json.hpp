@@ -23,7 +23,7 @@ nlohmann::json fabric_json(const Result& r);
 bool is_fabric_document(const nlohmann::json& doc);
 // Error(usage) "NAME is a malformed xferbench-fabric result: FIELD: PROBLEM",
 // or naming another schema version. The findings are computed again from
-// the pairs, with the file's --min-ratio and --judge.
+// the pairs, with the file's --min-ratio and --metric.
 Result decode_fabric(const nlohmann::json& doc, const std::string& name);
 
 // One leg as a rank measured it, for the coordinator.

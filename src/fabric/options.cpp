@@ -43,7 +43,7 @@ const char* to_string(Judge j) noexcept { return lookup_name(kJudges, j); }
 
 Judge parse_judge(const std::string& text) {
   if (const auto j = lookup_value(kJudges, text)) return *j;
-  fail(ErrorKind::usage, fmt::format("invalid --judge '{}': expected all, bandwidth or latency", text));
+  fail(ErrorKind::usage, fmt::format("invalid --metric '{}': expected all, bandwidth or latency", text));
 }
 
 double silence_of(const Options& o) { return o.silence_s > 0 ? o.silence_s : 2 * o.timeout_s + 10; }

@@ -14,10 +14,10 @@ inline constexpr int kAllPairsMaxNodes = 64;
 // --rounds when there are more nodes than kAllPairsMaxNodes and none is given.
 inline constexpr int kDefaultRounds = 16;
 
-// Which figures make a pair an outlier (--judge).
+// Which figures make a pair an outlier (--metric).
 enum class Judge { all, bandwidth, latency };
 const char* to_string(Judge j) noexcept;
-Judge parse_judge(const std::string& text);  // Error(usage) naming --judge
+Judge parse_judge(const std::string& text);  // Error(usage) naming --metric
 
 struct Options {
   pingpong::Endpoint buffers;              // host, or a GPU (-1: by node-local rank)

@@ -57,6 +57,9 @@ class Session {
 
  private:
   Result coordinate();
+  void run_round(Result& r, int k);
+  std::vector<bool> start_round(Result& r, int k);
+  void end_round(Result& r, std::size_t first, const std::vector<bool>& lost_before);
   void work();
   std::vector<LegReport> my_legs(int round, const std::vector<bool>& lost);
   void merge(Result& r, std::size_t first_pair, const std::vector<LegReport>& legs);

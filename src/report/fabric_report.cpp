@@ -146,7 +146,7 @@ std::string matrix(const Result& r, int rail, bool latency) {
                                 latency ? "one-way latency p50, us," : "bandwidth p50 from row to column, GB/s,", rail,
                                 latency ? "symmetric" : "both directions",
                                 judged ? fmt::format("'!': below {} of the median; ", pct(r.findings.min_ratio))
-                                       : "not judged (--judge); ");
+                                       : "not judged (--metric); ");
   out += fmt::format("{:<{}}", "#", width);
   for (const auto& node : r.nodes) out += fmt::format("{:>{}}", node.name, width);
   out += "\n";

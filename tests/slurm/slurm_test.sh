@@ -215,9 +215,9 @@ case_no_pmix() {
 # processes) is kept out by 4 MiB messages (each repetition spans many
 # time slices: on a loaded CI machine, 2026-11-27, every direction was
 # within 0.48-2.6 of the median, where 256 KiB gave 0.24-35), --min-ratio
-# 0.3 and --judge bandwidth (8 B round trips are the scheduler's).
+# 0.3 and --metric bandwidth (8 B round trips are the scheduler's).
 FABRIC_OPTS=(--buffers host --transport mpi --size 4M --window 2 --loop-count 3 --warmup 1
-             --latency-loop-count 100 --latency-warmup 10 --min-ratio 0.3 --judge bandwidth)
+             --latency-loop-count 100 --latency-warmup 10 --min-ratio 0.3 --metric bandwidth)
 
 # Open MPI 4.1 (Debian 12) sometimes crashes inside MPI_Init when 24 ranks
 # open TCP connections at once on a loaded 2-core machine: a core shows
