@@ -58,7 +58,8 @@ json() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); $2" "$1
 # Slurm (n1, n2, n3), each with its no-GPU error (exit 3).
 fleet() {
   local cmd=("$@")
-  run srun --mpi=pmix -N3 --ntasks-per-node=2 "$XB" "${cmd[@]}" -q -o fleet.json
+  # -w: these nodes, also when ctest -j runs another test on others
+  run srun --mpi=pmix -N3 -w 'n[1-3]' --ntasks-per-node=2 "$XB" "${cmd[@]}" -q -o fleet.json
   show
   [ -f fleet.json ] || fail "no fleet.json"
   [ "$(find . -name '*.json' | wc -l)" -eq 1 ] || fail "more than one file: $(ls)"
@@ -97,7 +98,7 @@ case_fleet_sweep() {
 
 # Two ranks on two nodes over TCP: verified data, both nodes named.
 case_pingpong() {
-  run srun --mpi=pmix -N2 -n2 "$XB" pingpong --dev1 host --dev2 host -n 8 --loop-count 5 -o pp.json
+  run srun --mpi=pmix -N2 -w 'n[1-2]' -n2 "$XB" pingpong --dev1 host --dev2 host -n 8 --loop-count 5 -o pp.json
   show
   [ "$RC" -eq 0 ] || fail "srun exit $RC, expected 0"
   grep -q "rank 0 (n1, host) <-> rank 1 (n2, host)" out.txt || fail "the header does not name n1 and n2"
