@@ -28,6 +28,7 @@ std::unique_ptr<CLI::App> full_app(xb::app::Context& ctx) {
   auto app = xb::app::make_app(ctx);
 #ifdef XB_TEST_MPI_COMMANDS
   xb::app::add_pingpong_command(*app, ctx);
+  xb::app::add_fabric_command(*app, ctx);
   xb::app::add_first_touch_command(*app, ctx);
 #endif
   return app;
@@ -77,7 +78,7 @@ TEST(ExitCodes, EveryHelpListsItsCommandsCodesAndMeanings) {
   commands.push_back("xferbench");
   for (const std::string& c : commands) {
 #ifndef XB_TEST_MPI_COMMANDS
-    if (c == "pingpong" || c == "first-touch") continue;  // not built without MPI
+    if (c == "pingpong" || c == "first-touch" || c == "fabric") continue;  // not built without MPI
 #endif
     const CodeLines want = xb::app::exit_codes_of(c);
     ASSERT_FALSE(want.empty()) << c;

@@ -8,6 +8,8 @@
 
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "cases/case_plan.hpp"
 #include "cases/cases.hpp"
 #include "cases/runner.hpp"
@@ -113,6 +115,26 @@ TEST(NvbandwidthWay, MeasuredTooAndFlaggedOnlyBeyondThreePercent) {
   EXPECT_FALSE(c.nvbandwidth->differs);
   const std::string quiet = xb::testing::rendered("text", [&](auto& f) { f.run_case(near.cases[0]); });
   EXPECT_EQ(quiet.find("NVBANDWIDTH'S WAY"), std::string::npos) << quiet;
+}
+
+// nvbandwidth's layouts print the figure measured its way; xferbench's
+// own text prints its own.
+TEST(NvbandwidthWay, NvbandwidthLayoutsPrintTheFigureMeasuredItsWay) {
+  FakeSource src(4);
+  src.nvbandwidth_timing = 1.25;
+  const xb::RunResult run = run_named(src, {"all_to_one_read_ce"});
+  const xb::Cell& c = run.cases.at(0).matrices.at(0).cells.at(0);
+  ASSERT_TRUE(c.nvbandwidth.has_value());
+  const std::string own = fmt::format("{:.2f}", c.value), nvb = fmt::format("{:.2f}", c.nvbandwidth->value);
+  ASSERT_NE(own, nvb);
+  for (const char* format : {"nvbandwidth", "nvbandwidth-json"}) {
+    const std::string text = xb::testing::rendered(format, [&](auto& f) { f.run_case(run.cases[0]); });
+    const std::string json_nvb = fmt::format("{:g}", c.nvbandwidth->value);
+    EXPECT_NE(text.find(std::string(format) == "nvbandwidth" ? nvb : json_nvb), std::string::npos) << format << text;
+    EXPECT_EQ(text.find(own), std::string::npos) << format << text;
+  }
+  const std::string mine = xb::testing::rendered("text", [&](auto& f) { f.run_case(run.cases[0]); });
+  EXPECT_NE(mine.find(own), std::string::npos) << mine;
 }
 
 TEST(NvbandwidthWay, JsonKeepsBothFiguresAndReadsBack) {

@@ -45,6 +45,8 @@ def auto_kind(result):
         return "sms"
     if result.schema == L.soak.SCHEMA:
         return "soak"
+    if result.schema == L.fabric.SCHEMA:
+        return "fabric"
     return "timeline"
 
 
@@ -63,6 +65,9 @@ def default_title(result):
         return f"xferbench sweep: {what}{where}"
     if result.schema == "xferbench-sms":
         return f"xferbench sweep --sms: case {place.text(d, 'case', optional=True, default='?')}{where}"
+    if result.schema == L.fabric.SCHEMA:
+        nodes = len(d.get("nodes") or [])
+        return f"xferbench fabric: {nodes} nodes"
     if result.schema == "xferbench-pingpong":
         mode = place.text(d, "mode", optional=True, default="?")
         return f"xferbench pingpong ({mode}, {place.text(d, 'requested_transport', optional=True, default='?')})"
@@ -90,6 +95,12 @@ def build_figure(results, kind, title):
         return draw_soak.soak(r.doc, title)
     if r.schema == L.soak.SCHEMA:
         raise L.InputError(f"'{r.path}' is a soak file: --kind {kind} cannot draw it (auto or soak can)")
+    if kind == "fabric" or r.schema == L.fabric.SCHEMA:
+        if kind != "fabric":
+            raise L.InputError(f"'{r.path}' is a fabric result: --kind {kind} cannot draw it (auto or fabric can)")
+        data = L.fabric.fabric_matrices(r)
+        from . import draw_fabric
+        return draw_fabric.fabric(data, title or default_title(r))
     if kind == "sms":
         return draw.sm_budget(L.sm_budget_series(r), title or default_title(r))
     if kind in ("run", "heatmap", "bars"):
@@ -219,7 +230,7 @@ def parse_args(argv):
     p.add_argument("results", nargs="+", metavar="RESULT.json|SOAK.jsonl")
     p.add_argument("-o", "--output", required=True, help="FILE.png or FILE.svg")
     p.add_argument("--kind", choices=["auto", "curves", "heatmap", "bars", "pingpong", "fleet", "timeline", "sms",
-                                      "soak"], default="auto")
+                                      "soak", "fabric"], default="auto")
     p.add_argument("--title", default="")
     # Used by `xferbench plot`: the image's bytes go to this descriptor (a pipe) and xferbench writes -o itself,
     # as it writes every output file; -o then only names the format.

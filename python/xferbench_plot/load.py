@@ -9,12 +9,12 @@ import math
 import os
 import stat
 
-from . import soak
+from . import fabric, soak
 from .fields import InputError, Place, describe
 
 # Schemas this plotter reads, with the versions it knows.
 VERSIONED = {"xferbench-run": {1}, "xferbench-sweep": {1}, "xferbench-scenario": {1}, "xferbench-pingpong": {1},
-             "xferbench-sms": {1}, "xferbench-fleet": {1}}
+             "xferbench-sms": {1}, "xferbench-fleet": {1}, fabric.SCHEMA: {1}}
 # Pingpong results written before the schema_version field carried the
 # version in the name; "xferbench-pingpong/1" is schema_version 1.
 PINGPONG_PREFIX = "xferbench-pingpong/"

@@ -16,9 +16,11 @@
 #include "app/soak_cli.hpp"
 #include "app/validators.hpp"
 #include "check/node.hpp"
+#include "fabric/fabric_json.hpp"
 #include "base/error.hpp"
 #include "base/input_file.hpp"
 #include "base/stop.hpp"
+#include "report/fabric_report.hpp"
 #include "report/reporter.hpp"
 #include "report/output_file.hpp"
 #include "records/run_json.hpp"
@@ -156,6 +158,17 @@ check::CheckResult measure_node(const CheckArgs& a, const Context& ctx) {
   return r;
 }
 
+// --judge of a fabric file (docs/fabric.md): its report, then PASS, or
+// FAIL naming the culprits, failed pairs and lost ranks.
+int judge_fabric(const CheckArgs& a, const nlohmann::json& doc) {
+  const fabric::Result r = fabric::decode_fabric(doc, input_label("--judge file", a.judge_file));
+  bool passed = false;
+  const std::string verdict = report::fabric_check_text(r, passed);
+  report::Outputs(a.out.format, a.out.file).emit([&](report::Reporter& rep) { rep.fabric(r); });
+  if (a.out.format == "text") std::cout << verdict << std::flush;
+  return passed ? 0 : 1;
+}
+
 int execute(const CheckArgs& a, const Context& ctx) {
   check_output_writable(a.out);
   if (!a.junit_file.empty()) report::check_output_file(a.junit_file);
@@ -164,6 +177,8 @@ int execute(const CheckArgs& a, const Context& ctx) {
     report::check_output_file(a.soak_file);
   }
   if (!a.judge_file.empty()) {
+    const nlohmann::json doc = read_input_json(a.judge_file, "--judge file");
+    if (fabric::is_fabric_document(doc)) return judge_fabric(a, doc);
     RunResult run = read_run_file(a.judge_file, "--judge file");
     const check::CheckResult r =
         check::judge_recorded(with_baseline(a.opts), std::move(run), input_label("--judge file", a.judge_file));
@@ -212,7 +227,9 @@ void add_check_command(CLI::App& root, Context& ctx) {
                   "Bytes per copy of every check cell (K/M/G binary suffixes; default 512M, as run)");
   cmd->add_option("--junit", a->junit_file, "Also write JUnit XML to FILE");
   cmd->add_flag("--summary", a->summary_only, "Print only the one-line summary (for node-health scripts)");
-  cmd->add_option("--judge", a->judge_file, "Judge a recorded run JSON instead of measuring (no lint, no telemetry)");
+  cmd->add_option("--judge", a->judge_file,
+                  "Judge a recorded run JSON instead of measuring (no lint, no telemetry), or a fabric file (FAIL "
+                  "naming its culprits)");
   cmd->add_option("--soak", a->soak,
                   "Soak the check suite for DURATION (30m, 2h, 1h30m) and judge each cell's median over it; the "
                   "soak's findings (drift, steps, throttle and error episodes) fail the check (docs/soak.md)");

@@ -66,7 +66,8 @@ int execute(const CompareArgs& a) {
 
 void add_compare_command(CLI::App& root, Context& ctx) {
   auto* cmd = root.add_subcommand(
-      "compare", "Compare two run, sweep or fleet JSON results, or two soak files, cell by cell; exit 1 on a regression");
+      "compare",
+      "Compare two run, sweep, fleet or fabric JSON results, or two soak files, cell by cell; exit 1 on a regression");
   auto args = std::make_shared<CompareArgs>();
   cmd->add_option("OLD", args->old_path, "Baseline result (xferbench run, sweep or fleet JSON, or a soak file)")->required();
   cmd->add_option("NEW", args->new_path, "Result to check, of the same kind")->required();

@@ -264,8 +264,8 @@ int execute(const PlotArgs& a) {
 }  // namespace
 
 void add_plot_command(CLI::App& root, Context& ctx) {
-  auto* cmd = root.add_subcommand("plot", "Draw a run, sweep, sweep --sms, pingpong or scenario JSON, or a soak "
-                                          "file, as PNG or SVG (needs python3 with matplotlib)");
+  auto* cmd = root.add_subcommand("plot", "Draw a run, sweep, sweep --sms, pingpong, scenario or fabric JSON, or a "
+                                          "soak file, as PNG or SVG (needs python3 with matplotlib)");
   auto args = std::make_shared<PlotArgs>();
   cmd->add_option("RESULT", args->inputs,
                   "Result JSON file(s), or a soak file (JSON Lines); several sweep/pingpong files share one figure")
@@ -273,8 +273,8 @@ void add_plot_command(CLI::App& root, Context& ctx) {
   cmd->add_option("-o,--output", args->output, "Image to write: FILE.png or FILE.svg")->required();
   cmd->add_option("--kind", args->kind,
                   "auto, curves (bandwidth vs size), heatmap (matrices), timeline, sms (bandwidth vs SM count), "
-                  "soak (cells and GPU telemetry over time)")
-      ->check(CLI::IsMember({"auto", "curves", "heatmap", "timeline", "sms", "soak"}))
+                  "soak (cells and GPU telemetry over time), fabric (node x node matrix per rail, culprits marked)")
+      ->check(CLI::IsMember({"auto", "curves", "heatmap", "timeline", "sms", "soak", "fabric"}))
       ->capture_default_str();
   cmd->add_option("--title", args->title, "Figure title (default: from the result)");
   cmd->footer("Nothing is written unless the whole image is. See docs/plots.md.");

@@ -67,5 +67,6 @@ void add_soak_command(CLI::App& root, Context& ctx);
 // Defined only when MPI support is built (XFERBENCH_HAVE_MPI).
 void add_pingpong_command(CLI::App& root, Context& ctx);
 void add_first_touch_command(CLI::App& root, Context& ctx);
+void add_fabric_command(CLI::App& root, Context& ctx);
 
 }  // namespace xb::app

@@ -18,29 +18,30 @@ struct Row {
 
 const Row kRows[] = {
     {0, "*", "success (every case passed or was waived)"},
-    {1, "run sweep cuts compare check soak pingpong first-touch nvbandwidth bwtest",
+    {1, "run sweep cuts compare check soak pingpong first-touch fabric nvbandwidth bwtest",
      "a measurement failed: a data check or a case error; compare: a regression; check: FAIL"},
     {2, "*",
      "bad input: a bad argument or option value, or an input file (spec, baseline, judge file, topology, resume "
      "file, compared or plotted JSON) that cannot be read, is not a regular file or is malformed; the message names "
      "the value, or the file and the field"},
-    {3, "list run sweep cuts check soak pingpong first-touch nvbandwidth bwtest", "no usable CUDA GPU or driver"},
-    {4, "run sweep cuts compare plot check soak pingpong first-touch nvbandwidth bwtest",
+    {3, "list run sweep cuts check soak pingpong first-touch fabric nvbandwidth bwtest", "no usable CUDA GPU or driver"},
+    {4, "run sweep cuts compare plot check soak pingpong first-touch fabric nvbandwidth bwtest",
      "not enough memory for the requested buffers"},
     {5, "list", "NVML unavailable (list needs it)"},
-    {6, "run sweep check pingpong first-touch",
+    {6, "run sweep check pingpong first-touch fabric",
      "MPI / launch problem (also srun without PMIx where Open MPI needs it: the message names the fix)"},
     {7, "*", "an output could not be written: an -o or --junit file, standard output, a FIFO without a reader"},
-    {8, "list run sweep cuts check soak pingpong first-touch nvbandwidth bwtest", "CUDA error"},
-    {9, "run sweep cuts check soak pingpong first-touch nvbandwidth bwtest",
+    {8, "list run sweep cuts check soak pingpong first-touch fabric nvbandwidth bwtest", "CUDA error"},
+    {9, "run sweep cuts check soak pingpong first-touch fabric nvbandwidth bwtest",
      "timeout: a gate, a transfer or a peer that does not answer"},
     {10, "run sweep cuts check pingpong first-touch",
      "partial result: --time-limit left cells out, or cells were waived because they did not fit in memory or the "
      "--max-memory budget (both listed as not run)"},
     {70, "*", "internal error (a bug; never for user input)"},
-    {130, "run sweep cuts plot check soak pingpong first-touch nvbandwidth bwtest",
+    {130, "run sweep cuts plot check soak pingpong first-touch fabric nvbandwidth bwtest",
      "interrupted by SIGINT; what was measured is written (status interrupted)"},
-    {143, "run sweep cuts plot check soak pingpong first-touch nvbandwidth bwtest", "interrupted by SIGTERM; likewise"},
+    {143, "run sweep cuts plot check soak pingpong first-touch fabric nvbandwidth bwtest",
+     "interrupted by SIGTERM; likewise"},
 };
 
 // What a code means for particular commands, where that says more than the
@@ -60,6 +61,11 @@ const Row kSpecific[] = {
     {1, "soak", "findings: drift or a step the bad way, a throttle or error episode, a failed sample"},
     {1, "pingpong", "a data check or a size failed"},
     {1, "first-touch", "an iteration failed"},
+    {0, "fabric", "every pair measured and verified (culprits named too, unless --fail-on-culprit)"},
+    {1, "fabric", "a pair's data check failed, or --fail-on-culprit and a culprit was named"},
+    {9, "fabric", "a rank was lost (dead or hung; the other pairs are in the result) or a pair's peer did not answer"},
+    {130, "fabric", "interrupted by SIGINT; the rounds finished are written (status interrupted)"},
+    {143, "fabric", "interrupted by SIGTERM; likewise"},
     {2, "list cases", "bad argument or option value"},
     {2, "run", "bad argument or option value, or a --topology or --resume file that cannot be read or is malformed"},
     {2, "sweep", "bad argument or option value, or a --resume file that cannot be read or is malformed"},
@@ -72,16 +78,16 @@ const Row kSpecific[] = {
      "bad argument or duration, a --resume or --summary file that is not a soak file or has other cases, or an -o file "
      "that already holds a soak (give --resume or --overwrite)"},
     {2, "check", "bad argument, or a --spec, --baseline or --judge file that cannot be read or is malformed"},
-    {2, "pingpong first-touch", "bad argument or option value (most are found before MPI starts)"},
+    {2, "pingpong first-touch fabric", "bad argument or option value (most are found before MPI starts)"},
     {2, "nvbandwidth", "bad argument or option value (also an unknown test case)"},
     {2, "bwtest", "bad argument or --do spec"},
     {6, "run sweep check",
      "MPI / launch problem under mpirun or srun (also srun without PMIx where Open MPI needs it: the message names "
      "the fix)"},
-    {6, "pingpong first-touch",
+    {6, "pingpong first-touch fabric",
      "not launched as 2 or more MPI processes, srun without PMIx where Open MPI needs it (the message names the fix), "
      "or an MPI or NCCL problem"},
-    {7, "list cases run sweep cuts compare pingpong first-touch",
+    {7, "list cases run sweep cuts compare pingpong first-touch fabric",
      "an output could not be written: the -o file, standard output, a FIFO without a reader"},
     {4, "plot", "not enough memory to start python3 or to draw"},
     {4, "compare", "not enough memory to read the files (under a memory limit)"},
@@ -129,8 +135,8 @@ std::string footer_line(int code, const std::string& meaning, std::size_t width 
 
 const std::vector<std::string>& exit_code_commands() {
   static const std::vector<std::string> all = {"list",  "cases",    "run",         "sweep",       "cuts",  "compare",
-                                               "plot",  "check",    "soak",        "pingpong",    "first-touch", "nvbandwidth",
-                                               "bwtest"};
+                                               "plot",  "check",    "soak",        "pingpong",    "first-touch", "fabric",
+                                               "nvbandwidth", "bwtest"};
   return all;
 }
 

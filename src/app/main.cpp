@@ -34,6 +34,7 @@ int run_command_line(int argc, char** argv) {
 #ifdef XFERBENCH_HAVE_MPI
   xb::app::add_pingpong_command(*app, ctx);
   xb::app::add_first_touch_command(*app, ctx);
+  xb::app::add_fabric_command(*app, ctx);
   args = xb::app::normalize_seed_args(std::move(args));
   agreed = xb::app::rank_parse_errors_are_agreed(args);
 #endif

@@ -39,7 +39,8 @@ void on_rank0(comm::Communicator& comm, double timeout_s, const std::function<vo
 
 bool rank_parse_errors_are_agreed(const std::vector<std::string>& args) {
   const bool multi_rank = std::find(args.begin(), args.end(), "pingpong") != args.end() ||
-                          std::find(args.begin(), args.end(), "first-touch") != args.end();
+                          std::find(args.begin(), args.end(), "first-touch") != args.end() ||
+                          std::find(args.begin(), args.end(), "fabric") != args.end();
   return multi_rank && comm::started_by_launcher([](const char* name) -> const char* { return std::getenv(name); });
 }
 

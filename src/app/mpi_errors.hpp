@@ -23,7 +23,7 @@ int finish_with_agreed_error(comm::Communicator& comm, const Error& e);
 void on_rank0(comm::Communicator& comm, double timeout_s, const std::function<void()>& fn);
 
 // Whether `args` (the command line without the program name) runs a
-// multi-rank command (pingpong, first-touch) in a process a launcher
+// multi-rank command (pingpong, first-touch, fabric) in a process a launcher
 // started. Then every rank parses the same line and would print the same
 // argument error, so main() collects it and calls the function below.
 bool rank_parse_errors_are_agreed(const std::vector<std::string>& args);

@@ -20,7 +20,8 @@ constexpr const char* kVar = "XFERBENCH_FAULT";
 constexpr Named<FaultKind> kFaultKinds[] = {
     {FaultKind::none, "none"},           {FaultKind::cuda_error, "cuda_error"}, {FaultKind::cuda_sticky, "cuda_sticky"},
     {FaultKind::timeout, "timeout"},     {FaultKind::verify, "verify"},         {FaultKind::signal_int, "signal_int"},
-    {FaultKind::signal_term, "signal_term"}, {FaultKind::mark, "mark"}};
+    {FaultKind::signal_term, "signal_term"}, {FaultKind::mark, "mark"},
+    {FaultKind::slow, "slow"}};
 
 // Sizes are compared as decimal bytes, so "1M" and "1048576" name the same cell.
 std::string normalized_target(const std::string& t) {
@@ -35,7 +36,7 @@ std::string normalized_target(const std::string& t) {
 Fault parse_entry(const std::string& entry) {
   const auto bad = [&](const std::string& why) {
     fail(ErrorKind::usage, fmt::format("invalid {} entry '{}': {} (expected TARGET:KIND[@RANK], KIND one of "
-                                       "cuda_error, cuda_sticky, timeout, verify, signal_int, signal_term, mark)",
+                                       "cuda_error, cuda_sticky, timeout, verify, signal_int, signal_term, mark, slow)",
                                        kVar, entry, why));
   };
   std::string rest = entry;
@@ -111,6 +112,7 @@ void inject_fault(FaultKind kind, const std::string& where) {
       std::fflush(stderr);
       return;
     case FaultKind::verify:
+    case FaultKind::slow:  // acted on by the fabric's transports (src/fabric)
     case FaultKind::none: return;
   }
 }

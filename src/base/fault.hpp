@@ -15,7 +15,10 @@
 // signal_term (the process sends itself that signal as the cell starts),
 // mark (nothing goes wrong: one line on stderr says the cell starts, so a
 // test that signals a run from outside waits for evidence that the run is
-// under way, not for a number of seconds).
+// under way, not for a number of seconds), slow (fabric only: the matched
+// pair's repetitions are reported as if its path were slower, so tests can
+// plant a slow node, pair or rail; src/fabric/legs.hpp; other commands
+// ignore it).
 // @RANK limits the fault to one MPI rank. Signal and mark faults fire once.
 #pragma once
 
@@ -25,7 +28,7 @@
 
 namespace xb {
 
-enum class FaultKind { none, cuda_error, cuda_sticky, timeout, verify, signal_int, signal_term, mark };
+enum class FaultKind { none, cuda_error, cuda_sticky, timeout, verify, signal_int, signal_term, mark, slow };
 const char* to_string(FaultKind k) noexcept;
 
 struct Fault {

@@ -9,6 +9,7 @@
 
 #include "base/error.hpp"
 #include "base/names.hpp"
+#include "fabric/fabric_json.hpp"
 #include "fleet/summary.hpp"
 #include "records/run_json.hpp"
 #include "cases/sweep_json.hpp"
@@ -295,6 +296,8 @@ CompareResult compare_documents(const json& old_doc, const json& new_doc, const 
                                 const std::string& old_name, const std::string& new_name) {
   if (is_fleet_document(old_doc) || is_fleet_document(new_doc))
     return compare_fleets(old_doc, new_doc, opts, old_name, new_name);
+  if (fabric::is_fabric_document(old_doc) || fabric::is_fabric_document(new_doc))
+    return compare_fabrics(old_doc, new_doc, opts, old_name, new_name);
   const std::string schema = schema_of(old_doc, old_name);
   const std::string new_schema = schema_of(new_doc, new_name);
   if (schema != new_schema)

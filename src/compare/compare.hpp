@@ -95,4 +95,12 @@ CompareResult compare_soaks(const soak::SoakSummary& old_soak, const soak::SoakS
                             const CompareOptions& opts, const std::string& old_name = "OLD",
                             const std::string& new_name = "NEW");
 
+// Two fabric files (xferbench fabric, docs/fabric.md), pair by pair: each
+// node pair and rail's bandwidth both ways and latency under the noise rule
+// above. A pair that failed in NEW is "failed"; a pair in only one of them
+// (another schedule, another launch) is "skipped". Error(usage) when only
+// one of them is a fabric file. compare_documents() sends fabric files here.
+CompareResult compare_fabrics(const nlohmann::json& old_doc, const nlohmann::json& new_doc, const CompareOptions& opts,
+                              const std::string& old_name = "OLD", const std::string& new_name = "NEW");
+
 }  // namespace xb

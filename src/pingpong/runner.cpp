@@ -336,6 +336,11 @@ std::vector<std::vector<Pair>> schedule(const comm::Communicator& c, const Optio
 
 }  // namespace
 
+PairResult measure_one_pair(comm::Communicator& comm, const Options& options, const std::vector<RankInfo>& infos,
+                            std::pair<int, int> pair, const Environment& env, RunControl* control) {
+  return measure_pair(comm, options, infos, pair, env, Observer{}, control);
+}
+
 Result run(comm::Communicator& comm, const Options& options, const Environment& env, const Observer& observer,
            RunControl* control) {
   validate(options);

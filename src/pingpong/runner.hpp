@@ -57,4 +57,14 @@ struct Observer {
 Result run(comm::Communicator& comm, const Options& options, const Environment& env = default_environment(),
            const Observer& observer = {}, RunControl* control = nullptr);
 
+// One pair of ranks measured as run() measures each pair (transport chosen
+// from `infos`, connected, every size of `options` handshaken, timed in
+// slices, verified): `pair.first` initiates, with its gpu_as_dev1, and
+// `pair.second` responds, with its gpu_as_dev2. Collective over the two
+// ranks of the pair only; the initiator's record holds the sizes. Errors,
+// a timeout included, become data in the record (error, error_kind). Used
+// by the fabric (src/fabric), which times both directions of a pair.
+PairResult measure_one_pair(comm::Communicator& comm, const Options& options, const std::vector<RankInfo>& infos,
+                            std::pair<int, int> pair, const Environment& env, RunControl* control = nullptr);
+
 }  // namespace xb::pingpong

@@ -80,6 +80,10 @@ struct Cell {
 // What nvbandwidth's layouts print for a cell: its nvbandwidth-way figure
 // where it has one, else its value.
 inline double nvbandwidth_value(const Cell& c) { return c.nvbandwidth ? c.nvbandwidth->value : c.value; }
+inline const Summary& nvbandwidth_stats(const Cell& c) { return c.nvbandwidth ? c.nvbandwidth->stats : c.stats; }
+inline const std::vector<double>& nvbandwidth_samples(const Cell& c) {
+  return c.nvbandwidth ? c.nvbandwidth->samples : c.samples;
+}
 
 struct Matrix {
   std::string name;                 // "", "write1", "write2", "total"

@@ -4,6 +4,7 @@
 
 #include "base/error.hpp"
 #include "cases/cases.hpp"
+#include "report/fabric_report.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::report {
@@ -133,6 +134,7 @@ class CsvReporter : public Reporter {
   }
   void compare(const CompareResult& r, const std::string&, const std::string&) override { out_ << compare_csv(r); }
   void fleet(const fleet::Fleet& f) override { out_ << fleet_csv(f); }
+  void fabric(const fabric::Result& r) override { out_ << fabric_csv(r); }
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include "base/input_file.hpp"
 #include "cases/cases.hpp"
+#include "fabric/fabric_json.hpp"
 #include "firsttouch/first_touch_json.hpp"
 #include "pingpong/pingpong_json.hpp"
 
@@ -41,6 +42,12 @@ class JsonReporter : public Reporter {
   void check(const check::CheckResult& r) override { print(check_json(r)); }
   void check_fleet(const fleet::Fleet& f) override { print(fleet_json(f)); }
   void fleet(const fleet::Fleet& f) override { print(fleet_json(f)); }
+  void fabric_plan(const fabric::Result& r) override {
+    nlohmann::json doc = fabric::fabric_json(r);
+    doc["dry_run"] = true;
+    print(doc);
+  }
+  void fabric(const fabric::Result& r) override { print(fabric::fabric_json(r)); }
 
  private:
   // A file name or argument that is not UTF-8 shows as U+FFFD (json_text) instead of failing the dump.

@@ -67,13 +67,17 @@ std::string cuda_version_text(int v) { return fmt::format("{}.{} ({})", v / 1000
 NvbMatrixStats nvb_matrix_stats(const Matrix& m) {
   NvbMatrixStats s;
   for (const Cell& c : m.cells) {
-    if (!(c.value > 0)) continue;  // nvbandwidth counts only positive cells
-    s.min = s.count == 0 ? c.value : std::min(s.min, c.value);
-    s.max = s.count == 0 ? c.value : std::max(s.max, c.value);
-    s.sum += c.value;
+    // What nvbandwidth would print: the figure measured its way where the
+    // cell has one (records/result.hpp, NvbandwidthWay).
+    const double v = nvbandwidth_value(c);
+    const Summary& st = nvbandwidth_stats(c);
+    if (!(v > 0)) continue;  // nvbandwidth counts only positive cells
+    s.min = s.count == 0 ? v : std::min(s.min, v);
+    s.max = s.count == 0 ? v : std::max(s.max, v);
+    s.sum += v;
     ++s.count;
-    if (c.stats.count >= 2) {
-      s.cov = std::max(s.cov, c.stats.cov);
+    if (st.count >= 2) {
+      s.cov = std::max(s.cov, st.cov);
       s.has_cov = true;
     }
   }
@@ -141,7 +145,7 @@ void grid(std::ostream& os, const Matrix& m) {
     fmt::print(os, "{:>2}", r);
     for (std::size_t c = 0; c < m.col_labels.size(); ++c) {
       const Cell* cell = find_cell(m, static_cast<int>(r), static_cast<int>(c));
-      fmt::print(os, "{:>10}", cell ? fmt::format("{:.2f}", cell->value) : "N/A");
+      fmt::print(os, "{:>10}", cell ? fmt::format("{:.2f}", nvbandwidth_value(*cell)) : "N/A");
     }
     fmt::print(os, "\n");
   }
@@ -275,16 +279,17 @@ void nvb_sample_lines(std::ostream& os, const CaseResult& c) {
   if (!def || c.matrices.empty()) return;
   const Matrix& lead = c.matrices[0];
   for (const Cell& cell : lead.cells) {
-    for (std::size_t s = 0; s < cell.samples.size(); ++s) {
+    const std::vector<double>& samples = nvbandwidth_samples(cell);
+    for (std::size_t s = 0; s < samples.size(); ++s) {
       if (total_case(*def)) {
-        fmt::print(os, "\tSample {}: Total Bandwidth : {:.2f} GB/s\n", s, cell.samples[s]);
+        fmt::print(os, "\tSample {}: Total Bandwidth : {:.2f} GB/s\n", s, samples[s]);
         continue;
       }
       for (std::size_t m = 0; m < c.matrices.size(); ++m) {
         const std::string ends = endpoints(*def, m, cell.row, cell.col);
         const Cell* same = find_cell(c.matrices[m], cell.row, cell.col);
-        if (ends.empty() || c.matrices[m].name == "total" || !same || s >= same->samples.size()) continue;
-        fmt::print(os, "\tSample {}: {}: {:.2f} GB/s\n", s, ends, same->samples[s]);
+        if (ends.empty() || c.matrices[m].name == "total" || !same || s >= nvbandwidth_samples(*same).size()) continue;
+        fmt::print(os, "\tSample {}: {}: {:.2f} GB/s\n", s, ends, nvbandwidth_samples(*same)[s]);
       }
     }
   }
@@ -308,7 +313,8 @@ json matrix_rows(const Matrix& m) {
     json row = json::array();
     for (std::size_t c = 0; c < m.col_labels.size(); ++c) {
       const Cell* cell = find_cell(m, static_cast<int>(r), static_cast<int>(c));
-      row.push_back(cell && cell->value > 0 ? fmt::format("{:g}", cell->value) : std::string("N/A"));
+      row.push_back(cell && nvbandwidth_value(*cell) > 0 ? fmt::format("{:g}", nvbandwidth_value(*cell))
+                                                         : std::string("N/A"));
     }
     rows.push_back(row);
   }

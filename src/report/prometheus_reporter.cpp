@@ -25,6 +25,7 @@
 
 #include "base/error.hpp"
 #include "report/prometheus_series.hpp"
+#include "report/fabric_report.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::report {
@@ -277,6 +278,7 @@ class PrometheusReporter : public Reporter {
   }
   void check_fleet(const fleet::Fleet& f) override { out_ << fleet_metrics(f, options_); }
   void fleet(const fleet::Fleet& f) override { out_ << fleet_metrics(f, options_); }
+  void fabric(const fabric::Result& r) override { out_ << fabric_prometheus(r); }
 
  private:
   prom::NodeState state(const std::string& host, const std::string& start_utc, double wall_s, int code) const {

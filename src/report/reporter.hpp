@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "fabric/result.hpp"
 #include "report/formats.hpp"
 #include "report/nvbandwidth.hpp"
 
@@ -78,6 +79,9 @@ class Reporter {
   virtual void check(const check::CheckResult&) {}
   virtual void check_fleet(const fleet::Fleet&) {}  // check under a launcher: one row per node
   virtual void fleet(const fleet::Fleet&) {}
+  // The fabric between nodes (fabric/result.hpp): its plan (--dry-run), its result.
+  virtual void fabric_plan(const fabric::Result&) {}
+  virtual void fabric(const fabric::Result&) {}
 
  protected:
   // A scenario stopped, or failed, before its samples were complete: no

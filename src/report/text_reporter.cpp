@@ -10,6 +10,7 @@
 #include "base/units.hpp"
 #include "cases/cases.hpp"
 #include "cases/runner.hpp"
+#include "report/fabric_report.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::report {
@@ -317,12 +318,18 @@ class TextReporter : public Reporter {
   void check(const check::CheckResult& r) override { text_check(out_, r); }
   void check_fleet(const fleet::Fleet& f) override { text_fleet(out_, f); }
   void fleet(const fleet::Fleet& f) override { out_ << fleet_text(f); }
+  void fabric_plan(const fabric::Result& r) override {
+    out_ << fabric_plan_text(r) << std::flush;
+    fabric_planned_ = true;
+  }
+  void fabric(const fabric::Result& r) override { out_ << fabric_text(r, !fabric_planned_); }
 
  private:
   bool verbose_;
   bool sweep_started_ = false;
   std::vector<std::size_t> sweep_printed_;
   bool pingpong_streamed_ = false;
+  bool fabric_planned_ = false;
   FirstTouchTextStream first_touch_stream_;
 };
 
