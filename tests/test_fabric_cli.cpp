@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "cli_parse.hpp"
+#include "comm/launch_env.hpp"
+#include "comm/mpi_comm.hpp"
 #include "fabric/options.hpp"
 #include "in_process.hpp"
 
@@ -117,6 +119,15 @@ TEST(FabricCli, DryRunPrintsThePlanAndItsEstimateForNNodes) {
   EXPECT_EQ(doc["plan"]["node_rounds"], 9);  // odd: a bye each round
   EXPECT_EQ(doc["plan"]["node_pairs"], 36);
   EXPECT_EQ(doc["pairs"].size(), 0u);
+}
+
+TEST(FabricCli, WithoutALauncherItSaysHowToLaunchIt) {
+  if (xb::comm::started_by_launcher(xb::comm::process_getenv)) GTEST_SKIP() << "this test runs under a launcher";
+  const InProcessRun r = run_fabric({"--buffers", "host"});
+  EXPECT_EQ(r.code, 6) << r.err;
+  EXPECT_NE(r.err.find("xferbench fabric runs one MPI process per GPU on 2 or more nodes: launch it with srun"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

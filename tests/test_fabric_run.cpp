@@ -32,8 +32,10 @@ Options small() {
   o.bw_warmup = 1;
   o.latency_reps = 20;
   o.latency_warmup = 2;
-  o.timeout_s = 1;
-  o.silence_s = 3;
+  // A peer silent for 3 s inside a pair is a timeout, a rank silent for 8 s
+  // is lost: far above what a healthy thread waits even on a loaded machine.
+  o.timeout_s = 3;
+  o.silence_s = 8;
   return o;
 }
 
@@ -190,7 +192,7 @@ TEST(FabricRun, AHungRankIsLostAndTheRunGoesOn) {
     h.env.make_transport = [make, hung](pingpong::TransportKind k, const pingpong::PairContext& ctx) {
       if (!*hung) {
         *hung = true;
-        std::this_thread::sleep_for(std::chrono::seconds(5));  // past the 3 s of silence
+        std::this_thread::sleep_for(std::chrono::seconds(11));  // a hang: past the 8 s of silence
       }
       return make(k, ctx);
     };

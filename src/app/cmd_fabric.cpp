@@ -186,6 +186,10 @@ int run_fabric(const FabricArgs& a, const Context& ctx) {
   fabric::NcclLog nccl_log;
   if (a.options.buffers.gpu) nccl_log.enable();
   const bool by_mpirun = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
+  if (!comm::started_by_launcher(comm::process_getenv))
+    fail(ErrorKind::comm, "xferbench fabric runs one MPI process per GPU on 2 or more nodes: launch it with srun "
+                          "--mpi=pmix -N NODES --ntasks-per-node=GPUS xferbench fabric ... (or mpirun); "
+                          "--dry-run --nodes N prints the plan without a launch");
   const auto world = comm::make_mpi_communicator(2);
   fabric::PolledComm comm(*world);
   StopSignals signals;  // after MPI_Init, so these handlers are the ones in place
