@@ -154,7 +154,7 @@ std::vector<Step> find_steps(const SoakData& data, const std::vector<Point>& p, 
     for (std::size_t i = peak >= 2 * w ? peak - 2 * w : 0; i <= std::min(n, peak + 2 * w); ++i) claimed[i] = true;
     Step s;
     s.t_s = p[k].t;
-    s.time_utc = std::string(data.time_utc(data.samples()[p[k].sample]));
+    s.time_utc = data.time_utc(data.samples()[p[k].sample]);
     s.before = median_of(p, k >= w ? k - w : 0, k);
     s.after = median_of(p, k, std::min(n, k + w));
     s.change_pct = s.before != 0 ? (s.after - s.before) / s.before * 100 : 0;
@@ -269,8 +269,8 @@ std::vector<Episode> gpu_episodes(const SoakData& data, int gpu, const std::vect
     e.gpu = gpu;
     e.start_s = sample(from).t_s;
     e.end_s = sample(to).t_s;
-    e.start_utc = std::string(data.time_utc(sample(from)));
-    e.end_utc = std::string(data.time_utc(sample(to)));
+    e.start_utc = data.time_utc(sample(from));
+    e.end_utc = data.time_utc(sample(to));
     e.detail = std::move(detail);
     out.push_back(std::move(e));
   };

@@ -1,6 +1,8 @@
 #include "soak/soak_data.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <ctime>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -26,6 +28,32 @@ TelemetryState state_of(const GpuTelemetry& t) {
   s.row_remap_failure = t.row_remap_failure;
   s.pcie_replays = t.pcie_replays;
   return s;
+}
+
+// "2026-11-25T12:03:04.123Z" for milliseconds since the epoch.
+std::string text_of_ms(std::int64_t ms) {
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return fmt::format("{}.{:03d}Z", buf, static_cast<int>(ms % 1000));
+}
+
+// The milliseconds of a time text in the form xferbench writes, when
+// text_of_ms gives the same text back; empty otherwise.
+std::optional<std::int64_t> canonical_ms(const std::string& text) {
+  if (text.size() != 24 || text[4] != '-' || text[10] != 'T' || text[19] != '.' || text[23] != 'Z') return {};
+  std::tm tm{};
+  int ms = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec, &ms) != 7 || tm.tm_year < 1970)
+    return {};
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  const std::int64_t value = static_cast<std::int64_t>(timegm(&tm)) * 1000 + ms;
+  if (value < 0 || text_of_ms(value) != text) return {};
+  return value;
 }
 
 auto fields_of(const TelemetryState& s) {
@@ -84,10 +112,13 @@ void SoakData::add(const Sample& s) {
   p.has_value = s.error.empty();
   p.failed = !s.error.empty() || !s.verified;
   p.weak_load = s.load_pct && *s.load_pct < 50;
-  const std::size_t length = std::min(s.time_utc.size(), kMaxTimeText);
-  p.time_at = times_.size();
-  p.time_length = static_cast<std::uint8_t>(length);
-  times_.append(s.time_utc, 0, length);
+  if (const auto ms = canonical_ms(s.time_utc)) {
+    p.time = *ms;
+  } else {
+    p.time_is_text = true;
+    p.time = static_cast<std::int64_t>(other_times_.size());
+    other_times_.push_back(s.time_utc.substr(0, kMaxTimeText));
+  }
   const auto index = static_cast<std::uint32_t>(samples_.size());
   samples_.push_back(p);
   for (const GpuTelemetry& t : s.telemetry) {
@@ -107,8 +138,8 @@ std::vector<std::uint64_t> SoakData::xids(std::size_t reading) const {
   return out;
 }
 
-std::string_view SoakData::time_utc(const SamplePoint& p) const {
-  return std::string_view(times_).substr(p.time_at, p.time_length);
+std::string SoakData::time_utc(const SamplePoint& p) const {
+  return p.time_is_text ? other_times_[static_cast<std::size_t>(p.time)] : text_of_ms(p.time);
 }
 
 double SoakData::last_t_s() const {

@@ -1,17 +1,19 @@
 // A soak file as the analysis keeps it: the header, resume and end lines,
-// and of each sample only the numbers the analysis reads (about 60 bytes,
-// a tenth of its line), so a soak of days is summarised, compared and
-// resumed in memory far below the file's size (issue 46: a 300 MiB file
-// in under 200 MiB). Telemetry is kept as each GPU's error counters and
-// slowdown bits, stored once per change: temperature, power and clocks are
-// drawn by `xferbench plot` but not analysed.
+// and of each sample only the numbers the analysis reads (32 bytes, and 8
+// per GPU reading; a sample line xferbench writes is 400-900 bytes), so a
+// soak of days is summarised, compared and resumed in memory far below the
+// file's size (issue 46: a 300 MiB file in under 200 MiB). Telemetry is kept
+// as each GPU's error counters and slowdown bits, stored once per change:
+// temperature, power and clocks are drawn by `xferbench plot` but not
+// analysed. Samples and readings are kept in deques, which grow without
+// copying what they hold (a vector's growth would need twice the memory).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "soak/soak_record.hpp"
@@ -32,9 +34,12 @@ struct TelemetryState {
 // One sample: its time, value and cell.
 struct SamplePoint {
   double t_s = 0, value = 0;
-  std::uint64_t time_at = 0;  // its time_utc in the text store
+  // Its time_utc: milliseconds since the epoch when the text is the form
+  // xferbench writes ("2026-11-25T12:03:04.123Z", given back exactly);
+  // otherwise an index into the few other texts kept as they are.
+  std::int64_t time = 0;
   std::uint32_t cell = 0;     // index into SoakData::cells()
-  std::uint8_t time_length = 0;
+  bool time_is_text = false;
   bool failed = false;        // an error or a failed data check
   bool has_value = false;     // no error: `value` is a measurement
   bool weak_load = false;     // a loaded-latency sample under a load below 50% of its peak
@@ -61,33 +66,33 @@ class SoakData {
   // limits below (a file no soak writes).
   void add(const Sample& s);
 
-  const std::vector<SamplePoint>& samples() const noexcept { return samples_; }
+  const std::deque<SamplePoint>& samples() const noexcept { return samples_; }
   const std::vector<CellInfo>& cells() const noexcept { return cells_; }
-  const std::vector<Reading>& readings() const noexcept { return readings_; }
+  const std::deque<Reading>& readings() const noexcept { return readings_; }
   const std::vector<TelemetryState>& states() const noexcept { return states_; }
   // The XIDs of reading `r` (in the order the file lists them).
   std::vector<std::uint64_t> xids(std::size_t reading) const;
-  std::string_view time_utc(const SamplePoint& p) const;
+  std::string time_utc(const SamplePoint& p) const;
   int rounds() const noexcept { return rounds_; }
   // The last time the file reached: its samples, resumes and end line.
   double last_t_s() const;
 
-  // A cell name, and the stored part of a time text, are at most this
-  // long; a file has at most kMaxCells cells.
+  // A cell name, and the stored part of a time text not in xferbench's
+  // form, are at most this long; a file has at most kMaxCells cells.
   static constexpr std::size_t kMaxCellName = 1024, kMaxTimeText = 64, kMaxCells = 20000;
 
  private:
   std::uint32_t cell_index(const Sample& s);
   std::uint32_t state_index(const TelemetryState& t);
 
-  std::vector<SamplePoint> samples_;
+  std::deque<SamplePoint> samples_;
   std::vector<CellInfo> cells_;
   std::map<std::string, std::uint32_t> cell_index_;
-  std::vector<Reading> readings_;
+  std::deque<Reading> readings_;
   std::vector<TelemetryState> states_;
   std::vector<std::uint32_t> last_state_;  // per GPU: its latest state index + 1 (0: none yet)
   std::vector<std::pair<std::uint32_t, std::uint64_t>> xids_;  // (reading, XID)
-  std::string times_;
+  std::vector<std::string> other_times_;  // time texts not in xferbench's form (hand-made files)
   int rounds_ = 0;
   double last_sample_t_s_ = 0;
 };
