@@ -22,7 +22,7 @@ on the same machine. Standard library only (it runs on the GPU machine).
                 one side printed; with REAL.json OURS.json (-j output) also
                 the status and matrix shape of each test case.
 
-bench/catalogue_vs_nvbandwidth.sh and bench/full_node.sh call `medians`,
+bench/catalogue_vs_nvbandwidth.sh and bench/whole_node.sh call `medians`,
 bench/nvbandwidth_side_by_side.sh calls `side-by-side`. The text parser reads
 both of xferbench's layouts (v0.8's and v0.10's: COEFFICIENT_OF_VARIATION and
 NOTE lines are skipped); the scripts ask xferbench for v0.8's
