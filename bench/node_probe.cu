@@ -378,17 +378,25 @@ __global__ void flag_bits(unsigned long long* mine, unsigned long long* theirs, 
   }
 }
 
-static int flag_bits_run(int a, int b, int iters) {
-  enable_peers(gpu_count());
+// Flags and scratch on GPUs a and b (peers enabled), and the initiator's
+// time. ping_pong(launch) clears them, starts the responder on b and the
+// initiator on a through `launch(kernel side)`, waits for both and returns
+// the one-way time in microseconds.
+struct FlagPair {
+  int a, b;
   unsigned long long *fa, *fb, *sa, *sb, *ns;
-  CK(cudaSetDevice(a));
-  CK(cudaMalloc(&fa, 256));
-  CK(cudaMalloc(&sa, 1024));
-  CK(cudaSetDevice(b));
-  CK(cudaMalloc(&fb, 256));
-  CK(cudaMalloc(&sb, 1024));
-  CK(cudaHostAlloc(&ns, 2 * sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable));
-  for (int bits : {0, 1, 2, 4, 8, 16, 31, 0}) {
+  FlagPair(int a_, int b_) : a(a_), b(b_) {
+    enable_peers(gpu_count());
+    CK(cudaSetDevice(a));
+    CK(cudaMalloc(&fa, 256));
+    CK(cudaMalloc(&sa, 1024));
+    CK(cudaSetDevice(b));
+    CK(cudaMalloc(&fb, 256));
+    CK(cudaMalloc(&sb, 1024));
+    CK(cudaHostAlloc(&ns, 2 * sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable));
+  }
+  template <class Launch>
+  double ping_pong(int iters, Launch launch) {
     for (int d : {a, b}) {
       CK(cudaSetDevice(d));
       CK(cudaMemset(d == a ? fa : fb, 0, 256));
@@ -396,48 +404,36 @@ static int flag_bits_run(int a, int b, int iters) {
       CK(cudaDeviceSynchronize());
     }
     CK(cudaSetDevice(b));
-    flag_bits<<<1, 32>>>(fb, fa, sb, 0, iters, bits, ns + 1);
+    launch(fb, fa, sb, 0, ns + 1);
     CK(cudaSetDevice(a));
-    flag_bits<<<1, 32>>>(fa, fb, sa, 1, iters, bits, ns);
+    launch(fa, fb, sa, 1, ns);
     CK(cudaDeviceSynchronize());
     CK(cudaSetDevice(b));
     CK(cudaDeviceSynchronize());
-    std::printf("flagbits gpu%d<->gpu%d bits %2d %7d round trips: one-way %.3f us\n", a, b, bits, iters,
-                double(ns[0]) / iters / 2 / 1e3);
+    return double(ns[0]) / iters / 2 / 1e3;
+  }
+};
+
+static int flag_bits_run(int a, int b, int iters) {
+  FlagPair pair(a, b);
+  for (int bits : {0, 1, 2, 4, 8, 16, 31, 0}) {
+    const double us = pair.ping_pong(iters, [&](auto mine, auto theirs, auto scratch, int initiator, auto ns) {
+      flag_bits<<<1, 32>>>(mine, theirs, scratch, initiator, iters, bits, ns);
+    });
+    std::printf("flagbits gpu%d<->gpu%d bits %2d %7d round trips: one-way %.3f us\n", a, b, bits, iters, us);
   }
   return 0;
 }
 
 static int flag(int a, int b, int iters) {
-  enable_peers(gpu_count());
-  unsigned long long *fa, *fb, *sa, *sb, *ns;
-  CK(cudaSetDevice(a));
-  CK(cudaMalloc(&fa, 256));
-  CK(cudaMalloc(&sa, 256));
-  CK(cudaSetDevice(b));
-  CK(cudaMalloc(&fb, 256));
-  CK(cudaMalloc(&sb, 256));
-  CK(cudaHostAlloc(&ns, 2 * sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable));
+  FlagPair pair(a, b);
   const char* what[3] = {"8-byte flag", "16-byte LL pair", "LL pair + local store, echo re-read, barrier"};
   for (int variant = 0; variant < 3; ++variant) {
     for (int n : {10, 100, iters}) {
-      CK(cudaSetDevice(a));
-      CK(cudaMemset(fa, 0, 256));
-      CK(cudaMemset(sa, 0, 256));
-      CK(cudaDeviceSynchronize());
-      CK(cudaSetDevice(b));
-      CK(cudaMemset(fb, 0, 256));
-      CK(cudaMemset(sb, 0, 256));
-      CK(cudaDeviceSynchronize());
-      CK(cudaSetDevice(b));
-      flag_pingpong<<<1, 32>>>(fb, fa, sb, 0, n, variant, ns + 1);
-      CK(cudaSetDevice(a));
-      flag_pingpong<<<1, 32>>>(fa, fb, sa, 1, n, variant, ns);
-      CK(cudaDeviceSynchronize());
-      CK(cudaSetDevice(b));
-      CK(cudaDeviceSynchronize());
-      std::printf("flag gpu%d<->gpu%d %-46s %7d round trips: one-way %.3f us\n", a, b, what[variant], n,
-                  double(ns[0]) / n / 2 / 1e3);
+      const double us = pair.ping_pong(n, [&](auto mine, auto theirs, auto scratch, int initiator, auto ns) {
+        flag_pingpong<<<1, 32>>>(mine, theirs, scratch, initiator, n, variant, ns);
+      });
+      std::printf("flag gpu%d<->gpu%d %-46s %7d round trips: one-way %.3f us\n", a, b, what[variant], n, us);
     }
   }
   return 0;

@@ -62,6 +62,22 @@ TEST(StagedPipeline, ChunkCounts) {
   EXPECT_EQ(chunks_per_message(kOdd, 1000), 11u);
 }
 
+// Each rank sends `messages` of src's size to the other: both at once, or
+// rank 0 first and then rank 1.
+void swap_messages(StagedPipeline& pipe, int rank, const std::vector<unsigned char>& src, std::vector<unsigned char>& dst,
+                   int messages, bool both_at_once) {
+  const std::size_t bytes = src.size();
+  if (both_at_once) {
+    pipe.exchange(src.data(), messages, dst.data(), messages, bytes);
+  } else if (rank == 0) {
+    pipe.exchange(src.data(), messages, nullptr, 0, bytes);
+    pipe.exchange(nullptr, 0, dst.data(), messages, bytes);
+  } else {
+    pipe.exchange(nullptr, 0, dst.data(), messages, bytes);
+    pipe.exchange(src.data(), messages, nullptr, 0, bytes);
+  }
+}
+
 // Rank 0 stages through slots (a GPU side); rank 1 uses its buffers
 // directly (a host side). Each sends `messages` to the other, one way after
 // the other or both at once.
@@ -75,15 +91,7 @@ void exchange_between_gpu_and_host_sides(std::size_t bytes, bool both_at_once) {
     MpiChunkLink link(c, 1 - c.rank(), 1, comm::Seconds(10), shape, out_ring.data(), in_ring.data());
     StagedPipeline pipe(link, shape, staging, comm::Seconds(10));
     const int messages = 3;
-    if (both_at_once) {
-      pipe.exchange(src.data(), messages, dst.data(), messages, bytes);
-    } else if (c.rank() == 0) {
-      pipe.exchange(src.data(), messages, nullptr, 0, bytes);
-      pipe.exchange(nullptr, 0, dst.data(), messages, bytes);
-    } else {
-      pipe.exchange(nullptr, 0, dst.data(), messages, bytes);
-      pipe.exchange(src.data(), messages, nullptr, 0, bytes);
-    }
+    swap_messages(pipe, c.rank(), src, dst, messages, both_at_once);
     EXPECT_EQ(verify_pattern_host(dst.data(), bytes, 10 + (1 - c.rank())), bytes) << "rank " << c.rank();
     if (c.rank() == 0) {
       // Every chunk of every message was copied out and back in.
@@ -140,15 +148,7 @@ void exchange_through_a_shared_ring(std::size_t bytes, bool both_at_once) {
     for (int round = 0; round < 3; ++round) {
       std::fill(dst.begin(), dst.end(), 0xA5);
       const int messages = 2 + round;
-      if (both_at_once) {
-        pipe.exchange(src.data(), messages, dst.data(), messages, bytes);
-      } else if (c.rank() == 0) {
-        pipe.exchange(src.data(), messages, nullptr, 0, bytes);
-        pipe.exchange(nullptr, 0, dst.data(), messages, bytes);
-      } else {
-        pipe.exchange(nullptr, 0, dst.data(), messages, bytes);
-        pipe.exchange(src.data(), messages, nullptr, 0, bytes);
-      }
+      swap_messages(pipe, c.rank(), src, dst, messages, both_at_once);
       EXPECT_EQ(verify_pattern_host(dst.data(), bytes, 20 + (1 - c.rank())), bytes) << "rank " << c.rank();
     }
   });
