@@ -21,6 +21,9 @@
 //   node_probe flagbits A B ITERS
 //     Variant 1 with, one at a time and all together, the pieces a
 //     transport's loop adds (flag_bits below): where the time goes.
+//   node_probe flagpoll A B ITERS
+//     The 8-byte flag with other shapes of the poll and the answer (flag_poll
+//     below): other load kinds, loads in flight, several pollers.
 //   node_probe flagipc A B ITERS
 //     The same 16-byte word-pair ping-pong, but between two processes (a
 //     fork before CUDA starts), each with one GPU, the peer's flag mapped
@@ -378,6 +381,73 @@ __global__ void flag_bits(unsigned long long* mine, unsigned long long* theirs, 
   }
 }
 
+// How the poll and the answer are shaped, one variant per `shape`:
+// 0 one thread, volatile load and store (variant 0 of flag_pingpong);
+// 1 one thread, relaxed.sys load and store; 2 one thread, four volatile
+// loads in flight per poll; 3 one thread, the answer sent with a remote
+// red.max instead of a store; 4 every warp's lane 0 of the block polls and
+// answers with red.max (a stale answer of a slower poller is a no-op); 5
+// as 4 with one warp in each of the launch's blocks. Block 0's lane 0
+// records globaltimer around the loop.
+__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void red_max(unsigned long long* p, unsigned long long v) {
+  asm volatile("red.relaxed.sys.global.max.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__global__ void flag_poll(unsigned long long* mine, unsigned long long* theirs, int initiator, int iters, int shape,
+                          unsigned long long* ns) {
+  const bool poller = (threadIdx.x & 31) == 0 && (shape >= 4 || threadIdx.x == 0);
+  const bool timer = blockIdx.x == 0 && threadIdx.x == 0;
+  unsigned long long t0 = 0, t1 = 0, c0 = clock64();
+  if (timer) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  if (poller) {
+    for (int i = 1; i <= iters; ++i) {
+      const unsigned long long seq = 2ull * i + (initiator ? 0 : 1);
+      const unsigned long long want = 2ull * i + (initiator ? 1 : 0);
+      auto send = [&]() {
+        if (shape == 1) st_relaxed(theirs, seq);
+        else if (shape >= 3) red_max(theirs, seq);
+        else st_flag(theirs, seq);
+      };
+      auto receive = [&]() {
+        if (shape == 1) {
+          while (ld_relaxed(mine) < want) {
+          }
+        } else if (shape == 2) {
+          unsigned long long v0, v1, v2, v3;
+          do {
+            v0 = ld_flag(mine);
+            v1 = ld_flag(mine);
+            v2 = ld_flag(mine);
+            v3 = ld_flag(mine);
+          } while (v0 < want && v1 < want && v2 < want && v3 < want);
+        } else {
+          while (ld_flag(mine) < want) {
+          }
+        }
+      };
+      if (initiator) {
+        send();
+        receive();
+      } else {
+        receive();
+        send();
+      }
+    }
+  }
+  if (timer) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    *ns = t1 - t0;
+    ns[2] = clock64() - c0;  // SM cycles over the same span: the SM clock
+  }
+}
+
 // Flags and scratch on GPUs a and b (peers enabled), and the initiator's
 // time. ping_pong(launch) clears them, starts the responder on b and the
 // initiator on a through `launch(kernel side)`, waits for both and returns
@@ -393,7 +463,7 @@ struct FlagPair {
     CK(cudaSetDevice(b));
     CK(cudaMalloc(&fb, 256));
     CK(cudaMalloc(&sb, 1024));
-    CK(cudaHostAlloc(&ns, 2 * sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable));
+    CK(cudaHostAlloc(&ns, 4 * sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable));
   }
   template <class Launch>
   double ping_pong(int iters, Launch launch) {
@@ -421,6 +491,53 @@ static int flag_bits_run(int a, int b, int iters) {
       flag_bits<<<1, 32>>>(mine, theirs, scratch, initiator, iters, bits, ns);
     });
     std::printf("flagbits gpu%d<->gpu%d bits %2d %7d round trips: one-way %.3f us\n", a, b, bits, iters, us);
+  }
+  return 0;
+}
+
+static int flag_poll_run(int a, int b, int iters) {
+  FlagPair pair(a, b);
+  struct Shape { int shape, blocks, threads; const char* what; };
+  const Shape shapes[] = {{0, 1, 32, "one poller, volatile"},          {1, 1, 32, "one poller, relaxed.sys"},
+                          {2, 1, 32, "one poller, 4 loads in flight"}, {3, 1, 32, "one poller, answer by red.max"},
+                          {4, 1, 128, "4 warps poll, red.max"},         {4, 1, 512, "16 warps poll, red.max"},
+                          {5, 4, 32, "4 blocks poll, red.max"},         {5, 16, 32, "16 blocks poll, red.max"},
+                          {5, 132, 32, "132 blocks poll, red.max"},     {0, 1, 32, "one poller, volatile (again)"}};
+  auto report = [&](const char* what, double us) {
+    std::printf("flagpoll gpu%d<->gpu%d %-40s %7d round trips: one-way %.3f us, SM clock %.0f MHz\n", a, b, what,
+                iters, us, 1e3 * double(pair.ns[2]) / double(pair.ns[0]));
+  };
+  for (const Shape& sh : shapes) {
+    report(sh.what, pair.ping_pong(iters, [&](auto mine, auto theirs, auto, int initiator, auto ns) {
+      flag_poll<<<sh.blocks, sh.threads>>>(mine, theirs, initiator, iters, sh.shape, ns);
+    }));
+  }
+  // How the kernel is launched: cooperatively, and on a stream of its own
+  // (non-blocking), as a transport's persistent kernel may be.
+  cudaStream_t streams[2];
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaSetDevice(i == 0 ? a : b));
+    CK(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
+  }
+  auto on_stream = [&](int device) { return streams[device == a ? 0 : 1]; };
+  for (int coop : {1, 0}) {
+    for (int shape : {0, 4}) {
+      const unsigned threads = shape == 4 ? 128 : 32;
+      report(coop ? (shape ? "4 warps red.max, cooperative, own stream" : "one poller, cooperative, own stream")
+                  : (shape ? "4 warps red.max, own stream" : "one poller, own stream"),
+             pair.ping_pong(iters, [&](auto mine, auto theirs, auto, int initiator, auto ns) {
+               int dev = 0;
+               CK(cudaGetDevice(&dev));
+               int it = iters, sh = shape;
+               void* args[] = {&mine, &theirs, &initiator, &it, &sh, &ns};
+               if (coop) {
+                 CK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&flag_poll), dim3(1), dim3(threads), args, 0,
+                                                on_stream(dev)));
+               } else {
+                 flag_poll<<<1, threads, 0, on_stream(dev)>>>(mine, theirs, initiator, iters, shape, ns);
+               }
+             }));
+    }
   }
   return 0;
 }
@@ -520,9 +637,10 @@ int main(int argc, char** argv) {
   if (mode == "hostbidir" && argc == 4) return hostbidir(std::strtoull(argv[2], nullptr, 10), std::atoi(argv[3]));
   if (mode == "flag" && argc == 5) return flag(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
   if (mode == "flagbits" && argc == 5) return flag_bits_run(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
+  if (mode == "flagpoll" && argc == 5) return flag_poll_run(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
   if (mode == "flagipc" && argc == 5) return flagipc(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
   if (mode == "localce" && argc == 3) return localce(std::strtoull(argv[2], nullptr, 10));
   std::fprintf(stderr,
-               "usage: node_probe fan MIB COPIES | hostbidir MIB PASSES | flag|flagbits|flagipc A B ITERS | localce MIB\n");
+               "usage: node_probe fan MIB COPIES | hostbidir MIB PASSES | flag|flagbits|flagpoll|flagipc A B ITERS | localce MIB\n");
   return 2;
 }

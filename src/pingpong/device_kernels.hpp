@@ -17,7 +17,11 @@
 // polls, reads %globaltimer every 64 polls and gives up after
 // spec.timeout_ns; it then records what it waited for in `status` (mapped
 // host memory) and the kernel returns, so a dead peer never leaves the GPU
-// spinning. Blocks are launched cooperatively: all are resident at once,
+// spinning. The one exception to the nap: a ping-pong of one LL word pair
+// (up to 8 B) with a GPU peer runs in thread 0 alone, polling without a
+// nap and reading the clock every 1024 polls, since a nap of 128 ns and a
+// block barrier per message cost it a third of its time. Blocks are
+// launched cooperatively: all are resident at once,
 // which the flag waits need (a block may wait for a message that depends on
 // another block's part, so that block must be running).
 // Times: block 0 stamps each repetition with the SM cycle counter
