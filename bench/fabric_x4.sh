@@ -23,7 +23,7 @@
 . "$(dirname "$0")/common.sh" "$@"
 REPS=${REPS:-3}
 mpi=(mpirun --allow-run-as-root --oversubscribe)
-size=64M window=4 loops=10 warm=2 lat_loops=1000 lat_warm=100
+size=64M window=4 loops=10 warm=2 lat_loops=20000 lat_warm=1000
 
 { date -u; nvidia-smi -L; "$x" --version; } >"$out/machine.txt" 2>&1
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
@@ -135,7 +135,8 @@ for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket")):
                 key = ("lat", min(a, b), max(a, b)) if kind == "lat" else (a, b)
                 pp.setdefault(key, []).append(s["one_way_time_s"]["median"] if kind == "lat" else p50_gbps(s))
     lines.append(f"# {config}: NCCL path(s) named by the fabric: {'; '.join(sorted(paths)) or 'none'}")
-    lines.append(f"# {'pair':<10} {'what':<10} {'fabric':>10} {'pingpong':>10} {'diff':>7}   (median of {reps} runs)")
+    lines.append(f"# {'pair':<10} {'what':<10} {'fabric':>10} {'pingpong':>10} {'diff':>7}   (median of {reps} runs; "
+                 f"then each tool's own spread over its runs, (max - min) / median)")
     for key in sorted(set(fab) | set(pp), key=str):
         f, q = fab.get(key), pp.get(key)
         if not f or not q:
@@ -148,7 +149,9 @@ for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket")):
         else:
             name, what, fv, qv = f"g{key[0]}->g{key[1]}", "GB/s", fm, qm
         flag = "" if abs(diff) <= 5 else "  OUTSIDE 5%"
-        lines.append(f"  {name:<10} {what:<10} {fv:>10.2f} {qv:>10.2f} {diff:>+6.1f}%{flag}")
+        spread = lambda v: 100 * (max(v) - min(v)) / statistics.median(v)
+        lines.append(f"  {name:<10} {what:<10} {fv:>10.2f} {qv:>10.2f} {diff:>+6.1f}%   "
+                     f"fabric {spread(f):4.1f}%  pingpong {spread(q):4.1f}%{flag}")
         if flag:
             problems.append(f"{config} {name} {what}: fabric {fv:.2f} vs pingpong {qv:.2f} ({diff:+.1f}%)")
 

@@ -91,8 +91,10 @@ for stage in "$@"; do
       "$here/node_check.sh" "$bin" "$d" | tail -8 ;;
     dryrun)
       CUDA_VISIBLE_DEVICES=$(first "$g") "$x" run --suite full --dry-run > "$d/plan.txt" 2>&1
+      CUDA_VISIBLE_DEVICES=$(first "$g") "$x" run --suite full --dry-run --format json > "$d/plan.json" 2>&1
       CUDA_VISIBLE_DEVICES=$(first "$g") timed "$d" full 560 "$x" run --suite full -q -o "$d/full.json"
-      est=$(grep -oE "estimated [0-9.]+ s" "$d/plan.txt" | head -1)
+      est=$(python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["estimated_seconds"]; print(f"estimated {s:.1f} s")' \
+        "$d/plan.json" 2>/dev/null)
       echo "dry run: ${est:-no estimate}; measured: $(tail -1 "$d/stages.txt")" | tee "$d/summary.txt" ;;
     *) echo "unknown stage '$stage'" >&2; exit 2 ;;
   esac
