@@ -133,7 +133,7 @@ TEST(FabricCsvAndPrometheus, OneRowPerPairAndGaugesInBaseUnits) {
               1e10, 1e3);
   EXPECT_NEAR(value("xferbench_fabric_latency_seconds{node_a=\"n0\",node_b=\"n1\",rail=\"0\",stat=\"p50\"}"), 3e-6,
               1e-12);
-  EXPECT_EQ(value("xferbench_fabric_culprit{kind=\"node\",node=\"n0\",peer=\"\",rail=\"\"}"), 1) << prom;
+  EXPECT_EQ(value("xferbench_fabric_culprit{kind=\"node\",Hostname=\"n0\",peer=\"\",rail=\"\"}"), 1) << prom;
   EXPECT_TRUE(has(prom, "xferbench_fabric_exit_code 0"));
 }
 

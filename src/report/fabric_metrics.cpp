@@ -85,12 +85,12 @@ std::string fabric_prometheus(const Result& r) {
   }
   for (const auto& c : r.findings.culprits)
     culprit.add({{"kind", fabric::to_string(c.kind)},
-                 {"node", c.a >= 0 ? name_of(r, c.a) : ""},
+                 {"Hostname", c.a >= 0 ? name_of(r, c.a) : ""},
                  {"peer", c.b >= 0 ? name_of(r, c.b) : ""},
                  {"rail", c.rail >= 0 ? std::to_string(c.rail) : ""}},
                 1);
   for (const auto& l : r.lost)
-    lost.add({{"rank", std::to_string(l.rank)}, {"node", name_of(r, l.node)}, {"rail", std::to_string(l.rail)}}, 1);
+    lost.add({{"rank", std::to_string(l.rank)}, {"Hostname", name_of(r, l.node)}, {"rail", std::to_string(l.rail)}}, 1);
   code.add({}, fabric_exit_code(r));
   return bw.text() + lat.text() + ratio.text() + low.text() + culprit.text() + lost.text() + code.text();
 }
