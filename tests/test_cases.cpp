@@ -3,8 +3,10 @@
 #include <set>
 
 #include "cases/case_plan.hpp"
+#include "cases/cell_results.hpp"
 #include "cases/cases.hpp"
 #include "base/error.hpp"
+#include "machine/pairs.hpp"
 #include "fake_system.hpp"
 
 using xb::case_catalogue;
@@ -253,4 +255,34 @@ TEST(Plan, ManagedMigrationHasThreeMatricesPerGpu) {
   const auto why = xb::waive_reason(*select_cases({"managed_migration_host_to_device"}, {})[0], two);
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("gpu1"), std::string::npos);
+}
+
+// A run plans each case once: the pair selection applied, the memory need
+// of every planned cell kept (the pool's default budget counts them all).
+TEST(PlannedCase, SelectsPairsOnceAndKeepsTheWholeCasesMemoryNeed) {
+  const auto sys = fake_system(4);
+  const std::uint64_t b = 64ull << 20;
+  const auto sel = xb::given_pairs({{1, 3}}, sys);
+  const xb::CaseDef& def = *select_cases({"device_to_device_memcpy_read_ce"}, {})[0];
+  const xb::PlannedCase pc = xb::plan_run_case(def, sys, b, &sel);
+  EXPECT_EQ(pc.def, &def);
+  EXPECT_FALSE(pc.waived.has_value());
+  ASSERT_EQ(pc.plan.cells.size(), 1u);
+  EXPECT_EQ(pc.plan.cells[0].row, 1);
+  EXPECT_EQ(pc.plan.cells[0].col, 3);
+  EXPECT_EQ(pc.need.gpu, (std::vector<std::uint64_t>(4, b)));
+  EXPECT_EQ(xb::find_cell(pc.plan, 1, 3), &pc.plan.cells[0]);
+  EXPECT_EQ(xb::find_cell(pc.plan, 0, 1), nullptr);
+  // Without a selection every pair stays.
+  EXPECT_EQ(xb::plan_run_case(def, sys, b, nullptr).plan.cells.size(), 12u);
+  // A case waived here plans nothing and needs nothing.
+  const xb::System one = fake_system(1);
+  const xb::PlannedCase waived = xb::plan_run_case(def, one, b, nullptr);
+  ASSERT_TRUE(waived.waived.has_value());
+  EXPECT_TRUE(waived.plan.cells.empty());
+  EXPECT_EQ(waived.need.gpu, (std::vector<std::uint64_t>{0}));
+  const auto h2d = xb::plan_run_cases(select_cases({"host_to_device_memcpy_ce", "device_to_device_memcpy_read_ce"}, {}),
+                                      one, b, nullptr);
+  ASSERT_EQ(h2d.size(), 2u);
+  EXPECT_EQ(xb::run_memory_need(h2d, one).gpu, (std::vector<std::uint64_t>{b}));
 }

@@ -211,7 +211,7 @@ TEST(DryRun, JsonAndTextReport) {
       << text;
 }
 
-// The peak is main's case_memory_need over the planned cases, the budget a
+// The peak is the largest plan_memory_need of the planned cases, the budget a
 // real run gives its buffer pool.
 TEST(DryRun, PlannedPeakMemoryIsTheLargestCellOfTheRun) {
   const xb::System sys = topology("h200x4.json");
@@ -221,7 +221,7 @@ TEST(DryRun, PlannedPeakMemoryIsTheLargestCellOfTheRun) {
   xb::MemoryAmount want;
   want.gpu.assign(4, 0);
   for (const auto* def : cases)
-    if (!xb::waive_reason(*def, sys)) want = xb::max_of(want, xb::case_memory_need(*def, sys, b));
+    if (!xb::waive_reason(*def, sys)) want = xb::max_of(want, xb::plan_memory_need(xb::plan_case(*def, sys, b), sys));
   EXPECT_EQ(e.peak_memory.gpu, want.gpu);
   EXPECT_EQ(e.peak_memory.host, want.host);
   // all_to_host_bidirectional_memcpy_ce: each of the 4 GPUs copies both ways

@@ -76,6 +76,11 @@ xb::MemoryAmount budget(std::vector<std::uint64_t> gpu_mib, std::uint64_t host_m
 
 const xb::CaseDef& case_named(const std::string& name) { return *xb::select_cases({name}, {})[0]; }
 
+// The memory a case needs at once, from its plan.
+xb::MemoryAmount case_need(const xb::CaseDef& def, const xb::System& sys, std::uint64_t bytes) {
+  return xb::plan_memory_need(xb::plan_case(def, sys, bytes), sys);
+}
+
 }  // namespace
 
 TEST(Pool, ReusesByPlaceAndSizeAndHandsOutDistinctBuffers) {
@@ -194,43 +199,44 @@ TEST(Pool, AllocationFailureFreesUnusedBuffersAndRetriesOnce) {
 TEST(MemoryPlan, HostCasesNeedOneBufferPerEndOfEveryTransfer) {
   const auto sys = fake_system(2);
   const std::uint64_t b = 512 * kMiB;
-  const auto h2d = xb::case_memory_need(case_named("host_to_device_memcpy_ce"), sys, b);
+  const auto h2d = case_need(case_named("host_to_device_memcpy_ce"), sys, b);
   EXPECT_EQ(h2d.gpu, (std::vector<std::uint64_t>{b, b}));
   EXPECT_EQ(h2d.host, b);
   EXPECT_EQ(h2d.host_locked, b);
-  const auto bidir = xb::case_memory_need(case_named("host_to_device_bidirectional_memcpy_ce"), sys, b);
+  const auto bidir = case_need(case_named("host_to_device_bidirectional_memcpy_ce"), sys, b);
   EXPECT_EQ(bidir.gpu, (std::vector<std::uint64_t>{2 * b, 2 * b}));
   EXPECT_EQ(bidir.host, 2 * b);
   // Measured + reverse on one GPU, both ways on the other: 4 host buffers.
-  const auto all = xb::case_memory_need(case_named("host_to_all_bidirectional_memcpy_ce"), sys, b);
+  const auto all = case_need(case_named("host_to_all_bidirectional_memcpy_ce"), sys, b);
   EXPECT_EQ(all.gpu, (std::vector<std::uint64_t>{2 * b, 2 * b}));
   EXPECT_EQ(all.host, 4 * b);
-  const auto split = xb::case_memory_need(case_named("host_to_all_bidirectional_memcpy_sm"), sys, b);
+  const auto split = case_need(case_named("host_to_all_bidirectional_memcpy_sm"), sys, b);
   EXPECT_EQ(split.host, 2 * b);
 }
 
 TEST(MemoryPlan, PeerCasesScaleWithTheNumberOfPeers) {
   const auto sys = fake_system(8);
   const std::uint64_t b = 64 * kMiB;
-  const auto fan = xb::case_memory_need(case_named("all_to_one_write_ce"), sys, b);
+  const auto fan = case_need(case_named("all_to_one_write_ce"), sys, b);
   EXPECT_EQ(fan.gpu[3], 7 * b);  // the column GPU receives from 7 peers
   EXPECT_EQ(fan.host, 0u);
-  const auto pair = xb::case_memory_need(case_named("device_to_device_bidirectional_memcpy_read_ce"), sys, b);
+  const auto pair = case_need(case_named("device_to_device_bidirectional_memcpy_read_ce"), sys, b);
   EXPECT_EQ(pair.gpu[0], 2 * b);
-  const auto all = xb::case_memory_need(case_named("all_to_host_bidirectional_memcpy_ce"), sys, b);
+  const auto all = case_need(case_named("all_to_host_bidirectional_memcpy_ce"), sys, b);
   EXPECT_EQ(all.host, 16 * b);  // 2 per GPU
-  const auto lat = xb::case_memory_need(case_named("device_to_device_latency_sm"), sys, b);
+  const auto lat = case_need(case_named("device_to_device_latency_sm"), sys, b);
   EXPECT_EQ(lat.gpu[5], xb::kChaseBytes);
 }
 
 TEST(MemoryPlan, FullSuiteOnTwoGpusPeaksAtTwoBuffersPerGpuAndFourOnTheHost) {
   const auto sys = fake_system(2);
   const std::uint64_t b = 512 * kMiB;
-  const auto need = xb::run_memory_need(xb::suite_cases("full"), sys, b);
+  const auto need = xb::run_memory_need(xb::plan_run_cases(xb::suite_cases("full"), sys, b, nullptr), sys);
   EXPECT_EQ(need.gpu, (std::vector<std::uint64_t>{2 * b, 2 * b}));
   EXPECT_EQ(need.host, 4 * b);
   // One GPU: the peer cases are waived and do not count.
-  const auto one = xb::run_memory_need(xb::suite_cases("full"), fake_system(1), b);
+  const xb::System one_gpu = fake_system(1);
+  const auto one = xb::run_memory_need(xb::plan_run_cases(xb::suite_cases("full"), one_gpu, b, nullptr), one_gpu);
   EXPECT_EQ(one.gpu, (std::vector<std::uint64_t>{2 * b}));
   EXPECT_EQ(one.host, 2 * b);
 }
@@ -392,10 +398,10 @@ TEST(MemoryPlan, OneWayKernelsNeedOnlyTheEndTheyUse) {
   const auto sys = fake_system(2);
   const std::uint64_t b = 64 * kMiB;
   for (const char* name : {"device_local_read_sm", "device_local_write_sm"}) {
-    const xb::MemoryAmount need = xb::case_memory_need(case_named(name), sys, b);
+    const xb::MemoryAmount need = case_need(case_named(name), sys, b);
     EXPECT_EQ(need.gpu, std::vector<std::uint64_t>(2, b)) << name;
   }
-  EXPECT_EQ(xb::case_memory_need(case_named("device_local_copy"), sys, b).gpu, std::vector<std::uint64_t>(2, 2 * b));
+  EXPECT_EQ(case_need(case_named("device_local_copy"), sys, b).gpu, std::vector<std::uint64_t>(2, 2 * b));
   // The measurer resolves the named cases' pinned host buffers to the
   // --host-mem kind before it asks the pool.
   const auto plan = xb::plan_case(case_named("host_to_device_memcpy_ce"), sys, b);

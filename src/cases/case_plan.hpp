@@ -1,18 +1,21 @@
 // Turns a case definition into matrix cells: for each cell the transfers
-// that run together and how the reported value is reduced from them.
+// that run together and how the reported value is reduced from them. A run
+// plans each case once, after the pair selection (PlannedCase), and hands
+// that plan to the runner, the memory plan, the dry-run estimate and the
+// count of missing cells. Pure: no CUDA.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cases/cases.hpp"
 #include "memory/memory_plan.hpp"
 #include "records/result.hpp"
 #include "measure/measure.hpp"
-#include "base/run_control.hpp"
-#include "measure/sample_source.hpp"
 
 namespace xb {
 
@@ -43,7 +46,7 @@ struct CellPlan {
 };
 
 struct CasePlan {
-  std::vector<Matrix> matrices;  // titles and labels; cells filled by the runner
+  std::vector<Matrix> matrices;  // titles and labels; the runner fills a copy with cells
   std::vector<CellPlan> cells;
   bool latency = false;
   // Latency cells measured idle and under load: their scenario's first
@@ -60,36 +63,44 @@ CasePlan plan_case(const CaseDef& def, const System& sys, std::uint64_t bytes);
 // executing GPU has no Tensor Memory Accelerator. Returns how many went.
 std::size_t restrict_plan(const CaseDef& def, const System& sys, const PairSelection* pairs, CasePlan& plan);
 
-// Per-sample value of an output, in GB/s.
-double output_value(const Output& out, const Scenario& sc, const ScenarioSamples& s, std::size_t sample);
-
-// Measures one cell (row, col of the first matrix) of a bandwidth case on
-// its own and returns the median of its first output, in GB/s. Throws
-// Error(usage) when the case has no such cell on this machine; a stop
-// request throws Stopped.
-double measure_one_cell(const CaseDef& def, SampleSource& src, std::uint64_t bytes, int row, int col);
-
-// Runs one case into `r` through a sample source, under a RunControl
-// (stops, time limit, faults, resume); errors inside become data (status
-// error / failed). A stop request throws Stopped out of it with the cells
-// measured so far in `r`. With `pairs`, pairwise cases measure only the
-// selected pairs.
-void run_case_into(const CaseDef& def, SampleSource& src, std::uint64_t bytes, CaseResult& r,
-                   RunControl* ctl = nullptr, const CellHook& on_cell = {}, const PairSelection* pairs = nullptr);
+// The planned cell at (row, col), or null.
+const CellPlan* find_cell(const CasePlan& plan, int row, int col);
 
 // The buffers of one planned cell (a latency cell needs one ring).
 std::vector<BufferRequest> cell_requests(const CasePlan& plan, const CellPlan& cell,
                                          const LocationResolver& resolve = {});
 
-// Per GPU and host: the most any one cell of the case needs at once.
-// Pure (no CUDA), for --dry-run and for the pool's default budget.
-MemoryAmount case_memory_need(const CaseDef& def, const System& sys, std::uint64_t bytes);
-// The most any one cell of these cases needs (cases waived here skipped).
-MemoryAmount run_memory_need(const std::vector<const CaseDef*>& cases, const System& sys, std::uint64_t bytes);
+// Per GPU and host: the most any one cell of the plan needs at once.
+MemoryAmount plan_memory_need(const CasePlan& plan, const System& sys);
 
-// Keys "CASE[ROW,COL]" of the planned cells `r` holds no cell for and did
-// not waive for memory.
-std::vector<std::string> missing_cells(const CaseDef& def, const System& sys, std::uint64_t bytes, const CaseResult& r,
-                                       const PairSelection* pairs = nullptr);
+// The cases of the drift check's reference cells (stability.hpp), by name,
+// each planned once.
+using ReferencePlans = std::map<std::string, std::pair<const CaseDef*, CasePlan>>;
+ReferencePlans reference_plans(const System& sys, std::uint64_t bytes);
+
+// One case as a run measures it, planned once.
+struct PlannedCase {
+  const CaseDef* def = nullptr;
+  std::optional<std::string> waived;  // waive_reason on this machine: nothing planned
+  CasePlan plan;                       // the cells the run measures (restrict_plan applied)
+  // plan_memory_need of every cell planned before the selection: the
+  // pool's default budget counts them all.
+  MemoryAmount need;
+};
+
+// Why a case with no planned cell left is waived.
+inline constexpr const char* kNoCellLeft =
+    "no cell left to measure (--pair / --sample-pairs select none of its GPU pairs)";
+
+// Plans `def` at `bytes` per buffer on `sys` and restricts it to `pairs`
+// (null: every pair).
+PlannedCase plan_run_case(const CaseDef& def, const System& sys, std::uint64_t bytes, const PairSelection* pairs);
+std::vector<PlannedCase> plan_run_cases(const std::vector<const CaseDef*>& cases, const System& sys,
+                                        std::uint64_t bytes, const PairSelection* pairs);
+
+// Per GPU and host: the most any one cell of these cases needs (waived
+// cases skipped). Pure (no CUDA), for --dry-run and for the pool's default
+// budget.
+MemoryAmount run_memory_need(const std::vector<PlannedCase>& cases, const System& sys);
 
 }  // namespace xb

@@ -209,11 +209,10 @@ double drift_check_seconds(const System& sys, std::uint64_t bytes, const Measure
                            int& cells) {
   double s = 0;
   cells = 0;
+  const ReferencePlans plans = reference_plans(sys, bytes);
   for (const ReferenceCell& ref : reference_cells(sys)) {
-    const CasePlan plan = plan_case(*select_cases({ref.case_name}, {}).at(0), sys, bytes);
-    for (const CellPlan& cp : plan.cells) {
-      if (cp.row != ref.row || cp.col != ref.col) continue;
-      s += 2 * estimate_cell(sys, cp, o, m).seconds;
+    if (const CellPlan* cp = find_cell(plans.at(ref.case_name).second, ref.row, ref.col)) {
+      s += 2 * estimate_cell(sys, *cp, o, m).seconds;
       ++cells;
     }
   }
@@ -264,19 +263,19 @@ RunEstimate estimate_run(const System& sys, const std::vector<const CaseDef*>& c
   run.start_s = model.start_s + model.start_per_gpu_s * sys.gpu_count();
   if (drift_check && !cases.empty()) run.drift_check_s = drift_check_seconds(sys, bytes, opts, model, run.drift_cells);
   run.seconds = run.start_s + run.drift_check_s;
-  run.peak_memory = run_memory_need(cases, sys, bytes);
+  const std::vector<PlannedCase> plans = plan_run_cases(cases, sys, bytes, &pairs);
+  run.peak_memory = run_memory_need(plans, sys);
   BufferTally tally(sys, opts);
-  for (const CaseDef* def : cases) {
+  for (const PlannedCase& pc : plans) {
     CaseEstimate c;
-    c.def = def;
-    if (auto why = waive_reason(*def, sys)) {
-      c.waived = *why;
+    c.def = pc.def;
+    if (pc.waived) {
+      c.waived = *pc.waived;
       run.cases.push_back(std::move(c));
       continue;
     }
-    CasePlan plan = plan_case(*def, sys, bytes);
-    restrict_plan(*def, sys, &pairs, plan);
-    if (plan.cells.empty()) c.waived = "no cell left to measure (--pair / --sample-pairs select none of its GPU pairs)";
+    const CasePlan& plan = pc.plan;
+    if (plan.cells.empty()) c.waived = kNoCellLeft;
     c.seconds = plan.cells.empty() ? 0.0 : model.case_s;
     for (const CellPlan& cp : plan.cells) {
       // Migration cells allocate their managed buffer outside the pool.

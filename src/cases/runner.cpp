@@ -10,6 +10,8 @@
 #include "base/error.hpp"
 #include "base/time_budget.hpp"
 #include "cases/case_plan.hpp"
+#include "cases/case_run.hpp"
+#include "cases/cell_results.hpp"
 #include "measure/measure.hpp"
 #include "memory/memory_plan.hpp"
 #include "cases/resume.hpp"
@@ -100,10 +102,14 @@ RunResult start_run(const SampleSource& src, const RunRequest& req, const RunCon
   run.settings.pairs = select_pairs(req.given_pairs, req.sample_pairs, req.pair_seed, run.system);
   if (controls.budget != nullptr) run.completion.time_limit_s = controls.budget->limit_s();
   if (controls.resume != nullptr) run.resumed_from = controls.resume->resumed_from;
-  run.memory.planned = run_memory_need(req.cases, run.system, req.buffer_bytes);
+  return run;
+}
+
+// The pool's budget: --max-memory, else the largest need of any one cell.
+void plan_memory(RunResult& run, const RunRequest& req, const std::vector<PlannedCase>& plans) {
+  run.memory.planned = run_memory_need(plans, run.system);
   run.memory.budget_fixed = req.max_memory.has_value();
   run.memory.budget = req.max_memory ? budget_of(*req.max_memory, run.system) : run.memory.planned;
-  return run;
 }
 
 // The drift check (stability.hpp): reference cells measured just before
@@ -116,12 +122,15 @@ class DriftCheck {
   DriftCheck(SampleSource& src, const RunRequest& req, TimeBudget* budget)
       : on_(req.stability_check && !req.cases.empty()),
         budget_(budget),
+        plans_(on_ ? reference_plans(src.system(), req.buffer_bytes) : ReferencePlans{}),
         check_(reference_cells(src.system()),
-               [&src, bytes = req.buffer_bytes](const ReferenceCell& ref) {
-                 const CaseDef& def = *select_cases({ref.case_name}, {}).at(0);
-                 return measure_one_cell(def, src, bytes, ref.row, ref.col);
+               [this, &src](const ReferenceCell& ref) {
+                 const auto& [def, plan] = plans_.at(ref.case_name);
+                 return measure_one_cell(*def, plan, src, ref.row, ref.col);
                },
                req.stability_tolerance_pct) {}
+  DriftCheck(const DriftCheck&) = delete;
+  DriftCheck& operator=(const DriftCheck&) = delete;
 
   // Called as every cell begins; measures the start values the first time.
   void start_once(RunResult& run, const RunRequest& req) {
@@ -172,6 +181,7 @@ class DriftCheck {
   bool start_done_ = false;  // ... and measured (not abandoned by a stop)
   double start_s_ = 0;
   TimeBudget* budget_;
+  ReferencePlans plans_;
   StabilityCheck check_;
 };
 
@@ -213,16 +223,16 @@ void record_stop(RunResult& run, const RunRequest& req, const Stopped& stop, boo
 
 // Lists the missing cells of case `i` in the run's not_run (waived cells
 // too) and settles its status; returns how many cells it waived for memory.
-std::size_t settle_case(RunResult& run, const RunRequest& req, std::size_t i) {
+std::size_t settle_case(RunResult& run, const PlannedCase& pc, std::size_t i) {
   CaseResult& c = run.cases[i];
   std::vector<std::string>& not_run = run.completion.not_run;
   for (const WaivedCell& w : c.waived_cells) not_run.push_back(fmt::format("{}[{},{}]", c.name, w.row, w.col));
   if (c.status == CaseStatus::waived) return c.waived_cells.size();
-  if (waive_reason(*req.cases[i], run.system)) {
+  if (pc.waived) {
     if (c.status == CaseStatus::not_run) not_run.push_back(c.name);
     return 0;
   }
-  auto missing = missing_cells(*req.cases[i], run.system, req.buffer_bytes, c, &run.settings.pairs);
+  auto missing = missing_cells(pc, c);
   // A resumed case may now be complete, or a case may still lack cells.
   if (missing.empty() && c.status == CaseStatus::not_run) {
     c.status = CaseStatus::passed;
@@ -238,11 +248,11 @@ std::size_t settle_case(RunResult& run, const RunRequest& req, std::size_t i) {
 
 // Statuses and the list of what is missing, once the loop is over. Both
 // kinds of partial (time limit, waived cells) are the one status partial.
-void finish(RunResult& run, const RunRequest& req, const RunControl& ctl) {
+void finish(RunResult& run, const std::vector<PlannedCase>& plans, const RunControl& ctl) {
   Completion& done = run.completion;
   done.not_run.clear();
   std::size_t waived = 0;
-  for (std::size_t i = 0; i < run.cases.size() && i < req.cases.size(); ++i) waived += settle_case(run, req, i);
+  for (std::size_t i = 0; i < run.cases.size() && i < plans.size(); ++i) waived += settle_case(run, plans[i], i);
   if (done.status != RunStatus::complete) return;
   if (!ctl.skipped().empty()) {
     done.status = RunStatus::partial;
@@ -260,6 +270,10 @@ void finish(RunResult& run, const RunRequest& req, const RunControl& ctl) {
 RunResult run_cases(SampleSource& src, const RunRequest& req, const CaseCallback& on_case, const RunControls& controls) {
   const auto t0 = std::chrono::steady_clock::now();
   RunResult run = start_run(src, req, controls);
+  // Each case planned once, after the pair selection, for the memory plan,
+  // the loop and the count of what is missing.
+  const std::vector<PlannedCase> plans = plan_run_cases(req.cases, run.system, req.buffer_bytes, &run.settings.pairs);
+  plan_memory(run, req, plans);
   src.check_fits(req.buffer_bytes);
   src.start_memory_accounting(run.memory.budget, run.memory.budget_fixed);
   RunControl ctl(controls.budget, controls.faults);
@@ -276,8 +290,7 @@ RunResult run_cases(SampleSource& src, const RunRequest& req, const CaseCallback
     for (std::size_t i = 0; i < total; ++i) {
       run.cases.emplace_back();
       in_case = true;
-      run_case_into(*req.cases[i], src, req.buffer_bytes, run.cases.back(), &ctl, on_cell,
-                    &run.settings.pairs);
+      run_case_into(plans[i], src, run.cases.back(), &ctl, on_cell);
       judge_cells(run.cases.back());
       in_case = false;
       if (on_case) on_case(run.cases.back(), i + 1, total);
@@ -288,7 +301,7 @@ RunResult run_cases(SampleSource& src, const RunRequest& req, const CaseCallback
     drift.not_completed(run, stop.what());
   }
   if (controls.resume != nullptr) merge_resumed(run, *controls.resume);
-  finish(run, req, ctl);
+  finish(run, plans, ctl);
   src.memory_cost(run.memory);
   run.wall_seconds = seconds_since(t0);
   return run;

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "cases/case_plan.hpp"
+#include "cases/case_run.hpp"
 #include "base/error.hpp"
 #include "base/time_budget.hpp"
 #include "cases/runner.hpp"
@@ -145,7 +145,7 @@ namespace {
 // when the case was waived (the sweep stops).
 bool measure_case(SampleSource& src, const SmSweepRequest& req, const std::string& at, CaseResult& c,
                   SmSweepResult& out) {
-  run_case_into(*req.def, src, req.bytes, c);
+  run_case_into(plan_run_case(*req.def, src.system(), req.bytes, nullptr), src, c);
   mark_impossible_cells(c);
   if (c.status == CaseStatus::waived) {
     out.status = SweepStatus::waived;

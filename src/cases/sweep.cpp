@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "cases/case_plan.hpp"
+#include "cases/case_run.hpp"
 #include "base/error.hpp"
 #include "base/names.hpp"
 #include "base/time_budget.hpp"
@@ -154,7 +154,8 @@ void measure_spec_size(SampleSource& src, const SweepRequest& req, std::uint64_t
 // Returns false when the case cannot run here (waived): no other size will.
 bool measure_case_size(SampleSource& src, const SweepRequest& req, std::uint64_t bytes, SweepResult& out) {
   CaseResult c;
-  run_case_into(*req.named_case, src, bytes, c);  // a stop leaves the size unmeasured
+  // Planned anew for each size; a stop leaves the size unmeasured.
+  run_case_into(plan_run_case(*req.named_case, src.system(), bytes, nullptr), src, c);
   mark_impossible_cells(c);
   if (c.status == CaseStatus::waived) {
     out.status = SweepStatus::waived;

@@ -197,21 +197,24 @@ LatencySamples measure_latency(Measurer& measurer, int gpu, const Location& targ
   return chase.samples(measurer.options());
 }
 
-LoadedLatencySamples measure_loaded_latency(Measurer& measurer, int gpu, const Location& target,
-                                            const std::vector<Transfer>& load) {
-  const MeasureOptions& opts = measurer.options();
+namespace {
+
+// The chase's ring first, then each load copy's source and destination.
+std::vector<BufferRequest> loaded_requests(Measurer& measurer, int gpu, const Location& target,
+                                           const std::vector<Transfer>& load) {
   std::vector<BufferRequest> requests{{measurer.resolve(target, gpu), chase_bytes(target, gpu), false}};
   for (const Transfer& t : load) {
     if (t.engine != Engine::copy_engine) fail(ErrorKind::usage, fmt::format("{}: a load must be a copy-engine copy", t.label));
     requests.push_back({measurer.resolve(t.src, t.exec_device), t.bytes, true});
     requests.push_back({measurer.resolve(t.dst, t.exec_device), t.bytes, false});
   }
-  const std::vector<Buffer*> buffers = measurer.acquire(requests);
-  Chase chase(measurer, gpu, target, ChaseKind::load, *buffers[0]);
+  return requests;
+}
 
-  LoadedLatencySamples out;
-  out.idle = chase.samples(opts);
-
+// The load copies over their buffers (after the ring in `buffers`), with
+// the sources holding their pattern.
+std::vector<LoadCopy> prepare_loads(const std::vector<Transfer>& load, const std::vector<Buffer*>& buffers,
+                                    const MeasureOptions& opts) {
   std::vector<LoadCopy> loads(load.size());
   for (std::size_t i = 0; i < load.size(); ++i) {
     LoadCopy& l = loads[i];
@@ -224,9 +227,12 @@ LoadedLatencySamples measure_loaded_latency(Measurer& measurer, int gpu, const L
     if (opts.verify && l.dst->content_seed() == l.src->seed())
       fill_buffer(*l.dst, l.t->bytes, l.dst->seed(), l.t->exec_device);
   }
-  // One copy of each alone (warm-up), timed: the slowest sizes the copies
-  // kept in flight, about a millisecond of copies ahead of the chase.
-  GpuLoadDriver driver(loads, chase, gpu);
+  return loads;
+}
+
+// One copy of each alone (warm-up), timed: the slowest sizes the copies
+// kept in flight, about a millisecond of copies ahead of the chase.
+std::size_t copies_ahead(GpuLoadDriver& driver, std::vector<LoadCopy>& loads) {
   double copy_s = 0;
   for (std::size_t i = 0; i < loads.size(); ++i) {
     LoadCopy& l = loads[i];
@@ -236,7 +242,39 @@ LoadedLatencySamples measure_loaded_latency(Measurer& measurer, int gpu, const L
     driver.finish_copies();
     copy_s = std::max(copy_s, elapsed_seconds(l.done[0], l.done[1]));
   }
-  const std::size_t ahead = static_cast<std::size_t>(std::clamp(std::ceil(1e-3 / std::max(copy_s, 1e-9)), 2.0, 64.0));
+  return static_cast<std::size_t>(std::clamp(std::ceil(1e-3 / std::max(copy_s, 1e-9)), 2.0, 64.0));
+}
+
+// The load copies' destinations checked against their sources' pattern.
+std::vector<Verification> verify_loads(std::vector<LoadCopy>& loads, const MeasureOptions& opts) {
+  std::vector<Verification> out;
+  for (LoadCopy& l : loads) {
+    Verification v;
+    if (opts.verify) {
+      const std::uint64_t bad = verify_buffer(*l.dst, l.t->bytes, l.src->seed(), l.t->exec_device);
+      v.status = bad == l.t->bytes ? Verification::Status::passed : Verification::Status::failed;
+      v.first_bad_offset = bad;
+      l.dst->set_content_seed(v.status == Verification::Status::passed && l.dst->bytes() == l.t->bytes ? l.src->seed() : 0);
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+LoadedLatencySamples measure_loaded_latency(Measurer& measurer, int gpu, const Location& target,
+                                            const std::vector<Transfer>& load) {
+  const MeasureOptions& opts = measurer.options();
+  const std::vector<Buffer*> buffers = measurer.acquire(loaded_requests(measurer, gpu, target, load));
+  Chase chase(measurer, gpu, target, ChaseKind::load, *buffers[0]);
+
+  LoadedLatencySamples out;
+  out.idle = chase.samples(opts);
+
+  std::vector<LoadCopy> loads = prepare_loads(load, buffers, opts);
+  GpuLoadDriver driver(loads, chase, gpu);
+  const std::size_t ahead = copies_ahead(driver, loads);
   // A chase that has not stopped long after its idle time is stuck, not slow.
   const double idle_s = median(out.idle.ns_per_access) * 1e-9 * chase.accesses();
   const double limit_s = std::max(60.0, 100 * idle_s);
@@ -252,16 +290,7 @@ LoadedLatencySamples measure_loaded_latency(Measurer& measurer, int gpu, const L
   out.load_gbps.clear();
   out.loaded = out.idle;
   out.loaded.ns_per_access = sample_until_stable(opts, sample);
-  for (LoadCopy& l : loads) {
-    Verification v;
-    if (opts.verify) {
-      const std::uint64_t bad = verify_buffer(*l.dst, l.t->bytes, l.src->seed(), l.t->exec_device);
-      v.status = bad == l.t->bytes ? Verification::Status::passed : Verification::Status::failed;
-      v.first_bad_offset = bad;
-      l.dst->set_content_seed(v.status == Verification::Status::passed && l.dst->bytes() == l.t->bytes ? l.src->seed() : 0);
-    }
-    out.load_verification.push_back(v);
-  }
+  out.load_verification = verify_loads(loads, opts);
   return out;
 }
 
