@@ -1,4 +1,4 @@
-// The bare MPI ping-pong that bench/pingpong_vs_bare_mpi.sh sets xferbench
+// The bare MPI ping-pong that bench/suites/pingpong_vs_bare_mpi.sh sets xferbench
 // pingpong against: host buffers, MPI_Send + MPI_Recv, one-way time =
 // round trip / 2, bandwidth = bytes / mean one-way time (1e9 B/s), as
 // xferbench reports it. Two buffer modes:

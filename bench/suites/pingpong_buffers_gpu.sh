@@ -8,7 +8,7 @@
 # every size's data verified; the bad-input table and the real-signal
 # interrupt checks on a machine that has a GPU (their answers must not
 # depend on one). OUT_DIR/summary.txt has one line per ping-pong run.
-# usage: bench/pingpong_buffers_gpu.sh BIN_DIR OUT_DIR   (BIN_DIR: xferbench, xferbench_tests)
+# usage: bench/suites/pingpong_buffers_gpu.sh BIN_DIR OUT_DIR   (BIN_DIR: xferbench, xferbench_tests)
 . "$(dirname "$0")/common.sh" "$@"
 mpi=(mpirun --allow-run-as-root -np 2)
 

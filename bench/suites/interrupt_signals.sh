@@ -22,7 +22,7 @@
 # between slices of about 0.1 s of a size.
 # ONLY="run check" limits the signal runs to those commands (run, nvbfmt,
 # check, sweep, pingpong, first-touch); the resume step runs only with run.
-# Usage: [ONLY=...] bench/interrupt_signals.sh BIN_DIR OUT_DIR   (about 3 minutes on H200 x2, 4-5 on one GPU)
+# Usage: [ONLY=...] bench/suites/interrupt_signals.sh BIN_DIR OUT_DIR   (about 3 minutes on H200 x2, 4-5 on one GPU)
 . "$(dirname "$0")/common.sh" "$@"
 mpirun=(mpirun --allow-run-as-root -np 2)
 logs="$out/logs"

@@ -11,7 +11,7 @@
 #    pipe) is written through;
 #  - the unit tests of this work with the GPU present (driver branch of the
 #    no-driver message, output files, seed command lines).
-# Usage: bench/seeds_device.sh BIN_DIR OUT_DIR. About 60-90 s. Every step has
+# Usage: bench/suites/seeds_device.sh BIN_DIR OUT_DIR. About 60-90 s. Every step has
 # a timeout and the script goes on after a failure; logs under OUT_DIR, a
 # summary table (also OUT_DIR/summary.txt) at the end.
 . "$(dirname "$0")/common.sh" "$@"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The fabric's schedule and attribution for 1,024 simulated nodes (issue 44):
-# bench/fabric_scale.cpp (the fabric_scale_bench target, in the build's
+# bench/programs/fabric_scale.cpp (the fabric_scale_bench target, in the build's
 # tests/ folder) on 1,024 nodes x 8 rails with 16 random matchings (the
 # default above 64 nodes) and on 64 nodes x 8 rails with every pair, under
 # /usr/bin/time for the process's CPU time and peak memory. CPU only.
 # Self-check: schedule + attribution under 10 s of CPU, and every planted
 # culprit named.
-# usage: bench/fabric_scale.sh BUILD_DIR OUT_DIR   (e.g. build-ci results/DATE-fabric-scale)
+# usage: bench/suites/fabric_scale.sh BUILD_DIR OUT_DIR   (e.g. build-ci results/DATE-fabric-scale)
 set -u
 bench="$(readlink -f "$1")/tests/fabric_scale_bench"
 out="$2"

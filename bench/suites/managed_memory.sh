@@ -4,7 +4,7 @@
 # pinned ones, an SM copy that faults managed pages over, and the migration
 # cases (a GPU kernel / a host thread touching managed pages on the other
 # side: GB/s with every byte read, ns per 4 KiB and per 2 MiB page).
-# usage: bench/managed_memory.sh BIN_DIR OUT_DIR        (~40 s on an H100)
+# usage: bench/suites/managed_memory.sh BIN_DIR OUT_DIR        (~40 s on an H100)
 . "$(dirname "$0")/common.sh" "$@"
 { date -u; nvidia-smi -L; } > "$out/machine.txt"
 for spec in 0:HtoD:256M 0:HtoD:256M:managed 0:DtoH:256M 0:DtoH:256M:managed 0:HtoD:256M:managed,engine=sm; do

@@ -61,7 +61,7 @@
 // --passes N: each launch walks the buffer N times (N x the bytes), so the
 // launch's own cost weighs less where a pass is short (all SMs on HBM).
 //
-// Build: nvcc -O3 -arch=sm_90 -std=c++17 bench/sm_kernel_shapes.cu -o sm_kernel_shapes
+// Build: nvcc -O3 -arch=sm_90 -std=c++17 bench/probes/sm_kernel_shapes.cu -o sm_kernel_shapes
 // Usage: sm_kernel_shapes [--mib 512] [--ops h2d,d2h,read,write,copy]
 //          [--sms 1,2,4,8,16,32,64,96,all] [--only SUBSTRING] [--budget-s 170]
 //          [--passes 1] [--pick arrival|low|spread] [--list]

@@ -8,7 +8,7 @@
 # all-pairs matrix; and a fault check (kill -STOP of rank 1: rank 0 must
 # exit 9 within the timeout). Every run's text and JSON land in OUT_DIR;
 # bench/pingpong_summary.py prints the table against the issue's targets.
-# usage: bench/pingpong_device.sh BIN_DIR OUT_DIR   (BIN_DIR: xferbench, xferbench_tests)
+# usage: bench/suites/pingpong_device.sh BIN_DIR OUT_DIR   (BIN_DIR: xferbench, xferbench_tests)
 . "$(dirname "$0")/common.sh" "$@"
 mpi=(mpirun --allow-run-as-root -np 2)
 
@@ -87,4 +87,4 @@ fault() {
   echo "fault check: exit $code, rank 0 ended $(python3 -c "print(f'{$t1 - $t0:.1f}')") s after SIGSTOP of rank 1" >>"$out/fault.txt"
 }
 fault
-python3 "$here/pingpong_summary.py" "$out" | tee "$out/summary.txt"
+python3 "$here/../pingpong_summary.py" "$out" | tee "$out/summary.txt"

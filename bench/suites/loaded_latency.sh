@@ -7,7 +7,7 @@
 # nvbandwidth's host_device_latency_sm in the same call. Writes
 # summary.md: per cell and round the idle and loaded ns, their ratio and
 # the load's GB/s and % of peak, and the spread of each over the rounds.
-# usage: bench/loaded_latency.sh BIN_DIR OUT_DIR [NVBANDWIDTH|-] [ROUNDS]
+# usage: bench/suites/loaded_latency.sh BIN_DIR OUT_DIR [NVBANDWIDTH|-] [ROUNDS]
 . "$(dirname "$0")/common.sh" "$@"
 nvb="${3:--}"; rounds="${4:-3}"
 { date -u; nvidia-smi -L; } > "$out/machine.txt"

@@ -1,6 +1,6 @@
 # Sourced by the device scripts as: . "$(dirname "$0")/common.sh" "$@"
 # ($1 BIN_DIR with xferbench and xferbench_tests, $2 OUT_DIR). Sets bin, out,
-# here (bench/) and x (the binary), keeps NCCL's NVLink SHARP off, and
+# here (bench/suites/) and x (the binary), keeps NCCL's NVLink SHARP off, and
 # defines bench_start: record the machine, then run the GPU unit tests;
 # json FILE EXPR: prints EXPR of the JSON document d in FILE (nothing if
 # unreadable); gpu_procs: how many processes hold a GPU now.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 26, item 5: xferbench pingpong on host buffers against a bare MPI
-# ping-pong (bench/pingpong_bare_mpi.cpp, built here with mpicxx) in both
+# ping-pong (bench/probes/pingpong_bare_mpi.cpp, built here with mpicxx) in both
 # buffer modes: separate send and receive buffers (osu_latency, the seed)
 # and echo (the responder sends back from the buffer it received into).
 # Per repetition and size, interleaved, one mpirun each: the BEFORE binary
@@ -10,7 +10,7 @@
 # lands in OUT_DIR/raw/; OUT_DIR/README.md gets the machine, the date and a
 # table of median bandwidths with their spread and the xferbench / bare
 # ratios (rerunning rewrites it).
-# usage: bench/pingpong_vs_bare_mpi.sh BIN_DIR OUT_DIR [BEFORE_BIN_DIR [REPS]]
+# usage: bench/suites/pingpong_vs_bare_mpi.sh BIN_DIR OUT_DIR [BEFORE_BIN_DIR [REPS]]
 #   (BIN_DIR and BEFORE_BIN_DIR hold an xferbench binary; about 5 minutes on
 #   an idle 2-core machine)
 . "$(dirname "$0")/common.sh" "$@"
@@ -23,7 +23,7 @@ mkdir -p "$raw"
 build_dir=$(mktemp -d)
 trap 'rm -rf "$build_dir"' EXIT
 bare="$build_dir/pingpong_bare_mpi"
-mpicxx -O2 -DOMPI_SKIP_MPICXX -o "$bare" "$here/pingpong_bare_mpi.cpp" || exit 1
+mpicxx -O2 -DOMPI_SKIP_MPICXX -o "$bare" "$here/../probes/pingpong_bare_mpi.cpp" || exit 1
 
 # Timed and untimed round trips per size: about 0.1-0.5 s of timing each.
 sizes=(8 65536 1048576 16777216)
@@ -124,7 +124,7 @@ for b in sizes:
 machine = open(os.path.join(out, "machine.txt")).read() + "\n" + open(os.path.join(out, "load.txt")).read()
 readme = f"""# xferbench pingpong against a bare MPI ping-pong, host buffers (issue 26, item 5)
 
-Written by `bench/pingpong_vs_bare_mpi.sh` (rerunning rewrites this file).
+Written by `bench/suites/pingpong_vs_bare_mpi.sh` (rerunning rewrites this file).
 Two ranks, `mpirun -np 2 --allow-run-as-root --oversubscribe`, host
 buffers, `--transport mpi`, one size per mpirun; per repetition and size
 the five runs follow each other (interleaved), {reps} repetitions.

@@ -14,7 +14,7 @@
 # from the record are the same bytes; the v0.8 and v0.10 texts of the same
 # run are the same lines, numbers included, apart from the preamble, v0.10's
 # COEFFICIENT_OF_VARIATION lines and v0.8's blank line after the note.
-# usage: bench/nvbandwidth_side_by_side.sh BIN_DIR OUT_DIR REAL_NVBANDWIDTH [ARGS...]
+# usage: bench/suites/nvbandwidth_side_by_side.sh BIN_DIR OUT_DIR REAL_NVBANDWIDTH [ARGS...]
 #   BIN_DIR holds xferbench and nvb_render (build-ci/tests/nvb_render).
 #   ARGS go to both tools, e.g. -t 0 1 4 5 to shorten the run.
 # Then, once each, the other seed names (bwtest, cuts, gpudirect_p2p_overalloc
@@ -108,7 +108,7 @@ body() {
 }
 check "v0.8 and v0.10 texts of the same run: same cases, matrices and numbers" \
   diff -q <(body "$out/ours_v08.txt") <(body "$out/ours_v010.txt")
-python3 "$here/compare_with_nvbandwidth.py" side-by-side "$out/real.txt" "$out/ours.txt" "$out/real.json" "$out/ours.json" \
+python3 "$here/../compare_with_nvbandwidth.py" side-by-side "$out/real.txt" "$out/ours.txt" "$out/real.json" "$out/ours.json" \
   > "$out/compare.txt" 2>&1
 
 {

@@ -1,32 +1,27 @@
 #!/usr/bin/env bash
 # SM copy kernel shapes against SM counts on one GPU (issue 28), through
-# bench/sm_kernel_shapes.cu: HBM read, write and copy, host->GPU and
+# bench/probes/sm_kernel_shapes.cu: HBM read, write and copy, host->GPU and
 # GPU->host, 512 MiB, median of 5 launches, every row verified.
-# usage: bench/sm_kernel_shapes.sh OUT_DIR [PROBE] [probe options...]
-#   PROBE: a built sm_kernel_shapes, or an nvcc to build it with (into
-#   OUT_DIR); default: .devbuild/bin/sm_kernel_shapes if present, else the
-#   nvcc on PATH. Probe options, e.g. --ops h2d,read --sms 1,2,all.
+# usage: bench/suites/sm_kernel_shapes.sh BIN_DIR OUT_DIR [probe options...]
+#   The probe is BIN_DIR/sm_kernel_shapes where built there (nvcc -O3
+#   -arch=sm_90 -std=c++17 -o BIN_DIR/sm_kernel_shapes
+#   bench/probes/sm_kernel_shapes.cu), else this builds it into OUT_DIR
+#   with the nvcc on PATH. Probe options, e.g. --ops h2d,read --sms 1,2,all.
 # Then the HBM ops once more at all SMs only, 8 passes per launch, so that
 # the launch's own cost weighs less (a pass there lasts ~0.1-0.3 ms).
 # Writes OUT_DIR/{machine.txt, shapes.csv, shapes.log, passes8.csv,
 # passes8.log, summary.txt} and prints the summary.
 set -u
-out="$1"; shift
+[ $# -ge 2 ] || { echo "usage: $0 BIN_DIR OUT_DIR [probe options...]" >&2; exit 2; }
+bin="$1"; out="$2"; shift 2
 mkdir -p "$out"
 here="$(dirname "$0")"
-probe="${1:-}"
-[ $# -gt 0 ] && shift
-if [ -z "$probe" ]; then
-  if [ -x .devbuild/bin/sm_kernel_shapes ]; then probe=.devbuild/bin/sm_kernel_shapes; else probe="$(command -v nvcc)"; fi
+probe="$bin/sm_kernel_shapes"
+if [ ! -x "$probe" ]; then
+  command -v nvcc >/dev/null || { echo "no $probe and no nvcc on PATH to build it" >&2; exit 1; }
+  nvcc -O3 -arch=sm_90 -std=c++17 "$here/../probes/sm_kernel_shapes.cu" -o "$out/sm_kernel_shapes" || exit 1
+  probe="$out/sm_kernel_shapes"
 fi
-if [ -z "$probe" ] || [ ! -x "$probe" ]; then
-  echo "no probe binary and no nvcc: give PROBE (a built sm_kernel_shapes or an nvcc)" >&2; exit 1
-fi
-case "$(basename "$probe")" in
-  nvcc*)
-    "$probe" -O3 -arch=sm_90 -std=c++17 "$here/sm_kernel_shapes.cu" -o "$out/sm_kernel_shapes" || exit 1
-    probe="$out/sm_kernel_shapes" ;;
-esac
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,pcie.link.gen.current,pcie.link.width.current --format=csv; } > "$out/machine.txt" 2>&1
 start=$(date +%s)
 "$probe" "$@" > "$out/shapes.csv" 2> "$out/shapes.log"

@@ -6,7 +6,7 @@
 #  - the IPC open cost for a 1 GiB buffer (the ipc runs' ipc_open_time_s);
 #  - an ipc sweep over overallocations and buffer sizes, for a plot;
 #  - the host-memory analogue.
-# Usage: bench/first_touch.sh BIN OUTDIR
+# Usage: bench/suites/first_touch.sh BIN OUTDIR
 # Writes 6 files into OUTDIR: environment.txt, runs.log (every run's text
 # output), runs.jsonl (one JSON document per run), sweep_ipc.json,
 # host.json, summary.txt (also printed last).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A whole node of 2 to 8 GPUs, measured and explained against nvbandwidth
-# v0.8 and against independent probes (bench/node_probe.cu). Runs in
+# v0.8 and against independent probes (bench/probes/node_probe.cu). Runs in
 # stages, each well inside ten minutes, results under OUT_DIR/STAGE:
 #   catalogue:G:R  on the first G GPUs, R interleaved rounds of nvbandwidth
 #                  (every case) and `xferbench run --suite full`, with wall
@@ -25,9 +25,9 @@
 #                  above the node (FAIL naming its link)
 #   dryrun:G       the dry run's estimate of `run --suite full` on the first
 #                  G GPUs against its measured process wall time
-# usage: bench/whole_node.sh BIN_DIR OUT_DIR NVBANDWIDTH STAGE...
+# usage: bench/suites/whole_node.sh BIN_DIR OUT_DIR NVBANDWIDTH STAGE...
 #   BIN_DIR: xferbench, xferbench_tests and node_probe
-#   (nvcc -O3 -std=c++17 -arch=sm_90 -o BIN_DIR/node_probe bench/node_probe.cu)
+#   (nvcc -O3 -std=c++17 -arch=sm_90 -o BIN_DIR/node_probe bench/probes/node_probe.cu)
 . "$(dirname "$0")/common.sh" "$@"
 nvb="$(readlink -f "$3")"; shift 3
 all=$(nvidia-smi -L | wc -l)
@@ -54,7 +54,7 @@ for stage in "$@"; do
         timed "$d" "nvb$i" 500 "$nvb" -t "${list[@]}"
         timed "$d" "xb$i" 500 "$x" run -t "${list[@]}" -o "$d/xb$i.json"
       done
-      python3 "$here/compare_with_nvbandwidth.py" medians --nvb "$d"/nvb[0-9]*.txt --xb "$d"/xb[0-9]*.json \
+      python3 "$here/../compare_with_nvbandwidth.py" medians --nvb "$d"/nvb[0-9]*.txt --xb "$d"/xb[0-9]*.json \
         > "$d/compare.txt" 2>&1
       grep "^#" "$d/compare.txt" | head -12 ;;
     probe)

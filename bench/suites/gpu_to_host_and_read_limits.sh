@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Issue 28's two open limits on one GPU (nvidia-h200), one call, ~2 minutes:
-# 1. GPU -> host through the device path: the probe bench/host_target_probe.cu
+# 1. GPU -> host through the device path: the probe bench/probes/host_target_probe.cu
 #    (GPU -> host only, per-block parts with release flags) with each of its
 #    knobs alone and all together (SRC, LOAD, COOP, FLAGS, POLL: what the
 #    device transport does differently; CHILD: a second process on the
 #    segment, as the host rank; BARRIER: blocks that wait for each other
 #    by polling flags in host memory or in GPU memory), beside xferbench's own
 #    `pingpong --dev1 gpu --dev2 host --mode bw` at 16-256 MiB;
-# 2. HBM read from few SMs: bench/sm_kernel_shapes.cu's bulk shapes with L2
+# 2. HBM read from few SMs: bench/probes/sm_kernel_shapes.cu's bulk shapes with L2
 #    prefetch ahead (bulkpf*) against plain bulk, and reads through the bulk
 #    unit and vector loads at once (mix*), SMs spread over the ids;
 # 3. host <-> GPU bulk shapes at 1, 2 and all SMs, three rounds (run-to-run
 #    drift at one SM).
 # Writes OUT_DIR/{probe_*.csv, shapes_*.csv, shapes2_*.csv, pp_gpu_host_bw.*, summary.txt}.
-# usage: bench/gpu_to_host_and_read_limits.sh BIN_DIR OUT_DIR
+# usage: bench/suites/gpu_to_host_and_read_limits.sh BIN_DIR OUT_DIR
 #        (BIN_DIR: xferbench, xferbench_tests, host_target_probe, sm_kernel_shapes)
 . "$(dirname "$0")/common.sh" "$@"
 { date -u; nvidia-smi -L; "$x" list; } >"$out/list.txt" 2>&1

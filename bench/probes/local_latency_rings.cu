@@ -5,7 +5,7 @@
 // launch stopped, and prints ns per hop per ring size. Rings that fit the
 // L2 (50 MiB on H100/H200) should be clearly faster than the 512 MiB ring
 // xferbench uses, and the curve should be flat beyond a few times the L2.
-// Build: nvcc -O2 -arch=sm_90 -o local_latency_rings bench/local_latency_rings.cu
+// Build: nvcc -O2 -arch=sm_90 -o local_latency_rings bench/probes/local_latency_rings.cu
 // Usage: local_latency_rings [hops]  (default 200000)
 #include <cstdint>
 #include <cstdio>

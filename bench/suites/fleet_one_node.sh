@@ -8,7 +8,7 @@
 # simulated nodes on this machine (XFERBENCH_NODE_NAME, one GPU each via
 # CUDA_VISIBLE_DEVICES; both measure at the same time, so host-side
 # contention is possible) for the README's sample table.
-# usage: bench/fleet_one_node.sh BIN_DIR OUT_DIR    (about 30 s)
+# usage: bench/suites/fleet_one_node.sh BIN_DIR OUT_DIR    (about 30 s)
 . "$(dirname "$0")/common.sh" "$@"
 mpi=(mpirun --allow-run-as-root)
 { date -u; hostname; nvidia-smi -L; } > "$out/machine.txt" 2>&1

@@ -6,7 +6,7 @@
 # the idle value before the run), peak RSS (/usr/bin/time -v, else VmHWM
 # polled from /proc), wall time, exit code; for xferbench also its own JSON
 # memory record (measured peaks, budget, pool allocations and their cost).
-# usage: bench/memory_footprint.sh BIN_DIR OUT_DIR NVBANDWIDTH [nvb2048]
+# usage: bench/suites/memory_footprint.sh BIN_DIR OUT_DIR NVBANDWIDTH [nvb2048]
 #   RUNS="xb64 xb512 xb2048 nvb64 nvb512" selects runs (default: all of
 #   these; nvb2048 is added by the 4th argument or by naming it in RUNS).
 # Takes about 4 minutes with every default run (xferbench ~12/20/65 s,

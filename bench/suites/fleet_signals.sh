@@ -15,7 +15,7 @@
 # limit counts from each process's start): measured here as the wall time
 # of `mpirun -np 2 sh -c 'exit 10'` (its launch, and the second it waits
 # before it ends a job whose processes exited nonzero).
-# Usage: bench/fleet_signals.sh BIN_DIR OUT_DIR   (about 1 minute)
+# Usage: bench/suites/fleet_signals.sh BIN_DIR OUT_DIR   (about 1 minute)
 . "$(dirname "$0")/common.sh" "$@"
 logs="$out/logs"
 mkdir -p "$logs"

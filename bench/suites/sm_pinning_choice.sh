@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Which SMs an SM budget should use (issue 28), through the probe
-# bench/sm_kernel_shapes.cu: HBM read (bulk and vector), write and copy at
+# bench/probes/sm_kernel_shapes.cu: HBM read (bulk and vector), write and copy at
 # 1-132 SMs with the SMs picked three ways (the first to start a block, the
 # lowest %smid, ids spread evenly), write through the TMA (bulkw), the
 # local copy's vector shapes and host <-> GPU shapes with spread SMs.
 # 512 MiB, median of 5 launches, 4 passes per launch for HBM, every row
 # verified. Writes OUT_DIR/{pick/*.csv, shapes/*.csv, log} and prints one
 # line per curve.
-# usage: bench/sm_pinning_choice.sh OUT_DIR [PROBE]   (PROBE as sm_kernel_shapes.sh)
+# usage: bench/suites/sm_pinning_choice.sh BIN_DIR OUT_DIR
+#   (the probe BIN_DIR/sm_kernel_shapes, else built as sm_kernel_shapes.sh does)
 set -u
-out="$1"; mkdir -p "$out/pick" "$out/shapes"
-p="${2:-.devbuild/bin/sm_kernel_shapes}"
-case "$(basename "$p")" in
-  nvcc*) "$p" -O3 -arch=sm_90 -std=c++17 "$(dirname "$0")/sm_kernel_shapes.cu" -o "$out/sm_kernel_shapes" || exit 1
-         p="$out/sm_kernel_shapes" ;;
-esac
+[ $# -eq 2 ] || { echo "usage: $0 BIN_DIR OUT_DIR" >&2; exit 2; }
+out="$2"; mkdir -p "$out/pick" "$out/shapes"
+p="$1/sm_kernel_shapes"
+if [ ! -x "$p" ]; then
+  command -v nvcc >/dev/null || { echo "no $p and no nvcc on PATH to build it" >&2; exit 1; }
+  nvcc -O3 -arch=sm_90 -std=c++17 "$(dirname "$0")/../probes/sm_kernel_shapes.cu" -o "$out/sm_kernel_shapes" || exit 1
+  p="$out/sm_kernel_shapes"
+fi
 S=1,8,16,24,32,48,64,96,all
 for pick in arrival low spread; do
   "$p" --ops read --only bulk_s3_c32 --sms $S --pick $pick --passes 4 >"$out/pick/read_$pick.csv" 2>>"$out/log"

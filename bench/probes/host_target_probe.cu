@@ -27,7 +27,7 @@
 //                copy of the flags in GPU memory. Both need COOP=1.
 //   CHILD=map    a forked second process shares the segment and sleeps
 //   CHILD=poll   ... and spins on the part flags there, as the host rank does
-// Build: nvcc -O3 -arch=sm_90 -std=c++17 bench/host_target_probe.cu -o host_target_probe
+// Build: nvcc -O3 -arch=sm_90 -std=c++17 bench/probes/host_target_probe.cu -o host_target_probe
 // CSV on stdout: kind,direction,mib,gbps,checked
 #include <cuda_runtime.h>
 #include <fcntl.h>

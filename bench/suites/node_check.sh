@@ -7,9 +7,9 @@
 # Works on 1 GPU (nvidia-h100-x1, nvidia-h200) and on several. Expected
 # time: about 15 s per check on 2 x H200, under 150 s in all with the GPU
 # unit tests.
-# usage: bench/node_check.sh BIN_DIR OUT_DIR   (BIN_DIR: xferbench, xferbench_tests)
+# usage: bench/suites/node_check.sh BIN_DIR OUT_DIR   (BIN_DIR: xferbench, xferbench_tests)
 . "$(dirname "$0")/common.sh" "$@"
-specs="$(readlink -f "$here/../share/xferbench/check")"
+specs="$(readlink -f "$here/../../share/xferbench/check")"
 bench_start
 model=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 case "$model" in

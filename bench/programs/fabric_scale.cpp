@@ -8,7 +8,7 @@
 // what is timed is the fabric's own bookkeeping at scale.
 //
 // usage: fabric_scale_bench NODES [RAILS] [ROUNDS]   (ROUNDS 0: the default schedule)
-// Built as the fabric_scale_bench target; bench/fabric_scale.sh records it.
+// Built as the fabric_scale_bench target; bench/suites/fabric_scale.sh records it.
 #include <sys/resource.h>
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 # the summary it prints, the round lines it writes to stderr when not on a
 # terminal, the JSON Lines file and its plot; then `xferbench check --soak
 # CHECK_DURATION` with its own soak file and JSON; then the GPU unit tests.
-# usage: bench/soak_h200.sh BIN_DIR OUT_DIR [DURATION] [CHECK_DURATION]
+# usage: bench/suites/soak.sh BIN_DIR OUT_DIR [DURATION] [CHECK_DURATION]
 . "$(dirname "$0")/common.sh" "$@"
 duration="${3:-5m}"; check_duration="${4:-2m}"
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=temperature.gpu,power.draw,clocks.sm,clocks.mem --format=csv; } > "$out/machine.txt" 2>&1

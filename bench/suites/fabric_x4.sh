@@ -19,7 +19,7 @@
 # pair's fabric p50 bandwidth (each direction) and p50 latency is within 5%
 # of pingpong's median p50 on the same pair, direction and transport.
 #
-# usage: bench/fabric_x4.sh BIN_DIR OUT_DIR   (BIN_DIR holds xferbench; run as root, Open MPI 4.1)
+# usage: bench/suites/fabric_x4.sh BIN_DIR OUT_DIR   (BIN_DIR holds xferbench; run as root, Open MPI 4.1)
 . "$(dirname "$0")/common.sh" "$@"
 REPS=${REPS:-3}
 mpi=(mpirun --allow-run-as-root --oversubscribe)

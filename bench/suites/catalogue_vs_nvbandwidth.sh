@@ -9,7 +9,7 @@
 # defaults; that round's two texts are compared line by line with every
 # number masked (masked.diff), so xferbench prints v0.8's text layout
 # (--nvbandwidth-version 0.8) in every round, the release compared against.
-# usage: bench/catalogue_vs_nvbandwidth.sh BIN_DIR OUT_DIR NVBANDWIDTH [ROUNDS] [-- EXTRA XFERBENCH ARGS]
+# usage: bench/suites/catalogue_vs_nvbandwidth.sh BIN_DIR OUT_DIR NVBANDWIDTH [ROUNDS] [-- EXTRA XFERBENCH ARGS]
 . "$(dirname "$0")/common.sh" "$@"
 nvb="$(readlink -f "$3")"; rounds="${4:-3}"
 shift $(( $# < 4 ? $# : 4 )); [ "${1:-}" = "--" ] && shift; extra=("$@")
@@ -53,5 +53,5 @@ cat "$out/footprint.txt"
 mask() { sed -E 's/[0-9]+(\.[0-9]+)?/#/g' "$1"; }
 diff -u <(mask "$out/nvb$rounds.txt") <(mask "$out/xb$rounds.txt") > "$out/masked.diff"
 echo "masked diff (last round): $(grep -c '^-[^-]' "$out/masked.diff") lines only in nvbandwidth, $(grep -c '^+[^+]' "$out/masked.diff") only in xferbench"
-python3 "$here/compare_with_nvbandwidth.py" medians --nvb "$out"/nvb[0-9]*.txt --xb "${xbs[@]}" > "$out/compare.txt" 2>&1
+python3 "$here/../compare_with_nvbandwidth.py" medians --nvb "$out"/nvb[0-9]*.txt --xb "${xbs[@]}" > "$out/compare.txt" 2>&1
 grep -E "^#" "$out/compare.txt"

@@ -13,7 +13,7 @@
 #      of `run --suite full` (process start to exit).
 # About 100 s on H200 x2, 60 s on one H100; every step has a timeout and the
 # script goes on after a failing one.
-# usage: bench/nvbandwidth_v010_cases.sh BIN_DIR OUT_DIR
+# usage: bench/suites/nvbandwidth_v010_cases.sh BIN_DIR OUT_DIR
 . "$(dirname "$0")/common.sh" "$@"
 bench_start
 step() {  # step NAME TIMEOUT CMD...: run, keep stdout+stderr in OUT/NAME.txt, note the exit code
@@ -81,4 +81,4 @@ step full 300 "$x" run -q --suite full -o "$out/full.json"
 end=$(date +%s.%N)
 python3 -c "print(f'{$end - $start:.3f}')" > "$out/full_wall_seconds.txt"
 
-python3 "$here/v010_summary.py" "$out" | tee "$out/summary.txt"
+python3 "$here/../v010_summary.py" "$out" | tee "$out/summary.txt"
