@@ -1,4 +1,4 @@
-// Probe for issue 28: why does the device transport's GPU -> host path
+// Probe for the GPU paths at the hardware limit: why does the device transport's GPU -> host path
 // (SM stores into a POSIX shared-memory segment registered with
 // cudaHostRegister) reach 52 GB/s at 1 MiB but 39-43 GB/s from 8 MiB up?
 // One kernel shape (one block of 512 threads per SM, 4 x 16-byte vectors in

@@ -1,4 +1,4 @@
-// Probe for issue 28: how much of each SM an SM copy kernel shape uses.
+// Probe for the GPU paths at the hardware limit: how much of each SM an SM copy kernel shape uses.
 //
 // For five transfers (HBM read, HBM write, HBM copy on one GPU, host->GPU
 // and GPU->host through pinned host memory), many kernel shapes and a list
@@ -514,7 +514,7 @@ std::vector<Variant> variants() {
   constexpr Ld kXbLoad = O == Op::write ? Ld::plain : Ld::nc;
   std::vector<Variant> v = {
       vec<O, kXbLoop, 4, 512, 1, kXbLoad, St::plain, 1024, 1>("xb"),
-      // Issue 28 (b): 4 or 8 loads in flight, 256/512/1024 threads, 1 or 2 blocks per SM.
+      // Grid-stride variants: 4 or 8 loads in flight, 256/512/1024 threads, 1 or 2 blocks per SM.
       vec<O, Loop::grid, 4, 256, 1>("grid_u4"), vec<O, Loop::grid, 4, 512, 1>("grid_u4"),
       vec<O, Loop::grid, 4, 1024, 1>("grid_u4"), vec<O, Loop::grid, 4, 256, 2>("grid_u4"),
       vec<O, Loop::grid, 4, 512, 2>("grid_u4"), vec<O, Loop::grid, 4, 1024, 2>("grid_u4"),

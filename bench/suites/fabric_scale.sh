@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fabric's schedule and attribution for 1,024 simulated nodes (issue 44):
+# The fabric's schedule and attribution for 1,024 simulated nodes:
 # bench/programs/fabric_scale.cpp (the fabric_scale_bench target, in the build's
 # tests/ folder) on 1,024 nodes x 8 rails with 16 random matchings (the
 # default above 64 nodes) and on 64 nodes x 8 rails with every pair, under

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 44 on nvidia-h200-x4 in one call: `xferbench fabric` with each GPU
+# The fabric between nodes, on a 4-GPU node: `xferbench fabric` with each GPU
 # acting as a node (XFERBENCH_NODE_NAME=gI and --buffers gpu:I, one rank per
 # GPU), over NCCL twice:
 #   peer    NCCL as it chooses on one host (its P2P path over NVLink);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The first-touch runs of issue 6 on a 2-GPU node (nvidia-h200-x2):
+# The first-touch runs on a 2-GPU node (recorded on 2 x H200):
 #  - the seed's four example commands (1K from 1G with +1 B, +64 KiB and
 #    +2 MiB overallocation; 1G from 1G with +1 B), each over ipc, nccl and
 #    staged (mpi is skipped unless the MPI is CUDA-aware: it is not there);

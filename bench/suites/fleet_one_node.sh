@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One launch on one node (issue 22), on nvidia-h200-x2 (2 GPUs):
+# One launch on one node of 2 GPUs:
 # 'mpirun -np 2 xferbench -q -o f.json' must measure once, print what one
 # process prints, write one plain run file, and its cells must match a
 # single-process run within the compare gate's noise. While it runs, the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 19 for fleet runs (docs/fleet.md, Signals): two simulated nodes on
+# Nothing measured is lost, for fleet runs (docs/fleet.md, Signals): two simulated nodes on
 # this machine (XFERBENCH_NODE_NAME, one process each; on one GPU both
 # measure it at the same time) run `run --suite full`, a sweep or `check`, and ONE
 # node's measuring process gets SIGINT or SIGTERM. Each row passes when:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 28's two open limits on one GPU (nvidia-h200), one call, ~2 minutes:
+# Two limits of the SM-issued GPU paths on one GPU (H200), ~2 minutes:
 # 1. GPU -> host through the device path: the probe bench/probes/host_target_probe.cu
 #    (GPU -> host only, per-block parts with release flags) with each of its
 #    knobs alone and all together (SRC, LOAD, COOP, FLAGS, POLL: what the

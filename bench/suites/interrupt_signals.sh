@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 19 on a GPU machine (1 or 2 GPUs): nothing measured is lost.
+# Nothing measured is lost, on a GPU machine (1 or 2 GPUs).
 # For run --suite full (also printed as nvbandwidth prints it), sweep,
 # check, pingpong and first-touch (the last two under mpirun -np 2, the
 # signal sent to ONE rank: SIGINT to rank 0, SIGTERM to rank 1), SIGINT and

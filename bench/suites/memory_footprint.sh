@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory footprint of the full suite (issue 20), for nvidia-h200-x2:
+# Memory footprint of the full suite, on a 2-GPU node:
 # xferbench `run --suite full` at -b 64, 512 and 2048, and nvbandwidth v0.8
 # at -b 64 and 512 (at 2048 too when a 4th argument is given: minutes).
 # Per run: peak GPU memory per GPU (nvidia-smi every 0.2 s, device-wide, and

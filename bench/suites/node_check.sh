@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# xferbench check (issue 14) on a GPU machine: the check with the built-in
+# xferbench check on a GPU machine: the check with the built-in
 # peaks, with the shipped spec for this GPU model, with a spec set above what
 # any node gives (must FAIL, naming the cell), and under mpirun with 2 ranks
 # on this one node (the multi-node path: one rank checks, rank 0 prints the

@@ -4,7 +4,7 @@
 # diff of the two texts with every number masked, and a per-cell table of
 # xferbench / real (cells beyond 2% marked '!'). The real one is v0.8, so
 # xferbench's text comes in v0.8's layout (--nvbandwidth-version 0.8).
-# Then one xferbench run printed in both layouts (issue 41): `xferbench run
+# Then one xferbench run printed in both layouts: `xferbench run
 # --format nvbandwidth -o same_run.json` prints v0.10's text as it measures
 # (ours_v010.txt), and nvb_render prints the run it recorded in v0.8's
 # (ours_v08.txt) and again in v0.10's, which must equal what was printed.

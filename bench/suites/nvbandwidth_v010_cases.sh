@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The nvbandwidth v0.9/v0.10 additions on a GPU machine (issue 17), for
+# The nvbandwidth v0.9/v0.10 additions on a GPU machine, for
 # nvidia-h200-x2 and the single H100 (GPU pair cases are waived there):
 #   1. every new case (TMA read/write/latency/local copy, read-only and
 #      write-only memory) next to the CE and SM cases they compare with;

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26 on one or two GPUs (nvidia-h200, nvidia-h200-x2) in one call,
-# about 4 minutes: the GPU unit tests; host <-> GPU ping-pong over the
+# Ping-pong buffer modes on one or two GPUs, about 4 minutes: the GPU unit tests; host <-> GPU ping-pong over the
 # staged and device transports, and GPU <-> GPU over ipc, device, nccl and
 # staged (on one GPU, device refuses: two processes would take turns on it),
 # with separate send and receive buffers (the default) and with

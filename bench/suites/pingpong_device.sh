@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13 on nvidia-h200-x2 in one call (about 100 s): the GPU unit tests;
+# GPU-initiated ping-pong on a 2-GPU node (about 100 s): the GPU unit tests;
 # 8 B one-way latency over the device transport (GPU <-> GPU, host -> GPU,
 # GPU -> host) next to ipc, nccl, staged and host MPI; 512 MiB windowed
 # bandwidth over device, ipc, nccl and staged (three chunk sizes) next to

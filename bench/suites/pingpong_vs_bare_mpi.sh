@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26, item 5: xferbench pingpong on host buffers against a bare MPI
+# Xferbench pingpong on host buffers against a bare MPI
 # ping-pong (bench/probes/pingpong_bare_mpi.cpp, built here with mpicxx) in both
 # buffer modes: separate send and receive buffers (osu_latency, the seed)
 # and echo (the responder sends back from the buffer it received into).
@@ -122,7 +122,7 @@ for b in sizes:
                  f"{ratio(('before (main, echo)', b), ('bare echo', b))} | "
                  f"{ratio(('after --buffers separate', b), ('before (main, echo)', b))} |")
 machine = open(os.path.join(out, "machine.txt")).read() + "\n" + open(os.path.join(out, "load.txt")).read()
-readme = f"""# xferbench pingpong against a bare MPI ping-pong, host buffers (issue 26, item 5)
+readme = f"""# xferbench pingpong against a bare MPI ping-pong, host buffers
 
 Written by `bench/suites/pingpong_vs_bare_mpi.sh` (rerunning rewrites this file).
 Two ranks, `mpirun -np 2 --allow-run-as-root --oversubscribe`, host

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 12 on a GPU machine (nvidia-h200-x2; most steps also run on one GPU):
+# Seed command lines and safe output files on a GPU machine (2 GPUs; most
+# steps also run on one):
 #  - seed README command lines run for real: multi-gpu-bwtest's --list and
 #    --do examples, CUts' -d/-h short options and --dtod pair, the
 #    gpudirect-p2p-overalloc line on host buffers (MPI path: the seed's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SM copy kernel shapes against SM counts on one GPU (issue 28), through
+# SM copy kernel shapes against SM counts on one GPU, through
 # bench/probes/sm_kernel_shapes.cu: HBM read, write and copy, host->GPU and
 # GPU->host, 512 MiB, median of 5 launches, every row verified.
 # usage: bench/suites/sm_kernel_shapes.sh BIN_DIR OUT_DIR [probe options...]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Which SMs an SM budget should use (issue 28), through the probe
+# Which SMs an SM budget should use, through the probe
 # bench/probes/sm_kernel_shapes.cu: HBM read (bulk and vector), write and copy at
 # 1-132 SMs with the SMs picked three ways (the first to start a block, the
 # lowest %smid, ids spread evenly), write through the TMA (bulkw), the
