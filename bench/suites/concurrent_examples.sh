@@ -3,7 +3,7 @@
 # (../shared/seeds/) with xferbench, unchanged apart from the program name,
 # plus an all-GPU both-direction scenario and a CUts mixed scenario.
 #
-#   bench/suites/concurrent_examples.sh BIN OUTDIR
+# usage: bench/suites/concurrent_examples.sh BIN OUTDIR
 #
 # A device id the machine lacks is replaced by the highest one (and the
 # script says so); flags naming absent GPUs are dropped from the 8-GPU CUts
