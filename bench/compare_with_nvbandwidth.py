@@ -22,8 +22,8 @@ on the same machine. Standard library only (it runs on the GPU machine).
                 one side printed; with REAL.json OURS.json (-j output) also
                 the status and matrix shape of each test case.
 
-bench/catalogue_vs_nvbandwidth.sh and bench/whole_node.sh call `medians`,
-bench/nvbandwidth_side_by_side.sh calls `side-by-side`. The text parser reads
+bench/suites/catalogue_vs_nvbandwidth.sh and bench/suites/whole_node.sh call `medians`,
+bench/suites/nvbandwidth_side_by_side.sh calls `side-by-side`. The text parser reads
 both of xferbench's layouts (v0.8's and v0.10's: COEFFICIENT_OF_VARIATION and
 NOTE lines are skipped); the scripts ask xferbench for v0.8's
 (--nvbandwidth-version 0.8), the release they compare against, so the masked

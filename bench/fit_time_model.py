@@ -32,7 +32,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
-# Process start to last line, measured around `run --suite full` (bench/*.sh).
+# Process start to last line, measured around `run --suite full` (bench/suites/*.sh).
 PROCESS_WALL = {
     "2026-11-22-h200x2-refactor-check/full.json": "2026-11-22-h200x2-refactor-check/full_time.txt",
     "2026-11-22-h200x4/full.json": "2026-11-22-h200x4/full_time.txt",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summary of bench/pingpong_device.sh's OUT_DIR against issue 13's targets:
+"""Summary of bench/suites/pingpong_device.sh's OUT_DIR against the GPU-initiated transfer targets:
 one row per figure with the value read from the run's JSON, the target and
 a verdict. usage: pingpong_summary.py OUT_DIR"""
 import json

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summary table of bench/nvbandwidth_v010_cases.sh: python3 bench/v010_summary.py OUT_DIR.
+"""Summary table of bench/suites/nvbandwidth_v010_cases.sh: python3 bench/v010_summary.py OUT_DIR.
 Reads only what the script wrote; a missing or failed step shows as such."""
 
 import json

@@ -26,7 +26,7 @@ printf '[[expect]]\ncase = "host_to_device_memcpy_ce"\nlink = "pcie"\nmin = "60 
 expect 2 "unit.toml:3: key 'min': '5 furlongs': unknown unit 'furlongs'" -- check --spec "$tmp/unit.toml"
 expect 2 "syntax.toml:2: not valid TOML" -- check --spec "$tmp/syntax.toml"
 expect 2 "cannot read --spec file '$tmp/none.toml': No such file or directory" -- check --spec "$tmp/none.toml"
-# Inputs (issue 26): a directory, an empty value, a number out of range, a
+# Inputs: a directory, an empty value, a number out of range, a
 # nesting no result has, a document of another shape: exit 2 naming the
 # file, never a pass against the built-ins, 70 or a crash.
 expect 2 "cannot read --spec file '$tmp': Is a directory" -- check --judge "$run" --spec "$tmp" --summary

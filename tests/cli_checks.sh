@@ -42,7 +42,7 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
   expect 3 "$no_gpu" --
 fi
 out=$(mktemp -d)
-# Inputs (issue 26): said before any GPU is looked for, exit 2 naming the
+# Inputs: said before any GPU is looked for, exit 2 naming the
 # option or file and the reason; exit 7 is for outputs.
 expect 2 "cannot read --topology file '$out': Is a directory" -- run --dry-run --topology "$out"
 expect 2 "cannot read --topology file '$out/none.json': No such file or directory" -- run --dry-run --topology "$out/none.json"

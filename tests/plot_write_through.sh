@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # plot_write_through.sh BINARY SOAK.jsonl: `xferbench plot -o` writes through
 # special files and links exactly as the C++ commands write -o (README
-# "Output files"), issue 46. Before, `ln -s /dev/stdout out.png; xferbench
+# "Output files"). Before, `ln -s /dev/stdout out.png; xferbench
 # plot ... -o out.png >> log` replaced the log's lines with the image, and
 # into a pipe the same command failed with "No such file or directory".
 # Exits 77 (ctest SKIP_RETURN_CODE) when python3 or matplotlib is missing.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # soak_memory_limit.sh BINARY: under a memory limit (ulimit -v), reading a
 # soak file ends with a result (exit 0) or with exit 4 and one line "out of
-# memory", never an abort or an internal error (issue 46: soak --summary
+# memory", never an abort or an internal error (soak --summary
 # aborted, compare exited 70). The file is made here: 300,000 samples, about
 # 60 MB, a fifth of which the analysis keeps, under limits from ample to
 # tight.

@@ -1,6 +1,6 @@
 // check_node on a real GPU: lint, the check suite with telemetry, verdicts.
 // Skipped visibly without a GPU. Small buffers keep it short; it checks the
-// structure of the result, not the node's verdict (bench/node_check.sh does).
+// structure of the result, not the node's verdict (bench/suites/node_check.sh does).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>

@@ -138,7 +138,7 @@ TEST(Cli, ValuesThatMeanNothingAreRefusedBeforeAnyGpu) {
   }
 }
 
-// Issue 46: "1" and 309 zeros in any duration option aborted (SIGABRT):
+// "1" and 309 zeros in any duration option aborted (SIGABRT):
 // std::stod threw out_of_range and nothing around the option parser
 // caught it. It is a usage error naming the option, as any bad duration.
 TEST(Cli, ADurationTooLargeForADoubleIsAUsageError) {
@@ -159,7 +159,7 @@ TEST(Cli, ADurationTooLargeForADoubleIsAUsageError) {
   EXPECT_DOUBLE_EQ(xb::parse_duration_s("1.5h"), 5400);
 }
 
-// Issue 46: an error echoed a 120 kB argument in full, and control
+// An error echoed a 120 kB argument in full, and control
 // characters raw (a value could clear the terminal or forge a line).
 TEST(Cli, ErrorsCutAHugeValueAndEscapeControlCharacters) {
   const Parsed big = parse({"run", "--time-limit", std::string(120000, '7') + "x"});
@@ -175,7 +175,7 @@ TEST(Cli, ErrorsCutAHugeValueAndEscapeControlCharacters) {
   EXPECT_EQ(xb::printable("gpu\xc2\x85\xff\xe2\x82\xac"), "gpu\\u0085\\xff\xe2\x82\xac");  // NEL escaped, euro kept
 }
 
-// Issue 46: CLI11 read "1e400" as infinity, which "at least 0" let through.
+// CLI11 read "1e400" as infinity, which "at least 0" let through.
 TEST(Cli, NumbersADoubleCannotHoldAreRefused) {
   for (const std::string v : {"1e400", "1e309", "inf", "nan"}) {
     for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
@@ -191,7 +191,7 @@ TEST(Cli, NumbersADoubleCannotHoldAreRefused) {
   EXPECT_EQ(parse({"compare", "a.json", "b.json", "--tolerance", "1e-400"}).code, -1);  // an underflow is ~0, fine
 }
 
-// Issue 46: an --sms list was checked only against the GPUs' SM counts,
+// An --sms list was checked only against the GPUs' SM counts,
 // after GPU work had started; its syntax is checked while parsing.
 TEST(Cli, SweepSmsSyntaxIsCheckedBeforeAnyGpu) {
   for (const std::string v : {"1,,2", "al", "0", "1,lal", "1,a", "99999999999"}) {

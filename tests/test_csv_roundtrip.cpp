@@ -128,7 +128,7 @@ TEST(CsvRoundTrip, RunCellsComeBackWithTheirValues) {
   }
 }
 
-// The percentile columns (issue 30) come last, after every column a script
+// The percentile columns come last, after every column a script
 // may read by position.
 TEST(CsvRoundTrip, PercentileColumnsAreAppended) {
   const auto header = [](const std::string& csv) { return csv.substr(0, csv.find('\n')); };

@@ -276,7 +276,7 @@ std::string joined(const std::vector<std::string>& pieces) {
   return out;
 }
 
-// Minor findings of issue 26: the text is printed as the run goes, in
+// Minor findings of the bad-input review: the text is printed as the run goes, in
 // pieces that add up to the very text printed at the end.
 TEST(FirstTouchReport, TheStreamedPiecesMakeTheSameTextAndEachIterationComesAsItIsMeasured) {
   Result r = sample_result();

@@ -165,7 +165,7 @@ TEST(FirstTouchGpu, StagedPathBetweenTwoThreadsOnOneGpu) {
   EXPECT_GT(out.at(0).result->variants[0].phases[0].first_copy_s, 0);
 }
 
-// Minor findings of issue 26: rank 0 hears of each variant and each
+// Minor findings of the bad-input review: rank 0 hears of each variant and each
 // iteration as it is measured, so the command can print as it goes; the
 // other ranks (without the times) hear nothing.
 TEST(FirstTouchRun, RankZeroSeesEveryIterationAsItIsMeasured) {

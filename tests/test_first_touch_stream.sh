@@ -1,5 +1,5 @@
 #!/bin/bash
-# first-touch prints as it goes (issue 26, minor findings): a run far too
+# first-touch prints as it goes (a minor finding of the bad-input review): a run far too
 # long to finish (1000000 iterations per variant) must have put its first
 # "[0:0] time:" line into its output file while it is still running and
 # before any summary line; a SIGTERM to rank 1 then ends it (exit 143) with

@@ -1,4 +1,4 @@
-// Golden outputs (issue 27): whole commands on recorded inputs, compared
+// Golden outputs: whole commands on recorded inputs, compared
 // byte for byte with tests/golden/<command>_<variant>.<txt|json|csv|xml>,
 // so a refactor can show that it changed no output. The exit codes are
 // checked too.

@@ -103,7 +103,7 @@ TEST(InputFile, JsonErrorTextDropsTheLibraryTag) {
 }
 
 
-// Issue 46: a FIFO with no writer blocked for ever; it now waits a bounded
+// A FIFO with no writer blocked for ever; it now waits a bounded
 // time, as an output FIFO waits for a reader (here 0.2 s instead of 10).
 TEST(InputFile, FifoWithoutAWriterIsRefusedAfterABoundedWait) {
   const std::string path = temp_path("lonely_fifo");

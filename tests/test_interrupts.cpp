@@ -1,4 +1,4 @@
-// Nothing measured is lost (issue 19), without a GPU: the stop state, the
+// Nothing measured is lost, without a GPU: the stop state, the
 // time limit, the fault hook, and whole commands (run, run --do, sweep)
 // driven through a fake sample source, each failure kind checked for the
 // cells it must keep, the file it must write and the exit code.

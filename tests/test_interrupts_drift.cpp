@@ -1,4 +1,4 @@
-// Where issue 19's stops meet issue 11's drift check and issue 20's waived
+// Where the stops (interrupts, time limits) meet the drift check and the memory budget's waived
 // cells, without a GPU (a fake sample source): a stop during the reference
 // measurements ends the run cleanly and leaves the check not completed; a
 // run that measures nothing has no drift to check; and cells left out by

@@ -1,4 +1,4 @@
-// Nothing measured is lost between processes (issue 19), over the
+// Nothing measured is lost between processes, over the
 // in-process communicator (threads as ranks, host buffers): a signal on any
 // rank stops every rank at the same size or iteration with what was
 // measured kept; each failure kind marks its size or iteration and the run

@@ -1,5 +1,5 @@
 // The loaded-latency sample's feeding policy (measure/load_feed.hpp) on a
-// simulated device. The failure it replaces (issue 40): on gpu1 of an H200
+// simulated device. The failure it replaces: on gpu1 of an H200
 // x2, `device_local_latency_sm_under_local_copy_ce` failed with "the load
 // (16384 copies of gpu1->gpu1) did not cover the chase" after doubling its
 // copies six times. The old policy queued every copy of a sample before the

@@ -1,4 +1,4 @@
-// Latency under load (issue 30): the *_under_* cases plan a chase and its
+// Latency under load: the *_under_* cases plan a chase and its
 // load, report the loaded and idle latency, their ratio and the load's
 // bandwidth, flag a weak load, keep it all in the JSON, and check judges
 // the ratio (max_ratio) and fails a weak load. All on the fake source.
@@ -219,7 +219,7 @@ TEST(LoadedLatency, SpecMaxRatio) {
 }
 
 
-// Issue 46: a run file whose loaded/idle ratio is negative passed any
+// A run file whose loaded/idle ratio is negative passed any
 // max_ratio. The run's codec refuses it (exit 2 naming the field), and the
 // judge fails a ratio of 0 or less however the record was made.
 TEST(LoadedLatency, ANegativeRatioIsRefusedAndNeverPasses) {

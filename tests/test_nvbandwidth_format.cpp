@@ -242,7 +242,7 @@ TEST(NvbandwidthFormat, RecordedRunLoadsBackExactly) {
 }
 
 // superbench's own parser, run over nvbandwidth v0.8's full output on an
-// H200 x2 (issue 16), found 104 results of which 36 sums: 68 cell metrics
+// H200 x2, found 104 results of which 36 sums: 68 cell metrics
 // (it reads the first matrix of each case; the d2d latency header does not
 // match its pattern) and one sum per case plus one shared key for the
 // second and third matrix of the bidirectional cases. Ours must give the

@@ -1,5 +1,5 @@
-// nvbandwidth's text, line for line, against real nvbandwidth output (issue
-// 41): the whole nvbandwidth front end runs in-process, as `nvbandwidth ARGS`
+// nvbandwidth's text, line for line, against real nvbandwidth output:
+// the whole nvbandwidth front end runs in-process, as `nvbandwidth ARGS`
 // does, measuring with a FakeSource of as many GPUs as the real run had.
 // Golden files:
 //   - v0.10.0 (the default layout): tests/data/nvbandwidth-v0.10.0-public/,

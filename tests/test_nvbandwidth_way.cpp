@@ -1,4 +1,4 @@
-// Cells nvbandwidth measures another way than xferbench (issue 40): the
+// Cells nvbandwidth measures another way than xferbench: the
 // fan cases' total on three or more GPUs (nvbandwidth's timing) and the
 // split-warp host cases (nvbandwidth's in-place order; in the all-GPU
 // cases also interferers only as long as the measured copy). The plan

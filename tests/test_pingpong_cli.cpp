@@ -59,7 +59,7 @@ TEST(PingpongCli, EveryOptionReachesTheOptions) {
   EXPECT_EQ(parse({"pingpong", "--transport", "device", "--ll-max", "0"}).transport, pingpong::TransportKind::device);
 }
 
-// Issue 12: a huge window was a bad_alloc (exit 70); it is a usage error
+// A huge window was a bad_alloc (exit 70); it is a usage error
 // naming the value, found before MPI or any GPU starts.
 TEST(PingpongCli, AHugeWindowIsAUsageErrorNamingIt) {
   try {

@@ -4,7 +4,7 @@
 // with host buffers on both ranks (both sides on the CPU, the mailboxes in a
 // real shared segment). The GPU kernel runs the same protocol
 // (device_protocol.hpp); GPU runs are in test_pingpong_gpu.cpp and
-// bench/pingpong_device.sh.
+// bench/suites/pingpong_device.sh.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -58,7 +58,7 @@ TEST(DeviceProtocol, BothSidesCountTheSameMessagesInEveryMode) {
   RunSpec bw = spec_for(ModeCode::bw, true, 8, true, 3, 4);
   EXPECT_EQ(counters_after(bw).sent, 12u);
   EXPECT_EQ(counters_after(bw).acks_received, 3u);
-  // Issue 26: the responder answers from its send buffer unless asked to echo.
+  // The responder answers from its send buffer unless asked to echo.
   EXPECT_EQ(rep_steps(ModeCode::pingpong, false, 9, false).step[1].kind, StepKind::send);
   EXPECT_EQ(rep_steps(ModeCode::pingpong, false, 9, true).step[1].kind, StepKind::echo);
   RunSpec echo = spec_for(ModeCode::pingpong, false, 8, true, 3, 1), separate = echo;

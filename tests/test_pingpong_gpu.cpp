@@ -1,7 +1,7 @@
 // GPU paths of pingpong that run inside one process: staged (pipelined),
 // nccl and the device transport between a host thread and a GPU kernel, as
 // two threads (ipc and the device transport between two GPUs need two
-// processes: bench/pingpong_device.sh runs them under mpirun). Skipped,
+// processes: bench/suites/pingpong_device.sh runs them under mpirun). Skipped,
 // with the reason, where there is no GPU or NCCL.
 #include <gtest/gtest.h>
 
@@ -30,7 +30,7 @@ static_assert(nccl::kInProgress == ncclInProgress);
 static_assert(nccl::kInt8 == ncclInt8);
 #endif
 
-// Every mode, and pingpong with both buffer modes (issue 26: separate
+// Every mode, and pingpong with both buffer modes (separate
 // send and receive buffers by default, --buffers echo on request).
 struct Shape {
   Mode mode;

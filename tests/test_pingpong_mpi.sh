@@ -50,7 +50,7 @@ grep -Eq "transport mpi" "$out" && grep -Eq "$header" "$out" && [[ $(grep -Ec "^
   fail "host_2ranks: header, transport or 6 rows missing"
 expect seed_spellings 0 "# data verified: all 4 sizes passed" \
   "${mpirun[@]}" -np 2 "$xb" pingpong -dev1 vh -dev2 vh -n 4 -loop_count 3
-# Issue 12: the pingpong JSON is versioned like the other schemas.
+# The pingpong JSON is versioned like the other schemas.
 expect bw_json_schema_version 0 '"schema_version": 1' \
   "${mpirun[@]}" -np 2 "$xb" pingpong -n 4 --loop-count 3 --mode bw --format json
 grep -q '"schema": "xferbench-pingpong"' "$out" && grep -q '"p99"' "$out" && grep -q '"status": "ok"' "$out" ||
@@ -63,7 +63,7 @@ for mode in pingpong bw bibw; do
   grep -q "transport device" "$out" && grep -q "# path: both ranks: a CPU thread" "$out" ||
     fail "device_host_host_$mode: transport or path line missing"
 done
-# Issue 26: separate send and receive buffers on both ranks by default (as
+# Separate send and receive buffers on both ranks by default (as
 # osu_latency); --buffers echo has the responder send back what it received.
 expect buffers_separate_by_default 0 "# data verified: all 4 sizes passed" \
   "${mpirun[@]}" -np 2 "$xb" pingpong -n 4 --loop-count 3
@@ -97,11 +97,11 @@ expect output_file 0 "# data verified" \
 if ! grep -q '"schema": "xferbench-pingpong"' "$out.json" 2>/dev/null || [[ -e "$out.json.tmp" ]]; then
   fail "output_file: $out.json missing, not pingpong JSON, or its .tmp left behind"
 fi
-# Issue 12: a huge window is a usage error, not a bad_alloc (exit 70).
+# A huge window is a usage error, not a bad_alloc (exit 70).
 expect window_too_large 2 "--window 2000000000 is too large" \
   "${mpirun[@]}" -np 2 "$xb" pingpong --mode bw --window 2000000000
 once window_too_large_printed_once
-# Issue 12: argument errors are printed once (by rank 0), every rank exits 2.
+# Argument errors are printed once (by rank 0), every rank exits 2.
 expect bad_count_4_ranks 2 "-n must be at least 1" "${mpirun[@]}" -np 4 "$xb" pingpong -n 0
 once bad_count_4_ranks_printed_once
 expect unknown_option_3_ranks 2 "--bogus" "${mpirun[@]}" -np 3 "$xb" pingpong --bogus
@@ -145,7 +145,7 @@ stopped_peer() {
 }
 stopped_peer
 
-# Issue 12: rows are printed as each size is measured, also through a pipe.
+# Rows are printed as each size is measured, also through a pipe.
 # Every line is stamped as it arrives. The run (8 B .. 64 MiB, 20,000
 # repetitions each) would take minutes, so the 8 B row must come through
 # the pipe while the run is still measuring; rank 0 is then interrupted.

@@ -66,7 +66,7 @@ TEST(PingpongOptions, EnumNamesRoundTrip) {
   EXPECT_THROW(parse_cuda_aware("maybe"), Error);
 }
 
-// Issue 26: separate send and receive buffers unless --buffers echo, which
+// Separate send and receive buffers unless --buffers echo, which
 // only means something for round trips.
 TEST(PingpongOptions, BuffersAreSeparateByDefaultAndEchoIsForPingpongOnly) {
   EXPECT_EQ(Options{}.buffers, Buffers::separate);

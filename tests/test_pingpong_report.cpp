@@ -84,7 +84,7 @@ TEST(PingpongReport, TextFlagsFailedVerification) {
   EXPECT_NE(text.find("# data verification FAILED for 1 of 2 sizes"), std::string::npos);
 }
 
-// Issue 26: the buffer mode is part of the header and of the JSON.
+// The buffer mode is part of the header and of the JSON.
 TEST(PingpongReport, TextAndJsonSayWhichBuffersTheRoundTripsUsed) {
   Result r = two_rank_result();
   EXPECT_NE(pingpong_text(r).find(", buffers separate\n# one-way time = round trip / 2; each rank sends from its "

@@ -202,7 +202,7 @@ std::string failure_with_corrupted_sends(const Options& o, int corrupted_rank) {
   return failure->what();
 }
 
-// Issue 26: with separate buffers the responder checks what it received
+// With separate buffers the responder checks what it received
 // itself (the initiator's pattern) and the initiator checks the
 // responder's pattern, so a corruption on either way is caught on the rank
 // that received it. (When the responder echoed, the initiator's check was
@@ -276,7 +276,7 @@ bool disjoint(const std::set<const void*>& a, const std::set<const void*>& b) {
   return true;
 }
 
-// Issue 26: as osu_latency and the mpi-ping-pong seed, both ranks send from
+// As osu_latency and the mpi-ping-pong seed, both ranks send from
 // one buffer and receive into another; --buffers echo keeps the old way
 // (the responder sends from the buffer it received into).
 TEST(PingpongRun, TheResponderSendsFromItsSendBufferUnlessAskedToEcho) {

@@ -1,4 +1,4 @@
-// Machines we cannot borrow (issue 31): a topology fixture per GPU kind
+// Machines we cannot borrow: a topology fixture per GPU kind
 // (tests/data/topology/kind-*.json, from the public documents of
 // src/machine/gpu_models.cpp), and public nvbandwidth figures
 // (tests/data/public/*.json, each with its issue's URL) turned into xferbench

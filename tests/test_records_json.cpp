@@ -243,7 +243,7 @@ TEST(RecordsJson, PingpongAndFirstTouchRoundTrip) {
   EXPECT_EQ(xb::records::first_touch_json(xb::records::decode_first_touch(ft, "f.json"), kArgv), ft);
 }
 
-// Percentiles (issue 30): every stats object carries p50 (the median), p95
+// Percentiles: every stats object carries p50 (the median), p95
 // and p99; a file written before them still reads, its p95 and p99 taken
 // from the samples it kept, so it writes back as a new file would.
 static void erase_percentiles(json& j) {

@@ -97,7 +97,7 @@ TEST(Text, ListNotesMemoryTheNumaNodesDoNotHold) {
   EXPECT_EQ(xb::numa_memory_note({}, 251ull << 30), "");
 }
 
-// -v (issue 30): after each matrix a line per cell with the samples' count
+// -v: after each matrix a line per cell with the samples' count
 // and nearest-rank percentiles in the metric's unit; without -v none.
 TEST(Text, VerbosePrintsEachCellsPercentiles) {
   const auto run = sample_run();

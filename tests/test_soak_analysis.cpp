@@ -310,7 +310,7 @@ TEST(SoakAnalysis, EmptySoakAndFailedCells) {
 }
 
 
-// Issue 46: with 633 or more samples of a cell at one time (a merged or
+// With 633 or more samples of a cell at one time (a merged or
 // hand-made file) every pair the slope drew had no time between its two
 // samples, and the draws went on for ever. The analysis must end: it runs
 // on its own thread here, so a hang fails this test instead of stalling

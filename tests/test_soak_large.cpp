@@ -1,4 +1,4 @@
-// Issue 46: a long soak's file must be read back. A file over 256 MiB was
+// A long soak's file must be read back. A file over 256 MiB was
 // refused as "not an xferbench file" by soak --resume, soak --summary and
 // compare, so a killed 48-hour burn-in could be neither resumed nor
 // summarised; and the reader held about 40 times the file in memory.

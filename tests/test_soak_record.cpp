@@ -244,7 +244,7 @@ std::string edited_sample(const std::string& from, const std::string& to) {
   return line.replace(at, from.size(), to);
 }
 
-// Issue 46: numbers the codec wrapped or truncated without a word (a
+// Numbers the codec wrapped or truncated without a word (a
 // counter of -1 read as 2^64 - 1) are refused, as the plot reader refuses
 // them, naming the field.
 TEST(SoakRecord, NegativeOrFractionalCountsAreRefused) {
@@ -268,7 +268,7 @@ TEST(SoakRecord, NegativeOrFractionalCountsAreRefused) {
   EXPECT_EQ(parse_soak(head + sample_line(negative), "s.jsonl").samples.size(), 1u);
 }
 
-// Issue 46: the reader held a line's whole parse tree (about 40 times the
+// The reader held a line's whole parse tree (about 40 times the
 // line) with no nesting limit, so a deep line could exhaust memory; a line
 // is refused past kMaxInputDepth levels, and past kMaxSoakLineBytes.
 TEST(SoakRecord, ADeepOrHugeLineIsRefusedNamingIt) {

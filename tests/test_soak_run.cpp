@@ -446,7 +446,7 @@ TEST(SoakRun, DefaultFileIsNewAndNamedOnStderr) {
   EXPECT_EQ(xb::soak::read_soak_file(dir + "/" + name).header.cases, std::vector<std::string>{kH2D});
 }
 
-// Issue 46: `soak -o FILE` appended to an existing FILE, mixing two soaks
+// `soak -o FILE` appended to an existing FILE, mixing two soaks
 // into one file that reads back as neither. A file that holds anything is
 // refused before any measuring; --resume continues it, --overwrite starts
 // it anew.

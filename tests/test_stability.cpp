@@ -1,4 +1,4 @@
-// Issue 11's guards against numbers that mislead, without a GPU: the drift
+// The guards against numbers that mislead, without a GPU: the drift
 // check (reference cells at the start and the end of a run, measured here by
 // a fake source), invalid cells above the link's peak, and compare treating
 // a change within the measured drift as no change.

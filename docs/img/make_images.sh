@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make_images.sh BUILD_DIR: redraws the figures of README.md and docs/plots.md
-# that issue 42 added, from results recorded in bench/results with the
+# that show what an operator sees, from results recorded in bench/results with the
 # xferbench built in BUILD_DIR (matplotlib needed). The fleet figure draws
 # the 64-node simulation of tests/test_fleet_sim.cpp (recorded H200 x2 runs
 # as nodes), which ctest's fleet_sim_file test writes to BUILD_DIR/tests.

@@ -1,4 +1,4 @@
-"""The fabric figure (xferbench fabric, issue 44): a node x node matrix per rail, culprits marked, and the
+"""The fabric figure (xferbench fabric): a node x node matrix per rail, culprits marked, and the
 one-line errors for a malformed fabric file.
 
 Fixture: fabric_node_fault.json was recorded by `xferbench fabric` under mpirun on one CPU machine with 4

@@ -1,4 +1,4 @@
-"""The figures an operator looks at first (issue 42), each rendered and read back from matplotlib's objects:
+"""The figures an operator looks at first, each rendered and read back from matplotlib's objects:
 
 - a one-GPU run as bars, each bar's length and text its % of peak, latency on its own axis and colour;
 - latency heatmaps on their own colour scale (a panel's lowest latency is the lightest colour, never the darkest);

@@ -71,7 +71,7 @@ SERIES0 = SWEEP["series"][0]["label"]
 
 
 @pytest.mark.parametrize("base, change, needle", [
-    # Containers of the wrong type (issue 26: these were exit 70).
+    # Containers of the wrong type (these were exit 70).
     (RUN, setter("cases", "abc"), 'field "cases" is "abc", not a list'),
     (RUN, setter("cases", 0, "matrices", "abc"), f"case '{CASE0}': field \"matrices\" is \"abc\", not a list"),
     (RUN, setter("cases", 0, "matrices", 0, "cells", 0, "x"), 'field "cells[0]" is "x", not an object'),

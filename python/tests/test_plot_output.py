@@ -1,4 +1,4 @@
-"""Where `python3 -m xferbench_plot -o FILE` writes (issue 46): a name of one of the process's own descriptors
+"""Where `python3 -m xferbench_plot -o FILE` writes: a name of one of the process's own descriptors
 (/dev/stdout, /dev/fd/N, or a link to one) is written through that descriptor, as xferbench's C++ commands do
 (src/report/output_file.hpp): `-o /dev/stdout >> log` appends to the log, a pipe gets the image. Before, the
 link was resolved to the file behind standard output and the image renamed over it (the log's lines lost), and

@@ -1,5 +1,5 @@
-"""Soak files (xferbench soak, JSON Lines) and loaded-latency cells of a run
-(issue 30): what the figures draw, read from the matplotlib objects, and the
+"""Soak files (xferbench soak, JSON Lines) and loaded-latency cells of a run:
+what the figures draw, read from the matplotlib objects, and the
 one-line errors for bad lines.
 
 Fixtures (synthetic, hand-made from src/soak/soak_record.hpp and the run
@@ -218,7 +218,7 @@ def replaced(line, **fields):
      ':3: telemetry[0]: field "clock_reasons" is 2.5, not an integer of at least 0'),
     (lambda ls: [replaced(ls[0], schema_version=2)] + ls[1:], "xferbench.soak schema_version 2: this plotter reads version 1"),
     (lambda ls: ls[:1], "holds no samples to draw"),
-    # Issue 46: a value near the largest double is refused, not an axis limit that overflows (exit 70 before).
+    # A value near the largest double is refused, not an axis limit that overflows (exit 70 before).
     (lambda ls: ls[:6] + [replaced(ls[6], value=1.7976931348623157e308)] + ls[7:],
      ':7: field "value" is 1.7976931348623157e+308, not a number of at least 0 within +-1e+100'),
     (lambda ls: ls[:2] + [replaced(ls[2], telemetry=[{"gpu": 0, "power_w": -1.7e308}])] + ls[3:],
@@ -340,7 +340,7 @@ def rising_counter_soak(tmp_path, samples):
 
 
 def test_thousands_of_counter_increases_are_one_collection_and_a_few_labels(tmp_path):
-    # Issue 46: every increase was a line and a label on every panel (25 ms and 0.3 MB each: an 8-hour soak with
+    # Every increase was a line and a label on every panel (25 ms and 0.3 MB each: an 8-hour soak with
     # one rising ECC counter took 40 minutes). Every event is still drawn, as one collection per kind and panel.
     samples = 3000
     fig = figure(rising_counter_soak(tmp_path, samples))

@@ -236,7 +236,7 @@ MpiComm::MpiComm() {
   if (!already) {
     // Only the main thread calls MPI (CUDA's threads and the watchdog never
     // do). Asking for MPI_THREAD_FUNNELED instead of the default level made
-    // Open MPI 4.1 about 30% slower per small message (bench/mpi_bare_pingpong.cpp
+    // Open MPI 4.1 about 30% slower per small message (bench/probes/mpi_bare_pingpong.cpp
     // with MPI_Init_thread, 2026-11-21), so plain MPI_Init it is.
     check(MPI_Init(nullptr, nullptr), "MPI_Init");
     initialized_here_ = true;

@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(1024) split_copy_kernel(uint4* __restrict__ a,
 // 16-byte vector and copies it `reps` times before its block ends, so at any
 // moment only the resident blocks' few MiB of the buffers are touched and
 // re-touched. On host buffers this keeps the host side's working set small
-// (bench/split_order_probe.cu: 42.4 GB/s per direction on each of two H200s
+// (bench/probes/split_order_probe.cu: 42.4 GB/s per direction on each of two H200s
 // at once, where whole-buffer passes give 36-37). Warp parity sets the
 // direction, as in split_copy_kernel's 512-byte chunks.
 __global__ void __launch_bounds__(1024) split_copy_in_place_kernel(uint4* __restrict__ a, uint4* __restrict__ b,

@@ -28,7 +28,7 @@ class Measurer;
 constexpr std::uint64_t kChaseBytes = 2ull << 20;
 // Bytes of the ring in a GPU's own memory: at least four times the L2 of
 // every GPU modelled (H100 50 MiB, H200 60 MiB, B200 126 MiB); rings of
-// 64 MiB and more read device memory on H200 (bench/local_latency_rings.cu).
+// 64 MiB and more read device memory on H200 (bench/probes/local_latency_rings.cu).
 constexpr std::uint64_t kLocalChaseBytes = 512ull << 20;
 
 // Whether a chase by `gpu` through `target` walks the GPU's own memory

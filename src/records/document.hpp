@@ -234,7 +234,7 @@ void stats_fields(Io& io, S& s, const std::string& unit) {
   io("cov", s.cov);
 }
 
-// Files written before the percentiles (issue 30) lack p95 and p99; a
+// Files written before the percentiles lack p95 and p99; a
 // reader takes them from the record's samples, where it kept them. Call
 // after both were read.
 template <class Io, class S>

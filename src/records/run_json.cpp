@@ -22,7 +22,7 @@ constexpr auto loaded_fields = [](auto& io, auto& l) {
   io.check(l.idle_ns >= 0, "idle_ns", fmt::format("{}: a latency is not negative", l.idle_ns));
   io("loaded_ns", l.loaded_ns);
   io.need("ratio", l.ratio);
-  // A negative ratio would pass any max_ratio a check spec sets (issue 46).
+  // A negative ratio would pass any max_ratio a check spec sets.
   io.check(l.ratio >= 0, "ratio", fmt::format("{}: loaded over idle latency is not negative", l.ratio));
   io.object("load", l, [](auto& o, auto& x) {
     o("label", x.load);

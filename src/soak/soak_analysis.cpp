@@ -56,7 +56,7 @@ Slope theil_sen(const std::vector<Point>& p) {
       for (std::size_t j = i + 1; j < n; ++j) add(i, j);
   } else {
     // A bounded number of draws: pairs at the same time give no slope, and
-    // a merged or hand-made file may hold nothing else (issue 46: the draws
+    // a merged or hand-made file may hold nothing else (the draws
     // went on for ever with 633 samples at one time).
     std::mt19937_64 rng(20261125);
     std::uniform_int_distribution<std::size_t> pick(0, n - 1);

@@ -2,7 +2,7 @@
 // and of each sample only the numbers the analysis reads (32 bytes, and 8
 // per GPU reading; a sample line xferbench writes is 400-900 bytes), so a
 // soak of days is summarised, compared and resumed in memory far below the
-// file's size (issue 46: a 300 MiB file in under 200 MiB). Telemetry is kept
+// file's size (a 300 MiB file in under 200 MiB). Telemetry is kept
 // as each GPU's error counters and slowdown bits, stored once per change:
 // temperature, power and clocks are drawn by `xferbench plot` but not
 // analysed. Samples and readings are kept in deques, which grow without

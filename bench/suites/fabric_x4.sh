@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# The fabric between nodes, on a 4-GPU node: `xferbench fabric` with each GPU
+# acting as a node (XFERBENCH_NODE_NAME=gI and --buffers gpu:I, one rank per
+# GPU), over NCCL twice:
+#   peer    NCCL as it chooses on one host (its P2P path over NVLink);
+#   socket  NCCL forced onto its socket transport over the loopback
+#           (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1
+#           NCCL_SOCKET_IFNAME=lo): the network code path without a network.
+# Beside each fabric run, `xferbench pingpong --all-pairs` on the same
+# pairs and transport, interleaved REPS times (default 3): bandwidth both
+# ways (GPU a -> b with a < b, and b -> a from a launch whose ranks hold the
+# GPUs in reverse order) and the 8 B one-way latency, at the fabric's sizes
+# and counts. NCCL_NVLS_ENABLE stays 0 (common.sh).
+#
+# Self-check (the summary, printed last; exit 0 only if all hold), per
+# configuration: every fabric run has all 6 pairs with both directions and
+# the latency measured and verified, no lost rank, and the path NCCL named
+# (peer: P2P; socket: NET/Socket); the median over the REPS runs of each
+# pair's fabric p50 bandwidth (each direction) and p50 latency is within 5%
+# of pingpong's median p50 on the same pair, direction and transport.
+#
+# usage: bench/suites/fabric_x4.sh BIN_DIR OUT_DIR   (BIN_DIR holds xferbench; run as root, Open MPI 4.1)
+. "$(dirname "$0")/common.sh" "$@"
+REPS=${REPS:-3}
+mpi=(mpirun --allow-run-as-root --oversubscribe)
+size=64M window=4 loops=10 warm=2 lat_loops=20000 lat_warm=1000
+
+{ date -u; nvidia-smi -L; "$x" --version; } >"$out/machine.txt" 2>&1
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [[ "$ngpu" -lt 4 ]]; then
+  echo "fabric_x4: FAIL: needs 4 GPUs, this machine has ${ngpu}"
+  exit 1
+fi
+
+# contexts ENVS CMD...: one mpirun app context per GPU (0..3, or 3..0 with
+# ORDER=reverse), each rank with its GPU; CMD's "@G" becomes the GPU id.
+contexts() {
+  local -n envs=$1
+  shift
+  local order=(0 1 2 3) args=() g a
+  [[ "${ORDER:-}" == reverse ]] && order=(3 2 1 0)
+  for g in "${order[@]}"; do
+    [[ ${#args[@]} -gt 0 ]] && args+=(:)
+    args+=(-np 1 -x "XFERBENCH_NODE_NAME=g$g")
+    for a in "${envs[@]}"; do args+=(-x "$a"); done
+    for a in "$@"; do args+=("${a//@G/$g}"); done
+  done
+  printf '%s\0' "${args[@]}"
+}
+
+# launch NAME ENVS CMD...: NAME.txt (output and exit status); JSON in NAME.json.
+launch() {
+  local name=$1 envname=$2
+  shift 2
+  local -n envs_ref=$envname
+  local args=()
+  mapfile -d '' args < <(contexts "$envname" "$@")
+  (for e in "${envs_ref[@]}"; do export "$e"; done
+   timeout 300 "${mpi[@]}" "${args[@]}" >"$out/$name.txt" 2>&1
+   echo "exit $?" >>"$out/$name.txt")
+}
+
+peer_env=(NCCL_NVLS_ENABLE=0)
+socket_env=(NCCL_NVLS_ENABLE=0 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo)
+pp_common=(--transport nccl --all-pairs --dev1 gpu:@G --dev2 gpu:@G -n 1)
+for config in peer socket; do
+  env_name=${config}_env
+  for rep in $(seq 1 "$REPS"); do
+    launch "${config}_fabric_$rep" "$env_name" "$x" fabric --buffers gpu:@G --transport nccl --size $size \
+      --window $window --loop-count $loops --warmup $warm --latency-loop-count $lat_loops --latency-warmup $lat_warm \
+      -o "$out/${config}_fabric_$rep.json"
+    launch "${config}_pp_bw_fwd_$rep" "$env_name" "$x" pingpong "${pp_common[@]}" --mode bw --min-size $size \
+      --window $window --loop-count $loops --warmup $warm -o "$out/${config}_pp_bw_fwd_$rep.json"
+    ORDER=reverse launch "${config}_pp_bw_rev_$rep" "$env_name" "$x" pingpong "${pp_common[@]}" --mode bw \
+      --min-size $size --window $window --loop-count $loops --warmup $warm -o "$out/${config}_pp_bw_rev_$rep.json"
+    launch "${config}_pp_lat_$rep" "$env_name" "$x" pingpong "${pp_common[@]}" --min-size 8 \
+      --loop-count $lat_loops --warmup $lat_warm -o "$out/${config}_pp_lat_$rep.json"
+  done
+done
+
+python3 - "$out" "$REPS" <<'PY' | tee "$out/summary.txt"
+import json, os, statistics, sys
+
+out, reps = sys.argv[1], int(sys.argv[2])
+problems, lines = [], []
+
+
+def load(name):
+    try:
+        with open(os.path.join(out, name + ".json")) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        problems.append(f"{name}: no result ({e})")
+        return None
+
+
+def p50_gbps(size):
+    t = size["one_way_time_s"]["median"]
+    return size["bytes"] / t / 1e9 if t > 0 else 0.0
+
+
+for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket")):
+    fab = {}  # (gpu_from, gpu_to) -> [GB/s], ("lat", a, b) -> [s]
+    pp = {}
+    paths = set()
+    for rep in range(1, reps + 1):
+        d = load(f"{config}_fabric_{rep}")
+        if d is not None:
+            if d.get("lost_ranks"):
+                problems.append(f"{config} fabric {rep}: lost ranks {d['lost_ranks']}")
+            if len(d.get("pairs", [])) != 6:
+                problems.append(f"{config} fabric {rep}: {len(d.get('pairs', []))} pairs, want 6")
+            for p in d.get("pairs", []):
+                a, b = p["gpu_a"], p["gpu_b"]
+                for leg, key in (("bandwidth_ab", (a, b)), ("bandwidth_ba", (b, a)), ("latency", ("lat", a, b))):
+                    l = p.get(leg)
+                    if not l or not l.get("verified"):
+                        problems.append(f"{config} fabric {rep}: g{a}-g{b} {leg} not measured and verified: "
+                                        f"{p.get('error')}")
+                        continue
+                    value = l["one_way_time_s"]["median"] if leg == "latency" else l["gbps_p50"]
+                    fab.setdefault(key, []).append(value)
+                for key in ("path", "path_ba"):
+                    paths.add(p.get(key, ""))
+                    if want_path not in p.get(key, ""):
+                        problems.append(f"{config} fabric {rep}: g{a}-g{b} {key} '{p.get(key)}' does not name {want_path}")
+        for kind in ("bw_fwd", "bw_rev", "lat"):
+            d = load(f"{config}_pp_{kind}_{rep}")
+            for p in (d or {}).get("pairs", []):
+                s = (p.get("sizes") or [None])[0]
+                if not s or not s.get("verified"):
+                    problems.append(f"{config} pingpong {kind} {rep}: g{p.get('gpu_a')}-g{p.get('gpu_b')} not verified")
+                    continue
+                a, b = p["gpu_a"], p["gpu_b"]
+                key = ("lat", min(a, b), max(a, b)) if kind == "lat" else (a, b)
+                pp.setdefault(key, []).append(s["one_way_time_s"]["median"] if kind == "lat" else p50_gbps(s))
+    lines.append(f"# {config}: NCCL path(s) named by the fabric: {'; '.join(sorted(paths)) or 'none'}")
+    lines.append(f"# {'pair':<10} {'what':<10} {'fabric':>10} {'pingpong':>10} {'diff':>7}   (median of {reps} runs; "
+                 f"then each tool's own spread over its runs, (max - min) / median)")
+    for key in sorted(set(fab) | set(pp), key=str):
+        f, q = fab.get(key), pp.get(key)
+        if not f or not q:
+            problems.append(f"{config} {key}: measured by {'fabric' if f else 'pingpong'} only")
+            continue
+        fm, qm = statistics.median(f), statistics.median(q)
+        diff = (fm / qm - 1) * 100 if qm > 0 else float("inf")
+        if key[0] == "lat":
+            name, what, fv, qv = f"g{key[1]}-g{key[2]}", "lat us", fm * 1e6, qm * 1e6
+        else:
+            name, what, fv, qv = f"g{key[0]}->g{key[1]}", "GB/s", fm, qm
+        flag = "" if abs(diff) <= 5 else "  OUTSIDE 5%"
+        spread = lambda v: 100 * (max(v) - min(v)) / statistics.median(v)
+        lines.append(f"  {name:<10} {what:<10} {fv:>10.2f} {qv:>10.2f} {diff:>+6.1f}%   "
+                     f"fabric {spread(f):4.1f}%  pingpong {spread(q):4.1f}%{flag}")
+        if flag:
+            problems.append(f"{config} {name} {what}: fabric {fv:.2f} vs pingpong {qv:.2f} ({diff:+.1f}%)")
+
+print("\n".join(lines))
+if problems:
+    print(f"fabric_x4: FAIL ({len(problems)} problems)")
+    for p in problems[:40]:
+        print("  " + p)
+    sys.exit(1)
+print(f"fabric_x4: PASS: peer and socket paths named, every pair verified, fabric within 5% of pingpong "
+      f"(12 directions and 6 latencies each, median of {reps} runs)")
+PY
+exit "${PIPESTATUS[0]}"
