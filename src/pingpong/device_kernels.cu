@@ -213,7 +213,7 @@ __device__ bool ll_receive(const DeviceRunArgs& a, std::uint64_t seq, std::uint3
 // thread 0 alone runs every repetition, with no block barrier and no nap in
 // its poll (the clock is read every 1024 polls, for the timeout). Through
 // the general steps the same exchange took 1.17 us one-way, 0.78 this way,
-// against 0.75 for a bare flag ping-pong (bench/node_probe.cu flag) on the
+// against 0.75 for a bare flag ping-pong (bench/probes/node_probe.cu flag) on the
 // same two H100 (bench/results/2026-11-27-h100x2-device-transport).
 __device__ void ll_pingpong_one_pair(const DeviceRunArgs& a) {
   const RunSpec& s = a.spec;
