@@ -4,7 +4,8 @@
 // (/dev/fd/N and its kin) are written through in place, a FIFO is opened
 // by the check within a bounded wait for its reader and written through
 // that descriptor, a socket is written in place, a directory is refused.
-// No real /dev node is touched.
+// A file written line by line (AppendFile) follows the same rules but is
+// appended to. No real /dev node is touched.
 #include <dirent.h>
 #include <poll.h>
 #include <signal.h>
@@ -32,7 +33,9 @@
 
 namespace {
 
+using xb::report::AppendFile;
 using xb::report::check_output_file;
+using xb::report::held_output_bytes;
 using xb::report::write_output_file;
 
 class OutputFile : public ::testing::Test {
@@ -323,6 +326,105 @@ TEST_F(OutputFile, ASocketIsWrittenInPlace) {
   close(conn);
   close(server);
   EXPECT_TRUE(S_ISSOCK(lmode(path)));
+}
+
+// A file written line by line: a new path is created, a regular file is
+// appended to and says what it held (the command decides what to do with
+// that), a link is followed and stays a link, and O_EXCL keeps an existing
+// file as it was.
+TEST_F(OutputFile, AnAppendFileAddsLinesAndSaysWhatItHeld) {
+  const std::string path = at("s.jsonl");
+  EXPECT_EQ(held_output_bytes(path), 0u);
+  {
+    AppendFile f(path, true);
+    EXPECT_EQ(f.held_bytes(), 0u);
+    f.append("one\n");
+    f.append("two\n");
+    EXPECT_EQ(read(path), "one\ntwo\n") << "a line is in the file as soon as it is appended";
+  }
+  EXPECT_EQ(held_output_bytes(path), 8u);
+  ASSERT_EQ(symlink("s.jsonl", at("link.jsonl").c_str()), 0);
+  EXPECT_EQ(held_output_bytes(at("link.jsonl")), 8u);
+  {
+    AppendFile f(at("link.jsonl"));
+    EXPECT_EQ(f.held_bytes(), 8u);
+    f.append("three\n");
+  }
+  EXPECT_EQ(read(path), "one\ntwo\nthree\n");
+  EXPECT_TRUE(S_ISLNK(lmode(at("link.jsonl"))));
+  const std::string msg = io_error([&] { AppendFile f(path, true); });
+  EXPECT_NE(msg.find("cannot write output file '" + path + "': " + std::strerror(EEXIST)), std::string::npos) << msg;
+  {
+    AppendFile f(path);
+    f.empty();
+    f.append("anew\n");
+  }
+  EXPECT_EQ(read(path), "anew\n");
+  EXPECT_EQ(names(), (std::vector<std::string>{"link.jsonl", "s.jsonl"}));
+}
+
+// A writer killed mid-line leaves a torn last line: cut back to the last
+// full line before appending; a file of full lines is kept as it is.
+TEST_F(OutputFile, AnAppendFileCutsATornLastLine) {
+  const std::string path = at("torn.jsonl");
+  write_output_file(path, "a\nb\npart");
+  {
+    AppendFile f(path);
+    f.drop_torn_tail();
+    f.append("c\n");
+  }
+  EXPECT_EQ(read(path), "a\nb\nc\n");
+  {
+    AppendFile f(path);
+    f.drop_torn_tail();
+  }
+  EXPECT_EQ(read(path), "a\nb\nc\n");
+}
+
+// -o /dev/fd/N >> log: the lines go through the descriptor after the log's
+// earlier lines; the log holds nothing the writer may empty or cut.
+TEST_F(OutputFile, AnAppendFileWritesThroughOwnDescriptorsAndNeverEmptiesThem) {
+  const std::string log = at("history.log");
+  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  ASSERT_EQ(::write(fd, "earlier\npart", 12), 12);
+  const ino_t before = inode(log);
+  const std::string path = "/dev/fd/" + std::to_string(fd);
+  EXPECT_EQ(held_output_bytes(path), 0u);
+  {
+    AppendFile f(path);
+    EXPECT_EQ(f.held_bytes(), 0u);
+    f.empty();
+    f.drop_torn_tail();
+    f.append("\nline\n");
+  }
+  EXPECT_EQ(::write(fd, "still open\n", 11), 11) << "the writer closed a descriptor it did not open";
+  close(fd);
+  EXPECT_EQ(read(log), "earlier\npart\nline\nstill open\n");
+  EXPECT_EQ(inode(log), before);
+}
+
+// The check opens a FIFO (its reader there); the appending writer takes
+// that descriptor, and the FIFO stays a FIFO.
+TEST_F(OutputFile, AnAppendFileWritesThroughTheFifoTheCheckOpened) {
+  const std::string fifo = at("pipe");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0) << std::strerror(errno);
+  check_output_file(fifo, 0.2);
+  EXPECT_EQ(held_output_bytes(fifo), 0u);
+  {
+    AppendFile f(fifo, false, 0.2);
+    EXPECT_EQ(f.held_bytes(), 0u);
+    f.append("one\n");
+    f.append("two\n");
+    EXPECT_EQ(read_for(reader, 8), "one\ntwo\n");
+  }
+  char byte;
+  EXPECT_EQ(::read(reader, &byte, 1), 0) << "the writer's descriptor is still open";
+  close(reader);
+  EXPECT_TRUE(S_ISFIFO(lmode(fifo)));
+  EXPECT_EQ(names(), std::vector<std::string>{"pipe"});
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 // The soak summary's text (compared whole, golden-style) and JSON for a
-// small fixed summary.
+// small fixed summary, and the reporters of --format that print them.
 #include <gtest/gtest.h>
 
 #include <sstream>
 
+#include "report/reporter.hpp"
 #include "report/soak_report.hpp"
 
 
@@ -132,6 +133,23 @@ TEST(SoakReport, Json) {
   EXPECT_EQ(j["episodes"][1]["detail"], "XID 79");
   EXPECT_EQ(j["episodes"][0]["cells"].size(), 2u);
   EXPECT_EQ(j["episodes"][0]["end_utc"], "2026-11-25T06:29:02.000Z");
+}
+
+// soak --format text|json prints through the reporter of that format, as
+// every command does: the text reporter gives the table, the JSON reporter
+// the summary document indented as every JSON result.
+TEST(SoakReport, ReportersOfEachFormatPrintTheSummary) {
+  Header h;
+  h.host = "node1";
+  h.start_time_utc = "2026-11-25T04:00:00.000Z";
+  std::ostringstream text, json, csv;
+  xb::report::make_reporter("text", text)->soak(fixed_summary(), h);
+  EXPECT_EQ(text.str(), kGolden);
+  xb::report::make_reporter("json", json)->soak(fixed_summary(), h);
+  EXPECT_EQ(json.str(), xb::report::soak_summary_json(fixed_summary()).dump(2) + "\n");
+  // A format with no view of a soak prints nothing (the command offers text and json).
+  xb::report::make_reporter("csv", csv)->soak(fixed_summary(), h);
+  EXPECT_EQ(csv.str(), "");
 }
 
 }  // namespace

@@ -24,7 +24,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli.hpp"
-#include "check/soak_run.hpp"
+#include "base/stop.hpp"
+#include "check/node.hpp"
+#include "records/completion.hpp"
+#include "soak/soak_run.hpp"
 #include "fake_nvml.hpp"
 #include "fake_source.hpp"
 #include "in_process.hpp"
@@ -345,9 +348,118 @@ TEST(SoakRun, BadDurationsAreUsageErrors) {
     EXPECT_NE(r.err.find("'" + d + "'"), std::string::npos) << r.err;
   }
   for (const std::string d : {"90s", "30m", "8h", "1h30m", "600", "2h15m30s"})
-    EXPECT_GT(xb::check::parse_duration(d, "--duration"), 0) << d;
-  EXPECT_DOUBLE_EQ(xb::check::parse_duration("1h30m", "--duration"), 5400);
-  EXPECT_DOUBLE_EQ(xb::check::parse_duration("2h15m30s", "--duration"), 8130);
+    EXPECT_GT(xb::soak::parse_duration(d, "--duration"), 0) << d;
+  EXPECT_DOUBLE_EQ(xb::soak::parse_duration("1h30m", "--duration"), 5400);
+  EXPECT_DOUBLE_EQ(xb::soak::parse_duration("2h15m30s", "--duration"), 8130);
+}
+
+// ---- the preset over the case runner, without the command ---------------
+
+// run_soak on a one-case preset, its lines collected from the sink.
+struct DirectSoak {
+  std::vector<std::string> lines;
+  xb::soak::SoakOutcome outcome;
+};
+DirectSoak soak_directly(SoakSource& src, double& now, const std::string& case_name, std::uint64_t bytes) {
+  xb::soak::SoakRequest req;
+  req.preset.cases = xb::select_cases({case_name}, {});
+  req.preset.buffer_bytes = bytes;
+  req.preset.measure = xb::check::check_measure_options();
+  req.duration_s = 2 * kHour;
+  const xb::soak::SoakClock clock{[&now] { return now; }, [&now] { return 1795000000.0 + now; }};
+  DirectSoak d;
+  const xb::soak::LineSink sink = [&d](const std::string& line) { d.lines.push_back(line); };
+  d.outcome = xb::soak::run_soak(src, nullptr, req, sink, clock);
+  return d;
+}
+
+std::string type_of(const std::string& line) { return json::parse(line).at("type").get<std::string>(); }
+
+// Every round is the preset run by the ordinary case runner (its buffer
+// size in the first round's settings); the lines go to the sink in order;
+// the soak ends with a completion that the one exit rule reads.
+TEST(SoakPreset, RoundsRunThePresetThroughTheCaseRunner) {
+  double now = 0;
+  SoakSource src(1, &now, 120, [](double) { return 1.0; });
+  const DirectSoak d = soak_directly(src, now, kH2D, 64ull << 20);
+  ASSERT_GE(d.lines.size(), 3u);
+  EXPECT_EQ(type_of(d.lines.front()), "header");
+  EXPECT_EQ(type_of(d.lines.back()), "end");
+  for (std::size_t i = 1; i + 1 < d.lines.size(); ++i) EXPECT_EQ(type_of(d.lines[i]), "sample") << d.lines[i];
+  EXPECT_EQ(json::parse(d.lines.back()).at("status"), "completed");
+  const xb::soak::SoakOutcome& o = d.outcome;
+  EXPECT_EQ(o.completion.status, xb::RunStatus::complete);
+  EXPECT_EQ(o.completion.stop, xb::StopReason::none);
+  EXPECT_TRUE(o.completion.error.empty());
+  EXPECT_EQ(xb::ending(o.completion, o.summary.findings).exit_code, 0);
+  ASSERT_EQ(o.first_round.cases.size(), 1u);
+  EXPECT_EQ(o.first_round.cases[0].name, kH2D);
+  EXPECT_EQ(o.first_round.settings.buffer_bytes, 64ull << 20);
+  EXPECT_EQ(o.summary.rounds, static_cast<int>(d.lines.size()) - 2);  // one cell per round
+}
+
+TEST(SoakPreset, ASignalEndsItInterruptedAndTheRuleGivesItsCode) {
+  double now = 0;
+  SoakSource src(1, &now, 120, [](double) { return 1.0; });
+  src.sigint_at = kHour;
+  const DirectSoak d = soak_directly(src, now, kH2D, 64ull << 20);
+  xb::clear_stop();
+  const xb::soak::SoakOutcome& o = d.outcome;
+  EXPECT_EQ(o.completion.status, xb::RunStatus::interrupted);
+  EXPECT_EQ(o.completion.stop, xb::StopReason::sigint);
+  EXPECT_EQ(xb::ending(o.completion, o.summary.findings).exit_code, 130);
+  EXPECT_EQ(o.first_round.completion.stop, xb::StopReason::sigint);
+  EXPECT_EQ(json::parse(d.lines.back()).at("status"), "interrupted");
+}
+
+// Every case waived here (a GPU pair on one GPU): the round measured
+// nothing, the soak ends there with an error, exit 1 by the one rule.
+TEST(SoakPreset, ARoundThatMeasuredNothingIsAnError) {
+  double now = 0;
+  SoakSource src(1, &now, 120, [](double) { return 1.0; });
+  const DirectSoak d = soak_directly(src, now, "device_to_device_memcpy_read_ce", 64ull << 20);
+  const xb::soak::SoakOutcome& o = d.outcome;
+  EXPECT_NE(o.completion.error.find("a whole round measured nothing"), std::string::npos) << o.completion.error;
+  EXPECT_EQ(xb::ending(o.completion, o.summary.findings).exit_code, 1);
+  ASSERT_EQ(d.lines.size(), 2u);  // the header and the end line
+  const json end = json::parse(d.lines.back());
+  EXPECT_EQ(end.at("status"), "error");
+  EXPECT_EQ(end.at("reason"), o.completion.error);
+
+  SoakRig rig;
+  testing::internal::CaptureStderr();
+  const InProcessRun r = rig.run({"-q", "soak", "-t", "device_to_device_memcpy_read_ce", "--duration", "1h", "-o",
+                                  temp_path("waived.jsonl")});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(r.code, 1) << err;
+  EXPECT_NE(err.find("xferbench: error: a whole round measured nothing"), std::string::npos) << err;
+  EXPECT_NE(r.out.find("# xferbench soak on"), std::string::npos) << r.out;
+}
+
+// -o through a symbolic link and to this process's own descriptor, by the
+// rules of every output file: the link stays a link and its target holds
+// the soak; /dev/fd/N is written through the descriptor already open.
+TEST(SoakRun, TheSoakFileFollowsTheOutputFileRules) {
+  SoakRig rig;
+  const std::string target = temp_path("target.jsonl"), link = temp_path("link.jsonl");
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  ASSERT_EQ(rig.run({"-q", "soak", "-t", kH2D, "--duration", "30m", "-o", link}).code, 0);
+  struct stat st {};
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_FALSE(xb::soak::read_soak_file(target).samples.empty());
+
+  const std::string log = temp_path("log.jsonl");
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  const InProcessRun r = rig.run({"-q", "soak", "-t", kH2D, "--duration", "30m", "-o", "/dev/fd/" + std::to_string(fd)});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(::write(fd, "", 0), 0) << "the soak closed a descriptor it did not open";
+  ::close(fd);
+  const xb::soak::SoakFile back = xb::soak::read_soak_file(log);
+  EXPECT_FALSE(back.samples.empty());
+  ASSERT_TRUE(back.end);
+  EXPECT_EQ(back.end->status, "completed");
 }
 
 // Two GPUs (two latency cells per case and round); the source blocks, for

@@ -58,7 +58,7 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
     fail(ErrorKind::usage, "--summary prints one line where --format prometheus prints the metrics: give -o FILE for "
                            "the metrics");
   if (!a.buffer_size.empty()) a.opts.buffer_bytes = positive_size(a.buffer_size, "--buffer-size");
-  if (!a.soak.empty()) a.soak_s = check::parse_duration(a.soak, "--soak");
+  if (!a.soak.empty()) a.soak_s = soak::parse_duration(a.soak, "--soak");
   if (!a.soak_file.empty() && a.soak.empty()) fail(ErrorKind::usage, "--soak-file needs --soak DURATION");
   if (a.overwrite && a.soak_file.empty())
     fail(ErrorKind::usage, "--overwrite starts the --soak-file FILE anew: give --soak-file FILE (the default file is "
@@ -118,26 +118,8 @@ int publish_fleet(const CheckArgs& a, fleet::Fleet& f, std::ostream& out) {
   return f.exit_code;
 }
 
-check::SoakFileMode soak_file_mode(const CheckArgs& a) {
-  return a.overwrite ? check::SoakFileMode::overwrite : check::SoakFileMode::start;
-}
-
-// --soak: the check suite soaked for the duration; the run judged carries
-// each cell's median over the soak, the soak's findings fail the check.
-RunResult measure_soak(const CheckArgs& a, const Context& ctx, SampleSource& src, const NvmlQueries* nvml,
-                       const RunRequest& suite, check::CheckResult& r) {
-  check::SoakRequest req;
-  req.cases = suite.cases;
-  req.duration_s = a.soak_s;
-  req.buffer_bytes = suite.buffer_bytes;
-  req.measure = suite.measure;
-  req.command_line = suite.command_line;
-  const auto out = open_soak_file(a.soak_file, soak_file_mode(a), "--soak-file", soak_clock(ctx), std::cerr);
-  check::SoakOutcome o = run_soak_with_status(src, nvml, req, *out, ctx);
-  r.soak = o.summary;
-  r.soak_header = o.header;
-  r.soak_file = out->path();
-  return check::with_soak_medians(std::move(o.first_round), o.summary);
+SoakFileMode soak_file_mode(const CheckArgs& a) {
+  return a.overwrite ? SoakFileMode::overwrite : SoakFileMode::start;
 }
 
 check::CheckResult measure_node(const CheckArgs& a, const Context& ctx) {
@@ -147,7 +129,7 @@ check::CheckResult measure_node(const CheckArgs& a, const Context& ctx) {
   cb.open_nvml = ctx.open_nvml;
   if (a.soak_s > 0)
     cb.measure = [&](SampleSource& src, const NvmlQueries* nvml, const RunRequest& suite, check::CheckResult& r) {
-      return measure_soak(a, ctx, src, nvml, suite, r);
+      return soak_for_check(ctx, src, nvml, suite, a.soak_s, a.soak_file, soak_file_mode(a), r);
     };
   cb.phase = [&progress](const std::string& what) { progress.update(what); };
   cb.on_case = [&progress](const CaseResult& c, std::size_t done, std::size_t total) {
@@ -172,10 +154,8 @@ int judge_fabric(const CheckArgs& a, const nlohmann::json& doc) {
 int execute(const CheckArgs& a, const Context& ctx) {
   check_output_writable(a.out);
   if (!a.junit_file.empty()) report::check_output_file(a.junit_file);
-  if (!a.soak_file.empty()) {  // before any GPU work, as the other outputs
-    check::check_soak_file_free(a.soak_file, soak_file_mode(a), "--soak-file");
-    report::check_output_file(a.soak_file);
-  }
+  // Before any GPU work, as the other outputs.
+  if (!a.soak_file.empty()) check_soak_file(a.soak_file, soak_file_mode(a), "--soak-file");
   if (!a.judge_file.empty()) {
     const nlohmann::json doc = read_input_json(a.judge_file, "--judge file");
     if (fabric::is_fabric_document(doc)) return judge_fabric(a, doc);

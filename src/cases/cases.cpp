@@ -248,4 +248,21 @@ std::optional<std::string> waive_reason(const CaseDef& def, const System& sys) {
   return std::string("no GPU pair has peer access");
 }
 
+std::vector<int> gpus_used(const CaseDef& def, int row, int col, int gpu_count) {
+  switch (def.pattern) {
+    case Pattern::all_to_host: case Pattern::all_to_host_bidir: case Pattern::host_to_all:
+    case Pattern::host_to_all_bidir: case Pattern::all_to_one_write: case Pattern::all_to_one_read:
+    case Pattern::one_to_all_write: case Pattern::one_to_all_read: {
+      std::vector<int> all(static_cast<std::size_t>(gpu_count));
+      for (int g = 0; g < gpu_count; ++g) all[static_cast<std::size_t>(g)] = g;
+      return all;
+    }
+    case Pattern::d2d_read: case Pattern::d2d_write: case Pattern::d2d_bidir_read: case Pattern::d2d_bidir_write:
+    case Pattern::d2d_latency:
+      return {row, col};
+    default:
+      return {col};
+  }
+}
+
 }  // namespace xb

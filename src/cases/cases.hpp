@@ -100,4 +100,8 @@ bool is_fan(Pattern p) noexcept;
 // A pointer chase: host, peer or local latency.
 bool is_latency(Pattern p) noexcept;
 
+// GPUs a cell of this case uses (row and column are matrix indices): the
+// GPUs whose telemetry check and soak read around the cell.
+std::vector<int> gpus_used(const CaseDef& def, int row, int col, int gpu_count);
+
 }  // namespace xb

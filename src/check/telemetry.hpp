@@ -34,9 +34,6 @@ struct CellWindow {
 // and the counter growth. Pure, so it is unit-tested with fake samples.
 void assess(CellWindow& w);
 
-// GPUs a cell of this case uses (row and column are matrix indices).
-std::vector<int> gpus_used(const CaseDef& def, int row, int col, int gpu_count);
-
 // Per GPU, the highest PCIe generation read right after a host-link cell
 // on that GPU (-1: none), for the PCIe lint rule's recheck under load.
 std::vector<int> pcie_gen_under_load(const std::vector<CellWindow>& windows, int gpu_count);

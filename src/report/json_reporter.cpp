@@ -6,6 +6,7 @@
 #include "fabric/fabric_json.hpp"
 #include "firsttouch/first_touch_json.hpp"
 #include "pingpong/pingpong_json.hpp"
+#include "report/soak_report.hpp"
 
 namespace xb::report {
 namespace {
@@ -39,6 +40,7 @@ class JsonReporter : public Reporter {
   void compare(const CompareResult& r, const std::string& old_name, const std::string& new_name) override {
     print(compare_json(r, old_name, new_name));
   }
+  void soak(const soak::SoakSummary& s, const soak::Header&) override { print(soak_summary_json(s)); }
   void check(const check::CheckResult& r) override { print(check_json(r)); }
   void check_fleet(const fleet::Fleet& f) override { print(fleet_json(f)); }
   void fleet(const fleet::Fleet& f) override { print(fleet_json(f)); }

@@ -241,6 +241,21 @@ Destination open_destination(const std::string& path, double fifo_wait_s) {
   return d;
 }
 
+// The file behind standard output or error (-o /dev/stdout >> log, or
+// -o log with stdout on log): written through as it is, never emptied.
+bool standard_stream(const struct stat& st) {
+  for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    struct stat s {};
+    if (fstat(fd, &s) == 0 && s.st_dev == st.st_dev && s.st_ino == st.st_ino) return true;
+  }
+  return false;
+}
+
+// The bytes a regular file holds that an appending writer would add to.
+std::uint64_t held_by(const struct stat& st) {
+  return S_ISREG(st.st_mode) && !standard_stream(st) ? static_cast<std::uint64_t>(st.st_size) : 0;
+}
+
 }  // namespace
 
 void write_output_file(const std::string& path, const std::string& content, double fifo_wait_s) {
@@ -287,6 +302,62 @@ std::string current_output_text(const std::string& path, std::size_t max_bytes) 
   }
   close(fd);
   return text;
+}
+
+AppendFile::AppendFile(const std::string& path, bool must_be_new, double fifo_wait_s) : path_(path) {
+  const Destination d = open_destination(path, fifo_wait_s);
+  target_ = d.target;
+  label_ = d.label();
+  inherited_ = d.inherited;
+  fd_ = d.fd;
+  if (fd_ < 0) {
+    fd_ = open(d.target.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | (must_be_new ? O_EXCL : 0),
+               0666);
+    if (fd_ < 0) fail_write(d, std::strerror(errno));
+  }
+  struct stat st {};
+  if (inherited_ || fstat(fd_, &st) != 0) return;
+  regular_ = S_ISREG(st.st_mode) && !standard_stream(st);
+  held_ = held_by(st);
+}
+
+AppendFile::~AppendFile() {
+  if (fd_ >= 0 && !inherited_) close(fd_);
+}
+
+void AppendFile::empty() {
+  if (regular_ && held_ > 0 && ftruncate(fd_, 0) != 0)
+    fail(ErrorKind::io, fmt::format("cannot empty output file {}: {}", label_, std::strerror(errno)));
+}
+
+void AppendFile::drop_torn_tail() {
+  struct stat st {};
+  if (!regular_ || fstat(fd_, &st) != 0 || st.st_size == 0) return;
+  const int in = open(target_.c_str(), O_RDONLY | O_CLOEXEC);  // the append descriptor cannot read
+  if (in < 0) fail(ErrorKind::io, fmt::format("cannot read output file {}: {}", label_, std::strerror(errno)));
+  off_t end = st.st_size;
+  char ch = 0;
+  while (end > 0 && pread(in, &ch, 1, end - 1) == 1 && ch != '\n') --end;
+  close(in);
+  if (end != st.st_size && ftruncate(fd_, end) != 0)
+    fail(ErrorKind::io, fmt::format("cannot cut the torn last line of output file {}: {}", label_, std::strerror(errno)));
+}
+
+void AppendFile::append(const std::string& line) {
+  // What the command printed on stdout comes first when both go to one place.
+  if (inherited_) {
+    std::cout.flush();
+    std::fflush(stdout);
+  }
+  const int err = write_all(fd_, line);
+  if (err != 0) fail(ErrorKind::io, fmt::format("cannot write output file {}: {}", label_, std::strerror(err)));
+}
+
+std::uint64_t held_output_bytes(const std::string& path) {
+  const Destination d = resolve(path);
+  struct stat st {};
+  if (d.inherited || stat(d.target.c_str(), &st) != 0) return 0;
+  return held_by(st);
 }
 
 }  // namespace xb::report

@@ -19,6 +19,8 @@
 #include "fabric/result.hpp"
 #include "report/formats.hpp"
 #include "report/nvbandwidth.hpp"
+#include "soak/soak_analysis.hpp"
+#include "soak/soak_record.hpp"
 
 namespace xb::report {
 
@@ -76,6 +78,8 @@ class Reporter {
   virtual void first_touch_rows(const firsttouch::Result&, bool) {}
   virtual void first_touch(const firsttouch::Result&, const std::vector<std::string>&) {}
   virtual void compare(const CompareResult&, const std::string&, const std::string&) {}
+  // What a soak found (soak, soak --summary): per cell and episode, the verdict.
+  virtual void soak(const soak::SoakSummary&, const soak::Header&) {}
   virtual void check(const check::CheckResult&) {}
   virtual void check_fleet(const fleet::Fleet&) {}  // check under a launcher: one row per node
   virtual void fleet(const fleet::Fleet&) {}

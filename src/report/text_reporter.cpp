@@ -12,6 +12,7 @@
 #include "cases/runner.hpp"
 #include "report/fabric_report.hpp"
 #include "report/reporter.hpp"
+#include "report/soak_report.hpp"
 
 namespace xb::report {
 
@@ -315,6 +316,7 @@ class TextReporter : public Reporter {
   void compare(const CompareResult& r, const std::string& old_name, const std::string& new_name) override {
     out_ << compare_text(r, old_name, new_name);
   }
+  void soak(const soak::SoakSummary& s, const soak::Header& h) override { print_soak_summary(out_, s, h); }
   void check(const check::CheckResult& r) override { text_check(out_, r); }
   void check_fleet(const fleet::Fleet& f) override { text_fleet(out_, f); }
   void fleet(const fleet::Fleet& f) override { out_ << fleet_text(f); }
