@@ -10,6 +10,7 @@
 #include "base/error.hpp"
 #include "base/names.hpp"
 #include "fabric/fabric_json.hpp"
+#include "fleet/node_json.hpp"
 #include "fleet/summary.hpp"
 #include "records/run_json.hpp"
 #include "cases/sweep_json.hpp"
@@ -98,11 +99,13 @@ std::string schema_of(const json& doc, const std::string& name) {
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
     bad(fmt::format("{} is not an xferbench result: no \"schema\" field", name));
   const std::string schema = doc["schema"].get<std::string>();
-  if (schema != "xferbench-run" && schema != "xferbench-sweep")
-    bad(fmt::format("{} has schema '{}': compare reads xferbench-run and xferbench-sweep results", name, schema));
+  if (schema != records::kSchemaName && schema != records::kSweepSchemaName)
+    bad(fmt::format("{} has schema '{}': compare reads {} and {} results", name, schema, records::kSchemaName,
+                    records::kSweepSchemaName));
+  const int version = schema == records::kSchemaName ? records::kSchemaVersion : records::kSweepSchemaVersion;
   const json& v = doc.value("schema_version", json());
-  if (!v.is_number_integer() || v.get<int>() != 1)
-    bad(fmt::format("{} has {} schema_version {}: this xferbench reads version 1", name, schema, v.dump()));
+  if (!v.is_number_integer() || v.get<int>() != version)
+    bad(fmt::format("{} has {} schema_version {}: this xferbench reads version {}", name, schema, v.dump(), version));
   return schema;
 }
 
@@ -146,7 +149,7 @@ void flatten_sweep(const SweepResult& r, Flat& f) {
 
 Flat flatten(const json& doc, const std::string& schema, const std::string& name) {
   Flat f;
-  if (schema == "xferbench-run") flatten_run(records::decode_run(doc, name), f);
+  if (schema == records::kSchemaName) flatten_run(records::decode_run(doc, name), f);
   else flatten_sweep(records::decode_sweep(doc, name), f);
   return f;
 }
@@ -226,15 +229,16 @@ void compare_group(const std::string& group, const Flat& o, const Flat& n, const
 // compare for fleet files: node by node, with the ordinary per-cell rule.
 const json& nodes_of(const json& doc, const std::string& name) {
   const json& v = doc.value("schema_version", json());
-  if (!v.is_number_integer() || v.get<int>() != 1)
-    fail(ErrorKind::usage, fmt::format("{} has xferbench-fleet schema_version {}: this xferbench reads version 1", name,
-                                       v.dump()));
+  if (!v.is_number_integer() || v.get<int>() != fleet::kFleetSchemaVersion)
+    fail(ErrorKind::usage, fmt::format("{} has {} schema_version {}: this xferbench reads version {}", name,
+                                       fleet::kFleetSchemaName, v.dump(), fleet::kFleetSchemaVersion));
   if (!doc.contains("nodes") || !doc["nodes"].is_object())
-    fail(ErrorKind::usage, fmt::format("{} is a malformed xferbench-fleet result: no \"nodes\" object", name));
+    fail(ErrorKind::usage,
+         fmt::format("{} is a malformed {} result: no \"nodes\" object", name, fleet::kFleetSchemaName));
   return doc["nodes"];
 }
 
-bool has_result(const json& node) { return fleet::member(node, "result").is_object(); }
+bool has_result(const json& node) { return node.is_object() && node.contains("result") && node["result"].is_object(); }
 
 std::string why_no_result(const json& node) {
   if (node.contains("error") && node["error"].is_object()) return node["error"].value("message", "error");
@@ -242,7 +246,7 @@ std::string why_no_result(const json& node) {
 }
 
 bool is_fleet_document(const json& doc) {
-  return doc.is_object() && doc.value("schema", json()).is_string() && doc["schema"].get<std::string>() == "xferbench-fleet";
+  return doc.is_object() && doc.value("schema", json()).is_string() && doc["schema"].get<std::string>() == fleet::kFleetSchemaName;
 }
 
 // Two fleet results (schema "xferbench-fleet", docs/fleet.md): the nodes
@@ -260,7 +264,7 @@ CompareResult compare_fleets(const json& old_doc, const json& new_doc, const Com
   const json& old_nodes = nodes_of(old_doc, old_name);
   const json& new_nodes = nodes_of(new_doc, new_name);
   CompareResult out;
-  out.schema = "xferbench-fleet";
+  out.schema = fleet::kFleetSchemaName;
   out.options = opts;
   for (const auto& [node, o] : old_nodes.items()) {
     if (!has_result(o)) {
@@ -304,7 +308,7 @@ CompareResult compare_documents(const json& old_doc, const json& new_doc, const 
     bad(fmt::format("{} is an {} result but {} is an {} result", old_name, schema, new_name, new_schema));
   const Flat o = flatten(old_doc, schema, old_name);
   const Flat n = flatten(new_doc, schema, new_name);
-  check_same_groups(o, n, schema == "xferbench-run" ? "cases" : "series", old_name, new_name);
+  check_same_groups(o, n, schema == records::kSchemaName ? "cases" : "series", old_name, new_name);
   CompareResult out;
   out.schema = schema;
   out.options = opts;
