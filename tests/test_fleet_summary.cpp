@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "compare/compare.hpp"
+#include "compare/compare_json.hpp"
 #include "fake_system.hpp"
 #include "base/error.hpp"
 #include "fleet/node_json.hpp"
@@ -83,6 +83,31 @@ TEST(FleetSummary, GpuGroupsAreNeverMixed) {
   const FleetSummary s = summarize_fleet(nodes, 0.9);
   EXPECT_EQ(s.stats.size(), 2u);
   EXPECT_TRUE(s.outliers.empty());
+}
+
+// The fleet as one measurement, read by the one rule (ending()): what each
+// way of ending becomes, and the exit code it gives.
+TEST(FleetSummary, FleetEndingIsACompletionAndAFailure) {
+  std::vector<FleetNode> nodes(2);
+  FleetEnding e = fleet_ending(nodes, {}, false);
+  EXPECT_EQ(e.completion.status, xb::RunStatus::complete);
+  EXPECT_FALSE(e.failure.has_value());
+  EXPECT_TRUE(fleet_ending({}, {}, false, true).failure.has_value());  // check: no node is no pass
+  nodes[0].record.exit_code = 10;
+  e = fleet_ending(nodes, {}, false);
+  EXPECT_EQ(e.completion.status, xb::RunStatus::partial);
+  EXPECT_EQ(xb::ending(e.completion, e.failure).outcome, xb::Outcome::partial);
+  nodes[1].record.exit_code = 130;
+  e = fleet_ending(nodes, {}, false);
+  EXPECT_EQ(e.completion.stop, xb::StopReason::sigint);
+  EXPECT_EQ(xb::ending(e.completion, e.failure).exit_code, 130);
+  nodes[1].record.exit_code = 3;
+  e = fleet_ending(nodes, {}, false);  // partial and no GPU: they differ
+  EXPECT_EQ(e.failure, xb::ErrorKind::verification);
+  nodes[0].record.exit_code = 3;
+  EXPECT_EQ(fleet_ending(nodes, {}, false).failure, xb::ErrorKind::no_device);
+  nodes[0].record.exit_code = nodes[1].record.exit_code = 8;  // a sticky CUDA error on both
+  EXPECT_EQ(fleet_exit_code(nodes, {}, false), 8);
 }
 
 TEST(FleetSummary, ExitCodeRule) {

@@ -17,7 +17,7 @@
 
 #include "app/cli.hpp"
 #include "app/interrupt.hpp"
-#include "compare/compare.hpp"
+#include "compare/compare_json.hpp"
 #include "base/error.hpp"
 #include "base/fault.hpp"
 #include "base/stop.hpp"
