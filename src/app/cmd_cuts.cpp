@@ -99,8 +99,9 @@ bool resume_complete(const ScenarioPlan& plan, const std::optional<nlohmann::jso
   const nlohmann::json& doc = *resume_doc;
   const std::string name = "'" + plan.stop.resume + "'";
   check_same_identity(identity_of(doc, name), identity_of(sys, ctx.argv), name);
+  const std::string status = string_field(doc, "status");
+  if (status != "passed" && status != "failed") return false;
   const ScenarioResult r = records::decode_scenario(doc, name);
-  if (r.completion.status != RunStatus::complete) return false;
   screen.scenario_resumed(plan.stop.resume, r);
   if (out.file.empty()) return true;
   std::ostringstream file;  // JSON, whatever the screen's format

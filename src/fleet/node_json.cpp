@@ -104,7 +104,7 @@ const records::CheckVerdict* check_of(const ResultRecord& r) {
 NodeDocument node_document(const json& doc) {
   if (doc.is_null()) return {};
   const std::vector<std::uint8_t> cbor = json::to_cbor(doc);
-  return {std::string(cbor.begin(), cbor.end())};
+  return NodeDocument(std::string(cbor.begin(), cbor.end()));
 }
 
 json document_json(const NodeDocument& d) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <variant>
 
 #include "cases/sweep.hpp"
@@ -14,8 +15,11 @@
 namespace xb::fleet {
 
 // A node's result document as it travels: bytes only fleet/node_json.hpp
-// writes and reads.
+// writes and reads (made by node_document(), never from a JSON value by
+// accident: the constructor is explicit).
 struct NodeDocument {
+  NodeDocument() = default;
+  explicit NodeDocument(std::string b) : bytes(std::move(b)) {}
   std::string bytes;
   bool empty() const { return bytes.empty(); }
 };
