@@ -16,7 +16,9 @@
 #include "fake_source.hpp"
 #include "render.hpp"
 #include "report/reporter.hpp"
+#include "records/check_verdict_json.hpp"
 #include "records/run_json.hpp"
+#include "fleet/node_json.hpp"
 
 namespace {
 
@@ -43,6 +45,61 @@ CheckResult recorded_with_findings() {
   jo.spec = &spec;
   judge_result(r, jo);
   return r;
+}
+
+// The check verdict both ways: the "check" section check_json writes reads
+// back into the record that writes it again, and a fleet decodes check's
+// document into the run and that verdict.
+TEST(CheckVerdictCodec, RoundTripOfAJudgedRun) {
+  CheckResult r = recorded_with_findings();
+  r.remeasured_cases = {"device_local_copy"};
+  xb::check::CellWindow w;
+  w.case_name = "device_local_copy";
+  w.gpus_used = {0};
+  w.throttled = true;
+  w.gpus.push_back({0, {}, {}});
+  w.gpus[0].after.sm_clock_mhz = 1980;
+  w.gpus[0].after.clock_reasons = 0;
+  r.telemetry = {w};
+  const json doc = xb::report::check_json(r);
+  const json& section = doc[xb::records::kCheckSectionKey];
+  const xb::records::CheckVerdict v = xb::records::decode_check_verdict(section, "check.json");
+  EXPECT_EQ(xb::records::check_verdict_json(v), section);
+  EXPECT_EQ(v.verdict, "fail");
+  EXPECT_EQ(xb::records::outcome_of(v), xb::Outcome::failed);
+  EXPECT_EQ(v.summary, xb::report::check_summary_line(r));
+  EXPECT_EQ(v.cells.size(), r.cells.size());
+  EXPECT_EQ(v.findings.size(), 2u);
+  ASSERT_EQ(v.telemetry.size(), 1u);
+  EXPECT_EQ(v.telemetry[0].gpus[0].after.sm_clock_mhz, 1980u);
+  EXPECT_FALSE(v.telemetry[0].gpus[0].before.sm_clock_mhz.has_value());
+  const auto checked = xb::fleet::decode_node_result(doc);
+  ASSERT_NE(xb::fleet::check_of(checked), nullptr);
+  EXPECT_EQ(xb::fleet::check_of(checked)->summary, v.summary);
+  ASSERT_NE(xb::fleet::run_of(checked), nullptr);
+  EXPECT_EQ(xb::fleet::run_of(checked)->cases.size(), r.run.cases.size());
+}
+
+// A malformed section is one line naming the document and the field.
+TEST(CheckVerdictCodec, MalformedSectionNamesTheField) {
+  const auto message = [](const json& section) {
+    try {
+      xb::records::decode_check_verdict(section, "node7's result");
+    } catch (const xb::Error& e) {
+      EXPECT_EQ(e.kind(), xb::ErrorKind::usage);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const json section = xb::report::check_json(recorded_with_findings())[xb::records::kCheckSectionKey];
+  json unknown = section;
+  unknown["verdict"] = "maybe";
+  EXPECT_EQ(message(unknown), "node7's result is a malformed xferbench-run result: check.verdict: unknown verdict "
+                              "'maybe' (pass, fail, partial or interrupted)");
+  json no_key = section;
+  no_key["cells"][0].erase("key");
+  EXPECT_EQ(message(no_key), "node7's result is a malformed xferbench-run result: check.cells[0].key: missing");
+  EXPECT_EQ(message(json::array()), "node7's result is a malformed xferbench-run result: check: not an object");
 }
 
 TEST(CheckReport, XmlEscape) {
@@ -198,7 +255,11 @@ xb::fleet::FleetNode node(const std::string& host, const std::string& status, in
     n.record.error = "no CUDA GPU found";
     return n;
   }
-  n.record.result = {{"status", status}, {"check", {{"summary", "xferbench check: " + status}, {"wall_seconds", 9.5}}}};
+  n.status = status;
+  xb::fleet::CheckedRun checked;
+  checked.check.summary = "xferbench check: " + status;
+  checked.check.wall_seconds = 9.5;
+  n.result = checked;
   return n;
 }
 
@@ -208,7 +269,10 @@ xb::fleet::FleetNode node(const std::string& host, const std::string& status, in
 // GPU, as one node's check without a GPU exits 3; 10 for the time limit
 // alone), 1 when they differ.
 TEST(CheckFleet, AcceptanceExitCodeForStoppedPartialAndMissingNodes) {
-  using xb::fleet::acceptance_exit_code;
+  // check's fleet: the fleet's rule without outliers, every node required.
+  const auto acceptance_exit_code = [](const std::vector<xb::fleet::FleetNode>& nodes) {
+    return xb::fleet::fleet_exit_code(nodes, {}, false, true);
+  };
   const auto pass = node("a", "passed", 0), fail = node("b", "failed", 1), partial = node("c", "partial", 10);
   const auto stopped = node("nodeB", "interrupted", 143), error = node("e", "error", 3);
   const auto cuda = node("f", "error", 8);

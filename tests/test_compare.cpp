@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "app/cli.hpp"
-#include "compare/compare.hpp"
+#include "compare/compare_json.hpp"
 #include "base/error.hpp"
 #include "cases/sweep.hpp"
 #include "fake_system.hpp"

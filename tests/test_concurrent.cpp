@@ -11,9 +11,11 @@
 
 #include "cases/concurrent.hpp"
 #include "base/error.hpp"
+#include "base/input_file.hpp"
 #include "fake_system.hpp"
 #include "frontends/cuts.hpp"
 #include "frontends/spec.hpp"
+#include "records/scenario_json.hpp"
 #include "report/reporter.hpp"
 
 namespace xb {
@@ -233,7 +235,7 @@ TEST(ScenarioReport, CutsLines) {
 }
 
 TEST(ScenarioReport, JsonFieldsCarryUnits) {
-  const nlohmann::json j = report::scenario_json(measured_result());
+  const nlohmann::json j = records::scenario_json(measured_result());
   EXPECT_EQ(j["schema"], "xferbench-scenario");
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_EQ(j["status"], "failed");
@@ -256,6 +258,62 @@ TEST(ScenarioReport, JsonFieldsCarryUnits) {
   EXPECT_DOUBLE_EQ(sc["aggregate_bandwidth_gbps"].get<double>(), 4.0);
   EXPECT_DOUBLE_EQ(sc["sum_of_transfer_bandwidths_gbps"].get<double>(), 6.0);
   EXPECT_DOUBLE_EQ(sc["overlap_fraction"].get<double>(), 0.25);
+}
+
+// The scenario codec both ways: what it writes reads back into a record
+// that writes the same document, measured, stopped or failed.
+TEST(ScenarioCodec, RoundTripOfMeasuredStoppedAndFailedResults) {
+  ScenarioResult measured = measured_result();
+  measured.transfers[0].invalid_reason = "above the link's peak";
+  ScenarioResult stopped = describe_scenario(fake_system(2), scenario_of("0:DtoH:1M", 2));
+  stopped.completion.status = RunStatus::interrupted;
+  stopped.completion.stop = StopReason::sigterm;
+  stopped.completion.message = "interrupted by SIGTERM";
+  stopped.completion.not_run = {"scenario"};
+  ScenarioResult failed = measured_result();
+  failed.completion.error = "cudaMemcpyAsync: an illegal memory access";
+  for (const ScenarioResult* r : {&measured, &stopped, &failed}) {
+    const nlohmann::json doc = records::scenario_json(*r);
+    const ScenarioResult back = records::decode_scenario(doc, "r.json");
+    EXPECT_EQ(json_text(records::scenario_json(back), 2), json_text(doc, 2));
+    EXPECT_EQ(records::scenario_status(back), records::scenario_status(*r));
+    EXPECT_EQ(back.transfers.size(), r->transfers.size());
+    ASSERT_TRUE(back.written_by.has_value());
+    EXPECT_EQ(back.written_by->name, "xferbench");
+  }
+  const ScenarioResult back = records::decode_scenario(records::scenario_json(measured), "r.json");
+  EXPECT_DOUBLE_EQ(back.transfers[1].bandwidth_gbps, measured.transfers[1].bandwidth_gbps);
+  EXPECT_EQ(back.transfers[1].verification.first_bad_offset, 4096u);
+  EXPECT_EQ(back.transfers[0].invalid_reason, "above the link's peak");
+  EXPECT_DOUBLE_EQ(back.aggregate_bandwidth_gbps, measured.aggregate_bandwidth_gbps);
+  EXPECT_EQ(back.system.gpus.size(), 2u);
+  EXPECT_EQ(records::decode_scenario(records::scenario_json(stopped), "r.json").completion.stop, StopReason::sigterm);
+  EXPECT_EQ(records::decode_scenario(records::scenario_json(failed), "r.json").completion.error, failed.completion.error);
+}
+
+// A malformed document is one line naming the document and the field.
+TEST(ScenarioCodec, MalformedDocumentsNameTheField) {
+  const auto message = [](const nlohmann::json& doc) {
+    try {
+      records::decode_scenario(doc, "'r.json'");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  nlohmann::json doc = records::scenario_json(measured_result());
+  nlohmann::json no_transfers = doc;
+  no_transfers.erase("transfers");
+  EXPECT_EQ(message(no_transfers), "'r.json' is a malformed xferbench-scenario result: transfers: missing");
+  nlohmann::json bad_kind = doc;
+  bad_kind["transfers"][1]["memory_kind"] = "velvet";
+  EXPECT_EQ(message(bad_kind),
+            "'r.json' is a malformed xferbench-scenario result: transfers[1].memory_kind: unknown value 'velvet'");
+  nlohmann::json bad_span = doc;
+  bad_span["scenario"]["span_s"] = "long";
+  EXPECT_NE(message(bad_span).find("malformed xferbench-scenario result: scenario.span_s: "), std::string::npos)
+      << message(bad_span);
 }
 
 TEST(ScenarioReport, CsvOneRowPerTransfer) {

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "compare/compare.hpp"
+#include "compare/compare_json.hpp"
 #include "fabric/fabric_json.hpp"
 #include "fabric/nccl_log.hpp"
 #include "fabric_fixture.hpp"

@@ -13,6 +13,7 @@
 
 #include "comm/inproc_comm.hpp"
 #include "base/error.hpp"
+#include "fleet/node_json.hpp"
 #include "fleet/per_node.hpp"
 
 namespace {
@@ -84,7 +85,7 @@ TEST(FleetPerNode, OneMeasurementPerNodeByItsFirstRank) {
     EXPECT_FALSE(s.single_node());
     auto records = s.gather([&] {
       run.measured(c.host_name(), c.rank());
-      return fleet::NodeOutcome{{{"host", c.host_name()}}, c.host_name() == "node2" ? 1 : 0};
+      return fleet::NodeOutcome{fleet::node_document({{"host", c.host_name()}}), c.host_name() == "node2" ? 1 : 0};
     });
     const int code = s.finish(c.rank() == 0 ? 42 : 0);
     std::lock_guard<std::mutex> lock(run.m);
@@ -96,7 +97,7 @@ TEST(FleetPerNode, OneMeasurementPerNodeByItsFirstRank) {
   ASSERT_EQ(run.records.size(), 3u);
   EXPECT_EQ(run.records[1].node.host, "node1");
   EXPECT_EQ(run.records[2].node.ranks, (std::vector<int>{3, 4, 5}));
-  EXPECT_EQ(run.records[2].result["host"], "node2");
+  EXPECT_EQ(fleet::document_json(run.records[2].document)["host"], "node2");
   EXPECT_EQ(run.records[2].exit_code, 1);
   EXPECT_TRUE(run.records[0].ok());
   for (const auto& [rank, code] : run.codes) EXPECT_EQ(code, 42) << "rank " << rank;
@@ -109,7 +110,7 @@ TEST(FleetPerNode, NodeErrorsAreRecordsAndTheOthersAreKept) {
     auto records = s.gather([&]() -> fleet::NodeOutcome {
       if (c.host_name() == "node1") fail(ErrorKind::no_device, "no CUDA GPU found");
       if (c.host_name() == "node2") throw std::runtime_error("bad alloc somewhere");
-      return {{{"ok", true}}, 0};
+      return {fleet::node_document({{"ok", true}}), 0};
     });
     if (c.rank() == 0) run.records = std::move(records);
     s.finish(0);
@@ -121,7 +122,7 @@ TEST(FleetPerNode, NodeErrorsAreRecordsAndTheOthersAreKept) {
   EXPECT_EQ(run.records[1].exit_code, 3);
   EXPECT_EQ(run.records[2].error_kind, "internal");
   EXPECT_EQ(run.records[2].exit_code, 70);
-  EXPECT_TRUE(run.records[2].result.is_null());
+  EXPECT_TRUE(run.records[2].document.empty());
 }
 
 TEST(FleetPerNode, DeputyReportsAMeasuringRankThatDied) {
@@ -138,7 +139,7 @@ TEST(FleetPerNode, DeputyReportsAMeasuringRankThatDied) {
           dead = true;
           throw SimulatedDeath{};
         }
-        return {{{"ok", true}}, 0};
+        return {fleet::node_document({{"ok", true}}), 0};
       });
       if (c.rank() == 0) run.records = std::move(records);
       const int code = s.finish(c.rank() == 0 ? 6 : 0);
@@ -171,7 +172,7 @@ TEST(FleetPerNode, SilentNodeBecomesATimeoutRecord) {
       const auto bound = std::chrono::steady_clock::now() + 60s;
       if (c.rank() == 1)
         while (!gave_up && std::chrono::steady_clock::now() < bound) std::this_thread::sleep_for(1ms);
-      return fleet::NodeOutcome{{{"ok", true}}, 0};
+      return fleet::NodeOutcome{fleet::node_document({{"ok", true}}), 0};
     });
     if (c.rank() == 0) {
       run.records = std::move(records);
@@ -194,7 +195,7 @@ TEST(FleetPerNode, WaitingRanksDoNotSpin) {
     const double before = thread_cpu_seconds();
     s.gather([&] {
       std::this_thread::sleep_for(1500ms);  // a measurement the others wait for
-      return fleet::NodeOutcome{{{"ok", true}}, 0};
+      return fleet::NodeOutcome{fleet::node_document({{"ok", true}}), 0};
     });
     s.finish(0);
     std::lock_guard<std::mutex> lock(m);
@@ -241,13 +242,21 @@ TEST(FleetPerNode, SingleNodeNeedsNoGather) {
 TEST(FleetPerNode, RecordWireRoundTrip) {
   fleet::NodeRecord a;
   a.exit_code = 1;
-  a.result = {{"schema", "xferbench-run"}, {"x", 1.5}};
+  const nlohmann::json doc = {{"schema", "xferbench-run"}, {"x", 1.5}};
+  a.document = fleet::node_document(doc);
   fleet::NodeRecord b;
-  fleet::record_from_wire(fleet::record_to_wire(a), b);
+  fleet::read_record(fleet::record_bytes(a), b);
   EXPECT_EQ(b.exit_code, 1);
-  EXPECT_EQ(b.result, a.result);
+  EXPECT_EQ(fleet::document_json(b.document), doc);
   EXPECT_TRUE(b.ok());
-  EXPECT_THROW(fleet::record_from_wire({{"exit_code", "x"}}, b), Error);
+  a.error_kind = "no_device";
+  a.document = {};
+  fleet::read_record(fleet::record_bytes(a), b);
+  EXPECT_TRUE(b.document.empty());
+  EXPECT_TRUE(fleet::document_json(b.document).is_null());
+  const auto cbor = nlohmann::json::to_cbor(nlohmann::json{{"exit_code", "x"}});
+  EXPECT_THROW(fleet::read_record(std::string(cbor.begin(), cbor.end()), b), Error);
+  EXPECT_THROW(fleet::read_record("not cbor", b), Error);
 }
 
 }  // namespace

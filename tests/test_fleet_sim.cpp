@@ -27,6 +27,7 @@
 #include "comm/inproc_comm.hpp"
 #include "base/error.hpp"
 #include "base/stop.hpp"
+#include "fleet/node_json.hpp"
 #include "fleet/summary.hpp"
 #include "fake_stop_relay.hpp"
 
@@ -121,7 +122,7 @@ TEST(FleetSimulation, SixtyFourNodesFindExactlyTheInjectedSlowGpus) {
       dead = true;
       throw SimulatedDeath{};
     }
-    return {fx.docs.at(t_host), 0};
+    return {fleet::node_document(fx.docs.at(t_host)), 0};
   };
   fleet::Options opt;
   opt.process_alive = [&](int rank, long) { return !(rank == dying_rank && dead); };
@@ -263,7 +264,7 @@ TEST(FleetLaunch, ASignalToOneNodeStopsEveryNodeAtItsNextCell) {
     json mine = doc;  // what a run stopped by SIGTERM writes
     mine["status"] = "interrupted";
     mine["stop"] = {{"reason", "SIGTERM"}, {"message", "interrupted by SIGTERM"}, {"not_run", {"x[0,0]", "y[0,0]"}}};
-    return {mine, stopped ? 143 : 0};
+    return {fleet::node_document(mine), stopped ? 143 : 0};
   };
   std::string printed;
   comm::run_ranks(w, [&](comm::Communicator& c) {

@@ -6,9 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "compare/compare.hpp"
+#include "compare/compare_json.hpp"
 #include "fake_system.hpp"
 #include "base/error.hpp"
+#include "fleet/node_json.hpp"
 #include "fleet/summary.hpp"
 #include "report/reporter.hpp"
 
@@ -84,6 +85,31 @@ TEST(FleetSummary, GpuGroupsAreNeverMixed) {
   EXPECT_TRUE(s.outliers.empty());
 }
 
+// The fleet as one measurement, read by the one rule (ending()): what each
+// way of ending becomes, and the exit code it gives.
+TEST(FleetSummary, FleetEndingIsACompletionAndAFailure) {
+  std::vector<FleetNode> nodes(2);
+  FleetEnding e = fleet_ending(nodes, {}, false);
+  EXPECT_EQ(e.completion.status, xb::RunStatus::complete);
+  EXPECT_FALSE(e.failure.has_value());
+  EXPECT_TRUE(fleet_ending({}, {}, false, true).failure.has_value());  // check: no node is no pass
+  nodes[0].record.exit_code = 10;
+  e = fleet_ending(nodes, {}, false);
+  EXPECT_EQ(e.completion.status, xb::RunStatus::partial);
+  EXPECT_EQ(xb::ending(e.completion, e.failure).outcome, xb::Outcome::partial);
+  nodes[1].record.exit_code = 130;
+  e = fleet_ending(nodes, {}, false);
+  EXPECT_EQ(e.completion.stop, xb::StopReason::sigint);
+  EXPECT_EQ(xb::ending(e.completion, e.failure).exit_code, 130);
+  nodes[1].record.exit_code = 3;
+  e = fleet_ending(nodes, {}, false);  // partial and no GPU: they differ
+  EXPECT_EQ(e.failure, xb::ErrorKind::verification);
+  nodes[0].record.exit_code = 3;
+  EXPECT_EQ(fleet_ending(nodes, {}, false).failure, xb::ErrorKind::no_device);
+  nodes[0].record.exit_code = nodes[1].record.exit_code = 8;  // a sticky CUDA error on both
+  EXPECT_EQ(fleet_exit_code(nodes, {}, false), 8);
+}
+
 TEST(FleetSummary, ExitCodeRule) {
   std::vector<FleetNode> nodes(3);
   FleetSummary s;
@@ -102,7 +128,7 @@ TEST(FleetSummary, ExitCodeRule) {
 }
 
 TEST(FleetCells, RecordedRunGivesEveryCell) {
-  const NodeResult run = read_node_result(load("bench/results/2026-11-21-h200x2-full-run1.json"));
+  const NodeResult run = read_node_result(decode_node_result(load("bench/results/2026-11-21-h200x2-full-run1.json")));
   const auto& cells = run.cells;
   EXPECT_EQ(cells.size(), 86u);  // every cell of the 35 cases on 2 GPUs (4 bidirectional d2d cases: 3 matrices)
   EXPECT_EQ(run.gpu_group, "2 x NVIDIA H200");
@@ -124,7 +150,7 @@ TEST(FleetCells, ScenarioGivesEachTransferAndTheAggregate) {
   t.link = "PCIe Gen5 x16";
   t.bandwidth_gbps = 55;
   r.aggregate_bandwidth_gbps = 54;
-  const NodeResult n = read_node_result(xb::report::scenario_json(r));
+  const NodeResult n = read_node_result(decode_node_result(xb::records::scenario_json(r)));
   EXPECT_EQ(n.gpu_group, "2 x Fake H200");
   ASSERT_EQ(n.cells.size(), 2u);
   EXPECT_EQ(n.cells[0].test, "host->gpu1");
@@ -150,7 +176,7 @@ TEST(FleetCells, SweepKeysOnlyTheLargestSize) {
   EXPECT_TRUE(cells[1].key);
   EXPECT_EQ(cells[1].group, "2048 B");
   EXPECT_EQ(cells[1].gpus, std::vector<std::string>{"gpu1"});
-  EXPECT_THROW(read_node_result(json{{"schema", "xferbench-pingpong/1"}}), xb::Error);
+  EXPECT_THROW(decode_node_result(json{{"schema", "xferbench-pingpong/1"}}), xb::Error);
 }
 
 Fleet two_node_fleet(double second_h2d) {
@@ -159,9 +185,9 @@ Fleet two_node_fleet(double second_h2d) {
   json b = load("bench/results/2026-11-21-h200x2-full-run2.json");
   b["cases"][0]["matrices"][0]["cells"][1]["value_gbps"] = second_h2d;
   records[0].node = {"alpha", {0, 1}, 11};
-  records[0].result = a;
+  records[0].document = node_document(a);
   records[1].node = {"beta", {2}, 12};
-  records[1].result = b;
+  records[1].document = node_document(b);
   records[2].node = {"gamma", {3}, 13};
   records[2].error_kind = "no_device";
   records[2].error = "no CUDA GPU found";

@@ -38,6 +38,7 @@
 // ---- internal API: the only part that may need adapting after a refactor ----
 #include "app/cli.hpp"
 #include "app/fleet_launch.hpp"
+#include "fleet/node_json.hpp"
 #include "comm/inproc_comm.hpp"
 #include "base/error.hpp"
 #include "records/topology_file.hpp"
@@ -91,7 +92,7 @@ std::string fleet(const std::map<std::string, json>& docs, const std::string& fo
     xb::app::FleetJob mine = job;
     mine.measure = [&docs, host]() -> xb::fleet::NodeOutcome {
       if (host == "node12") xb::fail(xb::ErrorKind::no_device, "no CUDA GPU found");
-      return {docs.at(host), 0};
+      return {xb::fleet::node_document(docs.at(host)), 0};
     };
     std::ostringstream out, err;
     xb::app::run_fleet(c, mine, {"xferbench", "run", "--format", format}, out, err);

@@ -17,7 +17,7 @@
 
 #include "app/cli.hpp"
 #include "app/interrupt.hpp"
-#include "compare/compare.hpp"
+#include "compare/compare_json.hpp"
 #include "base/error.hpp"
 #include "base/fault.hpp"
 #include "base/stop.hpp"
@@ -525,9 +525,14 @@ TEST(InterruptsScenario, ResumeRunsAnInterruptedScenarioAgain) {
   const CommandRun r = run_command({"run", "--do", "0:HtoD:1M", "-o", out, "--resume", part});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(read_json(out)["status"], "passed");
+  // Complete: read back as its record and written again as it was, to the
+  // screen and the file, byte for byte.
+  const std::string before = slurp(out);
   const CommandRun again = run_command({"run", "--do", "0:HtoD:1M", "-o", out, "--resume", out, "--format", "json"});
   EXPECT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(again.cells, 0);
+  EXPECT_EQ(again.out, before);
+  EXPECT_EQ(slurp(out), before);
 }
 
 }  // namespace

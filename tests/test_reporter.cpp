@@ -8,6 +8,7 @@
 #include "base/error.hpp"
 #include "fake_system.hpp"
 #include "render.hpp"
+#include "records/scenario_json.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::report {
@@ -74,17 +75,21 @@ TEST(Reporter, FormatsRefuseWhatTheyCannotRenderWithTheCommandsMessages) {
             "--format nvbandwidth applies to named cases (-t, -p, --suite), not to transfers (--do, --htod, --dtoh, "
             "--dtod)");
   EXPECT_EQ(usage_message([] { Outputs("json", "plan.json").require(Kind::plan); }), "");
-  EXPECT_EQ(usage_message([&] { make_reporter("csv", out)->scenario_resumed("r.json", "{}\n"); }),
+  EXPECT_EQ(usage_message([&] { make_reporter("csv", out)->scenario_resumed("r.json", ScenarioResult{}); }),
             "--resume of a complete scenario result writes JSON; use --format json");
 }
 
 TEST(Reporter, AResumedCompleteScenarioIsALineInTextItsFileInJsonAndNothingInASeedFormat) {
   std::ostringstream text, json, cuts;
-  make_reporter("text", text)->scenario_resumed("r.json", "{}\n");
-  make_reporter("json", json)->scenario_resumed("r.json", "{}\n");
-  make_reporter("cuts", cuts)->scenario_resumed("r.json", "{}\n");
+  ScenarioResult r;
+  r.front_end = "cuts";
+  r.written_by = xb::ToolInfo{"xferbench", "0.0.1", ""};
+  make_reporter("text", text)->scenario_resumed("r.json", r);
+  make_reporter("json", json)->scenario_resumed("r.json", r);
+  make_reporter("cuts", cuts)->scenario_resumed("r.json", r);
   EXPECT_EQ(text.str(), "# r.json holds the complete result: nothing to measure\n");
-  EXPECT_EQ(json.str(), "{}\n");
+  EXPECT_EQ(json.str(), xb::json_text(xb::records::scenario_json(r), 2) + "\n");
+  EXPECT_NE(json.str().find("\"version\": \"0.0.1\""), std::string::npos) << json.str();
   EXPECT_EQ(cuts.str(), "");
 }
 

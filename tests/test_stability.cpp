@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-#include "compare/compare.hpp"
+#include "compare/compare_json.hpp"
 #include "cases/runner.hpp"
 #include "records/stability.hpp"
 #include "fake_system.hpp"

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "comm/inproc_comm.hpp"
+#include "fleet/node_json.hpp"
 #include "fleet/per_node.hpp"
 #include "fleet/summary.hpp"
 #include "report/reporter.hpp"
@@ -46,7 +47,7 @@ Times run(int nodes, int ranks_per_node, const json& record) {
     xb::fleet::Session s(c, {});
     if (c.rank() == 0) t.election = since(t0);
     t0 = Clock::now();
-    auto records = s.gather([&] { return xb::fleet::NodeOutcome{record, 0}; });
+    auto records = s.gather([&] { return xb::fleet::NodeOutcome{xb::fleet::node_document(record), 0}; });
     if (c.rank() != 0) {
       s.finish(0);
       return;

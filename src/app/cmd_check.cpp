@@ -54,7 +54,7 @@ void validate(CheckArgs& a, const std::vector<std::string>& argv) {
     fail(ErrorKind::usage, fmt::format("invalid --noise-k '{}': must be 0 or more", a.opts.compare.noise_k));
   check_fleet_timeout(a.fleet.timeout_s, a.timeout_alias ? "--timeout" : "--fleet-timeout");
   validate_stop_options(a.stop);
-  if (a.summary_only && a.out.format == "prometheus" && a.out.file.empty())
+  if (a.summary_only && report::is_metrics(a.out.format) && a.out.file.empty())
     fail(ErrorKind::usage, "--summary prints one line where --format prometheus prints the metrics: give -o FILE for "
                            "the metrics");
   if (!a.buffer_size.empty()) a.opts.buffer_bytes = positive_size(a.buffer_size, "--buffer-size");
@@ -111,9 +111,10 @@ void publish_node(const CheckArgs& a, const check::CheckResult& r) {
 }
 
 // Rank 0 of several nodes: one row per node (or the fleet JSON), the fleet
-// file and JUnit; every node must pass (fleet::acceptance_exit_code).
+// file and JUnit; every node must pass, by each node's own verdict (no
+// outliers), and there must be a node (fleet::fleet_exit_code).
 int publish_fleet(const CheckArgs& a, fleet::Fleet& f, std::ostream& out) {
-  f.exit_code = fleet::acceptance_exit_code(f.nodes);
+  f.exit_code = fleet::fleet_exit_code(f.nodes, {}, false, true);
   outputs(a, false, out).emit([&](report::Reporter& rep) { rep.check_fleet(f); });
   return f.exit_code;
 }
@@ -147,7 +148,7 @@ int judge_fabric(const CheckArgs& a, const nlohmann::json& doc) {
   bool passed = false;
   const std::string verdict = report::fabric_check_text(r, passed);
   report::Outputs(a.out.format, a.out.file).emit([&](report::Reporter& rep) { rep.fabric(r); });
-  if (a.out.format == "text") std::cout << verdict << std::flush;
+  if (report::is_text(a.out.format)) std::cout << verdict << std::flush;
   return passed ? 0 : 1;
 }
 

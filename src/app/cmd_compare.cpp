@@ -10,7 +10,7 @@
 
 #include "app/command.hpp"
 #include "app/output.hpp"
-#include "compare/compare.hpp"
+#include "compare/compare_json.hpp"
 #include "base/error.hpp"
 #include "base/input_file.hpp"
 #include "report/reporter.hpp"

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -27,6 +28,7 @@
 #include "base/stop.hpp"
 #include "base/time_budget.hpp"
 #include "machine/topology.hpp"
+#include "records/scenario_json.hpp"
 #include "report/output_file.hpp"
 #include "report/reporter.hpp"
 
@@ -89,7 +91,8 @@ ScenarioRequest scenario_request(const ScenarioPlan& plan, const System& sys) {
 }
 
 // A scenario is one cell: --resume measures it again unless FILE already
-// holds its complete result, which is then written as it is.
+// holds its complete result (passed or failed), which is then written as
+// it was (the record read back and written by its codec).
 bool resume_complete(const ScenarioPlan& plan, const std::optional<nlohmann::json>& resume_doc, const System& sys,
                      const OutputOptions& out, report::Reporter& screen, const Context& ctx) {
   if (!resume_doc) return false;
@@ -98,9 +101,12 @@ bool resume_complete(const ScenarioPlan& plan, const std::optional<nlohmann::jso
   check_same_identity(identity_of(doc, name), identity_of(sys, ctx.argv), name);
   const std::string status = string_field(doc, "status");
   if (status != "passed" && status != "failed") return false;
-  const std::string text = json_text(doc, 2) + "\n";
-  screen.scenario_resumed(plan.stop.resume, text);
-  if (!out.file.empty()) report::write_output_file(out.file, text);
+  const ScenarioResult r = records::decode_scenario(doc, name);
+  screen.scenario_resumed(plan.stop.resume, r);
+  if (out.file.empty()) return true;
+  std::ostringstream file;  // JSON, whatever the screen's format
+  report::make_reporter("json", file)->scenario_resumed(plan.stop.resume, r);
+  report::write_output_file(out.file, file.str());
   return true;
 }
 
@@ -134,13 +140,13 @@ fleet::NodeOutcome measure_scenario_node(const ScenarioPlan& plan) {
   const auto src = open_for(plan, {});
   const ScenarioRequest req = scenario_request(plan, src->system());
   const ScenarioResult r = run_scenario(*src, req);
-  return {report::scenario_json(r), all_valid(r) ? 0 : 1};
+  return node_outcome(records::scenario_json(r), StopReason::none, all_valid(r) ? 0 : 1);
 }
 
 int execute_scenario(const ScenarioPlan& plan, const OutputOptions& out, const Context& ctx) {
   check_output_writable(out);
   (void)FaultPlan::from_env();  // a malformed XFERBENCH_FAULT is a usage error before any GPU work
-  const auto resume_doc = read_resume_file(plan.stop.resume, report::kScenarioSchemaName);
+  const auto resume_doc = read_resume_file(plan.stop.resume, records::kScenarioSchemaName);
   StopSignals signals;
   TimeBudget budget(plan.stop.time_limit_s);
   budget.arm();

@@ -100,7 +100,7 @@ void convert(FabricArgs& a) {
   fabric::validate(o);
   if (a.dry_run && a.nodes == 0) fail(ErrorKind::usage, "--dry-run needs --nodes N: the plan is for N nodes");
   if (!a.dry_run && a.nodes > 0) fail(ErrorKind::usage, "--nodes applies to --dry-run only: a run has the launch's nodes");
-  if (a.out.format == "prometheus" && a.dry_run)
+  if (report::is_metrics(a.out.format) && a.dry_run)
     fail(ErrorKind::usage, "--dry-run writes its plan as text or JSON, not --format prometheus");
 }
 
@@ -203,7 +203,7 @@ int run_fabric(const FabricArgs& a, const Context& ctx) {
     hooks.faults = &slot_faults;
     hooks.control = &control;
     hooks.nccl_log = &nccl_log;
-    if (rank0) hooks = rank0->hooks(std::move(hooks), a.out.format == "text");
+    if (rank0) hooks = rank0->hooks(std::move(hooks), report::is_text(a.out.format));
     fabric::Session session(comm, a.options, std::move(hooks));
     fabric::Result result = session.run();
     const int code = rank0 ? rank0->write(std::move(result)) : 0;

@@ -12,6 +12,7 @@
 #include "app/cli.hpp"
 #include "app/interrupt.hpp"
 #include "comm/launch_env.hpp"
+#include "fleet/node_json.hpp"
 #include "base/error.hpp"
 #include "base/stop.hpp"
 #include "report/output_file.hpp"
@@ -65,9 +66,9 @@ NodeControls::NodeControls(double time_limit_s)
   budget_.arm();
 }
 
-fleet::NodeOutcome node_outcome(nlohmann::json result, StopReason stop, int exit_code) {
+fleet::NodeOutcome node_outcome(const nlohmann::json& result, StopReason stop, int exit_code) {
   if (is_signal(stop)) acknowledge_stop();
-  return {std::move(result), exit_code};
+  return {fleet::node_document(result), exit_code};
 }
 
 void add_fleet_options(CLI::App& cmd, FleetOptions& o) {

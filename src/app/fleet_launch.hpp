@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "app/command.hpp"
 #include "app/output.hpp"
@@ -55,9 +56,10 @@ class NodeControls {
   FaultPlan faults_;
 };
 
-// A node's result and exit code; a node stopped by a signal (its own or a
-// relayed one) then waits for the other nodes instead of giving up on them.
-fleet::NodeOutcome node_outcome(nlohmann::json result, StopReason stop, int exit_code);
+// A node's result document (as its command's codec wrote it) and exit
+// code; a node stopped by a signal (its own or a relayed one) then waits
+// for the other nodes instead of giving up on them.
+fleet::NodeOutcome node_outcome(const nlohmann::json& result, StopReason stop, int exit_code);
 
 struct FleetJob {
   std::string command;          // "run", "sweep": recorded in the fleet file

@@ -85,12 +85,6 @@ std::size_t median_index(const std::vector<double>& values) {
   return order[(values.size() - 1) / 2];
 }
 
-bool all_valid(const ScenarioResult& r) {
-  return std::none_of(r.transfers.begin(), r.transfers.end(), [](const TransferResult& t) {
-    return t.verification.status == Verification::Status::failed || !t.invalid_reason.empty();
-  });
-}
-
 void check_scenario(const System& sys, const Scenario& scenario) {
   if (scenario.transfers.empty()) fail(ErrorKind::usage, "no transfer given");
   for (const Transfer& t : scenario.transfers) {

@@ -9,14 +9,10 @@
 
 #include "base/error.hpp"
 #include "base/names.hpp"
-#include "fabric/fabric_json.hpp"
-#include "fleet/summary.hpp"
 #include "records/run_json.hpp"
 #include "cases/sweep_json.hpp"
 
 namespace xb {
-
-using json = nlohmann::json;
 
 constexpr Named<Verdict> kVerdicts[] = {{Verdict::faster, "faster"}, {Verdict::slower, "slower"},
                                         {Verdict::same, "same"},     {Verdict::failed, "failed"},
@@ -94,18 +90,6 @@ double drift_of(const Flat& f, const std::string& link) {
 
 [[noreturn]] void bad(const std::string& message) { fail(ErrorKind::usage, message); }
 
-std::string schema_of(const json& doc, const std::string& name) {
-  if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
-    bad(fmt::format("{} is not an xferbench result: no \"schema\" field", name));
-  const std::string schema = doc["schema"].get<std::string>();
-  if (schema != "xferbench-run" && schema != "xferbench-sweep")
-    bad(fmt::format("{} has schema '{}': compare reads xferbench-run and xferbench-sweep results", name, schema));
-  const json& v = doc.value("schema_version", json());
-  if (!v.is_number_integer() || v.get<int>() != 1)
-    bad(fmt::format("{} has {} schema_version {}: this xferbench reads version 1", name, schema, v.dump()));
-  return schema;
-}
-
 void add_value(Flat& f, std::vector<std::string>& keys, const std::string& key, const std::string& unit, Value v) {
   keys.push_back(key);
   f.values[key] = std::move(v);
@@ -142,13 +126,6 @@ void flatten_sweep(const SweepResult& r, Flat& f) {
                 {row.value_gbps, row.stats.stddev, row.stats.count,
                  row.verification == Verification::Status::failed, row.invalid, "", ""});
   }
-}
-
-Flat flatten(const json& doc, const std::string& schema, const std::string& name) {
-  Flat f;
-  if (schema == "xferbench-run") flatten_run(records::decode_run(doc, name), f);
-  else flatten_sweep(records::decode_sweep(doc, name), f);
-  return f;
 }
 
 std::vector<std::string> only_in(const std::vector<std::string>& a, const std::map<std::string, std::vector<std::string>>& b) {
@@ -223,93 +200,33 @@ void compare_group(const std::string& group, const Flat& o, const Flat& n, const
   }
 }
 
-// compare for fleet files: node by node, with the ordinary per-cell rule.
-const json& nodes_of(const json& doc, const std::string& name) {
-  const json& v = doc.value("schema_version", json());
-  if (!v.is_number_integer() || v.get<int>() != 1)
-    fail(ErrorKind::usage, fmt::format("{} has xferbench-fleet schema_version {}: this xferbench reads version 1", name,
-                                       v.dump()));
-  if (!doc.contains("nodes") || !doc["nodes"].is_object())
-    fail(ErrorKind::usage, fmt::format("{} is a malformed xferbench-fleet result: no \"nodes\" object", name));
-  return doc["nodes"];
-}
-
-bool has_result(const json& node) { return fleet::member(node, "result").is_object(); }
-
-std::string why_no_result(const json& node) {
-  if (node.contains("error") && node["error"].is_object()) return node["error"].value("message", "error");
-  return "no result";
-}
-
-bool is_fleet_document(const json& doc) {
-  return doc.is_object() && doc.value("schema", json()).is_string() && doc["schema"].get<std::string>() == "xferbench-fleet";
-}
-
-// Two fleet results (schema "xferbench-fleet", docs/fleet.md): the nodes
-// present in both are compared as above, their keys prefixed with the node
-// ("host: case [row,col]"); a node in OLD that is missing or has no result
-// in NEW is one "failed" entry, a node without a result in OLD or new in
-// NEW one "skipped" entry. Error(usage) when only one of them is a fleet.
-CompareResult compare_fleets(const json& old_doc, const json& new_doc, const CompareOptions& opts,
-                             const std::string& old_name, const std::string& new_name) {
-  if (!is_fleet_document(old_doc) || !is_fleet_document(new_doc)) {
-    const bool old_fleet = is_fleet_document(old_doc);
-    fail(ErrorKind::usage, fmt::format("{} is a fleet result but {} is not: compare a fleet file with a fleet file",
-                                       old_fleet ? old_name : new_name, old_fleet ? new_name : old_name));
-  }
-  const json& old_nodes = nodes_of(old_doc, old_name);
-  const json& new_nodes = nodes_of(new_doc, new_name);
-  CompareResult out;
-  out.schema = "xferbench-fleet";
-  out.options = opts;
-  for (const auto& [node, o] : old_nodes.items()) {
-    if (!has_result(o)) {
-      out.entries.push_back(note_entry(node, Verdict::skipped, fmt::format("no result in {}: {}", old_name, why_no_result(o))));
-      continue;
-    }
-    if (!new_nodes.contains(node)) {
-      out.entries.push_back(note_entry(node, Verdict::failed, fmt::format("node missing from {}", new_name)));
-      continue;
-    }
-    const json& n = new_nodes[node];
-    if (!has_result(n)) {
-      out.entries.push_back(note_entry(node, Verdict::failed, fmt::format("no result in {}: {}", new_name, why_no_result(n))));
-      continue;
-    }
-    const CompareResult r = compare_documents(o["result"], n["result"], opts, fmt::format("{} node {}", old_name, node),
-                                              fmt::format("{} node {}", new_name, node));
-    for (CompareEntry e : r.entries) {
-      e.key = node + ": " + e.key;
-      out.entries.push_back(std::move(e));
-    }
-  }
-  for (const auto& [node, n] : new_nodes.items()) {
-    if (!old_nodes.contains(node))
-      out.entries.push_back(note_entry(node, Verdict::skipped, fmt::format("node not in {}", old_name)));
-  }
-  return out;
-}
-
-}  // namespace
-
-CompareResult compare_documents(const json& old_doc, const json& new_doc, const CompareOptions& opts,
-                                const std::string& old_name, const std::string& new_name) {
-  if (is_fleet_document(old_doc) || is_fleet_document(new_doc))
-    return compare_fleets(old_doc, new_doc, opts, old_name, new_name);
-  if (fabric::is_fabric_document(old_doc) || fabric::is_fabric_document(new_doc))
-    return compare_fabrics(old_doc, new_doc, opts, old_name, new_name);
-  const std::string schema = schema_of(old_doc, old_name);
-  const std::string new_schema = schema_of(new_doc, new_name);
-  if (schema != new_schema)
-    bad(fmt::format("{} is an {} result but {} is an {} result", old_name, schema, new_name, new_schema));
-  const Flat o = flatten(old_doc, schema, old_name);
-  const Flat n = flatten(new_doc, schema, new_name);
-  check_same_groups(o, n, schema == "xferbench-run" ? "cases" : "series", old_name, new_name);
+// One run or sweep against another, flattened.
+CompareResult compare_flats(const Flat& o, const Flat& n, const char* schema, const char* groups,
+                            const CompareOptions& opts, const std::string& old_name, const std::string& new_name) {
+  check_same_groups(o, n, groups, old_name, new_name);
   CompareResult out;
   out.schema = schema;
   out.options = opts;
   for (const auto& g : o.group_order) compare_group(g, o, n, opts, old_name, new_name, out);
   return out;
+}
+
+}  // namespace
+
+CompareResult compare_runs(const RunResult& old_run, const RunResult& new_run, const CompareOptions& opts,
+                           const std::string& old_name, const std::string& new_name) {
+  Flat o, n;
+  flatten_run(old_run, o);
+  flatten_run(new_run, n);
+  return compare_flats(o, n, records::kSchemaName, "cases", opts, old_name, new_name);
+}
+
+CompareResult compare_sweeps(const SweepResult& old_sweep, const SweepResult& new_sweep, const CompareOptions& opts,
+                             const std::string& old_name, const std::string& new_name) {
+  Flat o, n;
+  flatten_sweep(old_sweep, o);
+  flatten_sweep(new_sweep, n);
+  return compare_flats(o, n, records::kSweepSchemaName, "series", opts, old_name, new_name);
 }
 
 }  // namespace xb

@@ -22,8 +22,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "cases/sweep.hpp"
+#include "fabric/result.hpp"
+#include "records/result.hpp"
 #include "soak/soak_analysis.hpp"
 #include "soak/soak_record.hpp"
 
@@ -72,12 +73,14 @@ CompareEntry compare_values(const std::string& key, const std::string& unit, dou
                             int old_samples, double new_value, double new_stddev, int new_samples,
                             const CompareOptions& opts);
 
-// Throws Error(usage) with one line naming the file (old_name / new_name)
-// for a document of another tool or schema version, documents of different
-// kinds, or cases / cells / series / sizes present in only one of them.
-// Two fleet files (docs/fleet.md) are compared node by node.
-CompareResult compare_documents(const nlohmann::json& old_doc, const nlohmann::json& new_doc, const CompareOptions& opts,
-                                const std::string& old_name = "OLD", const std::string& new_name = "NEW");
+// Two runs, or two sweeps, cell by cell under the rule above. Error(usage)
+// with one line naming the file (old_name / new_name) for cases / cells /
+// series / sizes present in only one of them. The documents a user hands
+// in reach these through compare_json.hpp.
+CompareResult compare_runs(const RunResult& old_run, const RunResult& new_run, const CompareOptions& opts,
+                           const std::string& old_name = "OLD", const std::string& new_name = "NEW");
+CompareResult compare_sweeps(const SweepResult& old_sweep, const SweepResult& new_sweep, const CompareOptions& opts,
+                             const std::string& old_name = "OLD", const std::string& new_name = "NEW");
 
 // Whether `text` is a soak file: its first line a soak header
 // (soak/soak_record.hpp).
@@ -98,9 +101,10 @@ CompareResult compare_soaks(const soak::SoakSummary& old_soak, const soak::SoakS
 // Two fabric files (xferbench fabric, docs/fabric.md), pair by pair: each
 // node pair and rail's bandwidth both ways and latency under the noise rule
 // above. A pair that failed in NEW is "failed"; a pair in only one of them
-// (another schedule, another launch) is "skipped". Error(usage) when only
-// one of them is a fabric file. compare_documents() sends fabric files here.
-CompareResult compare_fabrics(const nlohmann::json& old_doc, const nlohmann::json& new_doc, const CompareOptions& opts,
-                              const std::string& old_name = "OLD", const std::string& new_name = "NEW");
+// (another schedule, another launch) is "skipped". compare_documents()
+// sends fabric files here.
+CompareResult compare_fabrics(const fabric::Result& old_fabric, const fabric::Result& new_fabric,
+                              const CompareOptions& opts, const std::string& old_name = "OLD",
+                              const std::string& new_name = "NEW");
 
 }  // namespace xb

@@ -79,15 +79,8 @@ void compare_pair(const std::string& name, const Result& o, const PairRecord& op
 
 }  // namespace
 
-CompareResult compare_fabrics(const nlohmann::json& old_doc, const nlohmann::json& new_doc, const CompareOptions& opts,
-                              const std::string& old_name, const std::string& new_name) {
-  if (!fabric::is_fabric_document(old_doc) || !fabric::is_fabric_document(new_doc)) {
-    const bool old_fabric = fabric::is_fabric_document(old_doc);
-    fail(ErrorKind::usage, fmt::format("{} is a fabric result but {} is not: compare a fabric file with a fabric file",
-                                       old_fabric ? old_name : new_name, old_fabric ? new_name : old_name));
-  }
-  const Result o = fabric::decode_fabric(old_doc, old_name);
-  const Result n = fabric::decode_fabric(new_doc, new_name);
+CompareResult compare_fabrics(const Result& o, const Result& n, const CompareOptions& opts, const std::string& old_name,
+                              const std::string& new_name) {
   CompareResult out;
   out.schema = fabric::kFabricSchema;
   out.options = opts;

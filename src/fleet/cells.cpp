@@ -1,5 +1,5 @@
-// Each node's result document decoded once into its record (run, sweep) and
-// flattened into the cells the fleet summary compares across nodes.
+// Each node's result record (run, check, sweep, scenario) flattened into
+// the cells the fleet summary compares across nodes.
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -8,13 +8,11 @@
 
 #include "cases/sweep_json.hpp"
 #include "fleet/summary.hpp"
-#include "records/run_json.hpp"
-#include "records/system_json.hpp"
+#include "records/check_verdict.hpp"
+#include "records/scenario_json.hpp"
 
 namespace xb::fleet {
 namespace {
-
-using json = nlohmann::json;
 
 // "gpu3" tokens of a label, in order, once each.
 void add_gpus(const std::string& label, std::vector<std::string>& out) {
@@ -34,17 +32,20 @@ std::string run_failure(const RunResult& run) {
   return "";
 }
 
-// Scenario results have no decoder (nothing else reads them back): their
-// few fields are read here. A stopped scenario has null values: an error.
-NodeResult scenario_result(const json& doc) {
+// A scenario's transfers and its aggregate. A stopped scenario has no
+// figures: an error, as for a malformed result.
+NodeResult scenario_result(const ScenarioResult& r) {
+  if (r.completion.status != RunStatus::complete || !r.completion.error.empty())
+    fail(ErrorKind::usage, fmt::format("malformed {} result: the scenario was not measured ({})",
+                                       records::kScenarioSchemaName, records::scenario_status(r)));
   NodeResult out;
-  for (const json& t : doc.at("transfers")) {
-    if (t.contains("verification") && t["verification"].value("status", "") == "failed") continue;
+  for (const TransferResult& t : r.transfers) {
+    if (t.verification.status == Verification::Status::failed) continue;
     FleetCell f;
-    f.test = t.at("label").get<std::string>();
-    f.link = t.value("link", "");
+    f.test = t.label;
+    f.link = t.link;
     f.unit = "GB/s";
-    f.value = t.at("bandwidth_gbps").get<double>();
+    f.value = t.bandwidth_gbps;
     add_gpus(f.test, f.gpus);
     out.cells.push_back(std::move(f));
   }
@@ -52,11 +53,18 @@ NodeResult scenario_result(const json& doc) {
   total.test = "aggregate";
   total.link = "all transfers";
   total.unit = "GB/s";
-  total.value = doc.at("scenario").at("aggregate_bandwidth_gbps").get<double>();
+  total.value = r.aggregate_bandwidth_gbps;
   for (const FleetCell& f : out.cells) add_gpus(f.test, total.gpus);
   out.cells.push_back(std::move(total));
-  out.gpu_group = gpu_group_of(records::decode_system(doc.at("environment"), "environment", false));
+  out.gpu_group = gpu_group_of(r.system);
+  out.status = records::scenario_status(r);
   return out;
+}
+
+NodeResult run_result(const RunResult& r) {
+  return {gpu_group_of(r.system), cells_of(r), run_failure(r),
+          fmt::format("{}, {} not run", r.completion.message, r.completion.not_run.size()),
+          to_string(ending(r.completion, !all_passed(r)).outcome)};
 }
 
 }  // namespace
@@ -68,13 +76,6 @@ std::string gpu_group_of(const System& sys) {
   std::string out;
   for (const auto& [name, count] : models) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", count, name);
   return out;
-}
-
-const json& member(const json& obj, const std::string& key) {
-  static const json null_value;
-  if (!obj.is_object()) return null_value;
-  const auto it = obj.find(key);
-  return it == obj.end() ? null_value : *it;
 }
 
 std::vector<FleetCell> cells_of(const RunResult& run) {
@@ -122,24 +123,21 @@ std::vector<FleetCell> cells_of(const SweepResult& r) {
   return out;
 }
 
-NodeResult read_node_result(const json& doc) {
-  const std::string schema = doc.value("schema", "");
-  try {
-    if (schema == records::kSchemaName) {
-      const RunResult r = records::decode_run(doc, "the node's result");
-      return {gpu_group_of(r.system), cells_of(r), run_failure(r),
-              fmt::format("{}, {} not run", r.completion.message, r.completion.not_run.size())};
-    }
-    if (schema == records::kSweepSchemaName) {
-      const SweepResult r = records::decode_sweep(doc, "the node's result");
-      return {gpu_group_of(r.system), cells_of(r), r.messages.empty() ? "" : r.messages.front(),
-              fmt::format("{}, {} not run", r.completion.message, r.completion.not_run.size())};
-    }
-    if (schema == "xferbench-scenario") return scenario_result(doc);
-  } catch (const json::exception& e) {
-    fail(ErrorKind::usage, fmt::format("malformed {} result: {}", schema, e.what()));
+NodeResult read_node_result(const ResultRecord& result) {
+  if (const auto* run = std::get_if<RunResult>(&result)) return run_result(*run);
+  if (const auto* checked = std::get_if<CheckedRun>(&result)) {
+    NodeResult out = run_result(checked->run);
+    out.status = to_string(records::outcome_of(checked->check));  // the check's, as its document's "status"
+    return out;
   }
-  fail(ErrorKind::usage, fmt::format("a fleet compares run, sweep or scenario results, not '{}'", schema));
+  if (const auto* sweep = std::get_if<SweepResult>(&result)) {
+    const SweepResult& r = *sweep;
+    return {gpu_group_of(r.system), cells_of(r), r.messages.empty() ? "" : r.messages.front(),
+            fmt::format("{}, {} not run", r.completion.message, r.completion.not_run.size()),
+            records::sweep_status_text(r)};
+  }
+  if (const auto* scenario = std::get_if<ScenarioResult>(&result)) return scenario_result(*scenario);
+  return {};
 }
 
 }  // namespace xb::fleet

@@ -9,10 +9,11 @@
 
 #include <fmt/format.h>
 
+#include "fleet/node_json.hpp"
+
 namespace xb::fleet {
 namespace {
 
-using json = nlohmann::json;
 using comm::Clock;
 
 enum Tag : int {
@@ -34,40 +35,17 @@ Clock::time_point after(Clock::time_point t, comm::Seconds s) {
   return t + std::chrono::duration_cast<Clock::duration>(s);
 }
 
-std::string to_bytes(const json& j) {
-  const std::vector<std::uint8_t> cbor = json::to_cbor(j);
-  return std::string(cbor.begin(), cbor.end());
-}
-
-json from_bytes(const std::string& bytes, const std::string& what) {
-  try {
-    return json::from_cbor(bytes.begin(), bytes.end());
-  } catch (const json::exception& e) {
-    fail(ErrorKind::comm, fmt::format("malformed {}: {}", what, e.what()));
-  }
-}
-
-json error_json(const std::optional<Error>& e) {
-  if (!e) return nullptr;
-  return {{"kind", static_cast<int>(e->kind())}, {"message", e->what()}};
-}
-
-std::optional<Error> error_from(const json& j) {
-  if (j.is_null()) return std::nullopt;
-  return Error(static_cast<ErrorKind>(j.at("kind").get<int>()), j.at("message").get<std::string>());
-}
-
-std::vector<Node> build_nodes(const std::vector<json>& hellos) {
+std::vector<Node> build_nodes(const std::vector<Hello>& hellos) {
   std::map<int, Node> by_leader;
   for (std::size_t r = 0; r < hellos.size(); ++r) {
-    const int leader = hellos[r].at("leader").get<int>();
+    const int leader = hellos[r].leader;
     if (leader < 0 || leader >= static_cast<int>(hellos.size()))
       fail(ErrorKind::comm, fmt::format("rank {} names rank {} as its node's first rank", r, leader));
     Node& n = by_leader[leader];
     n.ranks.push_back(static_cast<int>(r));
     if (static_cast<int>(r) == leader) {
-      n.host = hellos[r].at("host").get<std::string>();
-      n.pid = hellos[r].at("pid").get<long>();
+      n.host = hellos[r].host;
+      n.pid = hellos[r].pid;
     }
   }
   std::vector<Node> out;
@@ -83,7 +61,7 @@ void set_error(NodeRecord& r, ErrorKind kind, const std::string& message) {
   r.error_kind = to_string(kind);
   r.error = message;
   r.exit_code = exit_code(kind);
-  r.result = nullptr;
+  r.document = {};
 }
 
 }  // namespace
@@ -93,38 +71,23 @@ bool pid_alive(int /*rank*/, long pid) {
   return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
 }
 
-json record_to_wire(const NodeRecord& r) {
-  return {{"exit_code", r.exit_code}, {"error_kind", r.error_kind}, {"error", r.error}, {"result", r.result}};
-}
-
-void record_from_wire(const json& wire, NodeRecord& r) {
-  try {
-    r.exit_code = wire.at("exit_code").get<int>();
-    r.error_kind = wire.at("error_kind").get<std::string>();
-    r.error = wire.at("error").get<std::string>();
-    r.result = wire.at("result");
-  } catch (const json::exception& e) {
-    fail(ErrorKind::comm, fmt::format("malformed node record: {}", e.what()));
-  }
-}
-
 Session::Session(comm::Communicator& comm, Options options)
     : comm_(comm), options_(std::move(options)), start_(Clock::now()) {
   my_node_ = comm_.node_ranks();
   leader_ = my_node_.front();
-  const json hello = {{"host", comm_.host_name()}, {"leader", leader_}, {"pid", static_cast<long>(getpid())}};
+  const Hello hello{comm_.host_name(), leader_, static_cast<long>(getpid())};
   const auto t = options_.startup_timeout;
   if (comm_.rank() != 0) {
-    comm_.send_string(0, kTagHello, hello.dump(), t);
-    const json decision = from_bytes(comm_.recv_string(0, kTagDecision, t), "start message");
-    node_count_ = decision.at("nodes").get<std::size_t>();
-    leader_pid_ = decision.at("leader_pid").get<long>();
-    stop_ = error_from(decision.at("stop"));
+    comm_.send_string(0, kTagHello, hello_bytes(hello), t);
+    const Decision decision = read_decision(comm_.recv_string(0, kTagDecision, t));
+    node_count_ = decision.nodes;
+    leader_pid_ = decision.leader_pid;
+    stop_ = decision.stop;
     return;
   }
-  std::vector<json> hellos(static_cast<std::size_t>(comm_.size()));
+  std::vector<Hello> hellos(static_cast<std::size_t>(comm_.size()));
   hellos[0] = hello;
-  for (int r = 1; r < comm_.size(); ++r) hellos[r] = json::parse(comm_.recv_string(r, kTagHello, t));
+  for (int r = 1; r < comm_.size(); ++r) hellos[r] = read_hello(comm_.recv_string(r, kTagHello, t));
   nodes_ = build_nodes(hellos);
   node_count_ = nodes_.size();
   leader_pid_ = nodes_.front().pid;
@@ -134,9 +97,8 @@ Session::Session(comm::Communicator& comm, Options options)
     stop_ = e;
   }
   for (int r = 1; r < comm_.size(); ++r) {
-    const long pid = hellos[hellos[r].at("leader").get<int>()].at("pid").get<long>();
-    const json decision = {{"nodes", node_count_}, {"leader_pid", pid}, {"stop", error_json(stop_)}};
-    comm_.send_string(r, kTagDecision, to_bytes(decision), t);
+    const long pid = hellos[hellos[r].leader].pid;
+    comm_.send_string(r, kTagDecision, decision_bytes({node_count_, pid, stop_}), t);
   }
 }
 
@@ -164,7 +126,7 @@ NodeRecord Session::measure_here(const MeasureNode& measure) const {
   NodeRecord r;
   try {
     NodeOutcome o = measure();
-    r.result = std::move(o.result);
+    r.document = std::move(o.document);
     r.exit_code = o.exit_code;
   } catch (const Error& e) {
     set_error(r, e.kind(), e.what());
@@ -175,7 +137,7 @@ NodeRecord Session::measure_here(const MeasureNode& measure) const {
 }
 
 void Session::send_record(const NodeRecord& record) {
-  const std::string wire = to_bytes(record_to_wire(record));
+  const std::string wire = record_bytes(record);
   const std::uint64_t n = wire.size();
   const int done = 1;
   comm::Request reqs[3];
@@ -191,14 +153,14 @@ void Session::send_record(const NodeRecord& record) {
 
 void Session::watch_leader() {
   int done = 0;
-  json verdict = {{"leader_died", false}, {"message", ""}};
+  LeaderVerdict verdict;
   try {
     comm::Request r = comm_.irecv(leader_, kTagDone, &done, sizeof done);
     comm::idle_wait(comm_, &r, 1, wait_for("this node's measuring rank", after(start_, 2 * options_.timeout + kGrace), true));
   } catch (const Error& e) {
-    verdict = {{"leader_died", true}, {"message", e.what()}};
+    verdict = {true, e.what()};
   }
-  comm::idle_send_string(comm_, 0, kTagVerdict, verdict.dump(),
+  comm::idle_send_string(comm_, 0, kTagVerdict, verdict_bytes(verdict),
                          wait_for("rank 0", after(start_, 2 * options_.timeout + kGrace), false));
 }
 
@@ -208,10 +170,10 @@ NodeRecord Session::receive_node(const Node& node) {
   auto deadline = after(start_, options_.timeout);
   try {
     if (node.ranks.size() > 1) {
-      const json verdict = json::parse(comm::idle_recv_string(
+      const LeaderVerdict verdict = read_verdict(comm::idle_recv_string(
           comm_, node.ranks[1], kTagVerdict, wait_for(fmt::format("node {}'s second rank", node.host), deadline, false)));
-      if (verdict.at("leader_died").get<bool>()) {
-        set_error(r, ErrorKind::comm, verdict.at("message").get<std::string>());
+      if (verdict.leader_died) {
+        set_error(r, ErrorKind::comm, verdict.message);
         return r;
       }
       // The deputy saw the record posted: it is on its way.
@@ -219,7 +181,7 @@ NodeRecord Session::receive_node(const Node& node) {
     }
     const std::string wire = comm::idle_recv_string(
         comm_, node.ranks[0], kTagRecord, wait_for(fmt::format("node {}'s result", node.host), deadline, false));
-    record_from_wire(from_bytes(wire, "node record"), r);
+    read_record(wire, r);
   } catch (const Error& e) {
     const std::string why = e.kind() == ErrorKind::timeout
                                 ? fmt::format("no result within the fleet timeout ({:g} s from the start)",

@@ -2,7 +2,7 @@
 // one process per node measures that node, exactly as a single-process run
 // would, the other processes of the node wait without touching any GPU,
 // and world rank 0 gathers one record per node. Any command whose work is
-// "measure this node, return a JSON-able record" can use it (run, sweep;
+// "measure this node, return its result document" can use it (run, sweep;
 // check's multi-node mode):
 //
 //   fleet::Session session(comm, options);          // collective: election
@@ -38,20 +38,20 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "comm/communicator.hpp"
 #include "comm/idle_wait.hpp"
 #include "base/error.hpp"
+#include "fleet/node_result.hpp"
 
 namespace xb::fleet {
 
 constexpr int kTagBase = comm::kReservedTagBase - 64;
 
-// What a node's measuring function returns: the node's result document and
-// the exit code a single-process run on that node would end with.
+// What a node's measuring function returns: the node's result document
+// (fleet/node_json.hpp's node_document of what its command's codec wrote)
+// and the exit code a single-process run on that node would end with.
 struct NodeOutcome {
-  nlohmann::json result;
+  NodeDocument document;
   int exit_code = 0;
 };
 using MeasureNode = std::function<NodeOutcome()>;
@@ -68,7 +68,7 @@ struct NodeRecord {
   int exit_code = 0;         // the node's own status (0 passed, 1 failed, 3 no GPU, ...)
   std::string error_kind;    // empty when the node produced a result; else to_string(ErrorKind)
   std::string error;         // one line: why the node has no result
-  nlohmann::json result;     // the node's result document; null with an error
+  NodeDocument document;     // the node's result document; empty with an error
   bool ok() const { return error_kind.empty(); }
 };
 
@@ -127,8 +127,7 @@ class Session {
   int final_code_ = 0;
 };
 
-// The wire form of a record (without the node, which rank 0 knows).
-nlohmann::json record_to_wire(const NodeRecord& r);
-void record_from_wire(const nlohmann::json& wire, NodeRecord& r);
+// The wire form of a record (without the node, which rank 0 knows):
+// fleet/node_json.hpp.
 
 }  // namespace xb::fleet

@@ -9,6 +9,7 @@
 
 #include "base/stats.hpp"
 #include "base/stop.hpp"
+#include "fleet/node_json.hpp"
 
 namespace xb::fleet {
 namespace {
@@ -53,6 +54,16 @@ FleetStat stat_of(const GroupKey& key, const Group& g, const std::vector<NodeCel
   return s;
 }
 
+// The error whose exit code a node ended with (3: no_device); a code no
+// error has is a failure.
+ErrorKind kind_of_exit_code(int code) {
+  for (ErrorKind k : {ErrorKind::verification, ErrorKind::usage, ErrorKind::no_device, ErrorKind::resources,
+                      ErrorKind::nvml, ErrorKind::comm, ErrorKind::io, ErrorKind::cuda, ErrorKind::timeout,
+                      ErrorKind::internal})
+    if (exit_code(k) == code) return k;
+  return ErrorKind::verification;
+}
+
 }  // namespace
 
 bool is_outlier(double value, double median_value, bool lower_is_better, double threshold) {
@@ -91,29 +102,44 @@ FleetSummary summarize_fleet(const std::vector<NodeCells>& nodes, double thresho
   return out;
 }
 
-int fleet_exit_code(const std::vector<FleetNode>& nodes, const FleetSummary& s, bool fail_on_outlier) {
+FleetEnding fleet_ending(const std::vector<FleetNode>& nodes, const FleetSummary& s, bool fail_on_outlier,
+                         bool nodes_required) {
+  FleetEnding e;
   std::set<int> codes;
   for (const FleetNode& n : nodes)
     if (n.record.exit_code != 0) codes.insert(n.record.exit_code);
-  // A node stopped by a signal gives the job the signal's code, as one
-  // process would exit.
-  for (int code : codes)
-    if (is_signal(stop_of_exit_code(code))) return code;
-  if (codes.size() == 1) return *codes.begin();
-  if (codes.size() > 1) return 1;
-  return fail_on_outlier && !s.outliers.empty() ? 1 : 0;
+  // A node stopped by a signal stops the job, as one process would be.
+  for (int code : codes) {
+    if (!is_signal(stop_of_exit_code(code))) continue;
+    e.completion.status = RunStatus::interrupted;
+    e.completion.stop = stop_of_exit_code(code);
+    return e;
+  }
+  if (codes.size() == 1) {
+    const int code = *codes.begin();
+    if (code == kExitPartial) {
+      e.completion.status = RunStatus::partial;
+      e.completion.stop = StopReason::time_limit;
+    } else {
+      e.failure = kind_of_exit_code(code);
+    }
+    return e;
+  }
+  const bool failed = codes.size() > 1 || (fail_on_outlier && !s.outliers.empty()) || (nodes_required && nodes.empty());
+  if (failed) e.failure = ErrorKind::verification;
+  return e;
 }
 
-int acceptance_exit_code(const std::vector<FleetNode>& nodes) {
-  if (nodes.empty()) return 1;
-  return fleet_exit_code(nodes, {}, false);
+int fleet_exit_code(const std::vector<FleetNode>& nodes, const FleetSummary& s, bool fail_on_outlier,
+                    bool nodes_required) {
+  const FleetEnding e = fleet_ending(nodes, s, fail_on_outlier, nodes_required);
+  return ending(e.completion, e.failure).exit_code;
 }
 
-std::string node_status(const NodeRecord& r) {
-  if (!r.ok()) return "error";
-  if (r.exit_code == 0) return "passed";
-  const std::string st = r.result.is_object() ? r.result.value("status", "") : "";
-  if (st == "interrupted" || st == "partial") return st;
+std::string node_status(const FleetNode& n) {
+  if (!n.record.ok()) return "error";
+  if (n.record.exit_code == 0) return "passed";
+  if (n.status == "interrupted" || n.status == "partial") return n.status;
   return "failed";
 }
 
@@ -135,8 +161,9 @@ Fleet build_fleet(std::vector<NodeRecord> records, double threshold, bool fail_o
   for (NodeRecord& r : records) {
     FleetNode n;
     n.key = host_count[r.node.host] > 1 ? fmt::format("{}/rank{}", r.node.host, r.node.ranks.front()) : r.node.host;
-    if (r.ok() && r.result.is_object()) {
-      static_cast<NodeResult&>(n) = read_node_result(r.result);
+    if (r.ok() && !r.document.empty()) {
+      n.result = decode_node_result(r.document);
+      static_cast<NodeResult&>(n) = read_node_result(n.result);
       ++group_nodes[n.gpu_group];
       cells.push_back({n.key, n.gpu_group, n.cells});
     }

@@ -1,8 +1,8 @@
 // The fleet summary: the same values measured on many nodes, side by side,
 // and the ones that fall behind their peers. Works on any node result that
 // can be flattened into cells (test, group, cell, link, value): run, sweep
-// and scenario results have extractors here (read_node_result); check's
-// results are run documents.
+// and scenario records have extractors here (read_node_result); check's
+// results are runs with their verdict.
 //
 // Statistics are per GPU group (the GPU model and count of a node, e.g.
 // "2 x NVIDIA H200"): nodes with other GPUs are never compared with each
@@ -14,12 +14,12 @@
 // hide that GPU.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cases/sweep.hpp"
+#include "fleet/node_result.hpp"
 #include "fleet/per_node.hpp"
 #include "records/result.hpp"
 
@@ -69,10 +69,6 @@ struct FleetSummary {
 FleetSummary summarize_fleet(const std::vector<NodeCells>& nodes, double threshold);
 bool is_outlier(double value, double median, bool lower_is_better, double threshold);
 
-// obj[key] without copying it (nlohmann's value() copies), or a null when
-// obj is not an object or lacks the key.
-const nlohmann::json& member(const nlohmann::json& obj, const std::string& key);
-
 // The GPUs of a machine by model and count: "2 x NVIDIA H200",
 // "1 x NVIDIA A100 + 1 x NVIDIA H100", or "no GPU".
 std::string gpu_group_of(const System& sys);
@@ -88,14 +84,16 @@ struct NodeResult {
   std::vector<FleetCell> cells;
   std::string failure;    // the first failed case ("name: message") or message; "" if none
   std::string stopped;    // why an incomplete result stopped: "interrupted by SIGTERM, 28 not run"
+  std::string status;     // the result's own: passed, failed, interrupted or partial
 };
-// Decodes a result document (xferbench-run, -sweep, -scenario) once;
-// Error(usage) for another schema or a malformed document.
-NodeResult read_node_result(const nlohmann::json& doc);
+// What the fleet reads of a record; Error(usage) for a scenario that was
+// not measured (it has no figures to compare).
+NodeResult read_node_result(const ResultRecord& r);
 
 // A fleet: every node's record plus the summary, as reporters read it.
 struct FleetNode : NodeResult {
   NodeRecord record;
+  ResultRecord result;    // decoded once from record.document (fleet/node_json.hpp); none for an error
   std::string key;        // unique name: the host name, "host/rankN" when a host name repeats
 };
 
@@ -115,7 +113,7 @@ struct Fleet {
 // A node's status: error (no result), passed, interrupted (a signal or an
 // unusable GPU stopped it: its result keeps what it measured), partial
 // (--time-limit or memory left cells out, nothing failed), failed.
-std::string node_status(const NodeRecord& r);
+std::string node_status(const FleetNode& n);
 // The fleet's, from its exit code: passed, interrupted (130 / 143),
 // partial (10), failed.
 std::string fleet_status(int exit_code);
@@ -123,15 +121,22 @@ std::string fleet_status(int exit_code);
 // Builds the fleet from gathered records (summary, keys, exit code).
 Fleet build_fleet(std::vector<NodeRecord> records, double threshold, bool fail_on_outlier);
 
-// The one exit rule of a launch, the same for one node and a fleet, for
-// run, sweep and check (README "Exit codes"): 0 when every node passed
-// (and, with fail_on_outlier, none is an outlier); else a signal's code
-// when a node was stopped by one; else the code of the nodes that did not
-// pass when they all share one (3: no GPU, 10: partial, ...), 1 otherwise
-// (and 1 for outliers alone).
-int fleet_exit_code(const std::vector<FleetNode>& nodes, const FleetSummary& s, bool fail_on_outlier);
-// check's fleet: fleet_exit_code without outliers (a check judges each
-// node by its own verdict), and 1 for no node at all.
-int acceptance_exit_code(const std::vector<FleetNode>& nodes);
+// A fleet as one measurement, for the one exit rule (records/completion.hpp
+// ending()): a node stopped by a signal interrupts it; else the nodes that
+// did not pass, when they all ended the same way (3: no GPU is the error
+// no_device, 10 is partial, 1 a failure, ...), end it that way; else, or
+// with a node out of range, it failed (1); so do outliers when
+// fail_on_outlier holds, and no node at all when `nodes_required` (check:
+// every node must pass, and there must be one).
+struct FleetEnding {
+  Completion completion;
+  std::optional<ErrorKind> failure;
+};
+FleetEnding fleet_ending(const std::vector<FleetNode>& nodes, const FleetSummary& s, bool fail_on_outlier,
+                         bool nodes_required = false);
+// The exit code of a launch, the same rule for one node and a fleet, for
+// run, sweep and check (README "Exit codes"): ending(fleet_ending(...)).
+int fleet_exit_code(const std::vector<FleetNode>& nodes, const FleetSummary& s, bool fail_on_outlier,
+                    bool nodes_required = false);
 
 }  // namespace xb::fleet

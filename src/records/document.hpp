@@ -187,6 +187,8 @@ class Reader {
   void check(bool ok, const std::string& key, const std::string& problem) const {
     if (!ok) f_.bad(key, problem);
   }
+  // The object being read, for a field whose key depends on another.
+  const Fields& fields() const { return f_; }
 
  private:
   explicit Reader(const Fields& f) : f_(f) {}

@@ -5,11 +5,13 @@
 // junit_reporter.cpp's; the fleet's JSON fleet_report.cpp's, as for run and
 // sweep).
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include "base/printable.hpp"
+#include "records/check_verdict_json.hpp"
 #include "report/formats.hpp"
 #include "report/soak_report.hpp"
 
@@ -65,35 +67,46 @@ std::string lint_state(const LintReport& l) {
   return skipped ? s + fmt::format(", {} rule{} skipped", skipped, skipped == 1 ? "" : "s") : s;
 }
 
-json sample_json(const NvmlSample& s) {
-  auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
-  return {{"sm_clock_mhz", opt(s.sm_clock_mhz)},
-          {"mem_clock_mhz", opt(s.mem_clock_mhz)},
-          {"clock_reasons", s.clock_reasons ? json(clock_reason_names(*s.clock_reasons)) : json(nullptr)},
-          {"pcie_gen", opt(s.pcie_gen_current)},
-          {"pcie_width", opt(s.pcie_width_current)}};
+records::TelemetrySample sample_record(const NvmlSample& s) {
+  records::TelemetrySample out;
+  out.sm_clock_mhz = s.sm_clock_mhz;
+  out.mem_clock_mhz = s.mem_clock_mhz;
+  if (s.clock_reasons) out.clock_reasons = clock_reason_names(*s.clock_reasons);
+  out.pcie_gen = s.pcie_gen_current;
+  out.pcie_width = s.pcie_width_current;
+  return out;
 }
 
-json window_json(const CellWindow& w) {
-  json gpus = json::array();
-  for (const auto& g : w.gpus) gpus.push_back({{"gpu", g.gpu}, {"before", sample_json(g.before)}, {"after", sample_json(g.after)}});
-  return {{"case", w.case_name}, {"row", w.row}, {"col", w.col}, {"gpus_used", w.gpus_used},
-          {"throttled", w.throttled}, {"slowdown_reasons", clock_reason_names(w.reasons)},
-          {"power_throttle_ns", w.power_throttle_ns}, {"thermal_throttle_ns", w.thermal_throttle_ns}, {"gpus", gpus}};
+records::TelemetryWindow window_record(const CellWindow& w) {
+  records::TelemetryWindow out{w.case_name, w.row, w.col, w.gpus_used, w.throttled, clock_reason_names(w.reasons),
+                               w.power_throttle_ns, w.thermal_throttle_ns, {}};
+  for (const auto& g : w.gpus) out.gpus.push_back({g.gpu, sample_record(g.before), sample_record(g.after)});
+  return out;
 }
 
-json cell_json(const CheckCell& c) {
-  const std::string unit = c.latency ? "ns" : "gbps";
-  json j = {{"key", c.key}, {"case", c.case_name}, {"matrix", c.matrix}, {"row", c.row}, {"col", c.col},
-            {"link", c.link_key}, {"link_label", c.link_label}, {"link_class", to_string(c.link)},
-            {"value_" + unit, c.value}, {"verdict", to_string(c.verdict)}, {"basis", to_string(c.basis)},
-            {"reason", check_cell_reason(c)}, {"throttled", c.throttled}, {"remeasured", c.remeasured}};
-  j["threshold_" + unit] = c.threshold > 0 ? json(c.threshold) : json(nullptr);
-  if (c.threshold_pct > 0) j["threshold_percent_of_peak"] = c.threshold_pct;
-  if (!c.source.empty()) j["source"] = c.source;
-  if (!c.why.empty()) j["why"] = c.why;
-  if (c.throttled) j["throttle_reasons"] = c.throttle_reasons;
-  return j;
+records::CheckCellVerdict cell_record(const CheckCell& c) {
+  records::CheckCellVerdict out;
+  out.key = c.key;
+  out.case_name = c.case_name;
+  out.matrix = c.matrix;
+  out.row = c.row;
+  out.col = c.col;
+  out.link = c.link_key;
+  out.link_label = c.link_label;
+  out.link_class = to_string(c.link);
+  out.latency = c.latency;
+  out.value = c.value;
+  out.verdict = to_string(c.verdict);
+  out.basis = to_string(c.basis);
+  out.reason = check_cell_reason(c);
+  out.throttled = c.throttled;
+  out.remeasured = c.remeasured;
+  out.threshold = c.threshold;
+  out.threshold_pct = c.threshold_pct;
+  out.source = c.source;
+  out.why = c.why;
+  out.throttle_reasons = c.throttle_reasons;
+  return out;
 }
 
 }  // namespace
@@ -199,47 +212,18 @@ void text_check(std::ostream& os, const CheckResult& r) {
 
 namespace {
 
-json check_section_json(const CheckResult& r) {
-  json rules = json::array(), findings = json::array(), cells = json::array(), links = json::array(),
-       problems = json::array(), telemetry = json::array();
-  for (const auto& x : r.lint.rules)
-    rules.push_back({{"id", x.rule}, {"title", x.title}, {"status", to_string(x.status)}, {"note", x.note}});
-  for (const auto& f : r.lint.findings)
-    findings.push_back({{"rule", f.rule}, {"severity", to_string(f.severity)}, {"subject", f.subject},
-                        {"evidence", f.evidence}, {"fix", f.fix}});
-  for (const auto& c : r.cells) cells.push_back(cell_json(c));
-  for (const auto& l : r.links)
-    links.push_back({{"link", l.link_key}, {"label", l.link_label}, {"verdict", to_string(l.verdict)},
-                     {"cells", l.cells}, {"failed", l.failed}, {"unjudged", l.unjudged},
-                     {"reason", check_cell_reason(r.cells[l.worst])}});
-  for (const auto& p : r.problems)
-    problems.push_back({{"case", p.case_name}, {"status", to_string(p.status)}, {"message", p.message}});
-  for (const auto& w : r.telemetry) telemetry.push_back(window_json(w));
-  const Ending v = check_verdict(r);
-  // The check's own words for passed and failed.
-  const char* word =
-      v.outcome == Outcome::passed ? "pass" : v.outcome == Outcome::failed ? "fail" : to_string(v.outcome);
-  json section = {{"verdict", word},
-          {"exit_code", v.exit_code},
-          {"summary", check_summary_line(r)},
-          {"hostname", r.hostname()},
-          {"wall_seconds", r.wall_seconds},
-          {"strict", r.strict},
-          {"expectations", {{"spec", r.spec_file.empty() ? json(nullptr) : json(r.spec_file)},
-                            {"baseline", r.baseline_file.empty() ? json(nullptr) : json(r.baseline_file)},
-                            {"builtin_min_percent_of_peak",
-                             {{"pcie", builtin_min_pct(LinkClass::pcie)}, {"pcie_bidir", builtin_min_pct(LinkClass::pcie_bidir)},
-                              {"nvlink", builtin_min_pct(LinkClass::nvlink)}, {"pcie_peer", builtin_min_pct(LinkClass::pcie_peer)},
-                              {"memory", builtin_min_pct(LinkClass::memory)}, {"c2c", builtin_min_pct(LinkClass::c2c)},
-                              {"c2c_bidir", builtin_min_pct(LinkClass::c2c_bidir)}}}}},
-          {"lint", {{"rules", rules}, {"findings", findings}}},
-          {"links", links},
-          {"cells", cells},
-          {"case_problems", problems},
-          {"remeasured_cases", r.remeasured_cases},
-          {"telemetry", telemetry}};
-  if (r.soak) section["soak"] = {{"file", r.soak_file}, {"summary", soak_summary_json(*r.soak)}};
-  return section;
+void add_lint(records::CheckVerdict& v, const LintReport& lint) {
+  for (const auto& x : lint.rules) v.rules.push_back({x.rule, x.title, to_string(x.status), x.note});
+  for (const auto& f : lint.findings)
+    v.findings.push_back({f.rule, to_string(f.severity), f.subject, f.evidence, f.fix});
+}
+
+std::map<std::string, double> builtin_minimums() {
+  std::map<std::string, double> out;
+  for (LinkClass c : {LinkClass::pcie, LinkClass::pcie_bidir, LinkClass::nvlink, LinkClass::pcie_peer,
+                      LinkClass::memory, LinkClass::c2c, LinkClass::c2c_bidir})
+    out[to_string(c)] = builtin_min_pct(c);
+  return out;
 }
 
 // A node's verdict as its row shows it, from its status (fleet::node_status).
@@ -252,9 +236,34 @@ const char* node_word(const std::string& status) {
 
 }  // namespace
 
+records::CheckVerdict check_verdict_record(const CheckResult& r) {
+  records::CheckVerdict v;
+  const Ending e = check_verdict(r);
+  // The check's own words for passed and failed.
+  v.verdict = e.outcome == Outcome::passed ? "pass" : e.outcome == Outcome::failed ? "fail" : to_string(e.outcome);
+  v.exit_code = e.exit_code;
+  v.summary = check_summary_line(r);
+  v.hostname = r.hostname();
+  v.wall_seconds = r.wall_seconds;
+  v.strict = r.strict;
+  v.spec_file = r.spec_file;
+  v.baseline_file = r.baseline_file;
+  v.builtin_min_pct = builtin_minimums();
+  add_lint(v, r.lint);
+  for (const auto& l : r.links)
+    v.links.push_back({l.link_key, l.link_label, to_string(l.verdict), l.cells, l.failed, l.unjudged,
+                       check_cell_reason(r.cells[l.worst])});
+  for (const auto& c : r.cells) v.cells.push_back(cell_record(c));
+  for (const auto& p : r.problems) v.problems.push_back({p.case_name, to_string(p.status), p.message});
+  v.remeasured_cases = r.remeasured_cases;
+  for (const auto& w : r.telemetry) v.telemetry.push_back(window_record(w));
+  return v;
+}
+
 json check_json(const CheckResult& r) {
   json doc = records::run_json(r.run);
-  doc["check"] = check_section_json(r);
+  json& section = doc[records::kCheckSectionKey] = records::check_verdict_json(check_verdict_record(r));
+  if (r.soak) section["soak"] = {{"file", r.soak_file}, {"summary", soak_summary_json(*r.soak)}};
   doc["status"] = to_string(check_verdict(r).outcome);
   return doc;
 }
@@ -263,12 +272,11 @@ void text_fleet(std::ostream& os, const fleet::Fleet& f) {
   fmt::print(os, "# xferbench check: {} node{}\n# {:<24} {:<7} {:>7}  summary\n", f.nodes.size(),
              f.nodes.size() == 1 ? "" : "s", "host", "verdict", "seconds");
   for (const fleet::FleetNode& n : f.nodes) {
-    const std::string status = fleet::node_status(n.record);
-    // What the node's check section says, or why it has none.
-    const json& check = fleet::member(n.record.result, "check");
-    const bool said = n.record.ok() && check.is_object();
-    fmt::print(os, "  {:<24} {:<7} {:>7.1f}  {}\n", n.key, node_word(status),
-               said ? check.value("wall_seconds", 0.0) : 0.0, said ? check.value("summary", "") : n.record.error);
+    const std::string status = fleet::node_status(n);
+    // What the node's verdict says, or why it has none.
+    const records::CheckVerdict* check = fleet::check_of(n.result);
+    fmt::print(os, "  {:<24} {:<7} {:>7.1f}  {}\n", n.key, node_word(status), check ? check->wall_seconds : 0.0,
+               check ? check->summary : n.record.error);
   }
   const auto [failed, stopped] = failed_and_stopped(f);
   const std::string verdict = fleet::fleet_status(f.exit_code);

@@ -52,6 +52,10 @@ std::string compare_text(const CompareResult& r, const std::string& old_name, co
   return out;
 }
 
+// The compare document's schema: written here, read by nothing.
+constexpr const char* kCompareSchemaName = "xferbench-compare";
+constexpr int kCompareSchemaVersion = 1;
+
 nlohmann::json compare_json(const CompareResult& r, const std::string& old_name, const std::string& new_name) {
   nlohmann::json entries = nlohmann::json::array();
   for (const auto& e : r.entries) {
@@ -71,8 +75,8 @@ nlohmann::json compare_json(const CompareResult& r, const std::string& old_name,
                    {"old_failed", e.soak->old_failed}, {"new_failed", e.soak->new_failed}};
     entries.push_back(j);
   }
-  return {{"schema", "xferbench-compare"},
-          {"schema_version", 1},
+  return {{"schema", kCompareSchemaName},
+          {"schema_version", kCompareSchemaVersion},
           {"compared_schema", r.schema},
           {"old", old_name},
           {"new", new_name},

@@ -125,7 +125,7 @@ class CsvReporter : public Reporter {
   void sweep(const SweepResult& r) override { out_ << sweep_csv(r); }
   void sm_sweep(const SmSweepResult& r) override { out_ << sm_sweep_csv(r); }
   void scenario(const ScenarioResult& r) override { out_ << scenario_csv(r); }
-  void scenario_resumed(const std::string&, const std::string&) override {
+  void scenario_resumed(const std::string&, const ScenarioResult&) override {
     fail(ErrorKind::usage, "--resume of a complete scenario result writes JSON; use --format json");
   }
   void pingpong(const pingpong::Result& r, const std::vector<std::string>&) override { out_ << pingpong_csv(r); }

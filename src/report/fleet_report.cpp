@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "base/stats.hpp"
+#include "fleet/node_json.hpp"
 #include "report/formats.hpp"
 
 namespace xb::report {
@@ -90,7 +91,7 @@ std::string shown_text(const Shown& s) {
 std::string node_status(const Fleet& f, const FleetNode& n) {
   const auto& r = n.record;
   if (!r.ok()) return fmt::format("ERROR (exit {}): {}", r.exit_code, r.error);
-  const std::string status = fleet::node_status(r);
+  const std::string status = fleet::node_status(n);
   std::string st = "ok";
   if (status == "interrupted" || status == "partial") {
     st = fmt::format("{} (exit {}): {}", upper_case(status), r.exit_code, n.stopped);
@@ -248,7 +249,7 @@ std::string footer_text(const Fleet& f) {
 std::pair<int, int> failed_and_stopped(const Fleet& f) {
   int failed = 0, stopped = 0;
   for (const auto& n : f.nodes) {
-    const std::string st = fleet::node_status(n.record);
+    const std::string st = fleet::node_status(n);
     if (st == "interrupted" || st == "partial") ++stopped;
     else if (st != "passed") ++failed;
   }
@@ -284,8 +285,8 @@ std::string fleet_text(const Fleet& f) {
 
 namespace {
 
-constexpr const char* kFleetSchemaName = "xferbench-fleet";
-constexpr int kFleetSchemaVersion = 1;
+using fleet::kFleetSchemaName;
+using fleet::kFleetSchemaVersion;
 
 json cell_json(const FleetCell& c) {
   return {{"test", c.test}, {"group", c.group}, {"cell", c.cell}, {"link", c.link},
@@ -296,13 +297,14 @@ json node_json(const FleetNode& n) {
   const auto& r = n.record;
   json j = {{"host", r.node.host},
             {"ranks", r.node.ranks},
-            {"status", fleet::node_status(r)},
+            {"status", fleet::node_status(n)},
             {"exit_code", r.exit_code},
             {"gpu_group", n.gpu_group.empty() ? json(nullptr) : json(n.gpu_group)}};
   if (!r.ok()) j["error"] = {{"kind", r.error_kind}, {"message", r.error}};
-  // Assigned, not in the initializer list, which would copy the whole
-  // result twice (it matters for a thousand nodes).
-  j["result"] = r.result;
+  // The node's document as it wrote it; assigned, not in the initializer
+  // list, which would copy the whole result twice (it matters for a
+  // thousand nodes).
+  j["result"] = fleet::document_json(r.document);
   return j;
 }
 
@@ -365,7 +367,7 @@ std::string fleet_csv(const Fleet& f) {
   const std::map<StatKey, double> med = medians(f);
   for (const auto& n : f.nodes) {
     const std::string head = fmt::format("{},{},{},{}", csv_escape(n.key), csv_escape(n.gpu_group),
-                                         fleet::node_status(n.record),
+                                         fleet::node_status(n),
                                          n.record.exit_code);
     if (!n.record.ok()) {
       out += head + ",,,,,,,,,," + csv_escape(n.record.error) + "\n";

@@ -24,16 +24,16 @@
 #include "firsttouch/result.hpp"
 #include "machine/topology.hpp"
 #include "pingpong/result.hpp"
+#include "records/check_verdict.hpp"
 #include "records/document.hpp"
 #include "records/result.hpp"
 #include "records/run_json.hpp"
+#include "records/scenario_json.hpp"
 #include "records/system_json.hpp"
 
 namespace xb::report {
 
 using json = nlohmann::json;
-
-inline constexpr const char* kScenarioSchemaName = "xferbench-scenario";
 
 // `xferbench run --dry-run` (plan_report.cpp).
 struct PlanContext {
@@ -86,7 +86,6 @@ void cuts_result_text(std::ostream& os, const ScenarioResult& r);
 // A scenario that was stopped before its samples were complete, or whose
 // measurement failed: the header, why, and the transfers it would have run.
 void scenario_not_measured_text(std::ostream& os, const ScenarioResult& r);
-nlohmann::json scenario_json(const ScenarioResult& r);
 std::string scenario_csv(const ScenarioResult& r);
 // "1.00 KiB", "6.38 MiB": bwtest's transfer sizes (seed_reporter.cpp).
 std::string bwtest_size(std::uint64_t bytes);
@@ -140,11 +139,15 @@ std::string check_cell_reason(const check::CheckCell& c);
 // "xferbench check: PASS ..." or "xferbench check: FAIL <first failing cell>; lint: <first error>".
 std::string check_summary_line(const check::CheckResult& r);
 void text_check(std::ostream& os, const check::CheckResult& r);
-// The run JSON with a "check" section added.
+// The check's verdict as its result document's "check" section states it.
+records::CheckVerdict check_verdict_record(const check::CheckResult& r);
+// The run JSON with the "check" section added (and, for a soaked check, the
+// soak's summary inside it).
 nlohmann::json check_json(const check::CheckResult& r);
 // The fleet of checks: one row per node (host, verdict, wall time, the
 // summary line of its result's "check" section, or its error) and the
-// fleet's verdict, from f.exit_code (fleet::acceptance_exit_code).
+// fleet's verdict, from f.exit_code (fleet::fleet_exit_code, every node
+// required).
 void text_fleet(std::ostream& os, const fleet::Fleet& f);
 // Text escaped for XML 1.0 content and attribute values; characters XML 1.0
 // cannot hold (control characters but tab, newline, return) become U+FFFD

@@ -29,8 +29,8 @@ class JsonReporter : public Reporter {
   void system(const System& sys) override { print(records::system_json(sys)); }
   void sweep(const SweepResult& r) override { print(records::sweep_json(r)); }
   void sm_sweep(const SmSweepResult& r) override { print(records::sm_sweep_json(r)); }
-  void scenario(const ScenarioResult& r) override { print(scenario_json(r)); }
-  void scenario_resumed(const std::string&, const std::string& json_text) override { out_ << json_text; }
+  void scenario(const ScenarioResult& r) override { print(records::scenario_json(r)); }
+  void scenario_resumed(const std::string&, const ScenarioResult& r) override { print(records::scenario_json(r)); }
   void pingpong(const pingpong::Result& r, const std::vector<std::string>& argv) override {
     print(records::pingpong_json(r, argv));
   }

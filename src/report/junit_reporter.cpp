@@ -158,11 +158,11 @@ std::string fleet_junit(const fleet::Fleet& f) {
   double seconds = 0;
   for (const auto& n : f.nodes) {
     Test t{"nodes", n.key};
-    const std::string status = fleet::node_status(n.record);
+    const std::string status = fleet::node_status(n);
     if (status != "passed") t.kind = status == "failed" ? Test::Kind::failure : Test::Kind::error;
-    const nlohmann::json& check = fleet::member(n.record.result, "check");
-    (t.kind == Test::Kind::pass ? t.detail : t.message) = check.is_object() ? check.value("summary", "") : n.record.error;
-    if (check.is_object()) seconds = std::max(seconds, check.value("wall_seconds", 0.0));
+    const records::CheckVerdict* check = fleet::check_of(n.result);
+    (t.kind == Test::Kind::pass ? t.detail : t.message) = check ? check->summary : n.record.error;
+    if (check) seconds = std::max(seconds, check->wall_seconds);
     s.tests.push_back(t);
   }
   return junit_document({s}, "xferbench check fleet", "", seconds);

@@ -204,36 +204,34 @@ CellVerdict verdict_named(const std::string& word) {
   return CellVerdict::unjudged;
 }
 
-// A fleet node's result: a run document, or check's (a run with a "check"
-// section, whose cell verdicts are read back by key). A node without a
+// A fleet node's result: a run, or check's (a run with its verdict, whose
+// cell verdicts are matched to the run's cells by key). A node without a
 // result is down, with its error's kind as the reason; other results
 // (sweep, scenario) give the node's state only.
 void add_node(Metrics& m, const fleet::Fleet& f, const fleet::FleetNode& n, const ReportOptions& o,
               const prom::Successes& before) {
-  const nlohmann::json& doc = n.record.result;
+  const RunResult* run = fleet::run_of(n.result);
   const bool is_check = f.command == "check";
   prom::NodeState st = prom::node_state(before, n.key, unix_seconds(f.start_time_utc), NAN, n.record.exit_code);
-  if (!n.record.ok() || fleet::member(doc, "schema") != records::kSchemaName) {
+  if (!n.record.ok() || run == nullptr) {
     if (!n.record.ok()) st.down_reason = n.record.error_kind;
     if (is_check) st.check_pass = false;
     prom::add_node_state(m, n.key, st);
     return;
   }
-  const RunResult run = records::decode_run(doc, n.key);
-  std::vector<CheckCell> cells = check::extract_cells(run, n.key);
-  const nlohmann::json& section = fleet::member(doc, "check");
-  st = prom::node_state(before, n.key, unix_seconds(run.start_time_utc), run.wall_seconds, n.record.exit_code);
-  HostRun h{n.key, &run, &cells, st};
-  if (!section.is_object()) {
+  std::vector<CheckCell> cells = check::extract_cells(*run, n.key);
+  const records::CheckVerdict* check = fleet::check_of(n.result);
+  st = prom::node_state(before, n.key, unix_seconds(run->start_time_utc), run->wall_seconds, n.record.exit_code);
+  HostRun h{n.key, run, &cells, st};
+  if (check == nullptr) {
     add_run(m, h, o);
     return;
   }
   std::map<std::string, CellVerdict> verdicts;
-  for (const auto& c : fleet::member(section, "cells"))
-    verdicts[c.value("key", "")] = verdict_named(c.value("verdict", ""));
+  for (const records::CheckCellVerdict& c : check->cells) verdicts[c.key] = verdict_named(c.verdict);
   for (CheckCell& c : cells) c.verdict = verdicts.count(c.key) ? verdicts.at(c.key) : CellVerdict::unjudged;
-  h.state.wall_seconds = section.value("wall_seconds", run.wall_seconds);
-  h.state.check_pass = section.value("verdict", "") == "pass";
+  h.state.wall_seconds = check->wall_seconds;
+  h.state.check_pass = records::outcome_of(*check) == Outcome::passed;
   add_check(m, h, o);
 }
 

@@ -46,6 +46,10 @@ void Reporter::cuts_launch(const ScenarioResult& described) {
   out_.flush();
 }
 
+bool is_text(const std::string& format) { return format == "text"; }
+
+bool is_metrics(const std::string& format) { return format == "prometheus"; }
+
 std::unique_ptr<Reporter> make_reporter(const std::string& format, std::ostream& out, std::ostream& err,
                                         const ReportOptions& o) {
   auto r = unwrapped(format, out, err, o);

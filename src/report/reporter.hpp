@@ -67,10 +67,10 @@ class Reporter {
   virtual void sweep(const SweepResult&) {}
   virtual void sm_sweep(const SmSweepResult&) {}
   // A concurrent scenario: described before it runs, then measured; or
-  // `json_text`, a complete result in the --resume file at `path`.
+  // `r`, the complete result read from the --resume file at `path`.
   virtual void scenario_begin(const ScenarioResult&) {}
   virtual void scenario(const ScenarioResult&) {}
-  virtual void scenario_resumed(const std::string&, const std::string&) {}
+  virtual void scenario_resumed(const std::string&, const ScenarioResult&) {}
   virtual void pingpong_pair(const pingpong::Result&, const pingpong::PairResult&) {}
   virtual void pingpong_size(const pingpong::SizeResult&) {}
   virtual void pingpong(const pingpong::Result&, const std::vector<std::string>&) {}
@@ -104,6 +104,13 @@ class Reporter {
 // lines go to `err`.
 std::unique_ptr<Reporter> make_reporter(const std::string& format, std::ostream& out, std::ostream& err = std::cerr,
                                         const ReportOptions& o = {});
+
+// What a command may ask of --format `format`, so it never compares the
+// name itself: the terminal's text (lines a person reads, and a command
+// may add its own, like check's verdict), or Prometheus metrics (a file
+// that a collector reads).
+bool is_text(const std::string& format);
+bool is_metrics(const std::string& format);
 
 // One command's outputs: --format on stdout, one reporter for the whole
 // command (it remembers the rows it printed), and the files, each written

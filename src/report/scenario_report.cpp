@@ -2,11 +2,9 @@
 // xferbench cuts): a text table with multi-gpu-bwtest's columns plus memory
 // kind, GB/s, % of peak and verification; the scenario figures, each with a
 // label that says what it divides by; an ASCII timeline; CUts' own lines;
-// JSON (schema "xferbench-scenario": status passed / failed, or interrupted
-// / partial with a "stop" section and every measured field null, or failed
-// with "error") and CSV (a header row, then one row per transfer; the
-// scenario figures repeat on every row so each row stands alone in a
-// spreadsheet).
+// CSV (a header row, then one row per transfer; the scenario figures repeat
+// on every row so each row stands alone in a spreadsheet). Its JSON is the
+// record's own codec, records/scenario_json.hpp.
 #include <algorithm>
 #include <cmath>
 
@@ -19,7 +17,6 @@ namespace xb::report {
 namespace {
 
 constexpr int kTimelineWidth = 60;
-constexpr int kScenarioSchemaVersion = 1;
 
 // bwtest's "Transfer size" column: "1.00 KiB", "6.38 MiB".
 std::string size_text(std::uint64_t bytes) {
@@ -111,37 +108,6 @@ void text_timeline(std::ostream& os, const ScenarioResult& r) {
   }
 }
 
-json transfer_json(const TransferResult& t) {
-  json j = {{"id", t.id},
-            {"label", t.label},
-            {"device", t.device},
-            {"device_name", t.device_name},
-            {"src_gpu", t.src_gpu},
-            {"dst_gpu", t.dst_gpu},
-            {"direction", t.direction},
-            {"bytes_per_copy", t.bytes},
-            {"memory_kind", to_string(t.memory)},
-            {"engine", to_string(t.engine)},
-            {"elapsed_s", t.elapsed_s},
-            {"sample_elapsed_s", t.sample_elapsed_s},
-            {"bandwidth_gbps", t.bandwidth_gbps},
-            {"stats", records::Writer::of(t.stats, [](auto& io, auto& s) { records::stats_fields(io, s, "gbps"); })},
-            {"samples_gbps", t.samples_gbps},
-            {"link", t.link},
-            {"peak", t.peak},
-            {"efficiency", t.peak.known() ? json(t.efficiency) : json(nullptr)},
-            {"verification", {{"status", to_string(t.verification.status)}}},
-            {"start_s", t.start_s},
-            {"end_s", t.end_s}};
-  if (t.direction == "HtoD" || t.direction == "DtoH")
-    j["host_numa_node"] = t.host_numa >= 0 ? json(t.host_numa) : json(nullptr);
-  if (t.verification.status == Verification::Status::failed)
-    j["verification"]["first_bad_offset"] = t.verification.first_bad_offset;
-  j["invalid"] = !t.invalid_reason.empty();
-  if (!t.invalid_reason.empty()) j["invalid_reason"] = t.invalid_reason;
-  return j;
-}
-
 }  // namespace
 
 std::string timeline_bar(double start_s, double end_s, double span_s, int width) {
@@ -205,81 +171,6 @@ void scenario_not_measured_text(std::ostream& os, const ScenarioResult& r) {
                r.completion.message,
                r.completion.stop == StopReason::time_limit ? "" : " (add --resume FILE to the same command to run it)");
   for (const TransferResult& t : r.transfers) fmt::print(os, "#   transfer {}: {}, {} bytes per copy, not measured\n", t.id, t.label, t.bytes);
-}
-
-namespace {
-
-std::string scenario_status(const ScenarioResult& r) {
-  if (r.completion.status != RunStatus::complete) return to_string(r.completion.status);
-  return all_valid(r) && r.completion.error.empty() ? "passed" : "failed";
-}
-
-json scenario_json_measured(const ScenarioResult& r) {
-  json transfers = json::array();
-  for (const TransferResult& t : r.transfers) transfers.push_back(transfer_json(t));
-  const MeasureOptions& m = r.measure;
-  return {{"schema", kScenarioSchemaName},
-          {"schema_version", kScenarioSchemaVersion},
-          {"tool", records::tool_json()},
-          {"command_line", r.command_line},
-          {"start_time_utc", r.start_time_utc},
-          {"wall_s", r.wall_s},
-          {"front_end", r.front_end},
-          {"status", all_valid(r) ? "passed" : "failed"},
-          {"settings",
-           {{"stream_mode", to_string(r.streams)},
-            {"statistic", r.statistic},
-            {"copies_per_sample", r.copies_per_sample},
-            {"samples", r.samples},
-            {"gated", r.gated},
-            {"min_samples", m.min_samples},
-            {"max_samples", m.max_samples},
-            {"target_relative_error", m.target_rel_error},
-            {"budget_s", m.budget_s},
-            {"target_sample_s", m.target_sample_s},
-            {"verify", m.verify},
-            {"numa_affinity", m.numa_affinity}}},
-          {"environment", records::system_json(r.system)},
-          {"transfers", transfers},
-          {"scenario",
-           {{"span_s", r.span_s},
-            {"span_definition", "gate release to the last transfer's end, in the median-span sample"},
-            {"total_bytes", r.total_bytes},
-            {"aggregate_bandwidth_gbps", r.aggregate_bandwidth_gbps},
-            {"aggregate_bandwidth_definition", "total_bytes / span_s"},
-            {"aggregate_stats", {{"median_gbps", r.aggregate_stats.median}, {"min_gbps", r.aggregate_stats.min},
-                                 {"max_gbps", r.aggregate_stats.max}, {"p50_gbps", r.aggregate_stats.median},
-                                 {"p95_gbps", r.aggregate_stats.p95}, {"p99_gbps", r.aggregate_stats.p99},
-                                 {"cov", r.aggregate_stats.cov}}},
-            {"sum_of_transfer_bandwidths_gbps", r.sum_of_transfer_bandwidths_gbps},
-            {"overlapped_s", r.overlapped_s},
-            {"overlap_fraction", r.overlap_fraction},
-            {"overlap_definition", "share of span_s during which more than one transfer ran"},
-            {"max_concurrent_transfers", r.max_concurrent},
-            {"timeline_sample", r.timeline_sample}}}};
-}
-
-// Nothing of an unmeasured scenario may read as a number.
-void null_measured_fields(json& doc) {
-  for (json& t : doc["transfers"])
-    for (const char* k : {"elapsed_s", "sample_elapsed_s", "bandwidth_gbps", "stats", "samples_gbps", "efficiency",
-                          "start_s", "end_s"})
-      t[k] = nullptr;
-  doc["scenario"] = nullptr;
-}
-
-}  // namespace
-
-json scenario_json(const ScenarioResult& r) {
-  json doc = scenario_json_measured(r);
-  doc["status"] = scenario_status(r);
-  if (!r.completion.error.empty()) doc["error"] = r.completion.error;
-  if (r.completion.status != RunStatus::complete || !r.completion.error.empty()) null_measured_fields(doc);
-  if (r.completion.status != RunStatus::complete) {
-    doc["stop"] = records::completion_json(r.completion);
-    doc["stop"].erase("time_limit_seconds");  // a scenario's result has no time limit of its own
-  }
-  return doc;
 }
 
 std::string scenario_csv(const ScenarioResult& r) {

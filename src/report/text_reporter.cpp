@@ -291,7 +291,7 @@ class TextReporter : public Reporter {
     }
     scenario_text(out_, r);
   }
-  void scenario_resumed(const std::string& path, const std::string&) override {
+  void scenario_resumed(const std::string& path, const ScenarioResult&) override {
     out_ << "# " << path << " holds the complete result: nothing to measure\n";
   }
   void pingpong_pair(const pingpong::Result& header, const pingpong::PairResult& p) override {
