@@ -27,12 +27,12 @@ const CompareEntry& entry(const CompareResult& r, const std::string& key) {
 }
 
 TEST(SoakCompare, DetectsSoakText) {
-  EXPECT_TRUE(is_soak_text(soak::header_line({})));
-  EXPECT_TRUE(is_soak_text(soak::header_line({}) + "{broken"));
-  EXPECT_FALSE(is_soak_text(R"({"schema":"xferbench-run","schema_version":1})"));
-  EXPECT_FALSE(is_soak_text(R"({"type":"header","schema":"xferbench.other"})"));
-  EXPECT_FALSE(is_soak_text("not json\n"));
-  EXPECT_FALSE(is_soak_text(""));
+  EXPECT_TRUE(soak::is_soak_text(soak::header_line({})));
+  EXPECT_TRUE(soak::is_soak_text(soak::header_line({}) + "{broken"));
+  EXPECT_FALSE(soak::is_soak_text(R"({"schema":"xferbench-run","schema_version":1})"));
+  EXPECT_FALSE(soak::is_soak_text(R"({"type":"header","schema":"xferbench.other"})"));
+  EXPECT_FALSE(soak::is_soak_text("not json\n"));
+  EXPECT_FALSE(soak::is_soak_text(""));
 }
 
 TEST(SoakCompare, SteadyAgainstItselfIsSame) {

@@ -30,7 +30,7 @@ struct CompareArgs {
 // One compared file, opened and its kind told from its first line.
 struct Input {
   explicit Input(const std::string& path) : file(path, "") {
-    soak = is_soak_text(file.peek_line(soak::kMaxSoakLineBytes));
+    soak = soak::is_soak_text(file.peek_line(soak::kMaxSoakLineBytes));
   }
   InputFile file;
   bool soak = false;

@@ -82,9 +82,6 @@ CompareResult compare_runs(const RunResult& old_run, const RunResult& new_run, c
 CompareResult compare_sweeps(const SweepResult& old_sweep, const SweepResult& new_sweep, const CompareOptions& opts,
                              const std::string& old_name = "OLD", const std::string& new_name = "NEW");
 
-// Whether `text` is a soak file: its first line a soak header
-// (soak/soak_record.hpp).
-bool is_soak_text(const std::string& text);
 
 // Two soaks (xferbench soak), cell by cell: each cell's median under the
 // noise rule above (the noise from the spread of its samples); a cell is

@@ -62,14 +62,6 @@ CompareEntry compare_cell(const soak::CellSummary& o, const soak::CellSummary& n
 
 }  // namespace
 
-bool is_soak_text(const std::string& text) {
-  const std::string first = text.substr(0, text.find('\n'));
-  if (!json_shallow(first)) return false;  // a soak header nests two levels
-  const nlohmann::json j = nlohmann::json::parse(first, nullptr, false);
-  return j.is_object() && j.value("type", nlohmann::json()) == "header" &&
-         j.value("schema", nlohmann::json()) == soak::kSoakSchema;
-}
-
 CompareResult compare_soaks(const soak::SoakSummary& o, const soak::SoakSummary& n, const CompareOptions& opts,
                             const std::string& old_name, const std::string& new_name) {
   const auto only_old = cells_only_in(o, n), only_new = cells_only_in(n, o);

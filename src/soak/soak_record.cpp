@@ -223,6 +223,13 @@ class WholeFile final : public SoakSink {
 }  // namespace
 
 std::string header_line(const Header& h) { return line_of(h, header_fields); }
+
+bool is_soak_text(const std::string& text) {
+  const std::string first = text.substr(0, text.find('\n'));
+  if (!json_shallow(first)) return false;  // a soak header nests two levels
+  const nlohmann::json j = nlohmann::json::parse(first, nullptr, false);
+  return j.is_object() && j.value("type", nlohmann::json()) == "header" && j.value("schema", nlohmann::json()) == kSoakSchema;
+}
 std::string sample_line(const Sample& s) { return line_of(s, sample_fields); }
 std::string resume_line(double t_s, const std::string& time_utc) { return line_of(Resume{t_s, time_utc}, resume_fields); }
 std::string end_line(const End& e) { return line_of(e, end_fields); }

@@ -96,6 +96,9 @@ struct SoakFile {
 
 // One JSON object per line, no newline inside, '\n' at the end.
 std::string header_line(const Header& h);
+// Whether `text` starts with a soak file's header line (what compare asks of
+// a file it is handed before choosing how to read it).
+bool is_soak_text(const std::string& text);
 std::string sample_line(const Sample& s);
 std::string resume_line(double t_s, const std::string& time_utc);
 std::string end_line(const End& e);
