@@ -17,20 +17,24 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kChaseHopsPerSm = 400;  // latency.cpp: hops per SM per sample
 
-// Fitted by bench/fit_time_model.py to the full-catalogue runs recorded in
-// bench/results from 2026-11-22 on (H200 x2: 7 runs, H200 x4: 1 run; the
-// start-up from the two with process wall times); efficiencies are the
-// medians of those runs' cells over their links' peaks.
+// Fitted by bench/fit_time_model.py to the 24 full-catalogue runs recorded
+// in bench/results from 2026-11-22 on (1, 2 and 4 GPUs; H200 and H100); the
+// start-up from the six timed from process start, among them the 2026-11-27
+// runs on 1 x H200, 2 x H200 and 4 x H100 that measure nvbandwidth's way too
+// (bench/results/2026-11-27-time-model-refit.txt). Efficiencies are the
+// medians of recorded cells over their links' peaks. The start-up is a line
+// through machines of both kinds: its intercept is negative, its value at 1
+// to 4 GPUs 0.34 to 2.35 s.
 const TimeModel kRecorded{
     /*start_s=*/-0.3262,
     /*start_per_gpu_s=*/0.6678,
     /*case_s=*/0.0159,
-    /*cell_s=*/0.0000,    // fitted 0: the warm-up and verification terms cover it
-    /*latency_cell_s=*/0.0000,  // fitted 0: the warm-up chase covers the ring building
+    /*cell_s=*/0.0,    // fitted 0: the warm-up and verification terms cover it
+    /*latency_cell_s=*/0.0,  // fitted 0: the warm-up chase covers the ring building
     /*second_s=*/0.0724,
     /*pin_s_per_gib=*/0.5963,
     /*device_s_per_gib=*/0.0236,
-    /*host_memory_gbps=*/142.4,  // x4 all_to_host: 4 x 33.4 GB/s; not fitted by the script
+    /*host_memory_gbps=*/142.4,  // median over cells with 4+ host transfers at once
     /*contention=*/0.279,
     /*contention_in_place=*/0.057,
     /*host_latency_ns=*/1185.0,  // recorded host_device_latency_sm cells

@@ -7,14 +7,17 @@
 //           + pinning of each new host buffer + allocation of each new device buffer
 //   cell  = cell overhead + warm-up copies + samples x copies x copy time
 //           + verification of the destinations
+//           + for a cell measured nvbandwidth's way too, that measurement
+//             again (its own overhead, samples x (4 warm-ups + 16 copies))
 // with the copy time of a cell the slowest of its transfers at an expected
 // bandwidth (the link's theoretical peak x the efficiency such copies
-// reached in recorded runs, host transfers sharing the host's memory), the
-// copies per sample chosen as the measurement does (a sample lasts
-// --sample-ms), and the samples: --min-samples for a cell with at most one
-// host transfer, more when several host transfers run at once (adaptive
-// sampling then meets the error target later), capped by --max-samples and
-// --budget. Latency cells: samples x SMs x 400 hops x an expected latency.
+// reached in recorded runs, host transfers that stream host memory sharing
+// it), the copies per sample chosen as the measurement does (a sample lasts
+// --sample-ms), and the samples: --min-samples, more with each host
+// transfer that unsettles the cell's watched figure (adaptive sampling then
+// meets the error target later), capped by --max-samples and --budget.
+// New buffers: the run's buffer pool itself, over buffers that are sizes.
+// Latency cells: samples x SMs x 400 hops x an expected latency.
 // Managed-migration cells: each sample places and touches the pages, at the
 // PCIe copy-engine rate (a guess: no migration run is recorded yet). The
 // drift check (stability.hpp), when on, measures its reference cells twice.
@@ -60,7 +63,7 @@ struct TimeModel {
   double unknown_link_gbps;             // when a link has no known peak
 };
 
-// The constants fitted to bench/results (H200 x2 and x4 recordings).
+// The constants fitted to bench/results (1, 2 and 4 GPUs, H200 and H100).
 const TimeModel& recorded_time_model();
 
 struct CellEstimate {

@@ -104,7 +104,7 @@ std::string plan_text(const RunEstimate& e, const System& sys, const PlanContext
                      e.cases.size(), waived, e.cells, gb_text(e.bytes_moved), estimate_text(e.seconds), e.start_s);
   out += fmt::format("# planned peak memory (the largest cell, the buffer pool's default budget): {}\n",
                      memory_text(e.peak_memory));
-  out += "# estimate from the time model of docs/dry_run.md (fitted to recorded H200 runs)\n";
+  out += "# estimate from the time model of docs/dry_run.md (fitted to recorded H200 and H100 runs)\n";
   return out;
 }
 
