@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <set>
 #include <tuple>
 
 #include "cases/case_plan.hpp"
+#include "memory/buffer_pool.hpp"
 #include "memory/memory_plan.hpp"
 #include "records/stability.hpp"
 
@@ -15,32 +17,43 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kChaseHopsPerSm = 400;  // latency.cpp: hops per SM per sample
 
-// Fitted by bench/fit_time_model.py to the full-catalogue runs recorded in
-// bench/results from 2026-11-22 on (H200 x2: 7 runs, H200 x4: 1 run; the
-// start-up from the two with process wall times); efficiencies are the
-// medians of those runs' cells over their links' peaks.
+// Fitted by bench/fit_time_model.py to the 24 full-catalogue runs recorded
+// in bench/results from 2026-11-22 on (1, 2 and 4 GPUs; H200 and H100); the
+// start-up from the six timed from process start, among them the 2026-11-27
+// runs on 1 x H200, 2 x H200 and 4 x H100 that measure nvbandwidth's way too
+// (bench/results/2026-11-27-time-model-refit.txt). Efficiencies are the
+// medians of recorded cells over their links' peaks. The start-up is a line
+// through machines of both kinds: its intercept is negative, its value at 1
+// to 4 GPUs 0.34 to 2.35 s.
 const TimeModel kRecorded{
-    /*start_s=*/0.143,
-    /*start_per_gpu_s=*/0.543,
-    /*case_s=*/0.0185,
+    /*start_s=*/-0.3262,
+    /*start_per_gpu_s=*/0.6678,
+    /*case_s=*/0.0159,
     /*cell_s=*/0.0,    // fitted 0: the warm-up and verification terms cover it
     /*latency_cell_s=*/0.0,  // fitted 0: the warm-up chase covers the ring building
-    /*pin_s_per_gib=*/0.247,
-    /*device_s_per_gib=*/0.0,
-    /*host_memory_gbps=*/130.0,  // x4 all_to_host: 4 x 33.4 GB/s; not fitted by the script
-    /*contention=*/0.246,
+    /*second_s=*/0.0724,
+    /*pin_s_per_gib=*/0.5963,
+    /*device_s_per_gib=*/0.0236,
+    /*host_memory_gbps=*/142.4,  // median over cells with 4+ host transfers at once
+    /*contention=*/0.279,
+    /*contention_in_place=*/0.057,
     /*host_latency_ns=*/1185.0,  // recorded host_device_latency_sm cells
     /*peer_latency_ns=*/831.0,   // recorded device_to_device_latency_sm cells
     /*local_latency_ns=*/337.0,  // device_local_latency_sm on H200, bench/results/2026-11-25-h200-loaded-latency
     /*loaded_latency_ratio=*/3.0,  // the same recording: 1.4-4.8, host under host->GPU 2.8
-    /*pcie_ce=*/0.878, /*pcie_sm=*/0.823, /*pcie_split=*/1.332,
-    /*nvlink_ce=*/0.826, /*nvlink_sm=*/0.781,
-    /*local_copy=*/0.870,
+    /*pcie_ce=*/0.878, /*pcie_sm=*/0.822, /*pcie_split=*/1.335,
+    /*pcie_ce_duplex=*/0.807,
+    /*nvlink_ce=*/0.827, /*nvlink_sm=*/0.785,
+    /*local_copy=*/0.869,
     /*local_one_way=*/0.9,       // no recording yet: a guess, used for the read-only/write-only cases
     /*unknown_link_gbps=*/25.0,  // a link without a known peak: a guess
 };
 
 bool touches_host(const Transfer& t) { return t.src.on_host() || t.dst.on_host(); }
+// Host transfers stream host memory and share its bandwidth, unless they
+// repeat each piece in place (nvbandwidth's split-warp order: a few MiB in
+// use at any moment; recorded at the PCIe rate with every GPU at once).
+bool streams_host(const Transfer& t) { return touches_host(t) && !t.repeat_in_place; }
 
 double efficiency(const TimeModel& m, LinkKind kind, Engine e) {
   const bool sm = e != Engine::copy_engine;
@@ -72,9 +85,30 @@ int copies_per_sample(double copy_s, const MeasureOptions& o) {
   return static_cast<int>(std::clamp(std::ceil(o.target_sample_s / std::max(copy_s, 1e-9)), 1.0, 1000.0));
 }
 
-double expected_samples(int host_transfers, double sample_s, const MeasureOptions& o, const TimeModel& m) {
+// Adaptive sampling watches the cell's first output. In the recorded runs
+// (bench/results, 1 to 4 GPUs) that figure settles in --min-samples unless
+// other host transfers run beside it: any of them unsettles a transfer that
+// reads host memory (host -> GPU, a split-warp kernel), only those that
+// also write host memory unsettle one that only writes it (GPU -> host:
+// device_to_host_bidirectional_memcpy_ce took 3 samples in every recorded
+// cell, host_to_device_bidirectional_memcpy_ce 3 to 40). A split-warp
+// kernel counts once. A figure of several transfers: every host transfer.
+int contending_host_transfers(const CellPlan& cp) {
+  const auto& ts = cp.scenario.transfers;
+  const Output* out = cp.outputs.empty() ? nullptr : &cp.outputs.front();
+  const Transfer* watched = out && out->kind == Output::Kind::transfer ? &ts.at(static_cast<std::size_t>(out->first)) : nullptr;
+  if (watched && !touches_host(*watched)) return 0;
+  const bool writes_only = watched && watched->engine != Engine::sm_split && watched->dst.on_host();
+  int k = 0;
+  for (const Transfer& t : ts)
+    if (touches_host(t) && (!writes_only || t.dst.on_host() || t.engine == Engine::sm_split)) ++k;
+  return k;
+}
+
+double expected_samples(int contending, bool in_place, double sample_s, const MeasureOptions& o, const TimeModel& m) {
   if (o.min_samples >= o.max_samples) return o.min_samples;
-  const double f = std::min(1.0, m.contention * std::max(0, host_transfers - 1));
+  const double c = in_place ? m.contention_in_place : m.contention;
+  const double f = std::min(1.0, c * std::max(0, contending - 1));
   double n = o.min_samples + f * (o.max_samples - o.min_samples);
   // Sampling stops at the first check after the budget is spent.
   n = std::min(n, std::max<double>(o.min_samples, std::floor(o.budget_s / sample_s) + 1));
@@ -104,14 +138,23 @@ CellEstimate estimate_cell(const System& sys, const CellPlan& cp, const MeasureO
   e.transfers = static_cast<int>(ts.size());
   // A split-warp kernel moves both directions at once: two host transfers.
   int host = 0;
-  for (const Transfer& t : ts) host += touches_host(t) ? (t.engine == Engine::sm_split ? 2 : 1) : 0;
+  for (const Transfer& t : ts) host += streams_host(t) ? (t.engine == Engine::sm_split ? 2 : 1) : 0;
   e.host_transfers = host;
+  e.contending = contending_host_transfers(cp);
   double verify_s = 0, bytes = 0;
+  bool to_host = false, from_host = false;
+  for (const Transfer& t : ts) {
+    to_host |= streams_host(t) && t.dst.on_host();
+    from_host |= streams_host(t) && t.src.on_host();
+  }
   for (const Transfer& t : ts) {
     double gbps = expected_gbps(sys, t, m);
+    // Copy-engine host copies both ways at once (the bidirectional CE cases).
+    if (to_host && from_host && t.engine == Engine::copy_engine && touches_host(t) && gbps > 0)
+      gbps *= m.pcie_ce_duplex / m.pcie_ce;
     // Host transfers share the host's memory bandwidth, a split kernel with
     // both of its directions.
-    if (touches_host(t) && host > 1)
+    if (streams_host(t) && host > 1)
       gbps = std::min(gbps, m.host_memory_gbps * (t.engine == Engine::sm_split ? 2 : 1) / host);
     // An interfering transfer with repeat > 1 copies its buffer that often
     // per copy of the others.
@@ -123,7 +166,7 @@ CellEstimate estimate_cell(const System& sys, const CellPlan& cp, const MeasureO
   e.copy_s = std::max(e.copy_s, nvlink_bound_s(sys, ts, m));
   e.copies = copies_per_sample(e.copy_s, o);
   const double sample_s = e.copies * e.copy_s;
-  e.samples = expected_samples(host, sample_s, o, m);
+  e.samples = expected_samples(e.contending, ts.front().repeat_in_place, sample_s, o, m);
   e.bytes_moved = bytes * (o.warmup_copies + e.samples * e.copies);
   e.verify_s = o.verify ? verify_s : 0.0;
   e.seconds = m.cell_s + o.warmup_copies * e.copy_s + e.samples * sample_s + e.verify_s;
@@ -189,7 +232,8 @@ CellEstimate estimate_bandwidth_cell(const System& sys, const CellPlan& cp, cons
   per_sample.copies_per_sample = (o.copies_per_sample > 0 ? o.copies_per_sample : kNvbandwidthLoopCount) +
                                  kNvbandwidthWarmups;
   const CellEstimate again = estimate_cell(sys, nvb, per_sample, m);
-  e.seconds += again.seconds;
+  e.nvbandwidth = CellEstimate::Second{again.copy_s, again.copies, again.samples, m.second_s + again.seconds};
+  e.seconds += e.nvbandwidth->seconds;
   e.bytes_moved += again.bytes_moved;
   return e;
 }
@@ -205,50 +249,74 @@ CellEstimate estimate_any_cell(const System& sys, const CasePlan& plan, const Ce
 }
 
 // The drift check's reference cells, each measured at the start and the end.
-double drift_check_seconds(const System& sys, std::uint64_t bytes, const MeasureOptions& o, const TimeModel& m,
-                           int& cells) {
-  double s = 0;
-  cells = 0;
-  const ReferencePlans plans = reference_plans(sys, bytes);
-  for (const ReferenceCell& ref : reference_cells(sys)) {
-    if (const CellPlan* cp = find_cell(plans.at(ref.case_name).second, ref.row, ref.col)) {
-      s += 2 * estimate_cell(sys, *cp, o, m).seconds;
-      ++cells;
-    }
-  }
-  return s;
-}
 
-// Buffers a run creates, as the measurer's cache keys them.
+// Buffers a run creates: the run's buffer pool (buffer_pool.hpp) itself,
+// over buffers that are only sizes. It reuses by place and size and frees
+// the least recently used buffers to stay inside the run's budget (the
+// planned peak memory), so a buffer freed that way is created again.
 class BufferTally {
  public:
-  BufferTally(const System& sys, const MeasureOptions& o) : sys_(sys), o_(o) {}
-  void use(const Location& loc, int exec, std::uint64_t bytes, int slot, CaseEstimate& c) {
-    Location l = loc;
-    if (l.kind == MemKind::pinned) l.kind = o_.host_kind;
-    if (l.on_host() && l.numa == -1) l.numa = o_.numa_affinity ? sys_.host_node_of(exec) : kNoNumaPlacement;
-    if (!seen_.insert({static_cast<int>(l.kind), l.device, l.numa, bytes, slot}).second) return;
-    (l.on_host() ? c.new_host_bytes : c.new_device_bytes) += bytes;
+  struct Size {
+    std::uint64_t n;
+    std::uint64_t bytes() const { return n; }
+    std::uint64_t seed() const { return 1; }
+    std::uint64_t content_seed() const { return 0; }
+  };
+  BufferTally(const System& sys, const MeasureOptions& o, const MemoryAmount& budget)
+      : sys_(sys), o_(o), pool_([this](const Location& loc, std::uint64_t bytes) {
+          if (case_) (loc.on_host() ? case_->new_host_bytes : case_->new_device_bytes) += bytes;
+          return std::make_unique<Size>(Size{bytes});
+        }) {
+    pool_.set_budget(budget, false);
+  }
+  // The buffers of one scenario, created or reused; new ones count for `c`.
+  void use(const Scenario& sc, bool latency, CaseEstimate& c) {
+    auto resolve = [this](const Location& loc, int exec) {
+      Location l = loc;
+      if (l.kind == MemKind::pinned) l.kind = o_.host_kind;
+      if (l.on_host() && l.numa == -1) l.numa = o_.numa_affinity ? sys_.host_node_of(exec) : kNoNumaPlacement;
+      return l;
+    };
+    std::vector<BufferRequest> requests;
+    if (latency) {
+      const Transfer& t = sc.transfers.at(0);
+      requests.push_back({resolve(t.src, t.exec_device), 2ull << 20, true});  // latency.cpp: one 2 MiB ring
+    } else {
+      requests = scenario_requests(sc, resolve);
+    }
+    case_ = &c;
+    pool_.acquire(requests);
+    case_ = nullptr;
   }
 
  private:
   const System& sys_;
   const MeasureOptions& o_;
-  std::set<std::tuple<int, int, int, std::uint64_t, int>> seen_;
+  CaseEstimate* case_ = nullptr;
+  BasicBufferPool<Size> pool_;
 };
 
-void tally_cell(const CellPlan& cp, bool latency, BufferTally& tally, CaseEstimate& c) {
-  const auto& ts = cp.scenario.transfers;
-  for (std::size_t i = 0; i < ts.size(); ++i) {
-    const Transfer& t = ts[i];
-    if (latency) {
-      tally.use(t.src, t.exec_device, 2ull << 20, 1000, c);  // latency.cpp: one 2 MiB ring
-      continue;
+// The drift check's reference cells, each measured at the start (inside the
+// first case's first cell, which then finds their buffers) and the end.
+void estimate_drift_check(const System& sys, std::uint64_t bytes, const MeasureOptions& o, const TimeModel& m,
+                          BufferTally& tally, RunEstimate& run) {
+  double s = 0;
+  int cells = 0;
+  CaseEstimate buffers;
+  const ReferencePlans plans = reference_plans(sys, bytes);
+  for (const ReferenceCell& ref : reference_cells(sys)) {
+    if (const CellPlan* cp = find_cell(plans.at(ref.case_name).second, ref.row, ref.col)) {
+      tally.use(cp->scenario, false, buffers);
+      s += 2 * estimate_cell(sys, *cp, o, m).seconds;
+      ++cells;
     }
-    const int slot = static_cast<int>(i);
-    if (uses_source(t.engine)) tally.use(t.src, t.exec_device, t.bytes, 2 * slot, c);
-    if (uses_destination(t.engine)) tally.use(t.dst, t.exec_device, t.bytes, 2 * slot + 1, c);
   }
+  run.drift_cells = cells;
+  run.drift_copies_s = s;
+  run.drift_new_host_bytes = buffers.new_host_bytes;
+  run.drift_new_device_bytes = buffers.new_device_bytes;
+  run.drift_check_s = s + static_cast<double>(buffers.new_host_bytes) / kGiB * m.pin_s_per_gib +
+                      static_cast<double>(buffers.new_device_bytes) / kGiB * m.device_s_per_gib;
 }
 
 }  // namespace
@@ -261,11 +329,11 @@ RunEstimate estimate_run(const System& sys, const std::vector<const CaseDef*>& c
   RunEstimate run;
   run.pairs = pairs;
   run.start_s = model.start_s + model.start_per_gpu_s * sys.gpu_count();
-  if (drift_check && !cases.empty()) run.drift_check_s = drift_check_seconds(sys, bytes, opts, model, run.drift_cells);
-  run.seconds = run.start_s + run.drift_check_s;
   const std::vector<PlannedCase> plans = plan_run_cases(cases, sys, bytes, &pairs);
   run.peak_memory = run_memory_need(plans, sys);
-  BufferTally tally(sys, opts);
+  BufferTally tally(sys, opts, run.peak_memory);
+  if (drift_check && !cases.empty()) estimate_drift_check(sys, bytes, opts, model, tally, run);
+  run.seconds = run.start_s + run.drift_check_s;
   for (const PlannedCase& pc : plans) {
     CaseEstimate c;
     c.def = pc.def;
@@ -279,7 +347,10 @@ RunEstimate estimate_run(const System& sys, const std::vector<const CaseDef*>& c
     c.seconds = plan.cells.empty() ? 0.0 : model.case_s;
     for (const CellPlan& cp : plan.cells) {
       // Migration cells allocate their managed buffer outside the pool.
-      if (!plan.migration) tally_cell(cp, plan.latency, tally, c);
+      if (!plan.migration) {
+        tally.use(cp.scenario, plan.latency, c);
+        if (cp.nvbandwidth && opts.nvbandwidth_way && !plan.latency) tally.use(*cp.nvbandwidth, false, c);
+      }
       c.cells.push_back(estimate_any_cell(sys, plan, cp, opts, model));
       c.seconds += c.cells.back().seconds;
       c.bytes_moved += c.cells.back().bytes_moved;

@@ -48,11 +48,14 @@ std::string memory_text(const MemoryAmount& a) {
 json model_json(const TimeModel& m) {
   return {{"source", "fitted to the full-catalogue runs in bench/results (bench/fit_time_model.py)"},
           {"start_s", m.start_s}, {"start_per_gpu_s", m.start_per_gpu_s}, {"case_s", m.case_s}, {"cell_s", m.cell_s}, {"latency_cell_s", m.latency_cell_s},
+          {"second_s", m.second_s},
           {"pin_s_per_gib", m.pin_s_per_gib}, {"device_s_per_gib", m.device_s_per_gib},
           {"host_memory_gbps", m.host_memory_gbps}, {"contention", m.contention},
+          {"contention_in_place", m.contention_in_place},
           {"host_latency_ns", m.host_latency_ns}, {"peer_latency_ns", m.peer_latency_ns},
           {"local_latency_ns", m.local_latency_ns}, {"loaded_latency_ratio", m.loaded_latency_ratio},
           {"efficiency", {{"pcie_ce", m.pcie_ce}, {"pcie_sm", m.pcie_sm}, {"pcie_split", m.pcie_split},
+                          {"pcie_ce_duplex", m.pcie_ce_duplex},
                           {"nvlink_ce", m.nvlink_ce}, {"nvlink_sm", m.nvlink_sm}, {"local_copy", m.local_copy},
                           {"local_one_way", m.local_one_way}}},
           {"unknown_link_gbps", m.unknown_link_gbps}};
@@ -101,7 +104,7 @@ std::string plan_text(const RunEstimate& e, const System& sys, const PlanContext
                      e.cases.size(), waived, e.cells, gb_text(e.bytes_moved), estimate_text(e.seconds), e.start_s);
   out += fmt::format("# planned peak memory (the largest cell, the buffer pool's default budget): {}\n",
                      memory_text(e.peak_memory));
-  out += "# estimate from the time model of docs/dry_run.md (fitted to recorded H200 runs)\n";
+  out += "# estimate from the time model of docs/dry_run.md (fitted to recorded H200 and H100 runs)\n";
   return out;
 }
 
@@ -109,12 +112,18 @@ json plan_json(const RunEstimate& e, const System& sys, const PlanContext& ctx) 
   json cases = json::array(), pairs = json::array();
   for (const CaseEstimate& c : e.cases) {
     json cells = json::array();
-    for (const CellEstimate& x : c.cells)
+    for (const CellEstimate& x : c.cells) {
       cells.push_back({{"row", x.row}, {"col", x.col}, {"transfers", x.transfers}, {"host_transfers", x.host_transfers},
-                       {"copy_seconds", x.copy_s},
+                       {"contending_host_transfers", x.contending}, {"copy_seconds", x.copy_s},
                        {"copies_per_sample", x.copies}, {"expected_samples", x.samples},
                        {"bytes_moved", x.bytes_moved}, {"verify_seconds", x.verify_s},
                        {"estimated_seconds", x.seconds}});
+      if (x.nvbandwidth)
+        cells.back()["nvbandwidth_way"] = {{"copy_seconds", x.nvbandwidth->copy_s},
+                                           {"copies_per_sample", x.nvbandwidth->copies},
+                                           {"expected_samples", x.nvbandwidth->samples},
+                                           {"estimated_seconds", x.nvbandwidth->seconds}};
+    }
     json j = {{"index", c.def->index}, {"name", c.def->name}, {"name_origin", c.def->origin},
               {"status", c.waived.empty() ? "planned" : "waived"}, {"cells", cells},
               {"new_host_buffer_bytes", c.new_host_bytes}, {"new_device_buffer_bytes", c.new_device_bytes},
@@ -133,7 +142,9 @@ json plan_json(const RunEstimate& e, const System& sys, const PlanContext& ctx) 
           {"time_model", model_json(recorded_time_model())},
           {"planned_peak_memory", records::amount_json(e.peak_memory)},
           {"start_seconds", e.start_s},
-          {"drift_check", {{"reference_cells", e.drift_cells}, {"estimated_seconds", e.drift_check_s}}},
+          {"drift_check", {{"reference_cells", e.drift_cells}, {"estimated_seconds", e.drift_check_s},
+                           {"copies_seconds", e.drift_copies_s}, {"new_host_buffer_bytes", e.drift_new_host_bytes},
+                           {"new_device_buffer_bytes", e.drift_new_device_bytes}}},
           {"cells", e.cells},
           {"bytes_moved", e.bytes_moved},
           {"estimated_seconds", e.seconds},
