@@ -28,6 +28,7 @@
 #include "base/error.hpp"
 #include "base/stop.hpp"
 #include "fleet/node_json.hpp"
+#include "fleet/per_node.hpp"
 #include "fleet/summary.hpp"
 #include "fake_stop_relay.hpp"
 

@@ -39,6 +39,7 @@
 #include "app/cli.hpp"
 #include "app/fleet_launch.hpp"
 #include "fleet/node_json.hpp"
+#include "fleet/per_node.hpp"
 #include "comm/inproc_comm.hpp"
 #include "base/error.hpp"
 #include "records/topology_file.hpp"

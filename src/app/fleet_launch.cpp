@@ -13,6 +13,7 @@
 #include "app/interrupt.hpp"
 #include "comm/launch_env.hpp"
 #include "fleet/node_json.hpp"
+#include "fleet/per_node.hpp"
 #include "base/error.hpp"
 #include "base/stop.hpp"
 #include "report/output_file.hpp"

@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "fleet/node_result.hpp"
-#include "fleet/per_node.hpp"
 
 namespace xb::fleet {
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "cases/sweep.hpp"
 #include "records/check_verdict.hpp"
@@ -22,6 +23,22 @@ struct NodeDocument {
   explicit NodeDocument(std::string b) : bytes(std::move(b)) {}
   std::string bytes;
   bool empty() const { return bytes.empty(); }
+};
+
+struct Node {
+  std::string host;        // the communicator's host name of the leader
+  std::vector<int> ranks;  // ascending; ranks[0] measures the node
+  long pid = 0;            // process id of ranks[0]
+};
+
+// One node's result, on rank 0, as it arrived (its document still bytes).
+struct NodeRecord {
+  Node node;
+  int exit_code = 0;         // the node's own status (0 passed, 1 failed, 3 no GPU, ...)
+  std::string error_kind;    // empty when the node produced a result; else to_string(ErrorKind)
+  std::string error;         // one line: why the node has no result
+  NodeDocument document;     // the node's result document; empty with an error
+  bool ok() const { return error_kind.empty(); }
 };
 
 // check's result: the run it judged and its verdict.

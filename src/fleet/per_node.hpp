@@ -56,22 +56,6 @@ struct NodeOutcome {
 };
 using MeasureNode = std::function<NodeOutcome()>;
 
-struct Node {
-  std::string host;        // the communicator's host name of the leader
-  std::vector<int> ranks;  // ascending; ranks[0] measures the node
-  long pid = 0;            // process id of ranks[0]
-};
-
-// One node's result, on rank 0.
-struct NodeRecord {
-  Node node;
-  int exit_code = 0;         // the node's own status (0 passed, 1 failed, 3 no GPU, ...)
-  std::string error_kind;    // empty when the node produced a result; else to_string(ErrorKind)
-  std::string error;         // one line: why the node has no result
-  NodeDocument document;     // the node's result document; empty with an error
-  bool ok() const { return error_kind.empty(); }
-};
-
 // Whether process `pid` (world rank `rank`, on this node) is still running.
 using ProcessAlive = std::function<bool(int rank, long pid)>;
 bool pid_alive(int rank, long pid);
