@@ -51,10 +51,6 @@ CompareEntry compare_values(const std::string& key, const std::string& unit, dou
   return e;
 }
 
-namespace {
-
-// An entry that carries no values, only a verdict and why (a case that
-// failed, a cell or node not measured).
 CompareEntry note_entry(const std::string& key, Verdict verdict, const std::string& note) {
   CompareEntry e;
   e.key = key;
@@ -62,6 +58,8 @@ CompareEntry note_entry(const std::string& key, Verdict verdict, const std::stri
   e.note = note;
   return e;
 }
+
+namespace {
 
 struct Value {
   double value = 0, stddev = 0;

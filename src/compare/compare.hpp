@@ -57,6 +57,10 @@ struct CompareEntry {
   std::optional<SoakCellChange> soak;  // a cell of two soak files
 };
 
+// An entry that carries no values, only a verdict and why (a case that
+// failed, a cell or node not measured).
+CompareEntry note_entry(const std::string& key, Verdict verdict, const std::string& note);
+
 struct CompareResult {
   std::string schema;         // "xferbench-run", "xferbench-sweep", "xferbench-fleet" or "xferbench.soak"
   CompareOptions options;

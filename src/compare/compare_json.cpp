@@ -19,15 +19,6 @@ using json = nlohmann::json;
 
 [[noreturn]] void bad(const std::string& message) { fail(ErrorKind::usage, message); }
 
-// An entry that carries no values, only a verdict and why (a node not measured).
-CompareEntry note_entry(const std::string& key, Verdict verdict, const std::string& note) {
-  CompareEntry e;
-  e.key = key;
-  e.verdict = verdict;
-  e.note = note;
-  return e;
-}
-
 std::string schema_of(const json& doc, const std::string& name) {
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
     bad(fmt::format("{} is not an xferbench result: no \"schema\" field", name));
