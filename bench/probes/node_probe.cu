@@ -28,6 +28,11 @@
 //     The same 16-byte word-pair ping-pong, but between two processes (a
 //     fork before CUDA starts), each with one GPU, the peer's flag mapped
 //     over CUDA IPC: what a transport between two ranks starts from.
+//   node_probe flagplace A B ITERS
+//     The 8-byte flag run by one thread on a chosen SM of each GPU, with
+//     the flag at a chosen offset in a 4 MiB buffer (flag_place below):
+//     whether the one-way time depends on where the poller runs and where
+//     its flag lives, beside each poller's own load latency of its flag.
 //   node_probe localce MIB
 //     Whether a same-GPU cudaMemcpyAsync runs on the copy engine: every SM
 //     is held by a spinning kernel while the copy is queued on another
@@ -591,6 +596,89 @@ static int flagipc(int a, int b, int iters) {
   return 0;
 }
 
+__device__ __forceinline__ unsigned smid() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+// Launched with many blocks; the first block to land on SM `sm` runs the
+// 8-byte flag ping-pong, the others return. Before it, that thread times 64
+// dependent volatile loads of its own flag (its L2 hit latency, cycles:
+// out[3]). A wait longer than a second gives up (out[4] = 1).
+__global__ void flag_place(unsigned long long* mine, unsigned long long* theirs, int initiator, int iters, unsigned sm,
+                           unsigned* claim, unsigned long long* out) {
+  if (threadIdx.x != 0 || smid() != sm || atomicCAS(claim, 0u, 1u) != 0) return;
+  unsigned long long v = 0;
+  const unsigned long long c0 = clock64();
+  for (int i = 0; i < 64; ++i) v = ld_flag(mine + (v >> 63));
+  out[3] = (clock64() - c0) / 64;
+  unsigned long long t0, t1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  for (int i = 1; i <= iters; ++i) {
+    const unsigned long long seq = 2ull * i + (initiator ? 0 : 1);
+    const unsigned long long want = 2ull * i + (initiator ? 1 : 0);
+    if (initiator) st_flag(theirs, seq);
+    for (unsigned n = 1; ld_flag(mine) < want; ++n) {
+      if ((n & 1023u) != 0) continue;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+      if (t1 - t0 > 1000000000ull) {
+        out[4] = 1;
+        return;
+      }
+    }
+    if (!initiator) st_flag(theirs, seq);
+  }
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+  out[0] = t1 - t0;
+}
+
+static int flag_place_run(int a, int b, int iters) {
+  enable_peers(gpu_count());
+  const size_t span = 4u << 20;
+  struct Side { int dev; unsigned char* buf; unsigned* claim; unsigned long long* out; int sms; };
+  Side side[2] = {{a}, {b}};
+  for (Side& s : side) {
+    CK(cudaSetDevice(s.dev));
+    CK(cudaMalloc(&s.buf, span));
+    CK(cudaMalloc(&s.claim, sizeof(unsigned)));
+    CK(cudaHostAlloc(&s.out, 8 * sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable));
+    CK(cudaDeviceGetAttribute(&s.sms, cudaDevAttrMultiProcessorCount, s.dev));
+  }
+  auto run = [&](unsigned sm_a, unsigned sm_b, size_t off) {
+    const unsigned sm[2] = {sm_a, sm_b};
+    for (int i : {1, 0}) {  // the responder (b) first
+      Side& s = side[i];
+      CK(cudaSetDevice(s.dev));
+      CK(cudaMemset(s.buf, 0, span));
+      CK(cudaMemset(s.claim, 0, sizeof(unsigned)));
+      std::memset(s.out, 0, 8 * sizeof(unsigned long long));
+      CK(cudaDeviceSynchronize());
+    }
+    for (int i : {1, 0}) {
+      Side& s = side[i];
+      CK(cudaSetDevice(s.dev));
+      auto* mine = reinterpret_cast<unsigned long long*>(s.buf + off);
+      auto* theirs = reinterpret_cast<unsigned long long*>(side[1 - i].buf + off);
+      flag_place<<<4 * s.sms, 32>>>(mine, theirs, i == 0, iters, sm[i], s.claim, s.out);
+    }
+    for (Side& s : side) {
+      CK(cudaSetDevice(s.dev));
+      CK(cudaDeviceSynchronize());
+    }
+    const bool failed = side[0].out[4] || side[1].out[4] || side[0].out[0] == 0;
+    std::printf("flagplace gpu%d sm %3u <-> gpu%d sm %3u flag at +%8zu: one-way %s%.3f us, poll load %llu / %llu cycles\n",
+                a, sm_a, b, sm_b, off, failed ? "FAILED " : "", double(side[0].out[0]) / iters / 2 / 1e3,
+                side[0].out[3], side[1].out[3]);
+  };
+  const unsigned step = static_cast<unsigned>(std::max(1, side[0].sms / 12));
+  for (unsigned sm = 0; sm < static_cast<unsigned>(side[0].sms); sm += step) run(sm, 0, 0);
+  for (unsigned sm = 0; sm < static_cast<unsigned>(side[1].sms); sm += step) run(0, sm, 0);
+  for (size_t k = 0; k < 16; ++k) run(0, 0, k * 4096 + k * 128);
+  run(0, 0, 0);
+  return 0;
+}
+
 __global__ void hold_sms(volatile int* flag, unsigned long long* started) {
   if (threadIdx.x == 0) atomicAdd(started, 1ull);
   while (*flag == 0) __nanosleep(1000);
@@ -639,8 +727,9 @@ int main(int argc, char** argv) {
   if (mode == "flagbits" && argc == 5) return flag_bits_run(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
   if (mode == "flagpoll" && argc == 5) return flag_poll_run(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
   if (mode == "flagipc" && argc == 5) return flagipc(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
+  if (mode == "flagplace" && argc == 5) return flag_place_run(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
   if (mode == "localce" && argc == 3) return localce(std::strtoull(argv[2], nullptr, 10));
   std::fprintf(stderr,
-               "usage: node_probe fan MIB COPIES | hostbidir MIB PASSES | flag|flagbits|flagpoll|flagipc A B ITERS | localce MIB\n");
+               "usage: node_probe fan MIB COPIES | hostbidir MIB PASSES | flag|flagbits|flagpoll|flagipc|flagplace A B ITERS | localce MIB\n");
   return 2;
 }

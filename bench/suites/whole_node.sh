@@ -23,8 +23,9 @@
 #                  bandwidth at 256 MiB next to host MPI's own
 #   check          node_check.sh: built-in peaks, the shipped spec, a spec
 #                  above the node (FAIL naming its link)
-#   dryrun:G       the dry run's estimate of `run --suite full` on the first
-#                  G GPUs against its measured process wall time
+#   dryrun:G:R     the dry run's estimate of `run --suite full` on the first
+#                  G GPUs against its measured process wall time, R runs
+#                  (default 3) and their mean
 # usage: bench/suites/whole_node.sh BIN_DIR OUT_DIR NVBANDWIDTH STAGE...
 #   BIN_DIR: xferbench, xferbench_tests and node_probe
 #   (nvcc -O3 -std=c++17 -arch=sm_90 -o BIN_DIR/node_probe bench/probes/node_probe.cu)
@@ -92,10 +93,25 @@ for stage in "$@"; do
     dryrun)
       CUDA_VISIBLE_DEVICES=$(first "$g") "$x" run --suite full --dry-run > "$d/plan.txt" 2>&1
       CUDA_VISIBLE_DEVICES=$(first "$g") "$x" run --suite full --dry-run --format json > "$d/plan.json" 2>&1
-      CUDA_VISIBLE_DEVICES=$(first "$g") timed "$d" full 560 "$x" run --suite full -q -o "$d/full.json"
-      est=$(python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["estimated_seconds"]; print(f"estimated {s:.1f} s")' \
-        "$d/plan.json" 2>/dev/null)
-      echo "dry run: ${est:-no estimate}; measured: $(tail -1 "$d/stages.txt")" | tee "$d/summary.txt" ;;
+      for i in $(seq 1 "$r"); do
+        CUDA_VISIBLE_DEVICES=$(first "$g") timed "$d" "full_$i" 560 "$x" run --suite full -q -o "$d/full_$i.json"
+      done
+      python3 - "$d" <<'PY' | tee "$d/summary.txt"
+import json, re, statistics, sys
+d = sys.argv[1]
+try:
+    est = json.load(open(f"{d}/plan.json"))["estimated_seconds"]
+except (OSError, ValueError, KeyError):
+    est = None
+walls = [float(m.group(1)) for m in re.finditer(r"rc=0 ([0-9.]+) s", open(f"{d}/stages.txt").read())]
+if est is None or not walls:
+    print(f"dry run: estimate {est}, measured {walls}: no comparison")
+else:
+    mean = statistics.mean(walls)
+    print(f"dry run: estimated {est:.1f} s; measured {', '.join(f'{w:.1f}' for w in walls)} s "
+          f"(mean {mean:.1f}); error against the mean {100 * (est / mean - 1):+.1f}%")
+PY
+      ;;
     *) echo "unknown stage '$stage'" >&2; exit 2 ;;
   esac
 done

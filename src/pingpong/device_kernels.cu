@@ -34,6 +34,12 @@ __device__ __forceinline__ void st_pair(std::uint64_t* p, std::uint64_t a, std::
   asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
 }
 
+__device__ __forceinline__ std::uint64_t ld_volatile(const std::uint64_t* p) {
+  std::uint64_t v;
+  asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
 __device__ __forceinline__ bool lead_thread() { return blockIdx.x == 0 && threadIdx.x == 0; }
 
 // Called after each unsuccessful poll of one wait. The clock is read only
@@ -209,12 +215,41 @@ __device__ bool ll_receive(const DeviceRunArgs& a, std::uint64_t seq, std::uint3
   return __syncthreads_and(ok) != 0;
 }
 
+// Whether a run takes the one-pair path below: a ping-pong of one LL word
+// pair (messages up to 8 B) with a GPU peer.
+__host__ __device__ bool one_pair_path(const RunSpec& s) {
+  return s.ll && s.mode == ModeCode::pingpong && !s.pull && ll_pairs(s.bytes) == 1;
+}
+
+// Thread 0 of every block (one block per SM, all resident: cooperative
+// launch) times 32 dependent volatile loads of the word the one-pair path
+// polls; true in the thread of the block whose loads were fastest. The
+// key packs the inverted time above the block index, so the largest key
+// (atomicMax, from the zeroed word) is the fastest block, ties to the
+// higher index.
+__device__ bool nearest_block(const DeviceRunArgs& a) {
+  if (threadIdx.x != 0) return false;
+  const std::uint64_t* word = a.links.in.ll;
+  std::uint64_t v = 0;
+  const long long c0 = clock64();
+  for (int i = 0; i < 32; ++i) v = ld_volatile(word + (v == ~0ULL ? 1 : 0));  // each load waits for the last
+  const unsigned long long cycles = static_cast<unsigned long long>(clock64() - c0);
+  const unsigned long long fast = 0xffffffffULL - (cycles < 0xffffffffULL ? cycles : 0xffffffffULL);
+  atomicMax(&a.pick[0], (fast << 32) | blockIdx.x);
+  __threadfence();
+  atomicAdd(&a.pick[1], 1ULL);
+  while (atomicAdd(&a.pick[1], 0ULL) < gridDim.x) {
+  }
+  return (atomicAdd(&a.pick[0], 0ULL) & 0xffffffffULL) == blockIdx.x;
+}
+
 // A ping-pong of one LL word pair (messages up to 8 B) with a GPU peer:
-// thread 0 alone runs every repetition, with no block barrier and no nap in
-// its poll (the clock is read every 1024 polls, for the timeout). Through
-// the general steps the same exchange took 1.17 us one-way, 0.78 this way,
-// against 0.75 for a bare flag ping-pong (bench/probes/node_probe.cu flag) on the
-// same two H100 (bench/results/2026-11-27-h100x2-device-transport).
+// one thread (of the block nearest_block picked) runs every repetition,
+// with no block barrier and no nap in its poll (the clock is read every
+// 1024 polls, for the timeout). Through the general steps the same
+// exchange took 1.17 us one-way, 0.78 this way, against 0.75 for a bare
+// flag ping-pong (bench/probes/node_probe.cu flag) on the same two H100
+// (bench/results/2026-11-27-h100x2-device-transport).
 __device__ void ll_pingpong_one_pair(const DeviceRunArgs& a) {
   const RunSpec& s = a.spec;
   if (threadIdx.x != 0) return;
@@ -297,8 +332,23 @@ __device__ bool run_step(const DeviceRunArgs& a, const Step& st, Counters& c, st
   return true;
 }
 
+// The one-pair path in the block nearest its polled word: the ready
+// handshake and the start stamps, then the exchange.
+__device__ void one_pair_run(const DeviceRunArgs& a) {
+  if (!nearest_block(a)) return;
+  st_release(&a.links.out.flags->ready, a.spec.run);
+  if (!wait_at_least(a, &a.links.in.flags->ready, a.spec.run, WaitFor::start, 0)) return;
+  a.timer[0] = global_ns();
+  a.clocks[0] = static_cast<std::uint64_t>(clock64());
+  ll_pingpong_one_pair(a);
+}
+
 __global__ void __launch_bounds__(kMaxThreads) device_run_kernel(DeviceRunArgs a) {
   const RunSpec& s = a.spec;
+  if (one_pair_path(s)) {
+    one_pair_run(a);
+    return;
+  }
   // Both sides announce the run and wait for each other, so the first
   // repetition does not include the peer's launch.
   if (lead_thread()) st_release(&a.links.out.flags->ready, s.run);
@@ -306,10 +356,6 @@ __global__ void __launch_bounds__(kMaxThreads) device_run_kernel(DeviceRunArgs a
   if (lead_thread()) {
     a.timer[0] = global_ns();
     a.clocks[0] = static_cast<std::uint64_t>(clock64());
-  }
-  if (s.ll && s.mode == ModeCode::pingpong && !s.pull && ll_pairs(s.bytes) == 1) {
-    ll_pingpong_one_pair(a);
-    return;
   }
   const RepSteps steps = rep_steps(s.mode, s.initiator, s.window, s.echo);
   Counters c = s.base;
@@ -350,8 +396,14 @@ void launch_device_run(const DeviceRunArgs& args, cudaStream_t stream) {
   void* params[] = {&copy};
   // Cooperative: the launch fails instead of deadlocking when not every
   // block can be resident at once (blocks wait on each other's flags).
-  XB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_run_kernel),
-                                            dim3(args.spec.ll ? 1U : args.spec.my_parts),  // blocks
+  unsigned blocks = args.spec.ll ? 1U : args.spec.my_parts;
+  if (one_pair_path(args.spec)) {  // one block per SM; the nearest runs it
+    int device = 0, sms = 1;
+    XB_CUDA_CHECK(cudaGetDevice(&device));
+    XB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    blocks = static_cast<unsigned>(sms);
+  }
+  XB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_run_kernel), dim3(blocks),
                                             dim3(static_cast<unsigned>(device_run_threads(args.spec))), params, 0,
                                             stream));
 }

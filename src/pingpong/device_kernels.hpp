@@ -18,12 +18,19 @@
 // spec.timeout_ns; it then records what it waited for in `status` (mapped
 // host memory) and the kernel returns, so a dead peer never leaves the GPU
 // spinning. The one exception to the nap: a ping-pong of one LL word pair
-// (up to 8 B) with a GPU peer runs in thread 0 alone, polling without a
+// (up to 8 B) with a GPU peer runs in one thread alone, polling without a
 // nap and reading the clock every 1024 polls, since a nap of 128 ns and a
 // block barrier per message cost it a third of its time. Blocks are
 // launched cooperatively: all are resident at once,
 // which the flag waits need (a block may wait for a message that depends on
 // another block's part, so that block must be running).
+// Which SM runs the one-pair path: the kernel is launched with one block
+// per SM, each block's thread 0 times dependent loads of the word it would
+// poll, and the block with the fastest loads runs the exchange while the
+// others return. An SM's load time to a word depends on where the word's
+// L2 slice sits: a bare flag ping-pong took 0.62-0.70 us one-way
+// depending on the SM alone, and the pick took this path from 0.858 to
+// 0.659 us on two H200 (bench/results/2026-11-27-h200x2-device-transport).
 // Times: block 0 stamps each repetition with the SM cycle counter
 // (clock64) and the run's start and end with %globaltimer; the host scales
 // the cycles by the global timer over the whole run, because %globaltimer
@@ -56,6 +63,8 @@ struct DeviceRunArgs {
   unsigned long long* pulled;  // pull: blocks' finished fetches in this run (device memory, zeroed per run)
   std::uint64_t* relay;        // pull: 3 words (device memory, zeroed once), the last value block 0 saw
                                // of each flag in host memory (ready, message, ack), indexed by WaitFor
+  unsigned long long* pick;    // one-pair path: 2 words (device memory, zeroed per run), the best SM's key
+                               // and the blocks that have measured
 };
 
 // Parts (blocks) one large message may use on the current device: one per

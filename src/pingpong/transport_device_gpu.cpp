@@ -45,6 +45,7 @@ class GpuSide final : public DeviceTransportBase {
         timer_(device_memory(ctx.my_device), 2 * sizeof(std::uint64_t)),
         pulled_(device_memory(ctx.my_device), sizeof(unsigned long long)),
         relay_(device_memory(ctx.my_device), 3 * sizeof(std::uint64_t)),
+        pick_(device_memory(ctx.my_device), 2 * sizeof(unsigned long long)),
         status_(host_memory(MemKind::mapped, kNoNumaPlacement), sizeof(KernelStatus)) {
     if (!uses_shm()) {
       box_ = Buffer(device_memory(ctx.my_device), layout_.data_offset);  // flags and LL words
@@ -93,8 +94,10 @@ class GpuSide final : public DeviceTransportBase {
     XB_CUDA_CHECK(cudaSetDevice(ctx_.my_device));
     const DeviceRunArgs args{spec, links_, static_cast<std::uint64_t*>(clocks_.ptr()),
                              static_cast<std::uint64_t*>(timer_.ptr()), static_cast<KernelStatus*>(status_.kernel_ptr()),
-                             static_cast<unsigned long long*>(pulled_.ptr()), static_cast<std::uint64_t*>(relay_.ptr())};
+                             static_cast<unsigned long long*>(pulled_.ptr()), static_cast<std::uint64_t*>(relay_.ptr()),
+                             static_cast<unsigned long long*>(pick_.ptr())};
     XB_CUDA_CHECK(cudaMemsetAsync(pulled_.ptr(), 0, sizeof(unsigned long long), stream_.get()));
+    XB_CUDA_CHECK(cudaMemsetAsync(pick_.ptr(), 0, 2 * sizeof(unsigned long long), stream_.get()));
     launch_device_run(args, stream_.get());
     // Every wait inside the kernel gives up after the timeout, so this bound
     // is only a safety net for a GPU that stopped answering altogether.
@@ -150,7 +153,7 @@ class GpuSide final : public DeviceTransportBase {
   }
 
   Stream stream_;
-  Buffer send_, recv_, timer_, pulled_, relay_, clocks_, box_;
+  Buffer send_, recv_, timer_, pulled_, relay_, pick_, clocks_, box_;
   Buffer status_;  // mapped host memory: the kernel reports a timeout here
   void* peer_box_ = nullptr;
   void* peer_recv_ = nullptr;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The fabric between nodes, on a 4-GPU node: `xferbench fabric` with each GPU
-# acting as a node (XFERBENCH_NODE_NAME=gI and --buffers gpu:I, one rank per
+# The fabric between nodes, on one multi-GPU host: `xferbench fabric` with
+# each of the host's GPUs (2 or more; all that nvidia-smi lists) acting as a node (XFERBENCH_NODE_NAME=gI and --buffers gpu:I, one rank per
 # GPU), over NCCL twice:
 #   peer    NCCL as it chooses on one host (its P2P path over NVLink);
 #   socket  NCCL forced onto its socket transport over the loopback
@@ -13,13 +13,17 @@
 # and counts. NCCL_NVLS_ENABLE stays 0 (common.sh).
 #
 # Self-check (the summary, printed last; exit 0 only if all hold), per
-# configuration: every fabric run has all 6 pairs with both directions and
+# configuration: every fabric run has all N(N-1)/2 pairs with both directions and
 # the latency measured and verified, no lost rank, and the path NCCL named
 # (peer: P2P; socket: NET/Socket); the median over the REPS runs of each
 # pair's fabric p50 bandwidth (each direction) and p50 latency is within 5%
 # of pingpong's median p50 on the same pair, direction and transport.
 #
-# usage: bench/suites/fabric_x4.sh BIN_DIR OUT_DIR   (BIN_DIR holds xferbench; run as root, Open MPI 4.1)
+# On 2 GPUs there is one pair and one round, so nothing runs beside it: the
+# comparison then isolates the two tools' methods from the concurrency of
+# a round's pairs.
+#
+# usage: bench/suites/fabric_one_host.sh BIN_DIR OUT_DIR   (BIN_DIR holds xferbench; run as root, Open MPI 4.1)
 . "$(dirname "$0")/common.sh" "$@"
 REPS=${REPS:-3}
 mpi=(mpirun --allow-run-as-root --oversubscribe)
@@ -27,18 +31,19 @@ size=64M window=4 loops=10 warm=2 lat_loops=20000 lat_warm=1000
 
 { date -u; nvidia-smi -L; "$x" --version; } >"$out/machine.txt" 2>&1
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-if [[ "$ngpu" -lt 4 ]]; then
-  echo "fabric_x4: FAIL: needs 4 GPUs, this machine has ${ngpu}"
+if [[ "$ngpu" -lt 2 ]]; then
+  echo "fabric_one_host: FAIL: needs 2 or more GPUs, this machine has ${ngpu}"
   exit 1
 fi
 
-# contexts ENVS CMD...: one mpirun app context per GPU (0..3, or 3..0 with
-# ORDER=reverse), each rank with its GPU; CMD's "@G" becomes the GPU id.
+# contexts ENVS CMD...: one mpirun app context per GPU (0..N-1, or N-1..0
+# with ORDER=reverse), each rank with its GPU; CMD's "@G" becomes the GPU id.
 contexts() {
   local -n envs=$1
   shift
-  local order=(0 1 2 3) args=() g a
-  [[ "${ORDER:-}" == reverse ]] && order=(3 2 1 0)
+  local order=() args=() g a
+  mapfile -t order < <(seq 0 $((ngpu - 1)))
+  [[ "${ORDER:-}" == reverse ]] && mapfile -t order < <(seq $((ngpu - 1)) -1 0)
   for g in "${order[@]}"; do
     [[ ${#args[@]} -gt 0 ]] && args+=(:)
     args+=(-np 1 -x "XFERBENCH_NODE_NAME=g$g")
@@ -78,10 +83,11 @@ for config in peer socket; do
   done
 done
 
-python3 - "$out" "$REPS" <<'PY' | tee "$out/summary.txt"
+python3 - "$out" "$REPS" "$ngpu" <<'PY' | tee "$out/summary.txt"
 import json, os, statistics, sys
 
-out, reps = sys.argv[1], int(sys.argv[2])
+out, reps, ngpu = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+npairs = ngpu * (ngpu - 1) // 2
 problems, lines = [], []
 
 
@@ -108,8 +114,8 @@ for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket")):
         if d is not None:
             if d.get("lost_ranks"):
                 problems.append(f"{config} fabric {rep}: lost ranks {d['lost_ranks']}")
-            if len(d.get("pairs", [])) != 6:
-                problems.append(f"{config} fabric {rep}: {len(d.get('pairs', []))} pairs, want 6")
+            if len(d.get("pairs", [])) != npairs:
+                problems.append(f"{config} fabric {rep}: {len(d.get('pairs', []))} pairs, want {npairs}")
             for p in d.get("pairs", []):
                 a, b = p["gpu_a"], p["gpu_b"]
                 for leg, key in (("bandwidth_ab", (a, b)), ("bandwidth_ba", (b, a)), ("latency", ("lat", a, b))):
@@ -157,11 +163,11 @@ for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket")):
 
 print("\n".join(lines))
 if problems:
-    print(f"fabric_x4: FAIL ({len(problems)} problems)")
+    print(f"fabric_one_host: FAIL ({len(problems)} problems)")
     for p in problems[:40]:
         print("  " + p)
     sys.exit(1)
-print(f"fabric_x4: PASS: peer and socket paths named, every pair verified, fabric within 5% of pingpong "
-      f"(12 directions and 6 latencies each, median of {reps} runs)")
+print(f"fabric_one_host: PASS on {ngpu} GPUs: peer and socket paths named, every pair verified, fabric within 5% "
+      f"of pingpong ({2 * npairs} directions and {npairs} latencies each, median of {reps} runs)")
 PY
 exit "${PIPESTATUS[0]}"
