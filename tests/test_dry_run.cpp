@@ -105,20 +105,22 @@ double process_wall(const std::string& file, const std::string& pattern) {
 
 // A whole `run --suite full` as a user runs it (start-up, drift check and
 // nvbandwidth's way included) against the process wall times recorded on
-// 2026-11-27 with the current measurement code: 1 x H200 (one run), 2 x H200
-// (two rounds of the catalogue, 23.0 and 17.5 s: the estimate is held to
-// their mean, and to 30% of each) and 4 x H100 (one run). 2 and 4 GPUs are
-// held to 15%; 1 GPU to 20%: in that run the two host cells with a copy each
-// way (host_to_device_bidirectional_memcpy_ce, host_to_all_...) settled in 4
-// and 5 samples, where the ten recorded 1-GPU H200 runs average 16
-// (docs/dry_run.md).
-TEST(TimeModel, WithinFifteenPercentOfProcessWallOnTwoAndFourGpus) {
+// 2026-11-27 with the current measurement code: 1 x H200 (four runs on two
+// hosts, 5.0-6.1 s), 2 x H200 (two rounds of the catalogue, 23.0 and 17.5 s)
+// and 4 x H100 (one run). The estimate is held to 15% of the mean on each
+// GPU count, and to 30% of each run: a run's host cells settle in 3 to 40
+// samples, which moves a whole run by up to 31% (docs/dry_run.md).
+TEST(TimeModel, WithinFifteenPercentOfProcessWallOnOneTwoAndFourGpus) {
   struct Run {
     std::string json, timefile, pattern;
   };
   const std::string x2 = "2026-11-27-h200x2-whole-node/";
+  const std::string x1 = "2026-11-27-h200x2-dry-run-1gpu/";
   const std::vector<Run> runs = {
       {x2 + "dryrun/full_1gpu.json", x2 + "README.md", R"(\| ([0-9.]+) s \(`full_1gpu.json`\))"},
+      {x1 + "full_1.json", x1 + "stages.txt", R"(full_1 rc=0 ([0-9.]+) s)"},
+      {x1 + "full_2.json", x1 + "stages.txt", R"(full_2 rc=0 ([0-9.]+) s)"},
+      {x1 + "full_3.json", x1 + "stages.txt", R"(full_3 rc=0 ([0-9.]+) s)"},
       {x2 + "catalogue_2_3/xb1.json", x2 + "catalogue_2_3/footprint.txt", R"(xb1 rc=0 wall_s=([0-9.]+))"},
       {x2 + "catalogue_2_3/xb2.json", x2 + "catalogue_2_3/footprint.txt", R"(xb2 rc=0 wall_s=([0-9.]+))"},
       {"2026-11-27-h100x4-whole-node/dryrun_4/full.json", "2026-11-27-h100x4-whole-node/dryrun_4/stages.txt",
@@ -135,12 +137,11 @@ TEST(TimeModel, WithinFifteenPercentOfProcessWallOnTwoAndFourGpus) {
     estimates[sys.gpu_count()] = estimate;
   }
   ASSERT_EQ(walls.size(), 3u);
-  const std::map<int, double> tolerance = {{1, 0.20}, {2, 0.15}, {4, 0.15}};
   for (const auto& [gpus, w] : walls) {
     double mean = 0;
     for (const double x : w) mean += x / static_cast<double>(w.size());
-    EXPECT_NEAR(estimates[gpus] / mean, 1.0, tolerance.at(gpus)) << gpus << " GPUs: estimate " << estimates[gpus]
-                                                   << " s, measured " << mean << " s";
+    EXPECT_NEAR(estimates[gpus] / mean, 1.0, 0.15) << gpus << " GPUs: estimate " << estimates[gpus] << " s, measured "
+                                                   << mean << " s";
   }
 }
 
