@@ -7,10 +7,14 @@
 #           (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1
 #           NCCL_SOCKET_IFNAME=lo): the network code path without a network.
 # Beside each fabric run, `xferbench pingpong --all-pairs` on the same
-# pairs and transport, interleaved REPS times (default 3): bandwidth both
+# pairs and transport, interleaved REPS times (default 6): bandwidth both
 # ways (GPU a -> b with a < b, and b -> a from a launch whose ranks hold the
 # GPUs in reverse order) and the 8 B one-way latency, at the fabric's sizes
-# and counts. NCCL_NVLS_ENABLE stays 0 (common.sh).
+# and counts. NCCL_NVLS_ENABLE stays 0 (common.sh). Six, because one
+# launch of NCCL's socket transport over the loopback differs from the next
+# by up to 40% in either tool: medians of 3 launches of the same code
+# differed by up to 15%, of 6 by at most 3.1% (2 x H200,
+# bench/results/2026-11-27-h200x2-fabric).
 #
 # Self-check (the summary, printed last; exit 0 only if all hold), per
 # configuration: every fabric run has all N(N-1)/2 pairs with both directions and
@@ -25,11 +29,16 @@
 #
 # usage: bench/suites/fabric_one_host.sh BIN_DIR OUT_DIR   (BIN_DIR holds xferbench; run as root, Open MPI 4.1)
 . "$(dirname "$0")/common.sh" "$@"
-REPS=${REPS:-3}
+REPS=${REPS:-6}
+# BIND: mpirun's --bind-to for every launch (default none: NCCL's proxy and
+# socket threads then run on any core, not on the rank's one core beside its
+# polling thread; BIND=default leaves Open MPI's own choice).
+BIND=${BIND:-none}
 mpi=(mpirun --allow-run-as-root --oversubscribe)
+[[ "$BIND" != default ]] && mpi+=(--bind-to "$BIND")
 size=64M window=4 loops=10 warm=2 lat_loops=20000 lat_warm=1000
 
-{ date -u; nvidia-smi -L; "$x" --version; } >"$out/machine.txt" 2>&1
+{ date -u; nvidia-smi -L; "$x" --version; echo "mpirun: ${mpi[*]}"; } >"$out/machine.txt" 2>&1
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if [[ "$ngpu" -lt 2 ]]; then
   echo "fabric_one_host: FAIL: needs 2 or more GPUs, this machine has ${ngpu}"
