@@ -33,11 +33,20 @@
 //     the flag at a chosen offset in a 4 MiB buffer (flag_place below):
 //     whether the one-way time depends on where the poller runs and where
 //     its flag lives, beside each poller's own load latency of its flag.
+//   node_probe hostwrite MIB PASSES
+//     Every GPU at once, then each alone, writes its memory to a pinned host
+//     buffer with one SM kernel (16-byte stores, every SM), PASSES walks of
+//     MIB, for three kinds of host buffer: cudaHostAlloc (the driver's
+//     pages), and mmap + cudaHostRegister with transparent huge pages
+//     refused (MADV_NOHUGEPAGE) or asked for (MADV_HUGEPAGE). Prints per GPU
+//     GB/s and the share of the mmap'd buffer the kernel backed with huge
+//     pages (AnonHugePages of /proc/self/smaps).
 //   node_probe localce MIB
 //     Whether a same-GPU cudaMemcpyAsync runs on the copy engine: every SM
 //     is held by a spinning kernel while the copy is queued on another
 //     stream; a copy that ends while the SMs are held did not need them.
 #include <cuda_runtime.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -679,6 +688,110 @@ static int flag_place_run(int a, int b, int iters) {
   return 0;
 }
 
+__global__ void write_out(uint4* __restrict__ host, const uint4* __restrict__ dev, size_t n, int passes) {
+  for (int p = 0; p < passes; ++p)
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+      __stcg(host + i, __ldcg(dev + i));
+}
+
+// kB of huge pages backing [p, p + bytes) per /proc/self/smaps (the mapping that holds p).
+static long anon_huge_kb(const void* p) {
+  FILE* f = std::fopen("/proc/self/smaps", "r");
+  if (!f) return -1;
+  char line[512];
+  bool in = false;
+  long kb = -1;
+  const auto a = reinterpret_cast<unsigned long>(p);
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && std::strchr(line, '-') < std::strchr(line, ' ')) {
+      in = a >= lo && a < hi;
+      continue;
+    }
+    if (in && std::sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) break;
+  }
+  std::fclose(f);
+  return kb;
+}
+
+static int hostwrite(size_t mib, int passes) {
+  const int n = gpu_count();
+  const size_t bytes = mib << 20;
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  int* flag = nullptr;
+  CK(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
+  std::vector<void*> d(n);
+  std::vector<cudaStream_t> s(n);
+  std::vector<cudaEvent_t> e0(n), e1(n);
+  for (int g = 0; g < n; ++g) {
+    CK(cudaSetDevice(g));
+    CK(cudaMalloc(&d[g], bytes));
+    fill<<<1024, 256>>>(static_cast<uint4*>(d[g]), bytes / 16, 7u + g);
+    CK(cudaStreamCreateWithFlags(&s[g], cudaStreamNonBlocking));
+    CK(cudaEventCreate(&e0[g]));
+    CK(cudaEventCreate(&e1[g]));
+  }
+  const char* kinds[3] = {"cudaHostAlloc", "mmap+register, MADV_NOHUGEPAGE", "mmap+register, MADV_HUGEPAGE"};
+  for (int kind = 0; kind < 3; ++kind) {
+    std::vector<void*> h(n);
+    long huge_kb = 0;
+    for (int g = 0; g < n; ++g) {
+      CK(cudaSetDevice(g));
+      if (kind == 0) {
+        CK(cudaHostAlloc(&h[g], bytes, cudaHostAllocPortable));
+      } else {
+        h[g] = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (h[g] == MAP_FAILED) return 1;
+        madvise(h[g], bytes, kind == 1 ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
+        std::memset(h[g], 0, bytes);
+        huge_kb += anon_huge_kb(h[g]);
+        CK(cudaHostRegister(h[g], bytes, cudaHostRegisterPortable | cudaHostRegisterMapped));
+      }
+    }
+    auto run = [&](int only) {
+      *flag = 0;
+      for (int g = 0; g < n; ++g) {
+        if (only >= 0 && g != only) continue;
+        CK(cudaSetDevice(g));
+        spin<<<1, 1, 0, s[g]>>>(flag);
+        CK(cudaEventRecord(e0[g], s[g]));
+        write_out<<<sms * 4, 512, 0, s[g]>>>(static_cast<uint4*>(h[g]), static_cast<const uint4*>(d[g]), bytes / 16,
+                                            passes);
+        CK(cudaEventRecord(e1[g], s[g]));
+      }
+      __sync_synchronize();
+      *flag = 1;
+      for (int g = 0; g < n; ++g) {
+        if (only >= 0 && g != only) continue;
+        CK(cudaSetDevice(g));
+        CK(cudaEventSynchronize(e1[g]));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, e0[g], e1[g]));
+        std::printf(" gpu%d %.2f", g, double(bytes) * passes / (ms * 1e-3) / 1e9);
+      }
+    };
+    for (int round = 0; round < 2; ++round) {
+      std::printf("hostwrite %-32s all GPUs at once, GB/s:", kinds[kind]);
+      run(-1);
+      std::printf("   each alone:");
+      for (int g = 0; g < n; ++g) run(g);
+      if (kind > 0) std::printf("   huge pages %ld of %zu MiB", huge_kb / 1024, mib * n);
+      std::printf("\n");
+    }
+    for (int g = 0; g < n; ++g) {
+      if (check(g, h[g], bytes, 7u + g) != 0) std::printf("hostwrite: gpu%d's host buffer does NOT hold its data\n", g);
+      if (kind == 0) {
+        CK(cudaFreeHost(h[g]));
+      } else {
+        CK(cudaHostUnregister(h[g]));
+        munmap(h[g], bytes);
+      }
+    }
+  }
+  return 0;
+}
+
 __global__ void hold_sms(volatile int* flag, unsigned long long* started) {
   if (threadIdx.x == 0) atomicAdd(started, 1ull);
   while (*flag == 0) __nanosleep(1000);
@@ -728,8 +841,9 @@ int main(int argc, char** argv) {
   if (mode == "flagpoll" && argc == 5) return flag_poll_run(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
   if (mode == "flagipc" && argc == 5) return flagipc(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
   if (mode == "flagplace" && argc == 5) return flag_place_run(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
+  if (mode == "hostwrite" && argc == 4) return hostwrite(std::strtoull(argv[2], nullptr, 10), std::atoi(argv[3]));
   if (mode == "localce" && argc == 3) return localce(std::strtoull(argv[2], nullptr, 10));
   std::fprintf(stderr,
-               "usage: node_probe fan MIB COPIES | hostbidir MIB PASSES | flag|flagbits|flagpoll|flagipc|flagplace A B ITERS | localce MIB\n");
+               "usage: node_probe fan MIB COPIES | hostbidir MIB PASSES | flag|flagbits|flagpoll|flagipc|flagplace A B ITERS | hostwrite MIB PASSES | localce MIB\n");
   return 2;
 }

@@ -27,6 +27,9 @@
 # comparison then isolates the two tools' methods from the concurrency of
 # a round's pairs.
 #
+# BUDGET_S: start no repetition after this many seconds of the script (each
+# configuration keeps the repetitions it finished; the summary counts them).
+#
 # usage: bench/suites/fabric_one_host.sh BIN_DIR OUT_DIR   (BIN_DIR holds xferbench; run as root, Open MPI 4.1)
 . "$(dirname "$0")/common.sh" "$@"
 REPS=${REPS:-6}
@@ -80,6 +83,10 @@ pp_common=(--transport nccl --all-pairs --dev1 gpu:@G --dev2 gpu:@G -n 1)
 for config in peer socket; do
   env_name=${config}_env
   for rep in $(seq 1 "$REPS"); do
+    if [[ -n "${BUDGET_S:-}" && $SECONDS -gt $BUDGET_S ]]; then
+      echo "fabric_one_host: BUDGET_S=${BUDGET_S} s spent; ${config} stops after $((rep - 1)) repetitions" >&2
+      break
+    fi
     launch "${config}_fabric_$rep" "$env_name" "$x" fabric --buffers gpu:@G --transport nccl --size $size \
       --window $window --loop-count $loops --warmup $warm --latency-loop-count $lat_loops --latency-warmup $lat_warm \
       -o "$out/${config}_fabric_$rep.json"
@@ -115,10 +122,13 @@ def p50_gbps(size):
 
 
 for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket")):
+    done = [r for r in range(1, reps + 1) if os.path.exists(os.path.join(out, f"{config}_pp_lat_{r}.txt"))]
+    if len(done) < 2:
+        problems.append(f"{config}: {len(done)} complete repetitions, fewer than 2")
     fab = {}  # (gpu_from, gpu_to) -> [GB/s], ("lat", a, b) -> [s]
     pp = {}
     paths = set()
-    for rep in range(1, reps + 1):
+    for rep in done:
         d = load(f"{config}_fabric_{rep}")
         if d is not None:
             if d.get("lost_ranks"):
@@ -150,7 +160,7 @@ for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket")):
                 key = ("lat", min(a, b), max(a, b)) if kind == "lat" else (a, b)
                 pp.setdefault(key, []).append(s["one_way_time_s"]["median"] if kind == "lat" else p50_gbps(s))
     lines.append(f"# {config}: NCCL path(s) named by the fabric: {'; '.join(sorted(paths)) or 'none'}")
-    lines.append(f"# {'pair':<10} {'what':<10} {'fabric':>10} {'pingpong':>10} {'diff':>7}   (median of {reps} runs; "
+    lines.append(f"# {'pair':<10} {'what':<10} {'fabric':>10} {'pingpong':>10} {'diff':>7}   (median of {len(done)} runs; "
                  f"then each tool's own spread over its runs, (max - min) / median)")
     for key in sorted(set(fab) | set(pp), key=str):
         f, q = fab.get(key), pp.get(key)
@@ -177,6 +187,6 @@ if problems:
         print("  " + p)
     sys.exit(1)
 print(f"fabric_one_host: PASS on {ngpu} GPUs: peer and socket paths named, every pair verified, fabric within 5% "
-      f"of pingpong ({2 * npairs} directions and {npairs} latencies each, median of {reps} runs)")
+      f"of pingpong ({2 * npairs} directions and {npairs} latencies each, median of each configuration's runs)")
 PY
 exit "${PIPESTATUS[0]}"
