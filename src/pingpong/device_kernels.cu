@@ -40,23 +40,35 @@ __device__ __forceinline__ std::uint64_t ld_volatile(const std::uint64_t* p) {
   return v;
 }
 
-__device__ __forceinline__ bool lead_thread() { return blockIdx.x == 0 && threadIdx.x == 0; }
+// The block that stamps the times and raises ready and ack flags: block 0,
+// or for LL words (one block runs them) that block.
+__device__ __forceinline__ bool lead_block(const RunSpec& s) { return s.ll || blockIdx.x == 0; }
+__device__ __forceinline__ bool lead_thread(const RunSpec& s) { return lead_block(s) && threadIdx.x == 0; }
 
 // Called after each unsuccessful poll of one wait. The clock is read only
 // every 64 polls, so a wait that succeeds soon never reads %globaltimer and
 // the poll loop stays one load long. A wait longer than 64 polls (tens of
 // microseconds: a large message or a whole window) sleeps briefly between
 // polls, so hundreds of blocks polling the same flags do not crowd the L2
-// slice that the incoming data also goes through.
+// slice that the incoming data also goes through. LL words are polled by
+// one block, each thread its own words: no nap (a poll of local memory
+// takes tens of nanoseconds, so every wait passed 64 polls and each
+// detection came up to a nap late), and the clock every 1024 polls.
 struct Patience {
   std::uint64_t limit_ns;
+  bool nap;
   std::uint64_t start = 0;
   std::uint32_t polls = 0;
-  __device__ explicit Patience(std::uint64_t limit) : limit_ns(limit) {}
+  __device__ explicit Patience(std::uint64_t limit, bool nap_after_64 = true) : limit_ns(limit), nap(nap_after_64) {}
   __device__ bool exhausted() {
-    if (++polls < 64) return false;
-    __nanosleep(128);
-    if ((polls & 63U) != 0) return false;
+    ++polls;
+    if (!nap) {
+      if ((polls & 1023U) != 0) return false;
+    } else {
+      if (polls < 64) return false;
+      __nanosleep(128);
+      if ((polls & 63U) != 0) return false;
+    }
     const std::uint64_t now = global_ns();
     if (start == 0) start = now;
     return now - start > limit_ns;
@@ -199,7 +211,7 @@ __device__ bool ll_receive(const DeviceRunArgs& a, std::uint64_t seq, std::uint3
   const std::uint64_t bytes = a.spec.bytes;
   bool ok = true;
   for (std::uint64_t v = threadIdx.x, n = ll_pairs(bytes); v < n && ok; v += blockDim.x) {
-    Patience patience(a.spec.timeout_ns);
+    Patience patience(a.spec.timeout_ns, false);
     std::uint64_t lo, hi;
     ld_pair(a.links.in.ll + 2 * v, lo, hi);
     while (!(ll_at_least(lo, seq) && ll_at_least(hi, seq))) {
@@ -221,8 +233,12 @@ __host__ __device__ bool one_pair_path(const RunSpec& s) {
   return s.ll && s.mode == ModeCode::pingpong && !s.pull && ll_pairs(s.bytes) == 1;
 }
 
+// Whether the run's one block is picked among one per SM (nearest_block):
+// LL words with a GPU peer.
+__host__ __device__ bool picks_block(const RunSpec& s) { return s.ll && !s.pull; }
+
 // Thread 0 of every block (one block per SM, all resident: cooperative
-// launch) times 32 dependent volatile loads of the word the one-pair path
+// launch) times 32 dependent volatile loads of the first LL word it
 // polls; true in the thread of the block whose loads were fastest. The
 // key packs the inverted time above the block index, so the largest key
 // (atomicMax, from the zeroed word) is the fastest block, ties to the
@@ -241,6 +257,14 @@ __device__ bool nearest_block(const DeviceRunArgs& a) {
   while (atomicAdd(&a.pick[1], 0ULL) < gridDim.x) {
   }
   return (atomicAdd(&a.pick[0], 0ULL) & 0xffffffffULL) == blockIdx.x;
+}
+
+// nearest_block's answer in every thread of the block.
+__device__ bool picked_block(const DeviceRunArgs& a) {
+  __shared__ int picked;
+  if (threadIdx.x == 0) picked = nearest_block(a) ? 1 : 0;
+  __syncthreads();
+  return picked != 0;
 }
 
 // A ping-pong of one LL word pair (messages up to 8 B) with a GPU peer:
@@ -312,7 +336,7 @@ __device__ bool run_step(const DeviceRunArgs& a, const Step& st, Counters& c, st
     case StepKind::send_ack: {
       ++c.acks_sent;
       bool ok = true;
-      if (lead_thread()) {
+      if (lead_thread(s)) {
         // Pull mode: the window is received when every block has fetched it.
         Patience patience(s.timeout_ns);
         while (ok && s.pull && !s.ll && atomicAdd(a.pulled, 0ull) < pulls * s.my_parts) {
@@ -323,7 +347,7 @@ __device__ bool run_step(const DeviceRunArgs& a, const Step& st, Counters& c, st
         }
         if (ok) st_release(&a.links.out.flags->ack, c.acks_sent);
       }
-      return blockIdx.x != 0 || __syncthreads_and(ok) != 0;
+      return !lead_block(s) || __syncthreads_and(ok) != 0;
     }
     case StepKind::receive_ack:
       ++c.acks_received;
@@ -332,8 +356,8 @@ __device__ bool run_step(const DeviceRunArgs& a, const Step& st, Counters& c, st
   return true;
 }
 
-// The one-pair path in the block nearest its polled word: the ready
-// handshake and the start stamps, then the exchange.
+// The one-pair path in the block nearest its polled word (thread 0 alone):
+// the ready handshake and the start stamps, then the exchange.
 __device__ void one_pair_run(const DeviceRunArgs& a) {
   if (!nearest_block(a)) return;
   st_release(&a.links.out.flags->ready, a.spec.run);
@@ -349,11 +373,12 @@ __global__ void __launch_bounds__(kMaxThreads) device_run_kernel(DeviceRunArgs a
     one_pair_run(a);
     return;
   }
+  if (picks_block(s) && !picked_block(a)) return;
   // Both sides announce the run and wait for each other, so the first
   // repetition does not include the peer's launch.
-  if (lead_thread()) st_release(&a.links.out.flags->ready, s.run);
+  if (lead_thread(s)) st_release(&a.links.out.flags->ready, s.run);
   if (!block_wait_word(a, &a.links.in.flags->ready, s.run, WaitFor::start, 0)) return;
-  if (lead_thread()) {
+  if (lead_thread(s)) {
     a.timer[0] = global_ns();
     a.clocks[0] = static_cast<std::uint64_t>(clock64());
   }
@@ -365,9 +390,9 @@ __global__ void __launch_bounds__(kMaxThreads) device_run_kernel(DeviceRunArgs a
     for (int i = 0; i < 2; ++i) {  // unrolled, so the steps stay in registers
       if (i < steps.n && !run_step(a, steps.step[i], c, r, pulls)) return;
     }
-    if (lead_thread()) a.clocks[r + 1] = static_cast<std::uint64_t>(clock64());
+    if (lead_thread(s)) a.clocks[r + 1] = static_cast<std::uint64_t>(clock64());
   }
-  if (lead_thread()) a.timer[1] = global_ns();
+  if (lead_thread(s)) a.timer[1] = global_ns();
 }
 
 // Threads per block of a run: 512 for large messages; for LL, one thread per
@@ -397,7 +422,7 @@ void launch_device_run(const DeviceRunArgs& args, cudaStream_t stream) {
   // Cooperative: the launch fails instead of deadlocking when not every
   // block can be resident at once (blocks wait on each other's flags).
   unsigned blocks = args.spec.ll ? 1U : args.spec.my_parts;
-  if (one_pair_path(args.spec)) {  // one block per SM; the nearest runs it
+  if (picks_block(args.spec)) {  // one block per SM; the nearest runs the run
     int device = 0, sms = 1;
     XB_CUDA_CHECK(cudaGetDevice(&device));
     XB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));

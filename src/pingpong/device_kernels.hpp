@@ -14,7 +14,8 @@
 //    (each 8-byte element is single-copy atomic), so no fence is needed;
 //  - ready and ack flags: st.release.sys / ld.acquire.sys.
 // Timeout: a wait that lasts more than 64 polls sleeps 128 ns between
-// polls, reads %globaltimer every 64 polls and gives up after
+// polls (LL words: never; they read the clock every 1024 polls instead),
+// reads %globaltimer every 64 polls and gives up after
 // spec.timeout_ns; it then records what it waited for in `status` (mapped
 // host memory) and the kernel returns, so a dead peer never leaves the GPU
 // spinning. The one exception to the nap: a ping-pong of one LL word pair
@@ -24,15 +25,17 @@
 // launched cooperatively: all are resident at once,
 // which the flag waits need (a block may wait for a message that depends on
 // another block's part, so that block must be running).
-// Which SM runs the one-pair path: the kernel is launched with one block
-// per SM, each block's thread 0 times dependent loads of the word it would
-// poll, and the block with the fastest loads runs the exchange while the
-// others return. An SM's load time to a word depends on where the word's
-// L2 slice sits: a bare flag ping-pong took 0.62-0.70 us one-way
-// depending on the SM alone, and the pick took this path from 0.858 to
-// 0.659 us on two H200 (bench/results/2026-11-27-h200x2-device-transport).
-// Times: block 0 stamps each repetition with the SM cycle counter
-// (clock64) and the run's start and end with %globaltimer; the host scales
+// Which SM runs LL words with a GPU peer (their one block): the kernel is
+// launched with one block per SM, each block's thread 0 times dependent
+// loads of the first LL word it would poll, and the block with the fastest
+// loads runs the exchange while the others return. An SM's load time to a
+// word depends on where the word's L2 slice sits: a bare flag ping-pong
+// took 0.62-0.70 us one-way depending on the SM alone, and the pick took
+// the one-pair path from 0.858 to 0.659 us on two H200
+// (bench/results/2026-11-27-h200x2-device-transport).
+// Times: the lead block (block 0, or the one LL block) stamps each
+// repetition with the SM cycle counter (clock64) and the run's start and
+// end with %globaltimer; the host scales
 // the cycles by the global timer over the whole run, because %globaltimer
 // may tick in steps of a microsecond on some GPUs, too coarse for one round trip.
 #pragma once
