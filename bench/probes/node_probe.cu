@@ -39,8 +39,8 @@
 //     MIB, for three kinds of host buffer: cudaHostAlloc (the driver's
 //     pages), and mmap + cudaHostRegister with transparent huge pages
 //     refused (MADV_NOHUGEPAGE) or asked for (MADV_HUGEPAGE). Prints per GPU
-//     GB/s and the share of the mmap'd buffer the kernel backed with huge
-//     pages (AnonHugePages of /proc/self/smaps).
+//     GB/s and the huge pages in the mappings that hold the mmap'd buffers
+//     (AnonHugePages of /proc/self/smaps, each mapping once).
 //   node_probe localce MIB
 //     Whether a same-GPU cudaMemcpyAsync runs on the copy engine: every SM
 //     is held by a spinning kernel while the copy is queued on another
@@ -233,33 +233,35 @@ __global__ void split_stream(uint4* host, uint4* dev, size_t n, int passes) {
     }
 }
 
-static int hostbidir(size_t mib, int passes) {
-  const int n = gpu_count();
-  const size_t bytes = mib << 20;
-  std::vector<void*> h(n), d(n);
-  std::vector<cudaStream_t> s(n);
-  std::vector<cudaEvent_t> e0(n), e1(n);
+// One stream per GPU, each held by a spin kernel on a host flag while a
+// kernel is queued behind it, then all released at once. run(only, queue)
+// queues `queue(g, stream)` on every GPU (or GPU `only`), releases them and
+// returns each GPU's milliseconds from its release to its kernel's end (0
+// for a GPU not run).
+struct GatedGpus {
+  int n;
   int* flag = nullptr;
-  CK(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
-  for (int g = 0; g < n; ++g) {
-    CK(cudaSetDevice(g));
-    CK(cudaHostAlloc(&h[g], bytes, cudaHostAllocPortable));
-    CK(cudaMalloc(&d[g], bytes));
-    CK(cudaStreamCreateWithFlags(&s[g], cudaStreamNonBlocking));
-    CK(cudaEventCreate(&e0[g]));
-    CK(cudaEventCreate(&e1[g]));
+  std::vector<cudaStream_t> s;
+  std::vector<cudaEvent_t> e0, e1;
+  explicit GatedGpus(int gpus) : n(gpus), s(gpus), e0(gpus), e1(gpus) {
+    CK(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
+    for (int g = 0; g < n; ++g) {
+      CK(cudaSetDevice(g));
+      CK(cudaStreamCreateWithFlags(&s[g], cudaStreamNonBlocking));
+      CK(cudaEventCreate(&e0[g]));
+      CK(cudaEventCreate(&e1[g]));
+    }
   }
-  int sms = 0;
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  auto run = [&](int only) {
+  template <class Queue>
+  std::vector<double> run(int only, Queue queue) {
+    std::vector<double> ms(n, 0.0);
     *flag = 0;
     for (int g = 0; g < n; ++g) {
       if (only >= 0 && g != only) continue;
       CK(cudaSetDevice(g));
       spin<<<1, 1, 0, s[g]>>>(flag);
       CK(cudaEventRecord(e0[g], s[g]));
-      split_stream<<<sms * 2, 1024, 0, s[g]>>>(static_cast<uint4*>(h[g]), static_cast<uint4*>(d[g]), bytes / 16,
-                                               passes);
+      queue(g, s[g]);
       CK(cudaEventRecord(e1[g], s[g]));
     }
     __sync_synchronize();
@@ -268,10 +270,32 @@ static int hostbidir(size_t mib, int passes) {
       if (only >= 0 && g != only) continue;
       CK(cudaSetDevice(g));
       CK(cudaEventSynchronize(e1[g]));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, e0[g], e1[g]));
-      std::printf(" gpu%d %6.1f", g, double(bytes) * passes / 2 / (ms * 1e-3) / 1e9);
+      float t = 0;
+      CK(cudaEventElapsedTime(&t, e0[g], e1[g]));
+      ms[g] = t;
     }
+    return ms;
+  }
+};
+
+static int hostbidir(size_t mib, int passes) {
+  const int n = gpu_count();
+  const size_t bytes = mib << 20;
+  std::vector<void*> h(n), d(n);
+  for (int g = 0; g < n; ++g) {
+    CK(cudaSetDevice(g));
+    CK(cudaHostAlloc(&h[g], bytes, cudaHostAllocPortable));
+    CK(cudaMalloc(&d[g], bytes));
+  }
+  GatedGpus gate(n);
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  auto run = [&](int only) {
+    const auto ms = gate.run(only, [&](int g, cudaStream_t st) {
+      split_stream<<<sms * 2, 1024, 0, st>>>(static_cast<uint4*>(h[g]), static_cast<uint4*>(d[g]), bytes / 16, passes);
+    });
+    for (int g = 0; g < n; ++g)
+      if (ms[g] > 0) std::printf(" gpu%d %6.1f", g, double(bytes) * passes / 2 / (ms[g] * 1e-3) / 1e9);
   };
   for (int round = 0; round < 3; ++round) {
     std::printf("all GPUs at once, per direction GB/s:");
@@ -694,24 +718,28 @@ __global__ void write_out(uint4* __restrict__ host, const uint4* __restrict__ de
       __stcg(host + i, __ldcg(dev + i));
 }
 
-// kB of huge pages backing [p, p + bytes) per /proc/self/smaps (the mapping that holds p).
-static long anon_huge_kb(const void* p) {
+// kB of huge pages (AnonHugePages of /proc/self/smaps) in the mappings
+// that hold the buffers `ps`, each mapping counted once: the kernel may
+// merge adjacent anonymous mappings into one.
+static long anon_huge_kb(const std::vector<void*>& ps) {
   FILE* f = std::fopen("/proc/self/smaps", "r");
   if (!f) return -1;
   char line[512];
   bool in = false;
-  long kb = -1;
-  const auto a = reinterpret_cast<unsigned long>(p);
+  long total = 0, kb = 0;
   while (std::fgets(line, sizeof line, f)) {
     unsigned long lo = 0, hi = 0;
     if (std::sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && std::strchr(line, '-') < std::strchr(line, ' ')) {
-      in = a >= lo && a < hi;
+      in = std::any_of(ps.begin(), ps.end(), [&](void* p) {
+        const auto a = reinterpret_cast<unsigned long>(p);
+        return a >= lo && a < hi;
+      });
       continue;
     }
-    if (in && std::sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) break;
+    if (in && std::sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) total += kb;
   }
   std::fclose(f);
-  return kb;
+  return total;
 }
 
 static int hostwrite(size_t mib, int passes) {
@@ -719,23 +747,16 @@ static int hostwrite(size_t mib, int passes) {
   const size_t bytes = mib << 20;
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  int* flag = nullptr;
-  CK(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
   std::vector<void*> d(n);
-  std::vector<cudaStream_t> s(n);
-  std::vector<cudaEvent_t> e0(n), e1(n);
   for (int g = 0; g < n; ++g) {
     CK(cudaSetDevice(g));
     CK(cudaMalloc(&d[g], bytes));
     fill<<<1024, 256>>>(static_cast<uint4*>(d[g]), bytes / 16, 7u + g);
-    CK(cudaStreamCreateWithFlags(&s[g], cudaStreamNonBlocking));
-    CK(cudaEventCreate(&e0[g]));
-    CK(cudaEventCreate(&e1[g]));
   }
+  GatedGpus gate(n);
   const char* kinds[3] = {"cudaHostAlloc", "mmap+register, MADV_NOHUGEPAGE", "mmap+register, MADV_HUGEPAGE"};
   for (int kind = 0; kind < 3; ++kind) {
     std::vector<void*> h(n);
-    long huge_kb = 0;
     for (int g = 0; g < n; ++g) {
       CK(cudaSetDevice(g));
       if (kind == 0) {
@@ -745,38 +766,24 @@ static int hostwrite(size_t mib, int passes) {
         if (h[g] == MAP_FAILED) return 1;
         madvise(h[g], bytes, kind == 1 ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
         std::memset(h[g], 0, bytes);
-        huge_kb += anon_huge_kb(h[g]);
         CK(cudaHostRegister(h[g], bytes, cudaHostRegisterPortable | cudaHostRegisterMapped));
       }
     }
+    const long huge_kb = kind == 0 ? 0 : anon_huge_kb(h);
     auto run = [&](int only) {
-      *flag = 0;
-      for (int g = 0; g < n; ++g) {
-        if (only >= 0 && g != only) continue;
-        CK(cudaSetDevice(g));
-        spin<<<1, 1, 0, s[g]>>>(flag);
-        CK(cudaEventRecord(e0[g], s[g]));
-        write_out<<<sms * 4, 512, 0, s[g]>>>(static_cast<uint4*>(h[g]), static_cast<const uint4*>(d[g]), bytes / 16,
-                                            passes);
-        CK(cudaEventRecord(e1[g], s[g]));
-      }
-      __sync_synchronize();
-      *flag = 1;
-      for (int g = 0; g < n; ++g) {
-        if (only >= 0 && g != only) continue;
-        CK(cudaSetDevice(g));
-        CK(cudaEventSynchronize(e1[g]));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, e0[g], e1[g]));
-        std::printf(" gpu%d %.2f", g, double(bytes) * passes / (ms * 1e-3) / 1e9);
-      }
+      const auto ms = gate.run(only, [&](int g, cudaStream_t st) {
+        write_out<<<sms * 4, 512, 0, st>>>(static_cast<uint4*>(h[g]), static_cast<const uint4*>(d[g]), bytes / 16,
+                                          passes);
+      });
+      for (int g = 0; g < n; ++g)
+        if (ms[g] > 0) std::printf(" gpu%d %.2f", g, double(bytes) * passes / (ms[g] * 1e-3) / 1e9);
     };
     for (int round = 0; round < 2; ++round) {
       std::printf("hostwrite %-32s all GPUs at once, GB/s:", kinds[kind]);
       run(-1);
       std::printf("   each alone:");
       for (int g = 0; g < n; ++g) run(g);
-      if (kind > 0) std::printf("   huge pages %ld of %zu MiB", huge_kb / 1024, mib * n);
+      if (kind > 0) std::printf("   huge pages in their mappings %ld MiB (buffers %zu MiB)", huge_kb / 1024, mib * n);
       std::printf("\n");
     }
     for (int g = 0; g < n; ++g) {
