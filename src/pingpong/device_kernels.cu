@@ -227,15 +227,15 @@ __device__ bool ll_receive(const DeviceRunArgs& a, std::uint64_t seq, std::uint3
   return __syncthreads_and(ok) != 0;
 }
 
-// Whether a run takes the one-pair path below: a ping-pong of one LL word
-// pair (messages up to 8 B) with a GPU peer.
-__host__ __device__ bool one_pair_path(const RunSpec& s) {
-  return s.ll && s.mode == ModeCode::pingpong && !s.pull && ll_pairs(s.bytes) == 1;
-}
-
 // Whether the run's one block is picked among one per SM (nearest_block):
 // LL words with a GPU peer.
 __host__ __device__ bool picks_block(const RunSpec& s) { return s.ll && !s.pull; }
+
+// Whether a run takes the one-pair path below: a ping-pong of one LL word
+// pair (messages up to 8 B) with a GPU peer.
+__host__ __device__ bool one_pair_path(const RunSpec& s) {
+  return picks_block(s) && s.mode == ModeCode::pingpong && ll_pairs(s.bytes) == 1;
+}
 
 // Thread 0 of every block (one block per SM, all resident: cooperative
 // launch) times 32 dependent volatile loads of the first LL word it

@@ -18,10 +18,9 @@
 // reads %globaltimer every 64 polls and gives up after
 // spec.timeout_ns; it then records what it waited for in `status` (mapped
 // host memory) and the kernel returns, so a dead peer never leaves the GPU
-// spinning. The one exception to the nap: a ping-pong of one LL word pair
-// (up to 8 B) with a GPU peer runs in one thread alone, polling without a
-// nap and reading the clock every 1024 polls, since a nap of 128 ns and a
-// block barrier per message cost it a third of its time. Blocks are
+// spinning. A ping-pong of one LL word pair (up to 8 B) with a GPU peer
+// runs in one thread alone, with no block barrier either, since the nap
+// and a barrier per message cost it a third of its time. Blocks are
 // launched cooperatively: all are resident at once,
 // which the flag waits need (a block may wait for a message that depends on
 // another block's part, so that block must be running).
@@ -66,8 +65,8 @@ struct DeviceRunArgs {
   unsigned long long* pulled;  // pull: blocks' finished fetches in this run (device memory, zeroed per run)
   std::uint64_t* relay;        // pull: 3 words (device memory, zeroed once), the last value block 0 saw
                                // of each flag in host memory (ready, message, ack), indexed by WaitFor
-  unsigned long long* pick;    // one-pair path: 2 words (device memory, zeroed per run), the best SM's key
-                               // and the blocks that have measured
+  unsigned long long* pick;    // LL words with a GPU peer: 2 words (device memory, zeroed per run), the
+                               // best SM's key and the blocks that have measured
 };
 
 // Parts (blocks) one large message may use on the current device: one per
