@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <map>
 
 #include <chrono>
 #include <mutex>
@@ -125,6 +127,67 @@ TEST(FabricRun, EveryPairOfEveryRailIsMeasuredBothWaysVerifiedAndNamed) {
   EXPECT_EQ(r.completion.status, RunStatus::complete);
   EXPECT_TRUE(r.lost.empty());
   for (int rank = 0; rank < 8; ++rank) EXPECT_EQ(out.codes.at(rank), 42) << "rank 0's code on rank " << rank;
+}
+
+// Records when each of a rank's transports runs: its ordinal on the rank
+// (0 the latency leg, 1 a->b, 2 b->a) and a global sequence number at the
+// start and end of each run() (an order of events, not a time).
+struct StageLog {
+  std::mutex m;
+  std::atomic<long> seq{0};
+  std::map<int, std::pair<long, long>> first_start, last_end;  // ordinal -> (min start, max end)
+  void note(int ordinal, long start, long end) {
+    std::lock_guard<std::mutex> lock(m);
+    auto [it, fresh] = first_start.emplace(ordinal, std::pair<long, long>{start, end});
+    if (!fresh) it->second.first = std::min(it->second.first, start);
+    auto [e, efresh] = last_end.emplace(ordinal, std::pair<long, long>{start, end});
+    if (!efresh) e->second.second = std::max(e->second.second, end);
+  }
+};
+
+class Logged final : public pingpong::Transport {
+ public:
+  Logged(std::unique_ptr<pingpong::Transport> inner, StageLog& log, int ordinal, bool held)
+      : inner_(std::move(inner)), log_(log), ordinal_(ordinal), held_(held) {}
+  void connect() override { inner_->connect(); }
+  void prepare(std::size_t bytes, std::uint64_t seed) override { inner_->prepare(bytes, seed); }
+  std::vector<double> run(pingpong::Mode m, std::size_t bytes, int reps, int window) override {
+    const long start = log_.seq++;
+    // The held rail's latency leg lasts longer than the other rail's whole
+    // slot would: without the stages, the other rail streams meanwhile.
+    if (held_) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto t = inner_->run(m, bytes, reps, window);
+    log_.note(ordinal_, start, log_.seq++);
+    return t;
+  }
+  std::vector<unsigned char> received(std::size_t bytes) override { return inner_->received(bytes); }
+
+ private:
+  std::unique_ptr<pingpong::Transport> inner_;
+  StageLog& log_;
+  int ordinal_;
+  bool held_;
+};
+
+TEST(FabricRun, EveryPairOfARoundRunsTheSameStageAtOnce) {
+  StageLog log;
+  // 2 nodes x 2 rails: one round, two pairs at once (rail 0: ranks 0 and 2; rail 1: ranks 1 and 3).
+  const Outcome out = run_fabric(world(2, 2), small(), [&](int rank, Hooks& h) {
+    auto made = std::make_shared<int>(0);
+    const bool rail0 = rank % 2 == 0;
+    h.env.make_transport = [&log, made, rail0](pingpong::TransportKind k, const pingpong::PairContext& ctx) {
+      const int ordinal = (*made)++;
+      return std::unique_ptr<pingpong::Transport>(
+          std::make_unique<Logged>(pingpong::make_transport(k, ctx), log, ordinal, rail0 && ordinal == 0));
+    };
+  });
+  ASSERT_TRUE(out.errors.empty()) << out.errors.begin()->second;
+  for (const PairRecord& p : out.result.pairs)
+    EXPECT_TRUE(complete_leg(p.ab) && complete_leg(p.ba) && complete_leg(p.latency)) << p.error;
+  ASSERT_EQ(log.first_start.size(), 3u);
+  for (int stage = 0; stage + 1 < 3; ++stage)
+    EXPECT_LT(log.last_end.at(stage).second, log.first_start.at(stage + 1).first)
+        << "a run of stage " << stage + 1 << " started before every pair had ended stage " << stage;
 }
 
 TEST(FabricRun, TheSlowFaultOfANodeNamesThatNode) {

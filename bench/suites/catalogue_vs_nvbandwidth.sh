@@ -9,6 +9,8 @@
 # defaults; that round's two texts are compared line by line with every
 # number masked (masked.diff), so xferbench prints v0.8's text layout
 # (--nvbandwidth-version 0.8) in every round, the release compared against.
+# NAMED_ROUND=K runs round K under the nvbandwidth name instead of the last
+# (0: none, every round writes JSON; for rounds spread over several calls).
 # usage: bench/suites/catalogue_vs_nvbandwidth.sh BIN_DIR OUT_DIR NVBANDWIDTH [ROUNDS] [-- EXTRA XFERBENCH ARGS]
 . "$(dirname "$0")/common.sh" "$@"
 nvb="$(readlink -f "$3")"; rounds="${4:-3}"
@@ -41,7 +43,7 @@ mkdir -p "$out/bin"; ln -sf "$x" "$out/bin/nvbandwidth"
 xbs=()
 for r in $(seq 1 "$rounds"); do
   run_measured "nvb$r" timeout 300 "$nvb"
-  if [ "$r" -lt "$rounds" ]; then
+  if [ "$r" -ne "${NAMED_ROUND:-$rounds}" ]; then
     run_measured "xb$r" timeout 120 "$x" run --suite full -q --format nvbandwidth --nvbandwidth-version 0.8 -o "$out/xb$r.json" "${extra[@]}"
     xbs+=("$out/xb$r.json")
   else
@@ -51,7 +53,10 @@ for r in $(seq 1 "$rounds"); do
 done
 cat "$out/footprint.txt"
 mask() { sed -E 's/[0-9]+(\.[0-9]+)?/#/g' "$1"; }
-diff -u <(mask "$out/nvb$rounds.txt") <(mask "$out/xb$rounds.txt") > "$out/masked.diff"
-echo "masked diff (last round): $(grep -c '^-[^-]' "$out/masked.diff") lines only in nvbandwidth, $(grep -c '^+[^+]' "$out/masked.diff") only in xferbench"
+named=${NAMED_ROUND:-$rounds}
+if [ "$named" -ge 1 ] && [ "$named" -le "$rounds" ]; then
+  diff -u <(mask "$out/nvb$named.txt") <(mask "$out/xb$named.txt") > "$out/masked.diff"
+  echo "masked diff (round $named): $(grep -c '^-[^-]' "$out/masked.diff") lines only in nvbandwidth, $(grep -c '^+[^+]' "$out/masked.diff") only in xferbench"
+fi
 python3 "$here/../compare_with_nvbandwidth.py" medians --nvb "$out"/nvb[0-9]*.txt --xb "${xbs[@]}" > "$out/compare.txt" 2>&1
 grep -E "^#" "$out/compare.txt"

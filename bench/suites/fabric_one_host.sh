@@ -27,6 +27,8 @@
 # comparison then isolates the two tools' methods from the concurrency of
 # a round's pairs.
 #
+# CONFIGS: the configurations to run (default "peer socket").
+#
 # BUDGET_S: start no repetition after this many seconds of the script (each
 # configuration keeps the repetitions it finished; the summary counts them).
 #
@@ -80,7 +82,7 @@ launch() {
 peer_env=(NCCL_NVLS_ENABLE=0)
 socket_env=(NCCL_NVLS_ENABLE=0 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo)
 pp_common=(--transport nccl --all-pairs --dev1 gpu:@G --dev2 gpu:@G -n 1)
-for config in peer socket; do
+for config in ${CONFIGS:-peer socket}; do
   env_name=${config}_env
   for rep in $(seq 1 "$REPS"); do
     if [[ -n "${BUDGET_S:-}" && $SECONDS -gt $BUDGET_S ]]; then
@@ -99,10 +101,10 @@ for config in peer socket; do
   done
 done
 
-python3 - "$out" "$REPS" "$ngpu" <<'PY' | tee "$out/summary.txt"
+python3 - "$out" "$REPS" "$ngpu" "${CONFIGS:-peer socket}" <<'PY' | tee "$out/summary.txt"
 import json, os, statistics, sys
 
-out, reps, ngpu = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+out, reps, ngpu, configs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split()
 npairs = ngpu * (ngpu - 1) // 2
 problems, lines = [], []
 
@@ -122,6 +124,8 @@ def p50_gbps(size):
 
 
 for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket")):
+    if config not in configs:
+        continue
     done = [r for r in range(1, reps + 1) if os.path.exists(os.path.join(out, f"{config}_pp_lat_{r}.txt"))]
     if len(done) < 2:
         problems.append(f"{config}: {len(done)} complete repetitions, fewer than 2")
@@ -186,7 +190,7 @@ if problems:
     for p in problems[:40]:
         print("  " + p)
     sys.exit(1)
-print(f"fabric_one_host: PASS on {ngpu} GPUs: peer and socket paths named, every pair verified, fabric within 5% "
+print(f"fabric_one_host: PASS on {ngpu} GPUs: {' and '.join(configs)} path(s) named, every pair verified, fabric within 5% "
       f"of pingpong ({2 * npairs} directions and {npairs} latencies each, median of each configuration's runs)")
 PY
 exit "${PIPESTATUS[0]}"

@@ -65,16 +65,15 @@ void Session::merge(Result& r, std::size_t first_pair, const std::vector<LegRepo
   }
 }
 
-// Rank 0, round `k`: its pair records, the order to every rank (with the
+// Rank 0, stage `stage` of round `k`: the order to every rank (with the
 // ranks lost so far, whose partners skip their pairs); returns who was
-// lost before the round.
-std::vector<bool> Session::start_round(Result& r, int k) {
+// lost before the stage.
+std::vector<bool> Session::order_stage(Result& r, int k, int stage) {
   std::vector<bool> lost(static_cast<std::size_t>(comm_.size()), false);
   std::ostringstream order;
-  order << "round " << k;
+  order << "round " << k << " stage " << stage;
   for (int q = 0; q < comm_.size(); ++q)
     if (link_->lost(q)) order << ' ' << q;
-  for (const Slot& s : rounds_[static_cast<std::size_t>(k)]) r.pairs.push_back(record_of(r, s, k));
   for (int q = 1; q < comm_.size(); ++q)
     if (!link_->lost(q) && !link_->send_order(q, order.str())) lose(r, q, k, "did not take the round's order");
   for (int q = 0; q < comm_.size(); ++q) lost[static_cast<std::size_t>(q)] = link_->lost(q);
@@ -102,19 +101,24 @@ void Session::end_round(Result& r, std::size_t first, const std::vector<bool>& l
 
 void Session::run_round(Result& r, int k) {
   const std::size_t first = r.pairs.size();
-  const std::vector<bool> lost = start_round(r, k);
-  merge(r, first, my_legs(k, lost));
-  std::vector<int> waiting;
-  for (int q = 1; q < comm_.size(); ++q)
-    if (!link_->lost(q)) waiting.push_back(q);
-  const auto take = [&](int, const std::string& text) {
-    int of = -1;
-    const auto legs = legs_from_wire(text, of);
-    if (of == k) merge(r, first, legs);
-  };
-  for (int q : link_->collect(waiting, take, poll_stop))
-    lose(r, q, k, fmt::format("sent nothing for {:g} s (dead, or hung)", silence_of(options_)));
-  end_round(r, first, lost);
+  for (const Slot& s : rounds_[static_cast<std::size_t>(k)]) r.pairs.push_back(record_of(r, s, k));
+  std::vector<bool> lost_before;
+  for (int stage = 0; stage < kStages; ++stage) {
+    const std::vector<bool> lost = order_stage(r, k, stage);
+    if (stage == 0) lost_before = lost;
+    merge(r, first, my_legs(k, stage, lost));
+    std::vector<int> waiting;
+    for (int q = 1; q < comm_.size(); ++q)
+      if (!link_->lost(q)) waiting.push_back(q);
+    const auto take = [&](int, const std::string& text) {
+      int of = -1;
+      const auto legs = legs_from_wire(text, of);
+      if (of == k) merge(r, first, legs);
+    };
+    for (int q : link_->collect(waiting, take, poll_stop))
+      lose(r, q, k, fmt::format("sent nothing for {:g} s (dead, or hung)", silence_of(options_)));
+  }
+  end_round(r, first, lost_before);
 }
 
 Result Session::coordinate() {

@@ -68,45 +68,40 @@ std::vector<std::string> fault_names(const std::vector<Node>& nodes, const Slot&
           fmt::format("round:{}", round)};
 }
 
-std::vector<LegReport> measure_slot(const SlotContext& ctx, const Slot& slot, int slot_index, int round,
-                                    std::size_t ordinal) {
+SlotRun begin_slot(const SlotContext& ctx, const Slot& slot, int round, std::size_t ordinal) {
+  return SlotRun{slot_environment(ctx, slot, round, ordinal), false};
+}
+
+LegReport measure_stage(const SlotContext& ctx, const Slot& slot, int slot_index, SlotRun& run, int stage) {
   const auto& nodes = *ctx.nodes;
   const int ra = nodes.at(static_cast<std::size_t>(slot.a)).ranks.at(static_cast<std::size_t>(slot.rail));
   const int rb = nodes.at(static_cast<std::size_t>(slot.b)).ranks.at(static_cast<std::size_t>(slot.rail));
   const pingpong::Options bw = bandwidth_leg(*ctx.options), lat = latency_leg(*ctx.options);
-  // The latency first: every pair of a round starts it at about the same
-  // time, so one pair's 8 B round trips do not meet another pair's stream
-  // (on a network that shares CPUs or links, e.g. NCCL's socket transport).
-  const LegPlan legs[] = {{2, ra, rb, &lat}, {0, ra, rb, &bw}, {1, rb, ra, &bw}};
-  const pingpong::Environment env = slot_environment(ctx, slot, round, ordinal);
-  const int me = ctx.comm->rank();
-  std::vector<LegReport> out;
-  for (const LegPlan& leg : legs) {
-    const std::uint64_t mark = ctx.nccl_log != nullptr ? ctx.nccl_log->mark() : 0;
-    const pingpong::PairResult r =
-        pingpong::measure_one_pair(*ctx.comm, *leg.options, *ctx.infos, {leg.initiator, leg.responder}, env, ctx.control);
-    LegReport rep;
-    rep.slot = slot_index;
-    rep.leg = leg.leg;
-    rep.transport = r.transport;
-    rep.path = r.path;
-    if (r.transport == "nccl" && ctx.nccl_log != nullptr) rep.path = ctx.nccl_log->path_since(mark);
-    if (rep.path.empty()) rep.path = r.transport;  // mpi: the library's own path, which it does not name
-    rep.error = r.error;
-    rep.error_kind = r.error_kind;
-    rep.stop = r.stop;
-    // A size's error was agreed by both ranks (pingpong's handshake), so
-    // both end the pair here alike.
-    const bool size_failed = !r.sizes.empty() && !r.sizes[0].error.empty();
-    if (size_failed && rep.error.empty()) {
-      rep.error = r.sizes[0].error;
-      rep.error_kind = r.sizes[0].error_kind;
-    }
-    if (me == leg.initiator && !r.sizes.empty() && !size_failed) rep.result = r.sizes[0];
-    out.push_back(std::move(rep));
-    if (!out.back().error.empty() || out.back().stop != StopReason::none) break;
+  const LegPlan legs[kStages] = {{2, ra, rb, &lat}, {0, ra, rb, &bw}, {1, rb, ra, &bw}};
+  const LegPlan& leg = legs[stage];
+  const std::uint64_t mark = ctx.nccl_log != nullptr ? ctx.nccl_log->mark() : 0;
+  const pingpong::PairResult r =
+      pingpong::measure_one_pair(*ctx.comm, *leg.options, *ctx.infos, {leg.initiator, leg.responder}, run.env, ctx.control);
+  LegReport rep;
+  rep.slot = slot_index;
+  rep.leg = leg.leg;
+  rep.transport = r.transport;
+  rep.path = r.path;
+  if (r.transport == "nccl" && ctx.nccl_log != nullptr) rep.path = ctx.nccl_log->path_since(mark);
+  if (rep.path.empty()) rep.path = r.transport;  // mpi: the library's own path, which it does not name
+  rep.error = r.error;
+  rep.error_kind = r.error_kind;
+  rep.stop = r.stop;
+  // A size's error was agreed by both ranks (pingpong's handshake), so
+  // both end the pair here alike.
+  const bool size_failed = !r.sizes.empty() && !r.sizes[0].error.empty();
+  if (size_failed && rep.error.empty()) {
+    rep.error = r.sizes[0].error;
+    rep.error_kind = r.sizes[0].error_kind;
   }
-  return out;
+  if (ctx.comm->rank() == leg.initiator && !r.sizes.empty() && !size_failed) rep.result = r.sizes[0];
+  run.done = !rep.error.empty() || rep.stop != StopReason::none;
+  return rep;
 }
 
 }  // namespace xb::fabric

@@ -112,9 +112,10 @@ Result Session::run() {
   return r;
 }
 
-std::vector<LegReport> Session::my_legs(int round, const std::vector<bool>& lost) {
+std::vector<LegReport> Session::my_legs(int round, int stage, const std::vector<bool>& lost) {
   SlotContext ctx{&comm_, &options_, &infos_, &header_.nodes, hooks_.env, hooks_.faults, hooks_.control,
                   hooks_.nccl_log};
+  if (stage == 0) runs_.clear();
   std::vector<LegReport> out;
   const auto& slots = rounds_[static_cast<std::size_t>(round)];
   for (std::size_t i = 0; i < slots.size(); ++i) {
@@ -123,8 +124,10 @@ std::vector<LegReport> Session::my_legs(int round, const std::vector<bool>& lost
     const int rb = header_.nodes[static_cast<std::size_t>(s.b)].ranks[static_cast<std::size_t>(s.rail)];
     if (ra != comm_.rank() && rb != comm_.rank()) continue;
     if (lost[static_cast<std::size_t>(ra)] || lost[static_cast<std::size_t>(rb)]) continue;  // rank 0 records why
-    auto legs = measure_slot(ctx, s, static_cast<int>(i), round, ordinal_++);
-    out.insert(out.end(), legs.begin(), legs.end());
+    if (stage == 0) runs_.emplace(i, begin_slot(ctx, s, round, ordinal_++));
+    const auto run = runs_.find(i);
+    if (run == runs_.end() || run->second.done) continue;
+    out.push_back(measure_stage(ctx, s, static_cast<int>(i), run->second, stage));
   }
   return out;
 }
@@ -134,12 +137,13 @@ void Session::work() {
   while (true) {
     const std::string order = link_->wait_order(poll_stop);
     std::istringstream in(order);
-    std::string word;
-    int round = -1;
-    in >> word >> round;
+    std::string word, stage_word;
+    int round = -1, stage = -1;
+    in >> word >> round >> stage_word >> stage;
     if (word != "round" || round < 0 || round >= static_cast<int>(rounds_.size())) break;  // "end"
+    if (stage_word != "stage" || stage < 0 || stage >= kStages) break;
     for (int r; in >> r;) lost.at(static_cast<std::size_t>(r)) = true;
-    const auto legs = my_legs(round, lost);
+    const auto legs = my_legs(round, stage, lost);
     link_->send_report(legs_to_wire(round, legs), poll_stop);
   }
   if (polled_stop() != StopReason::none) acknowledge_stop();

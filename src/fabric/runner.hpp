@@ -1,9 +1,11 @@
 // A fabric run as one collective call (docs/fabric.md): every rank of the
 // launch is one rail of one node (the node-local rank is the rail; the node
 // is the communicator's host name, which XFERBENCH_NODE_NAME or Slurm's
-// node name may set). Rank 0 coordinates: before each round it tells every
-// rank which ranks are lost, each rank measures its pairs of the round
-// (legs.hpp) and reports them, and rank 0 merges them into the result.
+// node name may set). Rank 0 coordinates: before each stage of a round
+// (legs.hpp: latency, a->b, b->a) it tells every rank which ranks are
+// lost, each rank measures that stage of its pairs of the round and
+// reports it, and rank 0 merges the reports into the result. So every
+// pair of a round runs the same stage at the same time.
 // Never prints.
 //
 //   fabric::Session s(comm, options, hooks);  // collective: who is where, the plan
@@ -19,6 +21,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -58,10 +61,10 @@ class Session {
  private:
   Result coordinate();
   void run_round(Result& r, int k);
-  std::vector<bool> start_round(Result& r, int k);
   void end_round(Result& r, std::size_t first, const std::vector<bool>& lost_before);
   void work();
-  std::vector<LegReport> my_legs(int round, const std::vector<bool>& lost);
+  std::vector<LegReport> my_legs(int round, int stage, const std::vector<bool>& lost);
+  std::vector<bool> order_stage(Result& r, int k, int stage);
   void merge(Result& r, std::size_t first_pair, const std::vector<LegReport>& legs);
   void lose(Result& r, int rank, int round, const std::string& why);
 
@@ -75,6 +78,7 @@ class Session {
   std::unique_ptr<comm::StopRelay> relay_;
   std::unique_ptr<Link> link_;
   std::size_t ordinal_ = 0;
+  std::map<std::size_t, SlotRun> runs_;  // this rank's slots of the round in progress, by index
   StopReason stop_ = StopReason::none;
 };
 
