@@ -59,6 +59,9 @@ PROCESS_WALL = {
     "2026-11-27-h100x4-whole-node/dryrun_4/full.json": ("2026-11-27-h100x4-whole-node/dryrun_4/stages.txt",
                                                         r"full rc=0 ([0-9.]+) s"),
 }
+# 4 x H200, two of the three catalogue rounds (the third ran under the nvbandwidth name: text only).
+PROCESS_WALL.update({f"2026-11-28-h200x4-catalogue/round{i}/xb1.json": (f"2026-11-28-h200x4-catalogue/round{i}/footprint.txt",
+                                                                        r"xb1 rc=0 wall_s=([0-9.]+)") for i in (1, 2)})
 # 1 x H200 (CUDA_VISIBLE_DEVICES=0 on an x2 node), `whole_node.sh dryrun:1:3`.
 PROCESS_WALL.update({f"2026-11-27-h200x2-dry-run-1gpu/full_{i}.json": ("2026-11-27-h200x2-dry-run-1gpu/stages.txt",
                                                                       rf"full_{i} rc=0 ([0-9.]+) s") for i in (1, 2, 3)})
