@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end checks of 'xferbench check' on the real binary: bad specs and
 # options exit 2 naming file, line and key before any GPU is touched; a
-# recorded H200 run is judged (--judge) with the shipped spec, a spec set
+# recorded H200 run is judged (--judge) with the shipped spec (and every
+# recorded H100 run with the H100 spec), a spec set
 # above what the node gave, a baseline, JSON and JUnit output.
 set -u
 bin="$1"
@@ -57,6 +58,11 @@ expect 2 "xml" -- check --format xml
 expect 0 "xferbench check: PASS 7 links, 36 of 36 cells judged" -- check --judge "$run" --summary
 expect 0 "xferbench check: PASS" -- check --judge "$run" --spec "$src/share/xferbench/check/h200.toml" --summary
 expect 2 "is for 'H100 80GB HBM3' GPUs but gpu0 is a NVIDIA H200" -- check --judge "$run" --spec "$src/share/xferbench/check/h100.toml"
+# The shipped H100 spec passes every H100 run it was set from (1 and 4 GPUs).
+for h100 in 2026-11-23-h100/full1.json 2026-11-23-h100/full2.json 2026-11-27-h100x4-whole-node/dryrun_4/full.json \
+            2026-11-27-h100x4-whole-node/check/{builtin,spec,fleet,too_high}.json; do
+  expect 0 "xferbench check: PASS" -- check --judge "$src/bench/results/$h100" --spec "$src/share/xferbench/check/h100.toml" --summary
+done
 expect 1 "xferbench check: FAIL host<->gpu0 host_to_device_memcpy_ce 55.43 GB/s < 60.00 GB/s" -- \
   check --judge "$run" --spec "$tmp/high.toml" --junit "$tmp/high.xml" -o "$tmp/high.json"
 grep -q '<failure message="55.43 GB/s &lt; 60.00 GB/s' "$tmp/high.xml" || { echo "FAIL: junit lacks the failure"; fails=$((fails+1)); }
