@@ -17,31 +17,31 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kChaseHopsPerSm = 400;  // latency.cpp: hops per SM per sample
 
-// Fitted by bench/fit_time_model.py to the 24 full-catalogue runs recorded
+// Fitted by bench/fit_time_model.py to the 31 full-catalogue runs recorded
 // in bench/results from 2026-11-22 on (1, 2 and 4 GPUs; H200 and H100); the
-// start-up from the six timed from process start, among them the 2026-11-27
-// runs on 1 x H200, 2 x H200 and 4 x H100 that measure nvbandwidth's way too
-// (bench/results/2026-11-27-time-model-refit.txt). Efficiencies are the
-// medians of recorded cells over their links' peaks. The start-up is a line
-// through machines of both kinds: its intercept is negative, its value at 1
-// to 4 GPUs 0.34 to 2.35 s.
+// start-up from the 11 timed from process start, among them the runs of
+// 2026-11-27 and 2026-11-28 on 1, 2 and 4 x H200 and 4 x H100 that measure
+// nvbandwidth's way too (bench/results/2026-11-28-time-model-refit.txt).
+// Efficiencies are the medians of recorded cells over their links' peaks.
+// The start-up is a line through machines of both kinds: its intercept is
+// negative, its value at 1 to 4 GPUs 0.40 to 2.12 s.
 const TimeModel kRecorded{
-    /*start_s=*/-0.3262,
-    /*start_per_gpu_s=*/0.6678,
-    /*case_s=*/0.0159,
+    /*start_s=*/-0.1697,
+    /*start_per_gpu_s=*/0.5726,
+    /*case_s=*/0.0039,
     /*cell_s=*/0.0,    // fitted 0: the warm-up and verification terms cover it
     /*latency_cell_s=*/0.0,  // fitted 0: the warm-up chase covers the ring building
-    /*second_s=*/0.0724,
-    /*pin_s_per_gib=*/0.5963,
-    /*device_s_per_gib=*/0.0236,
-    /*host_memory_gbps=*/142.4,  // median over cells with 4+ host transfers at once
-    /*contention=*/0.279,
-    /*contention_in_place=*/0.057,
+    /*second_s=*/0.0898,
+    /*pin_s_per_gib=*/0.4793,
+    /*device_s_per_gib=*/0.0364,
+    /*host_memory_gbps=*/144.8,  // median over cells with 4+ host transfers at once
+    /*contention=*/0.259,
+    /*contention_in_place=*/0.093,
     /*host_latency_ns=*/1185.0,  // recorded host_device_latency_sm cells
     /*peer_latency_ns=*/831.0,   // recorded device_to_device_latency_sm cells
     /*local_latency_ns=*/337.0,  // device_local_latency_sm on H200, bench/results/2026-11-25-h200-loaded-latency
     /*loaded_latency_ratio=*/3.0,  // the same recording: 1.4-4.8, host under host->GPU 2.8
-    /*pcie_ce=*/0.878, /*pcie_sm=*/0.822, /*pcie_split=*/1.335,
+    /*pcie_ce=*/0.878, /*pcie_sm=*/0.822, /*pcie_split=*/1.332,
     /*pcie_ce_duplex=*/0.807,
     /*nvlink_ce=*/0.827, /*nvlink_sm=*/0.785,
     /*local_copy=*/0.869,
