@@ -88,17 +88,7 @@ InProcessRun run_fabric(std::vector<std::string> args) {
   auto app = xb::app::make_app(ctx);
   xb::app::add_fabric_command(*app, ctx);
   args.insert(args.begin(), "fabric");
-  std::ostringstream out, err;
-  InProcessRun r;
-  r.code = xb::app::parse_args(*app, ctx, std::move(args), out, err);
-  if (r.code < 0) {
-    std::streambuf* old = std::cout.rdbuf(out.rdbuf());
-    r.code = xb::app::run_action(ctx, err);
-    std::cout.rdbuf(old);
-  }
-  r.out = out.str();
-  r.err = err.str();
-  return r;
+  return run_parsed(*app, ctx, std::move(args));
 }
 
 TEST(FabricCli, DryRunPrintsThePlanAndItsEstimateForNNodes) {
