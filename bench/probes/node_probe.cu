@@ -721,6 +721,8 @@ __global__ void write_out(uint4* __restrict__ host, const uint4* __restrict__ de
 // kB of huge pages (AnonHugePages of /proc/self/smaps) in the mappings
 // that hold the buffers `ps`, each mapping counted once: the kernel may
 // merge adjacent anonymous mappings into one.
+constexpr size_t kGuard = 4096;  // hostwrite's guard page on each side of a buffer
+
 static long anon_huge_kb(const std::vector<void*>& ps) {
   FILE* f = std::fopen("/proc/self/smaps", "r");
   if (!f) return -1;
@@ -762,8 +764,13 @@ static int hostwrite(size_t mib, int passes) {
       if (kind == 0) {
         CK(cudaHostAlloc(&h[g], bytes, cudaHostAllocPortable));
       } else {
-        h[g] = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (h[g] == MAP_FAILED) return 1;
+        // A page of PROT_NONE on each side keeps the buffer a mapping of its
+        // own, so smaps' AnonHugePages of that mapping is the buffer's alone
+        // (merged with a neighbour, it counted the neighbour's pages too).
+        void* base = mmap(nullptr, bytes + 2 * kGuard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (base == MAP_FAILED) return 1;
+        h[g] = static_cast<char*>(base) + kGuard;
+        if (mprotect(h[g], bytes, PROT_READ | PROT_WRITE) != 0) return 1;
         madvise(h[g], bytes, kind == 1 ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
         std::memset(h[g], 0, bytes);
         CK(cudaHostRegister(h[g], bytes, cudaHostRegisterPortable | cudaHostRegisterMapped));
@@ -792,7 +799,7 @@ static int hostwrite(size_t mib, int passes) {
         CK(cudaFreeHost(h[g]));
       } else {
         CK(cudaHostUnregister(h[g]));
-        munmap(h[g], bytes);
+        munmap(static_cast<char*>(h[g]) - kGuard, bytes + 2 * kGuard);
       }
     }
   }
