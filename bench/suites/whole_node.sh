@@ -23,6 +23,17 @@
 #                  bandwidth at 256 MiB next to host MPI's own
 #   check          node_check.sh: built-in peaks, the shipped spec, a spec
 #                  above the node (FAIL naming its link)
+#   hostsm:R       (R default 3) every GPU's SM kernel writing to (reading from) the host at
+#                  once: node_probe hostwrite at 512 and 1024 MiB, then R
+#                  interleaved rounds of nvbandwidth and xferbench on
+#                  all_to_host_memcpy_sm and host_to_all_memcpy_sm at -b 512
+#                  and -b 1024 (nvbandwidth's interfering buffers are twice
+#                  the measured one's size)
+#   fanshape:R     (R default 3) R interleaved rounds of nvbandwidth and xferbench's
+#                  nvbandwidth layout on the SM fan cases where three kernels
+#                  share one GPU (all_to_one_read_sm, one_to_all_write_sm):
+#                  xferbench with its default SM kernel and with nvbandwidth's
+#                  shape (one 512-thread block per SM, 16 and 8 loads deep)
 #   dryrun:G:R     the dry run's estimate of `run --suite full` on the first
 #                  G GPUs against its measured process wall time, R runs
 #                  (default 3) and their mean
@@ -90,6 +101,27 @@ for stage in "$@"; do
       grep -hE "one-way|GB/s" "$d"/lat_device.txt | head -12 ;;
     check)
       "$here/node_check.sh" "$bin" "$d" | tail -8 ;;
+    hostsm)
+      rounds=3; [[ "$stage" == *:* ]] && rounds=${stage#*:}
+      for mib in 512 1024; do timed "$d" "hostwrite_$mib" 60 "$bin/node_probe" hostwrite "$mib" 4; done
+      for i in $(seq 1 "$rounds"); do for b in 512 1024; do
+        timed "$d" "nvb_${b}_$i" 120 "$nvb" -t all_to_host_memcpy_sm host_to_all_memcpy_sm -b "$b"
+        timed "$d" "xb_${b}_$i" 120 "$x" run -t all_to_host_memcpy_sm host_to_all_memcpy_sm -b "$b" \
+          --format nvbandwidth --nvbandwidth-version 0.8 -o "$d/xb_${b}_$i.json"
+      done; done
+      grep -h -A3 "Running all_to_host_memcpy_sm" "$d"/nvb_*.txt "$d"/xb_*.txt | grep "^ 0 " ;;
+    fanshape)
+      rounds=3; [[ "$stage" == *:* ]] && rounds=${stage#*:}
+      for i in $(seq 1 "$rounds"); do
+        timed "$d" "nvb_$i" 120 "$nvb" -t all_to_one_read_sm one_to_all_write_sm
+        timed "$d" "xb_$i" 120 "$x" run -t all_to_one_read_sm one_to_all_write_sm --format nvbandwidth \
+          --nvbandwidth-version 0.8 -o "$d/xb_$i.json"
+        for shape in 1,512,16 1,512,8; do
+          timed "$d" "xb_${shape//,/_}_$i" 120 "$x" run -t all_to_one_read_sm one_to_all_write_sm --format nvbandwidth \
+            --nvbandwidth-version 0.8 --sm-config "$shape" -o "$d/xb_${shape//,/_}_$i.json"
+        done
+      done
+      for f in "$d"/nvb_*.txt "$d"/xb_*.txt; do echo "$(basename "$f" .txt): $(grep "^ 0 " "$f" | tr -s ' ' | tr '\n' '|')"; done ;;
     dryrun)
       CUDA_VISIBLE_DEVICES=$(first "$g") "$x" run --suite full --dry-run > "$d/plan.txt" 2>&1
       CUDA_VISIBLE_DEVICES=$(first "$g") "$x" run --suite full --dry-run --format json > "$d/plan.json" 2>&1
