@@ -5,7 +5,12 @@
 #   peer    NCCL as it chooses on one host (its P2P path over NVLink);
 #   socket  NCCL forced onto its socket transport over the loopback
 #           (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1
-#           NCCL_SOCKET_IFNAME=lo): the network code path without a network.
+#           NCCL_SOCKET_IFNAME=lo): the network code path without a network,
+#           with 4 socket threads of 4 sockets each (NCCL_SOCKET_NTHREADS=4
+#           NCCL_NSOCKS_PERTHREAD=4, as TCP fabrics are run): on 2 x H200 it
+#           moves twice what NCCL's default does and its launches spread by
+#           half as much (bench/results/2026-11-28-h200x2-socket-threads);
+#   socket1 the same with NCCL's default of one socket thread of one socket.
 # Beside each fabric run, `xferbench pingpong --all-pairs` on the same
 # pairs and transport, interleaved REPS times (default 6): bandwidth both
 # ways (GPU a -> b with a < b, and b -> a from a launch whose ranks hold the
@@ -29,7 +34,7 @@
 # comparison then isolates the two tools' methods from the concurrency of
 # a round's pairs.
 #
-# CONFIGS: the configurations to run (default "peer socket").
+# CONFIGS: the configurations to run (default "peer socket"; socket1 on request).
 #
 # BUDGET_S: start no repetition after this many seconds of the script (each
 # configuration keeps the repetitions it finished; the summary counts them).
@@ -82,7 +87,8 @@ launch() {
 }
 
 peer_env=(NCCL_NVLS_ENABLE=0)
-socket_env=(NCCL_NVLS_ENABLE=0 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo)
+socket1_env=(NCCL_NVLS_ENABLE=0 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo)
+socket_env=("${socket1_env[@]}" NCCL_SOCKET_NTHREADS=4 NCCL_NSOCKS_PERTHREAD=4)
 pp_common=(--transport nccl --all-pairs --dev1 gpu:@G --dev2 gpu:@G -n 1)
 for config in ${CONFIGS:-peer socket}; do
   env_name=${config}_env
@@ -125,7 +131,7 @@ def p50_gbps(size):
     return size["bytes"] / t / 1e9 if t > 0 else 0.0
 
 
-for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket")):
+for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket"), ("socket1", "NET/Socket")):
     if config not in configs:
         continue
     done = [r for r in range(1, reps + 1) if os.path.exists(os.path.join(out, f"{config}_pp_lat_{r}.txt"))]
