@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# usage: bench/suites/fabric_one_host.sh BIN_DIR OUT_DIR   (BIN_DIR holds xferbench; run as root, Open MPI 4.1)
 # The fabric between nodes, on one multi-GPU host: `xferbench fabric` with
 # each of the host's GPUs (2 or more; all that nvidia-smi lists) acting as a node (XFERBENCH_NODE_NAME=gI and --buffers gpu:I, one rank per
 # GPU), over NCCL twice:
@@ -39,7 +40,6 @@
 # BUDGET_S: start no repetition after this many seconds of the script (each
 # configuration keeps the repetitions it finished; the summary counts them).
 #
-# usage: bench/suites/fabric_one_host.sh BIN_DIR OUT_DIR   (BIN_DIR holds xferbench; run as root, Open MPI 4.1)
 . "$(dirname "$0")/common.sh" "$@"
 REPS=${REPS:-6}
 # BIND: mpirun's --bind-to for every launch (default none: NCCL's proxy and

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# usage: bench/suites/whole_node.sh BIN_DIR OUT_DIR NVBANDWIDTH STAGE...
+#   BIN_DIR: xferbench, xferbench_tests and node_probe
+#   (nvcc -O3 -std=c++17 -arch=sm_90 -o BIN_DIR/node_probe bench/probes/node_probe.cu)
 # A whole node of 2 to 8 GPUs, measured and explained against nvbandwidth
 # v0.8 and against independent probes (bench/probes/node_probe.cu). Runs in
 # stages, each well inside ten minutes, results under OUT_DIR/STAGE:
@@ -23,12 +26,14 @@
 #                  bandwidth at 256 MiB next to host MPI's own
 #   check          node_check.sh: built-in peaks, the shipped spec, a spec
 #                  above the node (FAIL naming its link)
-#   hostsm:R       (R default 3) every GPU's SM kernel writing to (reading from) the host at
-#                  once: node_probe hostwrite at 512 and 1024 MiB, then R
-#                  interleaved rounds of nvbandwidth and xferbench on
-#                  all_to_host_memcpy_sm and host_to_all_memcpy_sm at -b 512
-#                  and -b 1024 (nvbandwidth's interfering buffers are twice
-#                  the measured one's size)
+#   hostsm:R       (R default 3) every GPU's SM kernel writing to the host at
+#                  once (all_to_host_memcpy_sm, -b 512): node_probe hostwrite
+#                  with 4 and with 32 passes (short and long writes) before
+#                  and after, and R interleaved rounds of nvbandwidth and
+#                  xferbench as nvbandwidth four ways: its default; with
+#                  nvbandwidth's sample (--copies 16 --samples 3: 16 copies
+#                  in one kernel, 3 samples); with nvbandwidth's kernel shape
+#                  (--sm-config 1,512,8: one 512-thread block per SM); both
 #   fanshape:R     (R default 3) R interleaved rounds of nvbandwidth and xferbench's
 #                  nvbandwidth layout on the SM fan cases where three kernels
 #                  share one GPU (all_to_one_read_sm, one_to_all_write_sm):
@@ -37,9 +42,6 @@
 #   dryrun:G:R     the dry run's estimate of `run --suite full` on the first
 #                  G GPUs against its measured process wall time, R runs
 #                  (default 3) and their mean
-# usage: bench/suites/whole_node.sh BIN_DIR OUT_DIR NVBANDWIDTH STAGE...
-#   BIN_DIR: xferbench, xferbench_tests and node_probe
-#   (nvcc -O3 -std=c++17 -arch=sm_90 -o BIN_DIR/node_probe bench/probes/node_probe.cu)
 . "$(dirname "$0")/common.sh" "$@"
 nvb="$(readlink -f "$3")"; shift 3
 all=$(nvidia-smi -L | wc -l)
@@ -103,13 +105,21 @@ for stage in "$@"; do
       "$here/node_check.sh" "$bin" "$d" | tail -8 ;;
     hostsm)
       rounds=3; [[ "$stage" == *:* ]] && rounds=${stage#*:}
-      for mib in 512 1024; do timed "$d" "hostwrite_$mib" 60 "$bin/node_probe" hostwrite "$mib" 4; done
-      for i in $(seq 1 "$rounds"); do for b in 512 1024; do
-        timed "$d" "nvb_${b}_$i" 120 "$nvb" -t all_to_host_memcpy_sm host_to_all_memcpy_sm -b "$b"
-        timed "$d" "xb_${b}_$i" 120 "$x" run -t all_to_host_memcpy_sm host_to_all_memcpy_sm -b "$b" \
-          --format nvbandwidth --nvbandwidth-version 0.8 -o "$d/xb_${b}_$i.json"
-      done; done
-      grep -h -A3 "Running all_to_host_memcpy_sm" "$d"/nvb_*.txt "$d"/xb_*.txt | grep "^ 0 " ;;
+      probes() { for p in 4 32; do timed "$d" "hostwrite_${p}_$1" 90 "$bin/node_probe" hostwrite 512 "$p"; done; }
+      probes before
+      declare -A ways=([default]="" [sample]="--copies 16 --samples 3" [shape]="--sm-config 1,512,8"
+                       [both]="--copies 16 --samples 3 --sm-config 1,512,8")
+      for i in $(seq 1 "$rounds"); do
+        timed "$d" "nvb_$i" 120 "$nvb" -t all_to_host_memcpy_sm
+        for w in default sample shape both; do
+          # shellcheck disable=SC2086  # the way's options are words
+          timed "$d" "xb_${w}_$i" 120 "$x" run -t all_to_host_memcpy_sm --format nvbandwidth \
+            --nvbandwidth-version 0.8 ${ways[$w]} -o "$d/xb_${w}_$i.json"
+        done
+      done
+      probes after
+      for f in "$d"/nvb_*.txt "$d"/xb_*.txt; do echo "$(basename "$f" .txt): $(grep -A3 "Running all_to_host" "$f" | grep "^ 0 " | tr -s ' ')"; done
+      grep -h "all GPUs at once" "$d"/hostwrite_*.txt | cut -c1-220 ;;
     fanshape)
       rounds=3; [[ "$stage" == *:* ]] && rounds=${stage#*:}
       for i in $(seq 1 "$rounds"); do
