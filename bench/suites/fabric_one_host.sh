@@ -37,6 +37,8 @@
 #
 # CONFIGS: the configurations to run (default "peer socket"; socket1 on request).
 #
+# SUMMARY_ONLY=1: run nothing, summarize what OUT_DIR holds.
+#
 # BUDGET_S: start no repetition after this many seconds of the script (each
 # configuration keeps the repetitions it finished; the summary counts them).
 #
@@ -50,8 +52,8 @@ mpi=(mpirun --allow-run-as-root --oversubscribe)
 [[ "$BIND" != default ]] && mpi+=(--bind-to "$BIND")
 size=64M window=4 loops=10 warm=2 lat_loops=20000 lat_warm=1000
 
-{ date -u; nvidia-smi -L; "$x" --version; echo "mpirun: ${mpi[*]}"; } >"$out/machine.txt" 2>&1
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+[[ -z "${SUMMARY_ONLY:-}" ]] && { date -u; nvidia-smi -L; "$x" --version; echo "mpirun: ${mpi[*]}"; } >"$out/machine.txt" 2>&1
+ngpu=$(grep -c '^GPU' "$out/machine.txt")
 if [[ "$ngpu" -lt 2 ]]; then
   echo "fabric_one_host: FAIL: needs 2 or more GPUs, this machine has ${ngpu}"
   exit 1
@@ -91,6 +93,7 @@ socket1_env=(NCCL_NVLS_ENABLE=0 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DI
 socket_env=("${socket1_env[@]}" NCCL_SOCKET_NTHREADS=4 NCCL_NSOCKS_PERTHREAD=4)
 pp_common=(--transport nccl --all-pairs --dev1 gpu:@G --dev2 gpu:@G -n 1)
 for config in ${CONFIGS:-peer socket}; do
+  [[ -n "${SUMMARY_ONLY:-}" ]] && break
   env_name=${config}_env
   for rep in $(seq 1 "$REPS"); do
     if [[ -n "${BUDGET_S:-}" && $SECONDS -gt $BUDGET_S ]]; then
@@ -131,6 +134,28 @@ def p50_gbps(size):
     return size["bytes"] / t / 1e9 if t > 0 else 0.0
 
 
+def launch_adjusted(by):
+    """Each figure over its launch's median, times the median launch level."""
+    level = {launch: statistics.median(v.values()) for launch, v in by.items()}
+    mid = statistics.median(level.values())
+    adjusted = {}
+    for launch, v in by.items():
+        for key, x in v.items():
+            adjusted.setdefault(key, []).append(x / level[launch] * mid)
+    return adjusted, mid
+
+
+def launch_adjusted_line(fab_by, pp_by):
+    """Context, not a criterion: every pair of a launch moves together on a shared host."""
+    fa, fmid = launch_adjusted(fab_by)
+    qa, qmid = launch_adjusted(pp_by)
+    diffs = [(statistics.median(fa[k]) / statistics.median(qa[k]) - 1) * 100 for k in sorted(set(fa) & set(qa))]
+    worst = max(diffs, key=abs) if diffs else 0.0
+    return (f"  launch levels (median over a launch's directions): fabric {fmid:.3f}, pingpong {qmid:.3f} GB/s "
+            f"({(fmid / qmid - 1) * 100:+.1f}%); each figure over its launch's level: "
+            f"{sum(abs(d) <= 5 for d in diffs)} of {len(diffs)} directions within 5% (largest {worst:+.1f}%)")
+
+
 for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket"), ("socket1", "NET/Socket")):
     if config not in configs:
         continue
@@ -139,6 +164,7 @@ for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket"), ("socket1",
         problems.append(f"{config}: {len(done)} complete repetitions, fewer than 2")
     fab = {}  # (gpu_from, gpu_to) -> [GB/s], ("lat", a, b) -> [s]
     pp = {}
+    fab_by, pp_by = {}, {}  # launch -> {(gpu_from, gpu_to): GB/s}
     paths = set()
     for rep in done:
         d = load(f"{config}_fabric_{rep}")
@@ -157,6 +183,8 @@ for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket"), ("socket1",
                         continue
                     value = l["one_way_time_s"]["median"] if leg == "latency" else l["gbps_p50"]
                     fab.setdefault(key, []).append(value)
+                    if leg != "latency":
+                        fab_by.setdefault(rep, {})[key] = value
                 for key in ("path", "path_ba"):
                     paths.add(p.get(key, ""))
                     if want_path not in p.get(key, ""):
@@ -171,6 +199,8 @@ for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket"), ("socket1",
                 a, b = p["gpu_a"], p["gpu_b"]
                 key = ("lat", min(a, b), max(a, b)) if kind == "lat" else (a, b)
                 pp.setdefault(key, []).append(s["one_way_time_s"]["median"] if kind == "lat" else p50_gbps(s))
+                if kind != "lat":
+                    pp_by.setdefault((kind, rep), {})[key] = p50_gbps(s)
     lines.append(f"# {config}: NCCL path(s) named by the fabric: {'; '.join(sorted(paths)) or 'none'}")
     lines.append(f"# {'pair':<10} {'what':<10} {'fabric':>10} {'pingpong':>10} {'diff':>7}   (median of {len(done)} runs; "
                  f"then each tool's own spread over its runs, (max - min) / median)")
@@ -202,6 +232,8 @@ for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket"), ("socket1",
             fm, qm = statistics.median(f), statistics.median(q)
             lines.append(f"  pooled {name:<12} GB/s {fm:>10.3f} {qm:>10.3f} {(fm / qm - 1) * 100:>+6.1f}%   "
                          f"({len(f)} and {len(q)} figures)")
+    if fab_by and pp_by:
+        lines.append(launch_adjusted_line(fab_by, pp_by))
 
 print("\n".join(lines))
 if problems:
