@@ -91,6 +91,21 @@ TEST(RunOptions, SmConfig) {
   EXPECT_TRUE(r.measure.sm.streaming);
 }
 
+TEST(RunOptions, SmConfigTakesNvbandwidthsDepthAndRefusesOthers) {
+  xb::app::RunOptions o;
+  o.sm_config = "1,512,12";  // nvbandwidth's striding kernel: one 512-thread block per SM, 12 vectors deep
+  auto r = xb::app::build_request(o, {});
+  EXPECT_EQ(r.measure.sm.blocks_per_sm, 1);
+  EXPECT_EQ(r.measure.sm.threads, 512);
+  EXPECT_EQ(r.measure.sm.unroll, 12);
+  for (const char* bad : {"1,512,3", "1,512,6", "1,512,32"}) {
+    const Parsed p = parse({"run", "--sm-config", bad});
+    EXPECT_EQ(p.code, 2) << bad;
+    EXPECT_NE(p.err.find(bad), std::string::npos) << p.err;
+    EXPECT_NE(p.err.find("8, 12 or 16"), std::string::npos) << p.err;
+  }
+}
+
 TEST(RunOptions, SmLaunchPerCopy) {
   xb::app::RunOptions o;
   EXPECT_TRUE(xb::app::build_request(o, {}).measure.sm_repeat_in_kernel);

@@ -110,9 +110,13 @@ TEST(Gpu, SmCopiesRepeatedInOneLaunchVerify) {
   bulk.chunk_kib = 16;
   bulk.stages = 3;
   bulk.blocks_per_sm = 1;
+  xb::SmCopyConfig nvbandwidths;  // one 512-thread block per SM, 12 vectors deep, as nvbandwidth's kernel
+  nvbandwidths.blocks_per_sm = 1;
+  nvbandwidths.threads = 512;
+  nvbandwidths.unroll = 12;
   for (const bool in_kernel : {true, false}) {
     for (const bool split : {false, true}) {
-      for (const xb::SmCopyConfig& cfg : {xb::SmCopyConfig{}, bulk}) {
+      for (const xb::SmCopyConfig& cfg : {xb::SmCopyConfig{}, bulk, nvbandwidths}) {
         if (split && cfg.method == xb::SmCopyConfig::Method::bulk) continue;
         xb::MeasureOptions o;
         o.copies_per_sample = 7;
@@ -132,6 +136,7 @@ TEST(Gpu, SmCopiesRepeatedInOneLaunchVerify) {
         EXPECT_EQ(s.copies_per_sample, 7);
         EXPECT_EQ(s.transfers[0].verification.status, xb::Verification::Status::passed)
             << "in_kernel=" << in_kernel << " split=" << split << " bulk=" << (cfg.method == xb::SmCopyConfig::Method::bulk)
+            << " unroll=" << cfg.unroll
             << " first bad offset " << s.transfers[0].verification.first_bad_offset;
       }
     }

@@ -38,7 +38,8 @@
 #                  nvbandwidth layout on the SM fan cases where three kernels
 #                  share one GPU (all_to_one_read_sm, one_to_all_write_sm):
 #                  xferbench with its default SM kernel and with nvbandwidth's
-#                  shape (one 512-thread block per SM, 16 and 8 loads deep)
+#                  shape (one 512-thread block per SM, 16, 12 and 8 loads deep;
+#                  12, nvbandwidth's own depth, since 2026-11-28 05:50 UTC)
 #   dryrun:G:R     the dry run's estimate of `run --suite full` on the first
 #                  G GPUs against its measured process wall time, R runs
 #                  (default 3) and their mean
@@ -126,7 +127,7 @@ for stage in "$@"; do
         timed "$d" "nvb_$i" 120 "$nvb" -t all_to_one_read_sm one_to_all_write_sm
         timed "$d" "xb_$i" 120 "$x" run -t all_to_one_read_sm one_to_all_write_sm --format nvbandwidth \
           --nvbandwidth-version 0.8 -o "$d/xb_$i.json"
-        for shape in 1,512,16 1,512,8; do
+        for shape in 1,512,16 1,512,12 1,512,8; do
           timed "$d" "xb_${shape//,/_}_$i" 120 "$x" run -t all_to_one_read_sm one_to_all_write_sm --format nvbandwidth \
             --nvbandwidth-version 0.8 --sm-config "$shape" -o "$d/xb_${shape//,/_}_$i.json"
         done

@@ -61,7 +61,7 @@ void add_dedicated_engine_options(CLI::App& cmd, RunOptions& o) {
 
 [[noreturn]] void bad_sm_config(const std::string& text) {
   fail(ErrorKind::usage, fmt::format("invalid --sm-config '{}': expected BLOCKS_PER_SM,THREADS,UNROLL[,streaming|,l2_256b|,cg] "
-                                     "(THREADS a multiple of 32 up to 1024, UNROLL 1, 2, 4, 8 or 16) or "
+                                     "(THREADS a multiple of 32 up to 1024, UNROLL 1, 2, 4, 8, 12 or 16) or "
                                      "bulk,CHUNK_KIB,STAGES,BLOCKS_PER_SM (STAGES 2-4, CHUNK_KIB x STAGES <= 224)",
                                      text));
 }
@@ -100,7 +100,7 @@ SmCopyConfig parse_sm_config(const std::string& text) {
     bad_sm_config(text);
   }
   if (v.size() != 3 || v[0] < 1 || v[0] > 1024 || v[1] < 32 || v[1] > 1024 || v[1] % 32 != 0 ||
-      (v[2] != 1 && v[2] != 2 && v[2] != 4 && v[2] != 8 && v[2] != 16))
+      (v[2] != 1 && v[2] != 2 && v[2] != 4 && v[2] != 8 && v[2] != 12 && v[2] != 16))
     bad_sm_config(text);
   c.blocks_per_sm = v[0];
   c.threads = v[1];

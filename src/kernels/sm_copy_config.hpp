@@ -14,7 +14,7 @@ struct SmCopyConfig {
   Method method = Method::vector;
   int blocks_per_sm = 0;
   int threads = 0;   // per block (vector)
-  int unroll = 0;    // 16-byte vectors in flight per thread: 1, 2, 4, 8 or 16 (vector)
+  int unroll = 0;    // 16-byte vectors in flight per thread: 1, 2, 4, 8, 12 or 16 (vector)
   bool streaming = false;  // evict-first cache hints on loads and stores (vector)
   bool l2_256b = false;    // loads ask L2 for 256-byte blocks (vector)
   bool l2_only = false;    // loads and stores cached in L2 only, .cg (vector)

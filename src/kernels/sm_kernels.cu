@@ -468,8 +468,9 @@ void with_unroll(int unroll, const char* what, Fn fn) {
     case 2: fn(std::integral_constant<int, 2>{}); break;
     case 4: fn(std::integral_constant<int, 4>{}); break;
     case 8: fn(std::integral_constant<int, 8>{}); break;
+    case 12: fn(std::integral_constant<int, 12>{}); break;  // nvbandwidth's striding kernel's depth
     case 16: fn(std::integral_constant<int, 16>{}); break;
-    default: fail(ErrorKind::usage, fmt::format("{} unroll must be 1, 2, 4, 8 or 16", what));
+    default: fail(ErrorKind::usage, fmt::format("{} unroll must be 1, 2, 4, 8, 12 or 16", what));
   }
 }
 
