@@ -8,7 +8,7 @@
 #           (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1
 #           NCCL_SOCKET_IFNAME=lo): the network code path without a network,
 #           with 4 socket threads of 4 sockets each (NCCL_SOCKET_NTHREADS=4
-#           NCCL_NSOCKS_PERTHREAD=4, as TCP fabrics are run): on 2 x H200 it
+#           NCCL_NSOCKS_PERTHREAD=4): on 2 x H200 it
 #           moves twice what NCCL's default does and its launches spread by
 #           half as much (bench/results/2026-11-28-h200x2-socket-threads);
 #   socket1 the same with NCCL's default of one socket thread of one socket.
@@ -53,6 +53,10 @@ mpi=(mpirun --allow-run-as-root --oversubscribe)
 size=64M window=4 loops=10 warm=2 lat_loops=20000 lat_warm=1000
 
 [[ -z "${SUMMARY_ONLY:-}" ]] && { date -u; nvidia-smi -L; "$x" --version; echo "mpirun: ${mpi[*]}"; } >"$out/machine.txt" 2>&1
+if [[ ! -r "$out/machine.txt" ]]; then
+  echo "fabric_one_host: FAIL: $out/machine.txt is missing: SUMMARY_ONLY needs a folder this script wrote"
+  exit 1
+fi
 ngpu=$(grep -c '^GPU' "$out/machine.txt")
 if [[ "$ngpu" -lt 2 ]]; then
   echo "fabric_one_host: FAIL: needs 2 or more GPUs, this machine has ${ngpu}"

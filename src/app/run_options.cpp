@@ -10,6 +10,7 @@
 #include "machine/pairs.hpp"
 #include "base/units.hpp"
 #include "frontends/cuts.hpp"
+#include "kernels/sm_copy_config.hpp"
 #include "report/reporter.hpp"
 
 namespace xb::app {
@@ -100,7 +101,7 @@ SmCopyConfig parse_sm_config(const std::string& text) {
     bad_sm_config(text);
   }
   if (v.size() != 3 || v[0] < 1 || v[0] > 1024 || v[1] < 32 || v[1] > 1024 || v[1] % 32 != 0 ||
-      (v[2] != 1 && v[2] != 2 && v[2] != 4 && v[2] != 8 && v[2] != 12 && v[2] != 16))
+      !vector_unroll_supported(v[2]))
     bad_sm_config(text);
   c.blocks_per_sm = v[0];
   c.threads = v[1];

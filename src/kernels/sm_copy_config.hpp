@@ -22,4 +22,7 @@ struct SmCopyConfig {
   int stages = 0;     // bulk: 2, 3 or 4
 };
 
+// The unrolls the vector kernel is built for (sm_kernels.cu's with_unroll).
+constexpr bool vector_unroll_supported(int u) noexcept { return u == 1 || u == 2 || u == 4 || u == 8 || u == 12 || u == 16; }
+
 }  // namespace xb
