@@ -65,6 +65,13 @@ PROCESS_WALL.update({f"2026-11-28-h200x4-catalogue/round{i}/xb1.json": (f"2026-1
 # 1 x H200 (CUDA_VISIBLE_DEVICES=0 on an x2 node), `whole_node.sh dryrun:1:3`.
 PROCESS_WALL.update({f"2026-11-27-h200x2-dry-run-1gpu/full_{i}.json": ("2026-11-27-h200x2-dry-run-1gpu/stages.txt",
                                                                       rf"full_{i} rc=0 ([0-9.]+) s") for i in (1, 2, 3)})
+# 2 x H200 and 1 x H200 (CUDA_VISIBLE_DEVICES=0), the first runs with all_to_host_memcpy_sm measured
+# nvbandwidth's way too: `whole_node.sh catalogue:2:3 dryrun:1:3`.
+A2H = "2026-11-28-h200x2-a2h-nvbway/"
+PROCESS_WALL.update({f"{A2H}catalogue_2_3/xb{i}.json": (f"{A2H}catalogue_2_3/footprint.txt", rf"xb{i} rc=0 wall_s=([0-9.]+)")
+                     for i in (1, 2)})
+PROCESS_WALL.update({f"{A2H}dryrun_1_3/full_{i}.json": (f"{A2H}dryrun_1_3/stages.txt", rf"full_{i} rc=0 ([0-9.]+) s")
+                     for i in (1, 2, 3)})
 WARMUP = 2
 MIN_S, MAX_S = 3, 40
 
@@ -284,14 +291,14 @@ def main(argv):
         print(f"#   {k} = {v:.4f}")
     print("\n# with the constants in this binary: estimate vs recorded")
     print("# (timed runs: the process wall; the others: the run's wall, the plan's start-up left out;")
-    print("#  the drift check and nvbandwidth's way left out of the estimate where the run had none)")
+    print("#  the drift check and nvbandwidth's way left out of the estimate of a cell where the run had none)")
     for p, (doc, plan) in zip(paths, runs):
         gpus = len(doc["environment"]["gpus"])
         est = plan["estimated_seconds"] - plan["drift_check"]["estimated_seconds"] + drift_of(doc, plan)
-        took_second = any("nvbandwidth" in r for _, _, cells in cells_of(doc, plan) for r, _ in cells)
-        if not took_second:  # a run from before the second measurement: its estimate without it
-            est -= sum(p["nvbandwidth_way"]["estimated_seconds"] for c in plan["cases"] for p in c["cells"]
-                       if "nvbandwidth_way" in p)
+        # A cell the run measured only its own way (a run from before that cell's second measurement):
+        # its estimate without the second.
+        est -= sum(pc["nvbandwidth_way"]["estimated_seconds"] for _, _, cells in cells_of(doc, plan)
+                   for r, pc in cells if "nvbandwidth_way" in pc and "nvbandwidth" not in r)
         if p in walls:
             recorded, what = walls[p], "process"
         else:

@@ -103,14 +103,40 @@ double process_wall(const std::string& file, const std::string& pattern) {
   return std::stod(m[1].str());
 }
 
+// A run's estimate without the second measurement (nvbandwidth's way) of
+// the cells the recorded run `doc` measured only its own way.
+double estimate_as_recorded(const nlohmann::json& doc, const xb::RunEstimate& e) {
+  double seconds = e.seconds;
+  for (const xb::CaseEstimate& c : e.cases) {
+    const nlohmann::json* recorded = nullptr;
+    for (const auto& rc : doc["cases"])
+      if (rc["name"] == c.def->name) recorded = &rc;
+    if (recorded == nullptr || (*recorded)["matrices"].empty()) continue;
+    const auto& cells = (*recorded)["matrices"][0]["cells"];
+    for (std::size_t i = 0; i < c.cells.size() && i < cells.size(); ++i)
+      if (c.cells[i].nvbandwidth && !cells[i].contains("nvbandwidth")) seconds -= c.cells[i].nvbandwidth->seconds;
+  }
+  return seconds;
+}
+
+double mean_of(const std::vector<double>& v) {
+  double mean = 0;
+  for (const double x : v) mean += x / static_cast<double>(v.size());
+  return mean;
+}
+
 // A whole `run --suite full` as a user runs it (start-up, drift check and
-// nvbandwidth's way included) against the process wall times recorded on
-// 2026-11-27 and 2026-11-28 with the current measurement code: 1 x H200
-// (four runs on two hosts, 5.0-6.1 s), 2 x H200 (two rounds of the
-// catalogue, 23.0 and 17.5 s), 4 x H100 (one run, 85.6 s) and 4 x H200 (two
-// rounds of the catalogue, 97.5 and 92.4 s; the same estimate as 4 x H100). The estimate is held to 15% of the mean on each
-// GPU count, and to 30% of each run: a run's host cells settle in 3 to 40
-// samples, which moves a whole run by up to 31% (docs/dry_run.md).
+// nvbandwidth's way included) against the process wall times recorded with
+// the current measurement code: 1 x H200 (seven runs on three hosts, 5.0-6.1
+// s), 2 x H200 (two catalogue rounds of 2026-11-27, 23.0 and 17.5 s, and two
+// of 2026-11-28, 25.3 and 24.4 s), 4 x H100 (one run, 85.6 s) and 4 x H200
+// (two catalogue rounds, 97.5 and 92.4 s; the same estimate as 4 x H100). A
+// cell that a run measured only its own way (all_to_host_memcpy_sm before
+// 2026-11-28 08:00 UTC, when it gained its second measurement) is estimated
+// without the second, as bench/fit_time_model.py does: the second's cost is
+// held to the 2 x H200 runs that took it. The estimate is held to 15% of the
+// mean on each GPU count, and to 30% of each run: a run's host cells settle
+// in 3 to 40 samples, which moves a whole run by up to 31% (docs/dry_run.md).
 TEST(TimeModel, WithinFifteenPercentOfProcessWallOnOneTwoAndFourGpus) {
   struct Run {
     std::string json, timefile, pattern;
@@ -118,6 +144,7 @@ TEST(TimeModel, WithinFifteenPercentOfProcessWallOnOneTwoAndFourGpus) {
   const std::string x2 = "2026-11-27-h200x2-whole-node/";
   const std::string x1 = "2026-11-27-h200x2-dry-run-1gpu/";
   const std::string x4 = "2026-11-28-h200x4-catalogue/";
+  const std::string a2h = "2026-11-28-h200x2-a2h-nvbway/";
   const std::vector<Run> runs = {
       {x2 + "dryrun/full_1gpu.json", x2 + "README.md", R"(\| ([0-9.]+) s \(`full_1gpu.json`\))"},
       {x1 + "full_1.json", x1 + "stages.txt", R"(full_1 rc=0 ([0-9.]+) s)"},
@@ -128,29 +155,33 @@ TEST(TimeModel, WithinFifteenPercentOfProcessWallOnOneTwoAndFourGpus) {
       {"2026-11-27-h100x4-whole-node/dryrun_4/full.json", "2026-11-27-h100x4-whole-node/dryrun_4/stages.txt",
        R"(full rc=0 ([0-9.]+) s)"},
       {x4 + "round1/xb1.json", x4 + "round1/footprint.txt", R"(xb1 rc=0 wall_s=([0-9.]+))"},
-      {x4 + "round2/xb1.json", x4 + "round2/footprint.txt", R"(xb1 rc=0 wall_s=([0-9.]+))"}};
-  std::map<int, std::vector<double>> walls;
-  std::map<int, double> estimates;
+      {x4 + "round2/xb1.json", x4 + "round2/footprint.txt", R"(xb1 rc=0 wall_s=([0-9.]+))"},
+      {a2h + "catalogue_2_3/xb1.json", a2h + "catalogue_2_3/footprint.txt", R"(xb1 rc=0 wall_s=([0-9.]+))"},
+      {a2h + "catalogue_2_3/xb2.json", a2h + "catalogue_2_3/footprint.txt", R"(xb2 rc=0 wall_s=([0-9.]+))"},
+      {a2h + "dryrun_1_3/full_1.json", a2h + "dryrun_1_3/stages.txt", R"(full_1 rc=0 ([0-9.]+) s)"},
+      {a2h + "dryrun_1_3/full_2.json", a2h + "dryrun_1_3/stages.txt", R"(full_2 rc=0 ([0-9.]+) s)"},
+      {a2h + "dryrun_1_3/full_3.json", a2h + "dryrun_1_3/stages.txt", R"(full_3 rc=0 ([0-9.]+) s)"}};
+  std::map<int, std::vector<double>> walls, estimates;
   for (const Run& run : runs) {
     const auto doc = nlohmann::json::parse(std::ifstream(src("bench/results/" + run.json)));
     const xb::System sys = xb::system_from_json(doc, run.json);
     const double wall = process_wall(run.timefile, run.pattern);
-    const double estimate = xb::estimate_run(sys, xb::suite_cases("full"), 512ull << 20, {}, {}, true).seconds;
+    const double estimate = estimate_as_recorded(
+        doc, xb::estimate_run(sys, xb::suite_cases("full"), 512ull << 20, {}, {}, true));
     EXPECT_NEAR(estimate / wall, 1.0, 0.30) << run.json << ": estimate " << estimate << " s, process wall " << wall;
     walls[sys.gpu_count()].push_back(wall);
-    estimates[sys.gpu_count()] = estimate;
+    estimates[sys.gpu_count()].push_back(estimate);
   }
   ASSERT_EQ(walls.size(), 3u);
   for (const auto& [gpus, w] : walls) {
-    double mean = 0;
-    for (const double x : w) mean += x / static_cast<double>(w.size());
-    EXPECT_NEAR(estimates[gpus] / mean, 1.0, 0.15) << gpus << " GPUs: estimate " << estimates[gpus] << " s, measured "
-                                                   << mean << " s";
+    const double wall = mean_of(w), estimate = mean_of(estimates[gpus]);
+    EXPECT_NEAR(estimate / wall, 1.0, 0.15) << gpus << " GPUs: estimate " << estimate << " s, measured " << wall << " s";
   }
 }
 
-// Measuring nvbandwidth's way too costs the fan cells (2+ peers) and the
-// split-warp host cells a second measurement; nothing else.
+// Measuring nvbandwidth's way too costs the fan cells (2+ peers), the
+// split-warp host cells and every GPU's SM kernel writing to the host
+// (all_to_host_memcpy_sm) a second measurement; nothing else.
 TEST(TimeModel, NvbandwidthsWayAddsItsCellsOnly) {
   const xb::System sys = topology("h200x4.json");
   xb::MeasureOptions own_way_only;
@@ -161,7 +192,8 @@ TEST(TimeModel, NvbandwidthsWayAddsItsCellsOnly) {
     const std::string& name = both.cases[i].def->name;
     const bool second = name.find("all_to_one") == 0 || name.find("one_to_all") == 0 ||
                         (name.find("bidirectional_memcpy_sm") != std::string::npos && name.find("host") != std::string::npos &&
-                         name.find("streaming") == std::string::npos);
+                         name.find("streaming") == std::string::npos) ||
+                        name == "all_to_host_memcpy_sm";
     if (second)
       EXPECT_GT(both.cases[i].seconds, own.cases[i].seconds * 1.2) << name;
     else

@@ -51,6 +51,31 @@ TEST(NvbandwidthWay, FanCellsOfSeveralPeersCarryNvbandwidthTiming) {
   }
 }
 
+TEST(NvbandwidthWay, EveryGpuWritingToTheHostBySmIsMeasuredNvbandwidthsWayToo) {
+  const auto four = xb::plan_case(named("all_to_host_memcpy_sm"), fake_system(4), 1 << 20);
+  ASSERT_EQ(four.cells.size(), 4u);
+  for (const auto& c : four.cells) {
+    ASSERT_TRUE(c.nvbandwidth.has_value());
+    EXPECT_EQ(c.nvbandwidth->timing, xb::Timing::nvbandwidth);
+    EXPECT_EQ(c.scenario.timing, xb::Timing::gate);
+    ASSERT_EQ(c.nvbandwidth->transfers.size(), 4u);
+    EXPECT_EQ(c.nvbandwidth->transfers[0].repeat, 1);
+    for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(c.nvbandwidth->transfers[i].repeat, 2);  // twice as long
+    for (const auto& t : c.nvbandwidth->transfers) {
+      EXPECT_FALSE(t.repeat_in_place);
+      EXPECT_TRUE(t.nvbandwidth_kernel);  // nvbandwidth's kernel shape
+    }
+    for (const auto& t : c.scenario.transfers) EXPECT_FALSE(t.nvbandwidth_kernel);
+    EXPECT_NE(c.nvbandwidth_why.find("16 copies in one kernel"), std::string::npos);
+  }
+  // One GPU writes alone; reading from the host, and the copy engines, agree.
+  for (const auto& c : xb::plan_case(named("all_to_host_memcpy_sm"), fake_system(1), 1 << 20).cells)
+    EXPECT_FALSE(c.nvbandwidth.has_value());
+  for (const char* name : {"host_to_all_memcpy_sm", "all_to_host_memcpy_ce"})
+    for (const auto& c : xb::plan_case(named(name), fake_system(4), 1 << 20).cells)
+      EXPECT_FALSE(c.nvbandwidth.has_value()) << name;
+}
+
 TEST(NvbandwidthWay, SplitWarpCellsWalkTheBufferAndMeasureNvbandwidthsInPlaceOrderToo) {
   for (const char* name : {"host_to_all_bidirectional_memcpy_sm", "all_to_host_bidirectional_memcpy_sm"}) {
     const auto plan = xb::plan_case(named(name), fake_system(4), 1 << 20);

@@ -95,3 +95,12 @@ TEST(SmShape, UserChoicesWin) {
   EXPECT_TRUE(xb::sm_config_given(vec));
   EXPECT_TRUE(xb::sm_config_given(bulk));
 }
+
+TEST(SmShape, NvbandwidthsKernelIsOneBlockOf512ThreadsPerSm12Deep) {
+  const xb::SmCopyConfig c = xb::nvbandwidth_sm_config();
+  EXPECT_EQ(c.method, xb::SmCopyConfig::Method::vector);
+  EXPECT_EQ(c.blocks_per_sm, 1);
+  EXPECT_EQ(c.threads, 512);
+  EXPECT_EQ(c.unroll, 12);
+  EXPECT_TRUE(xb::sm_config_given(c));
+}

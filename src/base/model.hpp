@@ -65,6 +65,9 @@ struct Transfer {
   // must outlast the measured one run twice instead of being twice as large,
   // so they need no larger buffers.
   int repeat = 1;
+  // Engine::sm only: nvbandwidth's kernel shape (one 512-thread block per
+  // SM, 12 vectors deep) unless the user chose one (--sm-config).
+  bool nvbandwidth_kernel = false;
   std::string label;         // e.g. "host->gpu0"; filled by the front-end
 };
 

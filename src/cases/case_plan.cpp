@@ -75,6 +75,12 @@ const std::string kSplitInPlace =
     "nvbandwidth's split-warp kernel copies each 16-byte piece 16 times in place before moving on, so only a few MiB "
     "of host memory are in use at any moment; xferbench's walks the whole buffer on every pass, so host memory "
     "serves every byte, as in a bulk transfer";
+// Why nvbandwidth's figure for every GPU's SM kernel writing to the host
+// can read otherwise than xferbench's.
+const std::string kLongHostWrites =
+    "nvbandwidth times 16 copies in one kernel per sample, after 4 warm-up copies, while every other GPU writes to "
+    "the host for twice as long, each kernel one 512-thread block per SM; xferbench's samples last about 20 ms, every "
+    "GPU released together, and its kernel drives each SM's bulk copy unit";
 const std::string kSplitShortInterferers =
     "; and its interfering copies on the other GPUs are only as long as this one and start after their own warm-up "
     "copies, so part of it runs with fewer GPUs on the host link, while xferbench's run twice as long";
@@ -127,6 +133,10 @@ void plan_host(const CaseDef& def, const System& sys, std::uint64_t bytes, CaseP
     if (split && !def.streaming) {
       c.nvbandwidth = transfers(g, true);
       c.nvbandwidth_why = all && n > 1 ? kSplitInPlace + kSplitShortInterferers : kSplitInPlace;
+    } else if (all && !bidir && !to_dev && def.engine == Engine::sm && n > 1) {
+      c.nvbandwidth = transfers(g, true);
+      for (Transfer& t : c.nvbandwidth->transfers) t.nvbandwidth_kernel = true;
+      c.nvbandwidth_why = kLongHostWrites;
     }
   }
 }

@@ -9,6 +9,14 @@ bool sm_config_given(const SmCopyConfig& c) noexcept {
          c.streaming || c.l2_256b || c.l2_only || c.chunk_kib > 0 || c.stages > 0;
 }
 
+SmCopyConfig nvbandwidth_sm_config() {
+  SmCopyConfig c;
+  c.blocks_per_sm = 1;
+  c.threads = 512;
+  c.unroll = 12;
+  return c;
+}
+
 SmCopyConfig choose_sm_config(const SmCopyConfig& user, const SmCopySite& site) {
   if (user.method == SmCopyConfig::Method::bulk) return user;
   if (!sm_config_given(user) && site.cc_major >= 9 && !site.migrating) {

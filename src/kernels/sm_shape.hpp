@@ -32,6 +32,10 @@ struct SmCopySite {
 //    flight per thread, no cache hints.
 SmCopyConfig choose_sm_config(const SmCopyConfig& user, const SmCopySite& site);
 
+// nvbandwidth v0.8's striding copy kernel: one block of 512 threads per
+// SM, each thread 12 16-byte vectors in flight.
+SmCopyConfig nvbandwidth_sm_config();
+
 // True when the user set any field of `c` (a default-constructed config
 // means "choose").
 bool sm_config_given(const SmCopyConfig& c) noexcept;

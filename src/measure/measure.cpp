@@ -151,8 +151,9 @@ void Measurer::prepare_buffers(Plan& plan) {
 
 SmCopyConfig Measurer::kernel_config(const Plan& plan, std::size_t i) const {
   const Transfer& t = plan.t(i);
-  return is_dedicated_engine(t.engine) ? dedicated_config(t.engine, opts_.sm, sm_site(plan, i))
-                                      : choose_sm_config(opts_.sm, sm_site(plan, i));
+  if (is_dedicated_engine(t.engine)) return dedicated_config(t.engine, opts_.sm, sm_site(plan, i));
+  if (t.nvbandwidth_kernel && !sm_config_given(opts_.sm)) return nvbandwidth_sm_config();
+  return choose_sm_config(opts_.sm, sm_site(plan, i));
 }
 
 void Measurer::set_sm_limit(int sms) {
