@@ -37,7 +37,8 @@
 #
 # CONFIGS: the configurations to run (default "peer socket"; socket1 on request).
 #
-# SUMMARY_ONLY=1: run nothing, summarize what OUT_DIR holds.
+# SUMMARY_ONLY=1: run nothing, summarize what OUT_DIR holds (on stdout only:
+# the folder's summary.txt stays the verdict of the runs as they ran).
 #
 # BUDGET_S: start no repetition after this many seconds of the script (each
 # configuration keeps the repetitions it finished; the summary counts them).
@@ -116,7 +117,8 @@ for config in ${CONFIGS:-peer socket}; do
   done
 done
 
-python3 - "$out" "$REPS" "$ngpu" "${CONFIGS:-peer socket}" <<'PY' | tee "$out/summary.txt"
+summary="$out/summary.txt"; [[ -n "${SUMMARY_ONLY:-}" ]] && summary=/dev/null
+python3 - "$out" "$REPS" "$ngpu" "${CONFIGS:-peer socket}" <<'PY' | tee "$summary"
 import json, os, statistics, sys
 
 out, reps, ngpu, configs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split()
@@ -158,6 +160,34 @@ def launch_adjusted_line(fab_by, pp_by):
     return (f"  launch levels (median over a launch's directions): fabric {fmid:.3f}, pingpong {qmid:.3f} GB/s "
             f"({(fmid / qmid - 1) * 100:+.1f}%); each figure over its launch's level: "
             f"{sum(abs(d) <= 5 for d in diffs)} of {len(diffs)} directions within 5% (largest {worst:+.1f}%)")
+
+
+def paired_line(fab_by, pp_by):
+    """Context, not a criterion: each fabric launch against the pingpong launches of its repetition, which ran
+    right after it. If launches drifted with the machine's load over minutes, neighbours would move together and
+    these ratios would settle; if each launch draws its own level, they do not."""
+    ratios, levels = {}, []
+    for (kind, rep), v in pp_by.items():
+        f_rep = fab_by.get(rep, {})
+        for key, q in v.items():
+            if key in f_rep and q > 0:
+                ratios.setdefault(key, []).append(f_rep[key] / q)
+    for rep, v in fab_by.items():
+        q = {k: x for (kind, r), qv in pp_by.items() if r == rep for k, x in qv.items()}
+        if q:
+            levels.append((statistics.median(v.values()), statistics.median(q.values())))
+    diffs = [(statistics.median(r) - 1) * 100 for _, r in sorted(ratios.items())]
+    worst = max(diffs, key=abs) if diffs else 0.0
+    corr = float("nan")
+    if len(levels) > 2:
+        fx, qx = [l[0] for l in levels], [l[1] for l in levels]
+        mf, mq = statistics.mean(fx), statistics.mean(qx)
+        cov = sum((a - mf) * (b - mq) for a, b in levels)
+        den = (sum((a - mf) ** 2 for a in fx) * sum((b - mq) ** 2 for b in qx)) ** 0.5
+        corr = cov / den if den > 0 else float("nan")
+    return (f"  each fabric launch over the pingpong launches beside it: {sum(abs(d) <= 5 for d in diffs)} of "
+            f"{len(diffs)} directions within 5% (largest {worst:+.1f}%); correlation of neighbouring launches' "
+            f"levels {corr:.2f}")
 
 
 for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket"), ("socket1", "NET/Socket")):
@@ -238,6 +268,7 @@ for config, want_path in (("peer", "P2P"), ("socket", "NET/Socket"), ("socket1",
                          f"({len(f)} and {len(q)} figures)")
     if fab_by and pp_by:
         lines.append(launch_adjusted_line(fab_by, pp_by))
+        lines.append(paired_line(fab_by, pp_by))
 
 print("\n".join(lines))
 if problems:
