@@ -72,6 +72,10 @@ PROCESS_WALL.update({f"{A2H}catalogue_2_3/xb{i}.json": (f"{A2H}catalogue_2_3/foo
                      for i in (1, 2)})
 PROCESS_WALL.update({f"{A2H}dryrun_1_3/full_{i}.json": (f"{A2H}dryrun_1_3/stages.txt", rf"full_{i} rc=0 ([0-9.]+) s")
                      for i in (1, 2, 3)})
+# 4 x H200 with it: `whole_node.sh dryrun:4:1`, then `catalogue:4:1` (one round, NAMED_ROUND=0).
+A2H4 = "2026-11-28-h200x4-a2h-nvbway/"
+PROCESS_WALL.update({f"{A2H4}dryrun_4_1/full_1.json": (f"{A2H4}dryrun_4_1/stages.txt", r"full_1 rc=0 ([0-9.]+) s"),
+                     f"{A2H4}catalogue_4_1/xb1.json": (f"{A2H4}catalogue_4_1/footprint.txt", r"xb1 rc=0 wall_s=([0-9.]+)")})
 WARMUP = 2
 MIN_S, MAX_S = 3, 40
 

@@ -49,11 +49,14 @@ REPS=${REPS:-6}
 # socket threads then run on any core, not on the rank's one core beside its
 # polling thread; BIND=default leaves Open MPI's own choice).
 BIND=${BIND:-none}
+# CPUS_PER_RANK=K: the rank of GPU g (with its NCCL threads) runs on CPUs
+# g*K .. g*K+K-1 (taskset), the same CPUs in every launch; default: any CPU.
 mpi=(mpirun --allow-run-as-root --oversubscribe)
 [[ "$BIND" != default ]] && mpi+=(--bind-to "$BIND")
 size=64M window=4 loops=10 warm=2 lat_loops=20000 lat_warm=1000
 
-[[ -z "${SUMMARY_ONLY:-}" ]] && { date -u; nvidia-smi -L; "$x" --version; echo "mpirun: ${mpi[*]}"; } >"$out/machine.txt" 2>&1
+[[ -z "${SUMMARY_ONLY:-}" ]] && { date -u; nvidia-smi -L; "$x" --version; echo "mpirun: ${mpi[*]}"
+  echo "CPUS_PER_RANK: ${CPUS_PER_RANK:-any CPU}"; lscpu 2>/dev/null | grep -E "^(CPU\(s\)|Socket|NUMA|Thread|Core)"; } >"$out/machine.txt" 2>&1
 if [[ ! -r "$out/machine.txt" ]]; then
   echo "fabric_one_host: FAIL: $out/machine.txt is missing: SUMMARY_ONLY needs a folder this script wrote"
   exit 1
@@ -76,6 +79,7 @@ contexts() {
     [[ ${#args[@]} -gt 0 ]] && args+=(:)
     args+=(-np 1 -x "XFERBENCH_NODE_NAME=g$g")
     for a in "${envs[@]}"; do args+=(-x "$a"); done
+    [[ -n "${CPUS_PER_RANK:-}" ]] && args+=(taskset -c "$((g * CPUS_PER_RANK))-$((g * CPUS_PER_RANK + CPUS_PER_RANK - 1))")
     for a in "$@"; do args+=("${a//@G/$g}"); done
   done
   printf '%s\0' "${args[@]}"

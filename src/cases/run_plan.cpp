@@ -17,26 +17,26 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kChaseHopsPerSm = 400;  // latency.cpp: hops per SM per sample
 
-// Fitted by bench/fit_time_model.py to the 36 full-catalogue runs recorded
+// Fitted by bench/fit_time_model.py to the 38 full-catalogue runs recorded
 // in bench/results from 2026-11-22 on (1, 2 and 4 GPUs; H200 and H100); the
-// start-up from the 16 timed from process start, among them the runs of
+// start-up from the 18 timed from process start, among them the runs of
 // 2026-11-27 and 2026-11-28 on 1, 2 and 4 x H200 and 4 x H100 that measure
 // nvbandwidth's way too (bench/results/2026-11-28-time-model-refit-a2h.txt).
 // Efficiencies are the medians of recorded cells over their links' peaks.
 // The start-up is a line through machines of both kinds: its intercept is
-// negative, its value at 1 to 4 GPUs 0.40 to 2.10 s.
+// negative, its value at 1 to 4 GPUs 0.39 to 2.16 s.
 const TimeModel kRecorded{
-    /*start_s=*/-0.1701,
-    /*start_per_gpu_s=*/0.5682,
-    /*case_s=*/0.0029,
+    /*start_s=*/-0.1997,
+    /*start_per_gpu_s=*/0.5905,
+    /*case_s=*/0.0,    // fitted 0: the cell terms cover it
     /*cell_s=*/0.0,    // fitted 0: the warm-up and verification terms cover it
-    /*latency_cell_s=*/0.0055,
-    /*second_s=*/0.0871,
-    /*pin_s_per_gib=*/0.5205,
-    /*device_s_per_gib=*/0.0282,
-    /*host_memory_gbps=*/143.8,  // median over cells with 4+ host transfers at once
-    /*contention=*/0.258,
-    /*contention_in_place=*/0.090,
+    /*latency_cell_s=*/0.0061,
+    /*second_s=*/0.0902,
+    /*pin_s_per_gib=*/0.3968,
+    /*device_s_per_gib=*/0.0680,
+    /*host_memory_gbps=*/145.6,  // median over cells with 4+ host transfers at once
+    /*contention=*/0.254,
+    /*contention_in_place=*/0.072,
     /*host_latency_ns=*/1185.0,  // recorded host_device_latency_sm cells
     /*peer_latency_ns=*/831.0,   // recorded device_to_device_latency_sm cells
     /*local_latency_ns=*/337.0,  // device_local_latency_sm on H200, bench/results/2026-11-25-h200-loaded-latency
