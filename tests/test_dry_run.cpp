@@ -146,24 +146,23 @@ TEST(TimeModel, WithinFifteenPercentOfProcessWallOnOneTwoAndFourGpus) {
   const std::string x4 = "2026-11-28-h200x4-catalogue/";
   const std::string a2h = "2026-11-28-h200x2-a2h-nvbway/";
   const std::string a2h4 = "2026-11-28-h200x4-a2h-nvbway/";
+  // A run timed by whole_node.sh's `timed` (DIR/stages.txt) or by
+  // catalogue_vs_nvbandwidth.sh (DIR/footprint.txt).
+  const auto staged = [](const std::string& dir, const std::string& name) {
+    return Run{dir + name + ".json", dir + "stages.txt", name + R"( rc=0 ([0-9.]+) s)"};
+  };
+  const auto round = [](const std::string& dir, const std::string& name) {
+    return Run{dir + name + ".json", dir + "footprint.txt", name + R"( rc=0 wall_s=([0-9.]+))"};
+  };
   const std::vector<Run> runs = {
       {x2 + "dryrun/full_1gpu.json", x2 + "README.md", R"(\| ([0-9.]+) s \(`full_1gpu.json`\))"},
-      {x1 + "full_1.json", x1 + "stages.txt", R"(full_1 rc=0 ([0-9.]+) s)"},
-      {x1 + "full_2.json", x1 + "stages.txt", R"(full_2 rc=0 ([0-9.]+) s)"},
-      {x1 + "full_3.json", x1 + "stages.txt", R"(full_3 rc=0 ([0-9.]+) s)"},
-      {x2 + "catalogue_2_3/xb1.json", x2 + "catalogue_2_3/footprint.txt", R"(xb1 rc=0 wall_s=([0-9.]+))"},
-      {x2 + "catalogue_2_3/xb2.json", x2 + "catalogue_2_3/footprint.txt", R"(xb2 rc=0 wall_s=([0-9.]+))"},
-      {"2026-11-27-h100x4-whole-node/dryrun_4/full.json", "2026-11-27-h100x4-whole-node/dryrun_4/stages.txt",
-       R"(full rc=0 ([0-9.]+) s)"},
-      {x4 + "round1/xb1.json", x4 + "round1/footprint.txt", R"(xb1 rc=0 wall_s=([0-9.]+))"},
-      {x4 + "round2/xb1.json", x4 + "round2/footprint.txt", R"(xb1 rc=0 wall_s=([0-9.]+))"},
-      {a2h + "catalogue_2_3/xb1.json", a2h + "catalogue_2_3/footprint.txt", R"(xb1 rc=0 wall_s=([0-9.]+))"},
-      {a2h + "catalogue_2_3/xb2.json", a2h + "catalogue_2_3/footprint.txt", R"(xb2 rc=0 wall_s=([0-9.]+))"},
-      {a2h + "dryrun_1_3/full_1.json", a2h + "dryrun_1_3/stages.txt", R"(full_1 rc=0 ([0-9.]+) s)"},
-      {a2h + "dryrun_1_3/full_2.json", a2h + "dryrun_1_3/stages.txt", R"(full_2 rc=0 ([0-9.]+) s)"},
-      {a2h + "dryrun_1_3/full_3.json", a2h + "dryrun_1_3/stages.txt", R"(full_3 rc=0 ([0-9.]+) s)"},
-      {a2h4 + "dryrun_4_1/full_1.json", a2h4 + "dryrun_4_1/stages.txt", R"(full_1 rc=0 ([0-9.]+) s)"},
-      {a2h4 + "catalogue_4_1/xb1.json", a2h4 + "catalogue_4_1/footprint.txt", R"(xb1 rc=0 wall_s=([0-9.]+))"}};
+      staged(x1, "full_1"), staged(x1, "full_2"), staged(x1, "full_3"),
+      round(x2 + "catalogue_2_3/", "xb1"), round(x2 + "catalogue_2_3/", "xb2"),
+      staged("2026-11-27-h100x4-whole-node/dryrun_4/", "full"),
+      round(x4 + "round1/", "xb1"), round(x4 + "round2/", "xb1"),
+      round(a2h + "catalogue_2_3/", "xb1"), round(a2h + "catalogue_2_3/", "xb2"),
+      staged(a2h + "dryrun_1_3/", "full_1"), staged(a2h + "dryrun_1_3/", "full_2"), staged(a2h + "dryrun_1_3/", "full_3"),
+      staged(a2h4 + "dryrun_4_1/", "full_1"), round(a2h4 + "catalogue_4_1/", "xb1")};
   std::map<int, std::vector<double>> walls, estimates;
   for (const Run& run : runs) {
     const auto doc = nlohmann::json::parse(std::ifstream(src("bench/results/" + run.json)));
