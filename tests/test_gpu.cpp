@@ -9,6 +9,7 @@
 #include "measure/measure.hpp"
 #include "memory/memory.hpp"
 #include "cases/runner.hpp"
+#include "kernels/sm_shape.hpp"
 #include "machine/topology.hpp"
 
 namespace {
@@ -110,10 +111,7 @@ TEST(Gpu, SmCopiesRepeatedInOneLaunchVerify) {
   bulk.chunk_kib = 16;
   bulk.stages = 3;
   bulk.blocks_per_sm = 1;
-  xb::SmCopyConfig nvbandwidths;  // one 512-thread block per SM, 12 vectors deep, as nvbandwidth's kernel
-  nvbandwidths.blocks_per_sm = 1;
-  nvbandwidths.threads = 512;
-  nvbandwidths.unroll = 12;
+  const xb::SmCopyConfig nvbandwidths = xb::nvbandwidth_sm_config();  // one 512-thread block per SM, 12 deep
   for (const bool in_kernel : {true, false}) {
     for (const bool split : {false, true}) {
       for (const xb::SmCopyConfig& cfg : {xb::SmCopyConfig{}, bulk, nvbandwidths}) {

@@ -103,4 +103,21 @@ TEST(SmShape, NvbandwidthsKernelIsOneBlockOf512ThreadsPerSm12Deep) {
   EXPECT_EQ(c.threads, 512);
   EXPECT_EQ(c.unroll, 12);
   EXPECT_TRUE(xb::sm_config_given(c));
+  // A site measured nvbandwidth's way gets it on any GPU, even where the bulk
+  // copy would be the default; a kernel the user names still wins.
+  xb::SmCopySite site;
+  site.cc_major = 9;
+  site.shared_memory_per_sm_kib = 228;
+  site.to_host = true;
+  EXPECT_EQ(xb::choose_sm_config({}, site).method, xb::SmCopyConfig::Method::bulk);
+  site.nvbandwidth_kernel = true;
+  const xb::SmCopyConfig chosen = xb::choose_sm_config({}, site);
+  EXPECT_EQ(chosen.method, xb::SmCopyConfig::Method::vector);
+  EXPECT_EQ(chosen.unroll, 12);
+  EXPECT_EQ(chosen.threads, 512);
+  xb::SmCopyConfig user;
+  user.blocks_per_sm = 2;
+  user.threads = 256;
+  user.unroll = 8;
+  EXPECT_EQ(xb::choose_sm_config(user, site).unroll, 8);
 }

@@ -51,6 +51,10 @@ REPS=${REPS:-6}
 BIND=${BIND:-none}
 # CPUS_PER_RANK=K: the rank of GPU g (with its NCCL threads) runs on CPUs
 # g*K .. g*K+K-1 (taskset), the same CPUs in every launch; default: any CPU.
+if [[ -n "${CPUS_PER_RANK:-}" && ! "$CPUS_PER_RANK" =~ ^[1-9][0-9]*$ ]]; then
+  echo "fabric_one_host: FAIL: CPUS_PER_RANK '${CPUS_PER_RANK}' is not a positive whole number"
+  exit 2
+fi
 mpi=(mpirun --allow-run-as-root --oversubscribe)
 [[ "$BIND" != default ]] && mpi+=(--bind-to "$BIND")
 size=64M window=4 loops=10 warm=2 lat_loops=20000 lat_warm=1000

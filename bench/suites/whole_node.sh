@@ -30,10 +30,11 @@
 #                  once (all_to_host_memcpy_sm, -b 512): node_probe hostwrite
 #                  with 4 and with 32 passes (short and long writes) before
 #                  and after, and R interleaved rounds of nvbandwidth and
-#                  xferbench as nvbandwidth four ways: its default; with
-#                  nvbandwidth's sample (--copies 16 --samples 3: 16 copies
-#                  in one kernel, 3 samples); with nvbandwidth's kernel shape
-#                  (--sm-config 1,512,8: one 512-thread block per SM); both
+#                  xferbench as nvbandwidth four ways: its default (since
+#                  2026-11-28 08:00 UTC nvbandwidth's way: its timing and its
+#                  kernel, 1,512,12); with --copies 16 --samples 3; with
+#                  --sm-config 1,512,8 (a kernel named replaces 1,512,12);
+#                  both
 #   fanshape:R     (R default 3) R interleaved rounds of nvbandwidth and xferbench's
 #                  nvbandwidth layout on the SM fan cases where three kernels
 #                  share one GPU (all_to_one_read_sm, one_to_all_write_sm):

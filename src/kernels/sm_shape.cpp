@@ -19,6 +19,7 @@ SmCopyConfig nvbandwidth_sm_config() {
 
 SmCopyConfig choose_sm_config(const SmCopyConfig& user, const SmCopySite& site) {
   if (user.method == SmCopyConfig::Method::bulk) return user;
+  if (!sm_config_given(user) && site.nvbandwidth_kernel) return nvbandwidth_sm_config();
   if (!sm_config_given(user) && site.cc_major >= 9 && !site.migrating) {
     constexpr int kReservedKib = 1;
     const int copies = std::max(1, site.sm_copies_on_gpu);

@@ -13,6 +13,7 @@ struct SmCopySite {
   int sm_copies_on_gpu = 1;          // SM copy kernels of the same scenario on the executing GPU
   bool migrating = false;            // managed or pageable memory on a side: pages move on demand
   bool to_host = false;              // GPU memory -> host memory
+  bool nvbandwidth_kernel = false;   // measured nvbandwidth's way with its kernel (Transfer::nvbandwidth_kernel)
 };
 
 // Defaults, from the H200 sweeps in bench/results/:
@@ -30,6 +31,8 @@ struct SmCopySite {
 //    three rounds (bench/results/2026-11-25-h200-limits);
 //  - otherwise the vector kernel, one 512-thread block per SM, 4 loads in
 //    flight per thread, no cache hints.
+// A site measured nvbandwidth's way with its kernel gets that kernel
+// (nvbandwidth_sm_config) unless the user chose one.
 SmCopyConfig choose_sm_config(const SmCopyConfig& user, const SmCopySite& site);
 
 // nvbandwidth v0.8's striding copy kernel: one block of 512 threads per

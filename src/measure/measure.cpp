@@ -90,6 +90,7 @@ SmCopySite Measurer::sm_site(const Plan& plan, std::size_t i) const {
   site.nvlink_peer = t.src.kind == MemKind::device && t.dst.kind == MemKind::device && t.src.device != t.dst.device &&
                      sys_.link(t.src.device, t.dst.device).kind == LinkKind::nvlink;
   site.to_host = t.src.kind == MemKind::device && t.dst.on_host();
+  site.nvbandwidth_kernel = t.nvbandwidth_kernel;
   site.cc_major = sys_.gpus[t.exec_device].cc_major;
   site.shared_memory_per_sm_kib = sys_.gpus[t.exec_device].shared_memory_per_sm_kib;
   site.migrating = t.src.kind == MemKind::managed || t.dst.kind == MemKind::managed ||
@@ -151,9 +152,8 @@ void Measurer::prepare_buffers(Plan& plan) {
 
 SmCopyConfig Measurer::kernel_config(const Plan& plan, std::size_t i) const {
   const Transfer& t = plan.t(i);
-  if (is_dedicated_engine(t.engine)) return dedicated_config(t.engine, opts_.sm, sm_site(plan, i));
-  if (t.nvbandwidth_kernel && !sm_config_given(opts_.sm)) return nvbandwidth_sm_config();
-  return choose_sm_config(opts_.sm, sm_site(plan, i));
+  return is_dedicated_engine(t.engine) ? dedicated_config(t.engine, opts_.sm, sm_site(plan, i))
+                                      : choose_sm_config(opts_.sm, sm_site(plan, i));
 }
 
 void Measurer::set_sm_limit(int sms) {
